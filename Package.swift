@@ -1,0 +1,53 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Quire",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "Quire", targets: ["Quire"]),
+        .library(name: "QuireTestSupport", targets: ["QuireTestSupport"]),
+        .executable(name: "quire", targets: ["quire"]),
+        .executable(name: "quire-bench", targets: ["quire-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    ],
+    targets: [
+        // System libraries, never vendored: found through pkg-config, installed from Debian's packages.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .systemLibrary(
+            name: "CArchive",
+            pkgConfig: "libarchive",
+            providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]
+        ),
+        // What Swift cannot reach directly: extended attributes, renameat2, directory fsync.
+        .target(name: "CQuireSupport"),
+        .target(
+            name: "Quire",
+            dependencies: [
+                "CSQLite",
+                "CArchive",
+                "CQuireSupport",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
+        .target(name: "QuireTestSupport", dependencies: ["Quire"]),
+        .executableTarget(
+            name: "quire",
+            dependencies: [
+                "Quire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "quire-bench", dependencies: ["Quire", "CSQLite"]),
+        .testTarget(name: "QuireTests", dependencies: ["Quire", "QuireTestSupport", "CSQLite"]),
+        .testTarget(name: "QuireTestSupportTests", dependencies: ["QuireTestSupport", "Quire"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

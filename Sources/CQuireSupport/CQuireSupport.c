@@ -1,0 +1,65 @@
+#define _GNU_SOURCE
+#include "CQuireSupport.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+
+int quire_setxattr(const char *path, const char *name, const void *value, size_t size) {
+    return lsetxattr(path, name, value, size, 0);
+}
+
+ssize_t quire_getxattr(const char *path, const char *name, void *value, size_t size) {
+    return lgetxattr(path, name, value, size);
+}
+
+ssize_t quire_listxattr(const char *path, char *list, size_t size) {
+    return llistxattr(path, list, size);
+}
+
+int quire_removexattr(const char *path, const char *name) {
+    return lremovexattr(path, name);
+}
+
+static int quire_renameat2(const char *from, const char *to, unsigned int flags) {
+#ifdef SYS_renameat2
+    return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, flags);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int quire_rename_exchange(const char *from, const char *to) {
+    return quire_renameat2(from, to, RENAME_EXCHANGE);
+}
+
+int quire_rename_noreplace(const char *from, const char *to) {
+    return quire_renameat2(from, to, RENAME_NOREPLACE);
+}
+
+int quire_fsync_directory(const char *path) {
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        return -1;
+    }
+    int result = fsync(fd);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return result;
+}
+
+int quire_errno(void) {
+    return errno;
+}

@@ -1,0 +1,35 @@
+#ifndef CQUIRE_SUPPORT_H
+#define CQUIRE_SUPPORT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/// Sets the extended attribute `name` of `path` (without following a final symlink).
+/// Returns 0 or -1 with errno set. Wrapped because Glibc's module does not export `sys/xattr.h`.
+int quire_setxattr(const char *path, const char *name, const void *value, size_t size);
+
+/// Reads the extended attribute `name` of `path` into `value` (at most `size` bytes; `size` 0 asks for the length).
+/// Returns the length, or -1 with errno set.
+ssize_t quire_getxattr(const char *path, const char *name, void *value, size_t size);
+
+/// Lists the extended attribute names of `path` as NUL-separated strings. Returns the length, or -1 with errno set.
+ssize_t quire_listxattr(const char *path, char *list, size_t size);
+
+/// Removes the extended attribute `name` of `path`. Returns 0 or -1 with errno set.
+int quire_removexattr(const char *path, const char *name);
+
+/// Atomically exchanges `from` and `to` with `renameat2(RENAME_EXCHANGE)`, which Glibc's module does not export.
+/// Returns 0, or -1 with errno set (EINVAL or ENOSYS where the filesystem or kernel cannot exchange).
+int quire_rename_exchange(const char *from, const char *to);
+
+/// Renames `from` to `to` only if `to` does not exist (`RENAME_NOREPLACE`). Returns 0 or -1 with errno set.
+int quire_rename_noreplace(const char *from, const char *to);
+
+/// Opens the directory `path` and fsyncs it, so that renames and creations inside it are durable.
+/// Returns 0 or -1 with errno set.
+int quire_fsync_directory(const char *path);
+
+/// The errno of the calling thread (Swift reaches it, but this keeps call sites uniform).
+int quire_errno(void);
+
+#endif

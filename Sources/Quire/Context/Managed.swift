@@ -1,0 +1,184 @@
+import Foundation
+import OrderedCollections
+
+/// A typed property of a ``ManagedObject`` subclass, backed by the object's own storage so that faulting,
+/// change tracking and inverse relationships work through it (Core Data's `@NSManaged`).
+///
+/// ```swift
+/// final class Employee: ManagedObject {
+///     @Managed("name") var name: String?
+///     @Managed("salary") var salary: Int64
+///     @Managed("department") var department: Department?
+/// }
+/// final class Department: ManagedObject {
+///     @Managed("employees") var employees: Set<Employee>
+/// }
+/// ```
+///
+/// Register the class for its entity (``EntityDescription/managedObjectClass``) before the model is used.
+@propertyWrapper
+public struct Managed<Value: ManagedPropertyValue> {
+    /// The property's key in the entity.
+    public let key: String
+
+    /// Declares a property backed by the entity's property `key`.
+    public init(_ key: String) { self.key = key }
+
+    /// Not available: a managed property is reached through its object.
+    @available(*, unavailable, message: "@Managed is only available on properties of ManagedObject subclasses")
+    public var wrappedValue: Value {
+        get { fatalError("unreachable: @Managed is used through its enclosing object") }
+        set { fatalError("unreachable: @Managed is used through its enclosing object") }
+    }
+
+    /// Reads and writes the value through the enclosing object's key-value access.
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+    ) -> Value {
+        get { Value.fromManagedValue(object.value(forKey: object[keyPath: storageKeyPath].key)) }
+        set { object.setValue(newValue.managedValue, forKey: object[keyPath: storageKeyPath].key) }
+    }
+}
+
+/// A Swift type a ``Managed`` property can have: the attribute value types, optionals of them, related
+/// managed objects, and sets of them.
+public protocol ManagedPropertyValue {
+    /// The value from what ``ManagedObject/value(forKey:)`` returned (nil becomes zero, empty or the
+    /// reference date for non-optional types).
+    static func fromManagedValue(_ value: Any?) -> Self
+    /// The value to give ``ManagedObject/setValue(_:forKey:)``.
+    var managedValue: Any? { get }
+}
+
+extension Optional: ManagedPropertyValue where Wrapped: ManagedPropertyValue {
+    /// `nil` stays `nil`; anything else converts as `Wrapped` does.
+    public static func fromManagedValue(_ value: Any?) -> Self {
+        guard let value else { return nil }
+        return Wrapped.fromManagedValue(value)
+    }
+    /// The wrapped value's managed value, or nil.
+    public var managedValue: Any? { self?.managedValue }
+}
+
+extension ManagedPropertyValue where Self: BinaryInteger {
+    /// Converts any stored integer (clamping out-of-range values), or 0 for nil.
+    public static func fromManagedValue(_ value: Any?) -> Self {
+        guard case .integer(let v)? = AttributeValue(converting: value) else {
+            if case .boolean(let b)? = AttributeValue(converting: value) { return b ? 1 : 0 }
+            return 0
+        }
+        return Self(clamping: v)
+    }
+    /// The integer.
+    public var managedValue: Any? { Int64(clamping: self) }
+}
+
+extension Int: ManagedPropertyValue {}
+extension Int16: ManagedPropertyValue {}
+extension Int32: ManagedPropertyValue {}
+extension Int64: ManagedPropertyValue {}
+
+extension Double: ManagedPropertyValue {
+    /// The stored number, or 0 for nil.
+    public static func fromManagedValue(_ value: Any?) -> Double { AttributeValue(converting: value)?.doubleValue ?? 0 }
+    /// The number.
+    public var managedValue: Any? { self }
+}
+
+extension Float: ManagedPropertyValue {
+    /// The stored number, or 0 for nil.
+    public static func fromManagedValue(_ value: Any?) -> Float { Float(AttributeValue(converting: value)?.doubleValue ?? 0) }
+    /// The number.
+    public var managedValue: Any? { self }
+}
+
+extension Bool: ManagedPropertyValue {
+    /// The stored Boolean, or false for nil.
+    public static func fromManagedValue(_ value: Any?) -> Bool {
+        switch AttributeValue(converting: value) {
+        case .boolean(let b)?: return b
+        case .integer(let i)?: return i != 0
+        default: return false
+        }
+    }
+    /// The Boolean.
+    public var managedValue: Any? { self }
+}
+
+extension Decimal: ManagedPropertyValue {
+    /// The stored decimal, or 0 for nil.
+    public static func fromManagedValue(_ value: Any?) -> Decimal { value as? Decimal ?? 0 }
+    /// The decimal.
+    public var managedValue: Any? { self }
+}
+
+extension String: ManagedPropertyValue {
+    /// The stored string, or "" for nil.
+    public static func fromManagedValue(_ value: Any?) -> String { value as? String ?? "" }
+    /// The string.
+    public var managedValue: Any? { self }
+}
+
+extension Date: ManagedPropertyValue {
+    /// The stored date, or the reference date (2001-01-01) for nil.
+    public static func fromManagedValue(_ value: Any?) -> Date { value as? Date ?? Date(timeIntervalSinceReferenceDate: 0) }
+    /// The date.
+    public var managedValue: Any? { self }
+}
+
+extension Data: ManagedPropertyValue {
+    /// The stored bytes, or empty for nil.
+    public static func fromManagedValue(_ value: Any?) -> Data { value as? Data ?? Data() }
+    /// The bytes.
+    public var managedValue: Any? { self }
+}
+
+extension UUID: ManagedPropertyValue {
+    /// The stored UUID, or the all-zero UUID for nil.
+    public static func fromManagedValue(_ value: Any?) -> UUID {
+        value as? UUID ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    }
+    /// The UUID.
+    public var managedValue: Any? { self }
+}
+
+extension URL: ManagedPropertyValue {
+    /// The stored URL, or the root file URL for nil.
+    public static func fromManagedValue(_ value: Any?) -> URL { value as? URL ?? URL(fileURLWithPath: "/") }
+    /// The URL.
+    public var managedValue: Any? { self }
+}
+
+extension Set: ManagedPropertyValue where Element: ManagedObject {
+    /// The related objects of a to-many relationship.
+    public static func fromManagedValue(_ value: Any?) -> Set<Element> {
+        if let set = value as? Set<ManagedObject> { return Set(set.compactMap { $0 as? Element }) }
+        return []
+    }
+    /// The objects.
+    public var managedValue: Any? { Set<ManagedObject>(self.map { $0 as ManagedObject }) }
+}
+
+extension OrderedSet: ManagedPropertyValue where Element: ManagedObject {
+    /// The related objects of an ordered to-many relationship.
+    public static func fromManagedValue(_ value: Any?) -> OrderedSet<Element> {
+        if let set = value as? OrderedSet<ManagedObject> { return OrderedSet(set.compactMap { $0 as? Element }) }
+        return []
+    }
+    /// The objects, in order.
+    public var managedValue: Any? { OrderedSet<ManagedObject>(self.map { $0 as ManagedObject }) }
+}
+
+extension ManagedObject: ManagedPropertyValue {
+    /// The related object of a to-one relationship; declare to-one properties optional (`Department?`).
+    public static func fromManagedValue(_ value: Any?) -> Self {
+        guard let object = value as? Self else {
+            preconditionFailure("A non-optional to-one property of type \(Self.self) found \(value.map { "\(type(of: $0))" } ?? "nil"); declare it optional.")
+        }
+        return object
+    }
+    /// The object.
+    public var managedValue: Any? { self }
+}

@@ -1,0 +1,341 @@
+import Foundation
+import OrderedCollections
+
+extension ManagedObject {
+    // MARK: Key-value access
+
+    /// The value of a property (`value(forKey:)`), firing the fault when needed.
+    ///
+    /// Attributes give Swift's natural type for their attribute type (`Int64` for integer64, `Int16` for
+    /// integer16, `String`, `Date`, …) or `nil`; a to-one relationship gives the related ``ManagedObject``
+    /// or `nil`; a to-many relationship a `Set<ManagedObject>`, an ordered one an `OrderedSet<ManagedObject>`.
+    /// An unknown key is a programmer error.
+    public func value(forKey key: String) -> Any? {
+        switch property(forKey: key) {
+        case let attribute as AttributeDescription:
+            return ValueCoercion.publicValue(attributeValue(at: attribute.slot), for: attribute)
+        case let relationship as RelationshipDescription:
+            return relatedObjects(for: relationship)
+        default:
+            return nil
+        }
+    }
+
+    /// Sets the value of a property (`setValue(_:forKey:)`), recording the change and, for relationships,
+    /// keeping the inverse relationship in step on both sides.
+    ///
+    /// Attributes take any Swift value that fits their type (any integer for integer attributes, within
+    /// range); a to-one relationship takes a ``ManagedObject`` or `nil`; a to-many relationship a
+    /// `Set`, `Array` or `OrderedSet` of managed objects. A value of the wrong type is a programmer error.
+    public func setValue(_ value: Any?, forKey key: String) {
+        switch property(forKey: key) {
+        case let attribute as AttributeDescription:
+            do {
+                let converted = try ValueCoercion.attributeValue(from: value, for: attribute)
+                setAttributeValue(converted, at: attribute.slot)
+            } catch {
+                preconditionFailure("\(error)")
+            }
+        case let relationship as RelationshipDescription:
+            setRelated(value, for: relationship)
+        default:
+            break
+        }
+    }
+
+    /// Reads or writes a property by key, like ``value(forKey:)`` and ``setValue(_:forKey:)``.
+    public subscript(key: String) -> Any? {
+        get { value(forKey: key) }
+        set { setValue(newValue, forKey: key) }
+    }
+
+    /// The value at a dotted key path through to-one relationships (`"department.name"`); a path through a
+    /// to-many relationship gives an array of the values reached.
+    public func value(forKeyPath keyPath: String) -> Any? {
+        var current: [ManagedObject] = [self]
+        var result: Any? = nil
+        var fannedOut = false
+        let components = keyPath.split(separator: ".").map(String.init)
+        for (index, component) in components.enumerated() {
+            let isLast = index == components.count - 1
+            var next: [ManagedObject] = []
+            var values: [Any] = []
+            for object in current {
+                let value = object.value(forKey: component)
+                if isLast {
+                    if let value { values.append(value) }
+                } else if let related = value as? ManagedObject {
+                    next.append(related)
+                } else if let set = value as? Set<ManagedObject> {
+                    fannedOut = true
+                    next.append(contentsOf: set)
+                } else if let ordered = value as? OrderedSet<ManagedObject> {
+                    fannedOut = true
+                    next.append(contentsOf: ordered)
+                }
+            }
+            if isLast { result = fannedOut ? values : values.first }
+            current = next
+        }
+        return result
+    }
+
+    /// The stored value of a property without recording a change or maintaining inverses
+    /// (`primitiveValue(forKey:)`). Relationships give object IDs' objects as ``value(forKey:)`` does.
+    public func primitiveValue(forKey key: String) -> Any? {
+        value(forKey: key)
+    }
+
+    /// Stores a value without maintaining inverse relationships (`setPrimitiveValue(_:forKey:)`); the object
+    /// is still saved with it.
+    public func setPrimitiveValue(_ value: Any?, forKey key: String) {
+        switch property(forKey: key) {
+        case let attribute as AttributeDescription:
+            do {
+                let converted = try ValueCoercion.attributeValue(from: value, for: attribute)
+                setAttributeValue(converted, at: attribute.slot)
+            } catch {
+                preconditionFailure("\(error)")
+            }
+        case let relationship as RelationshipDescription:
+            willChangeRelationships()
+            relationshipStorage[relationship.slot] = storage(from: value, for: relationship)
+        default:
+            break
+        }
+    }
+
+    /// The stored value of an attribute as an ``AttributeValue``; `.null` for an unknown key.
+    public func attributeValue(forKey key: String) -> AttributeValue {
+        guard let attribute = entity.propertiesByName[key] as? AttributeDescription else { return .null }
+        return attributeValue(at: attribute.slot)
+    }
+
+    // MARK: To-many edits
+
+    /// Adds an object to a to-many relationship (appending to an ordered one), keeping the inverse in step.
+    public func addObject(_ object: ManagedObject, toRelationship key: String) {
+        guard let relationship = property(forKey: key) as? RelationshipDescription, relationship.isToMany else {
+            preconditionFailure("'\(key)' is not a to-many relationship of entity '\(entity.name)'.")
+        }
+        link(object, through: relationship)
+    }
+
+    /// Removes an object from a to-many relationship, keeping the inverse in step.
+    public func removeObject(_ object: ManagedObject, fromRelationship key: String) {
+        guard let relationship = property(forKey: key) as? RelationshipDescription, relationship.isToMany else {
+            preconditionFailure("'\(key)' is not a to-many relationship of entity '\(entity.name)'.")
+        }
+        unlink(object, through: relationship)
+    }
+
+    // MARK: Changes
+
+    /// The properties changed since the last save or fetch, with their new values (`changedValues()`).
+    public func changedValues() -> [String: Any] {
+        var result: [String: Any] = [:]
+        if let committed = committedAttributes {
+            for attribute in entity.allAttributes where committed[attribute.slot] != attributeStorage[attribute.slot] {
+                result[attribute.name] = ValueCoercion.publicValue(attributeStorage[attribute.slot], for: attribute) ?? NSNull()
+            }
+        } else if insertedFlag {
+            for attribute in entity.allAttributes where !attributeStorage[attribute.slot].isNull {
+                result[attribute.name] = ValueCoercion.publicValue(attributeStorage[attribute.slot], for: attribute)
+            }
+        }
+        if let committed = committedRelationships {
+            for relationship in entity.allRelationships
+            where !committed[relationship.slot].isFault && committed[relationship.slot] != relationshipStorage[relationship.slot] {
+                result[relationship.name] = relatedObjects(for: relationship) ?? NSNull()
+            }
+        }
+        return result
+    }
+
+    /// The values of the given keys (all persistent keys for `nil`) as last saved or fetched
+    /// (`committedValues(forKeys:)`); empty for an object never saved.
+    public func committedValues(forKeys keys: [String]?) -> [String: Any] {
+        guard !insertedFlag else { return [:] }
+        fireFaultIfNeeded()
+        let attributes = committedAttributes ?? attributeStorage
+        var result: [String: Any] = [:]
+        let wanted = keys.map(Set.init)
+        for attribute in entity.allAttributes where !attribute.isTransient && (wanted?.contains(attribute.name) ?? true) {
+            result[attribute.name] = ValueCoercion.publicValue(attributes[attribute.slot], for: attribute) ?? NSNull()
+        }
+        let relationships = committedRelationships ?? relationshipStorage
+        for relationship in entity.allRelationships where wanted?.contains(relationship.name) ?? true {
+            let storage = relationships[relationship.slot]
+            guard !storage.isFault else { continue }
+            switch storage {
+            case .toOne(let id): result[relationship.name] = id.flatMap { managedObjectContext?.object(with: $0) } ?? NSNull()
+            default:
+                let objects = storage.objectIDs.compactMap { managedObjectContext?.object(with: $0) }
+                result[relationship.name] = relationship.isOrdered ? OrderedSet(objects) as Any : Set(objects) as Any
+            }
+        }
+        return result
+    }
+
+    // MARK: Internals
+
+    func property(forKey key: String) -> PropertyDescription? {
+        guard let property = entity.propertiesByName[key] else {
+            preconditionFailure("Entity '\(entity.name)' has no property named '\(key)'.")
+        }
+        return property
+    }
+
+    func fireFaultIfNeeded() {
+        if faultFlag { managedObjectContext?.fulfillFault(of: self) }
+    }
+
+    func attributeValue(at slot: Int) -> AttributeValue {
+        fireFaultIfNeeded()
+        return slot < attributeStorage.count ? attributeStorage[slot] : .null
+    }
+
+    func setAttributeValue(_ value: AttributeValue, at slot: Int) {
+        fireFaultIfNeeded()
+        guard slot < attributeStorage.count else { return }
+        willChangeAttributes()
+        attributeStorage[slot] = value
+    }
+
+    /// Marks the object changed and keeps the committed values, the first time it changes.
+    func willChangeAttributes() {
+        if committedAttributes == nil && !insertedFlag { committedAttributes = attributeStorage }
+        managedObjectContext?.objectDidChange(self)
+    }
+
+    func willChangeRelationships() {
+        fireFaultIfNeeded()
+        if committedRelationships == nil && !insertedFlag { committedRelationships = relationshipStorage }
+        managedObjectContext?.objectDidChange(self)
+    }
+
+    /// The relationship's value, loading a to-many fault first.
+    func loadedStorage(for relationship: RelationshipDescription) -> RelationshipStorage {
+        fireFaultIfNeeded()
+        guard relationship.slot < relationshipStorage.count else { return .empty(for: relationship) }
+        if relationshipStorage[relationship.slot].isFault {
+            managedObjectContext?.fulfillRelationshipFault(of: self, relationship: relationship)
+        }
+        let storage = relationshipStorage[relationship.slot]
+        return storage.isFault ? .empty(for: relationship) : storage
+    }
+
+    func relatedObjects(for relationship: RelationshipDescription) -> Any? {
+        let storage = loadedStorage(for: relationship)
+        guard let context = managedObjectContext else { return nil }
+        switch storage {
+        case .fault: return nil
+        case .toOne(let id): return id.map { context.object(with: $0) }
+        case .toMany(let ids): return Set(ids.map { context.object(with: $0) })
+        case .ordered(let ids): return OrderedSet(ids.map { context.object(with: $0) })
+        }
+    }
+
+    private func objects(from value: Any?, for relationship: RelationshipDescription) -> [ManagedObject] {
+        switch value {
+        case nil: return []
+        case let object as ManagedObject: return [object]
+        case let set as Set<ManagedObject>: return Array(set)
+        case let array as [ManagedObject]: return array
+        case let ordered as OrderedSet<ManagedObject>: return Array(ordered)
+        case let sequence as any Sequence:
+            return sequence.map { element in
+                guard let object = element as? ManagedObject else {
+                    preconditionFailure("Relationship '\(relationship.name)' takes managed objects, not \(type(of: element)).")
+                }
+                return object
+            }
+        default:
+            preconditionFailure("Relationship '\(relationship.name)' takes managed objects, not \(type(of: value)).")
+        }
+    }
+
+    private func storage(from value: Any?, for relationship: RelationshipDescription) -> RelationshipStorage {
+        let ids = objects(from: value, for: relationship).map(\.objectID)
+        if !relationship.isToMany { return .toOne(ids.first) }
+        return relationship.isOrdered ? .ordered(OrderedSet(ids)) : .toMany(Set(ids))
+    }
+
+    private func setRelated(_ value: Any?, for relationship: RelationshipDescription) {
+        let newObjects = objects(from: value, for: relationship)
+        if !relationship.isToMany {
+            precondition(newObjects.count <= 1, "To-one relationship '\(relationship.name)' takes one object.")
+            if let object = newObjects.first {
+                link(object, through: relationship)
+            } else if case .toOne(let old?) = loadedStorage(for: relationship), let context = managedObjectContext {
+                unlink(context.object(with: old), through: relationship)
+            }
+            return
+        }
+        let current = loadedStorage(for: relationship).objectIDs
+        let newIDs = Set(newObjects.map(\.objectID))
+        if let context = managedObjectContext {
+            for id in current where !newIDs.contains(id) {
+                unlink(context.object(with: id), through: relationship)
+            }
+        }
+        for object in newObjects { link(object, through: relationship) }
+        if relationship.isOrdered {
+            // Keep the order the caller gave.
+            willChangeRelationships()
+            relationshipStorage[relationship.slot] = .ordered(OrderedSet(newObjects.map(\.objectID)))
+        }
+    }
+
+    /// Adds `object` to this object's relationship and this object to the inverse, on both sides at once.
+    func link(_ object: ManagedObject, through relationship: RelationshipDescription) {
+        precondition(
+            object.entity.isKind(of: relationship.resolvedDestination ?? object.entity),
+            "Relationship '\(relationship.name)' of '\(entity.name)' takes '\(relationship.destinationEntityName)' objects, not '\(object.entity.name)'.")
+        precondition(
+            object.managedObjectContext === managedObjectContext,
+            "Objects in different contexts cannot be related ('\(relationship.name)' of '\(entity.name)').")
+        let current = loadedStorage(for: relationship)
+        if current.contains(object.objectID) { return }
+        if !relationship.isToMany, case .toOne(let old?) = current, let context = managedObjectContext {
+            unlink(context.object(with: old), through: relationship)
+        }
+        willChangeRelationships()
+        var updated = relationshipStorage[relationship.slot]
+        if updated.isFault { updated = .empty(for: relationship) }
+        updated.add(object.objectID)
+        relationshipStorage[relationship.slot] = updated
+        guard let inverse = relationship.resolvedInverse else { return }
+        // The other side: a to-one inverse first leaves whatever it pointed at.
+        let otherSide = object.loadedStorage(for: inverse)
+        if otherSide.contains(objectID) { return }
+        if !inverse.isToMany, case .toOne(let previous?) = otherSide, let context = managedObjectContext {
+            let previousObject = context.object(with: previous)
+            previousObject.removeOneSide(object.objectID, relationship: relationship)
+        }
+        object.willChangeRelationships()
+        var inverseStorage = object.relationshipStorage[inverse.slot]
+        if inverseStorage.isFault { inverseStorage = .empty(for: inverse) }
+        inverseStorage.add(objectID)
+        object.relationshipStorage[inverse.slot] = inverseStorage
+    }
+
+    /// Removes `object` from this object's relationship and this object from the inverse.
+    func unlink(_ object: ManagedObject, through relationship: RelationshipDescription) {
+        let current = loadedStorage(for: relationship)
+        guard current.contains(object.objectID) else { return }
+        removeOneSide(object.objectID, relationship: relationship)
+        guard let inverse = relationship.resolvedInverse else { return }
+        object.removeOneSide(objectID, relationship: inverse)
+    }
+
+    /// Removes an ID from one side only (the other side is handled by the caller).
+    func removeOneSide(_ id: ObjectID, relationship: RelationshipDescription) {
+        let current = loadedStorage(for: relationship)
+        guard current.contains(id) else { return }
+        willChangeRelationships()
+        var updated = current
+        updated.remove(id)
+        relationshipStorage[relationship.slot] = updated
+    }
+}

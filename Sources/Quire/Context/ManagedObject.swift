@@ -1,0 +1,123 @@
+import Foundation
+import OrderedCollections
+
+/// An object of the graph (`NSManagedObject`): one record of an entity, living in one context.
+///
+/// Read and write its properties by key:
+///
+/// ```swift
+/// let run = ManagedObject(entity: runEntity, insertInto: context)
+/// run.setValue(Date(), forKey: "date")
+/// let pid = run.value(forKey: "processID") as? Int64   // -1, the default
+/// ```
+///
+/// or declare a typed subclass whose properties are backed by the object's own storage, so faulting and
+/// change tracking work through them (see ``Managed``):
+///
+/// ```swift
+/// final class Run: ManagedObject {
+///     @Managed("date") var date: Date
+///     @Managed("processID") var processID: Int64
+/// }
+/// ```
+///
+/// An object is confined to its context's queue, as in Core Data: it is not `Sendable`; pass its
+/// ``objectID`` across threads instead.
+open class ManagedObject: Hashable, CustomStringConvertible {
+    /// The object's entity.
+    public let entity: EntityDescription
+    /// The object's ID: temporary until its first save, permanent after.
+    public internal(set) var objectID: ObjectID
+    /// The context the object lives in; `nil` once it was deleted and saved, or never inserted.
+    public internal(set) weak var managedObjectContext: ManagedObjectContext?
+
+    /// Attribute values by slot; empty while the object is a fault.
+    var attributeStorage: [AttributeValue]
+    /// Relationship values by slot; empty while the object is a fault.
+    var relationshipStorage: [RelationshipStorage]
+    /// The values as last saved or fetched, kept from the first change until the next save.
+    var committedAttributes: [AttributeValue]?
+    var committedRelationships: [RelationshipStorage]?
+    /// The version (`Z_OPT`) the values were read at.
+    var version: Int64 = 0
+
+    var faultFlag = false
+    var insertedFlag = false
+    var updatedFlag = false
+    var deletedFlag = false
+    /// Order of first change in the context, so saves are deterministic.
+    var changeSequence = 0
+
+    /// Creates an object of an entity, inserting it into a context when one is given
+    /// (`init(entity:insertInto:)`). Its attributes start at their defaults.
+    ///
+    /// - Parameters:
+    ///   - entity: The object's entity. It must not be abstract.
+    ///   - context: The context to insert it into, or `nil` to insert it later with
+    ///     ``ManagedObjectContext/insert(_:)``.
+    public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+        self.entity = entity
+        self.objectID = ObjectID.makeTemporary(for: entity)
+        self.attributeStorage = entity.defaultAttributeValues
+        self.relationshipStorage = entity.emptyRelationshipValues
+        if let context { context.insert(self) }
+    }
+
+    /// Creates an object of the entity whose ``EntityDescription/managedObjectClass`` is this class, and
+    /// inserts it into a context (`init(context:)`).
+    ///
+    /// ```swift
+    /// let run = Run(context: context)
+    /// ```
+    public convenience init(context: ManagedObjectContext) {
+        guard let entity = context.entity(for: Self.self) else {
+            preconditionFailure("No entity of the context's model has the class \(Self.self); set its managedObjectClass.")
+        }
+        self.init(entity: entity, insertInto: context)
+    }
+
+    // MARK: State
+
+    /// Whether the object is a fault: its values are not loaded. Reading this never fires the fault.
+    public var isFault: Bool { faultFlag }
+    /// Whether the object was inserted and not yet saved.
+    public var isInserted: Bool { insertedFlag }
+    /// Whether the object has unsaved changes (and was not inserted).
+    public var isUpdated: Bool { updatedFlag }
+    /// Whether the object was deleted and the delete not yet saved.
+    public var isDeleted: Bool { deletedFlag }
+    /// Whether the object is inserted, updated or deleted.
+    public var hasChanges: Bool { insertedFlag || updatedFlag || deletedFlag }
+
+    // MARK: Lifecycle hooks (override in subclasses)
+
+    /// Called once, when the object is first inserted into a context. Set initial values here.
+    open func awakeFromInsert() {}
+    /// Called when the object's values are loaded from a store (a fetch or a fired fault).
+    open func awakeFromFetch() {}
+    /// Called before the object is saved (inserted, updated or deleted).
+    open func willSave() {}
+    /// Called after the object was saved.
+    open func didSave() {}
+    /// Called before the object is turned into a fault.
+    open func willTurnIntoFault() {}
+    /// Called after the object was turned into a fault.
+    open func didTurnIntoFault() {}
+
+    // MARK: Identity
+
+    /// Objects are equal only to themselves (uniquing makes one object per record per context).
+    public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+
+    /// Hashes the object's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    /// The entity, the ID and, unless a fault, the attribute values.
+    open var description: String {
+        if faultFlag { return "<\(entity.name) \(objectID) (fault)>" }
+        let values = entity.allAttributes.enumerated().map { index, attribute in
+            "\(attribute.name)=\(index < attributeStorage.count ? attributeStorage[index].description : "?")"
+        }
+        return "<\(entity.name) \(objectID) {\(values.joined(separator: ", "))}>"
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// Fetches the objects (or IDs, dictionaries or count) a request describes (`fetch(_:)`).
+    ///
+    /// Unsaved changes count unless ``FetchRequest/includesPendingChanges`` is false: inserted objects that
+    /// match are included, deleted ones left out, and updated ones judged by their current values.
+    ///
+    /// - Throws: ``QuireError/Code/invalidFetchRequest`` for an unknown entity or sort key; store errors.
+    public func fetch<Result>(_ request: FetchRequest<Result>) throws -> [Result] {
+        try performAndWait {
+            let (fetch, stores) = try storeFetch(for: request)
+            let coordinator = coordinatorOrFail()
+            switch request.resultType {
+            case .count:
+                let count = try self.count(fetch: fetch, stores: stores, includesPendingChanges: request.includesPendingChanges)
+                return [count].compactMap { $0 as? Result }
+            case .managedObjectID:
+                if !needsMemoryPass(fetch, stores, request.includesPendingChanges) {
+                    var idFetch = fetch
+                    idFetch.kind = .objectIDs
+                    return try coordinator.fetchObjectIDs(idFetch, stores: stores).compactMap { $0 as? Result }
+                }
+                return try fetchObjects(fetch, stores: stores, request: request).compactMap { $0.objectID as? Result }
+            case .dictionary:
+                let objects = try fetchObjects(fetch, stores: stores, request: request)
+                return objects.compactMap { object -> Result? in
+                    var dictionary: [String: Any] = [:]
+                    for attribute in object.entity.allAttributes {
+                        dictionary[attribute.name] = object.value(forKey: attribute.name)
+                    }
+                    return dictionary as? Result
+                }
+            case .managedObject:
+                return try fetchObjects(fetch, stores: stores, request: request).map { object in
+                    guard let typed = object as? Result else {
+                        preconditionFailure("Fetched a \(type(of: object)), which is not a \(Result.self).")
+                    }
+                    return typed
+                }
+            }
+        }
+    }
+
+    /// The number of objects a request would return (`count(for:)`), without loading them.
+    public func count<Result>(for request: FetchRequest<Result>) throws -> Int {
+        try performAndWait {
+            let (fetch, stores) = try storeFetch(for: request)
+            return try count(fetch: fetch, stores: stores, includesPendingChanges: request.includesPendingChanges)
+        }
+    }
+
+    private func count(fetch: StoreFetch, stores: [PersistentStore]?, includesPendingChanges: Bool) throws -> Int {
+        if !needsMemoryPass(fetch, stores, includesPendingChanges) {
+            var countFetch = fetch
+            countFetch.kind = .count
+            return try coordinatorOrFail().count(countFetch, stores: stores)
+        }
+        var all = fetch
+        all.limit = 0
+        all.offset = 0
+        all.sortKeys = []
+        let objects = try mergedObjects(all, stores: stores, asFaults: true, includePending: includesPendingChanges)
+        return window(objects.count, fetch)
+    }
+
+    private func window(_ count: Int, _ fetch: StoreFetch) -> Int {
+        let afterOffset = max(0, count - fetch.offset)
+        return fetch.limit > 0 ? min(afterOffset, fetch.limit) : afterOffset
+    }
+
+    private func storeFetch<Result>(for request: FetchRequest<Result>) throws -> (StoreFetch, [PersistentStore]?) {
+        let coordinator = coordinatorOrFail()
+        guard let entity = coordinator.managedObjectModel.entitiesByName[request.entityName] else {
+            throw QuireError(
+                .invalidFetchRequest,
+                "The fetch request names entity '\(request.entityName)', which the model does not have.",
+                context: .init(entity: request.entityName))
+        }
+        for key in request.sortDescriptors {
+            try KeyPathResolver.validate(key.keyPath, from: entity)
+        }
+        let fetch = StoreFetch(
+            entity: entity,
+            predicate: request.predicate,
+            sortKeys: request.sortDescriptors,
+            limit: max(0, request.fetchLimit),
+            offset: max(0, request.fetchOffset),
+            includesSubentities: request.includesSubentities,
+            kind: .rows)
+        return (fetch, request.affectedStores)
+    }
+
+    /// Whether the answer needs work in memory: unsaved changes that could change it, or a predicate the
+    /// stores cannot evaluate.
+    private func needsMemoryPass(_ fetch: StoreFetch, _ stores: [PersistentStore]?, _ includesPendingChanges: Bool) -> Bool {
+        needsPendingMerge(fetch, includesPendingChanges) || !storesEvaluatePredicate(fetch, stores)
+    }
+
+    private func storesEvaluatePredicate(_ fetch: StoreFetch, _ stores: [PersistentStore]?) -> Bool {
+        guard let predicate = fetch.predicate else { return true }
+        return coordinatorOrFail().storesEvaluate(predicate, for: fetch, in: stores)
+    }
+
+    /// Whether unsaved changes could change this fetch's answer.
+    private func needsPendingMerge(_ fetch: StoreFetch, _ includesPendingChanges: Bool) -> Bool {
+        guard includesPendingChanges else { return false }
+        let changed = [insertedSet, updatedSet, deletedSet, Set(pendingDeletes)]
+        return changed.contains { set in set.contains { $0.entity.isKind(of: fetch.entity) } }
+            || (!fetch.sortKeys.isEmpty && !updatedSet.isEmpty)
+    }
+
+    private func fetchObjects<Result>(
+        _ fetch: StoreFetch, stores: [PersistentStore]?, request: FetchRequest<Result>
+    ) throws -> [ManagedObject] {
+        if !needsMemoryPass(fetch, stores, request.includesPendingChanges) {
+            let rows = try coordinatorOrFail().fetchRows(fetch, stores: stores)
+            return rows.map { object(for: $0, asFault: request.returnsObjectsAsFaults) }
+        }
+        var all = fetch
+        all.limit = 0
+        all.offset = 0
+        var objects = try mergedObjects(
+            all, stores: stores, asFaults: request.returnsObjectsAsFaults, includePending: request.includesPendingChanges)
+        if !fetch.sortKeys.isEmpty {
+            objects = try ObjectSorter.sort(objects, by: fetch.sortKeys)
+        }
+        let start = min(fetch.offset, objects.count)
+        let end = fetch.limit > 0 ? min(objects.count, start + fetch.limit) : objects.count
+        return Array(objects[start..<end])
+    }
+
+    /// The store's matches merged with the context's unsaved changes, unsorted-but-stable.
+    private func mergedObjects(
+        _ fetch: StoreFetch, stores: [PersistentStore]?, asFaults: Bool, includePending: Bool
+    ) throws -> [ManagedObject] {
+        let storeEvaluates = storesEvaluatePredicate(fetch, stores)
+        var storeFetch = fetch
+        if !storeEvaluates { storeFetch.predicate = nil }
+        let rows = try coordinatorOrFail().fetchRows(storeFetch, stores: stores)
+        var seen = Set<ObjectIdentifier>()
+        var result: [ManagedObject] = []
+        for row in rows {
+            let object = object(for: row, asFault: asFaults)
+            if includePending && object.deletedFlag { continue }
+            if (includePending && object.updatedFlag) || !storeEvaluates, let predicate = fetch.predicate,
+                try !InMemoryMatcher.matches(object, predicate)
+            {
+                continue
+            }
+            seen.insert(ObjectIdentifier(object))
+            result.append(object)
+        }
+        let candidates = (insertedSet.union(updatedSet)).sorted { $0.changeSequence < $1.changeSequence }
+        for object in candidates where includePending && !object.deletedFlag && !seen.contains(ObjectIdentifier(object)) {
+            guard fetch.includesSubentities ? object.entity.isKind(of: fetch.entity) : object.entity === fetch.entity
+            else { continue }
+            if let store = (try? coordinatorOrFail().store(for: object, in: self)), let stores,
+                !stores.contains(where: { $0 === store })
+            {
+                continue
+            }
+            if let predicate = fetch.predicate, try !InMemoryMatcher.matches(object, predicate) { continue }
+            result.append(object)
+        }
+        return result
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// Runs the delete rules of objects deleted since the last call (`processPendingChanges()`): nullify
+    /// removes the deleted object from related objects' inverse relationships, cascade deletes the related
+    /// objects too. Deny is checked at save.
+    public func processPendingChanges() {
+        while let object = pendingDeletes.popLast() {
+            for relationship in object.entity.allRelationships {
+                let related = object.loadedStorage(for: relationship).objectIDs.map { self.object(with: $0) }
+                switch relationship.deleteRule {
+                case .cascade:
+                    for other in related {
+                        if let inverse = relationship.resolvedInverse { other.removeOneSide(object.objectID, relationship: inverse) }
+                        delete(other)
+                    }
+                case .nullify:
+                    guard let inverse = relationship.resolvedInverse else { continue }
+                    for other in related where !other.deletedFlag {
+                        other.removeOneSide(object.objectID, relationship: inverse)
+                    }
+                case .deny, .noAction:
+                    continue
+                }
+            }
+        }
+    }
+
+    /// Saves every unsaved change to the stores (`save()`): delete rules run, objects are validated, inserted
+    /// objects get permanent IDs, and each store commits in one transaction.
+    ///
+    /// On failure nothing in the context changes: the objects keep their unsaved changes and temporary IDs.
+    ///
+    /// - Throws: validation errors (1550–1680, several as ``QuireError/Code/validationMultipleErrors``),
+    ///   ``QuireError/Code/persistentStoreSaveConflicts`` when another coordinator saved the same records
+    ///   since they were read, or a store error.
+    public func save() throws {
+        try performAndWait {
+            guard hasChanges else { return }
+            processPendingChanges()
+            var notified = Set<ObjectIdentifier>()
+            // willSave may change objects further; give the new ones their turn too (bounded, as in Core Data).
+            for _ in 0..<10 {
+                let pending = changedObjectsInOrder().filter { !notified.contains(ObjectIdentifier($0)) }
+                if pending.isEmpty { break }
+                for object in pending {
+                    notified.insert(ObjectIdentifier(object))
+                    object.willSave()
+                }
+                processPendingChanges()
+            }
+            try validateForSave()
+            let request = try makeSaveRequest()
+            let result = try coordinatorOrFail().save(request)
+            didSave(result)
+        }
+    }
+
+    func changedObjectsInOrder() -> [ManagedObject] {
+        insertedSet.union(updatedSet).union(deletedSet).sorted { $0.changeSequence < $1.changeSequence }
+    }
+
+    private func validateForSave() throws {
+        var errors: [QuireError] = []
+        for object in changedObjectsInOrder() {
+            if object.deletedFlag {
+                errors += SaveValidation.deleteErrors(for: object)
+            } else {
+                errors += SaveValidation.errors(for: object)
+            }
+        }
+        if errors.count == 1 { throw errors[0] }
+        if errors.count > 1 {
+            throw QuireError(
+                .validationMultipleErrors,
+                "Multiple validation errors occurred (\(errors.count)).",
+                detailedErrors: errors)
+        }
+    }
+
+    private func makeSaveRequest() throws -> SaveRequest {
+        let coordinator = coordinatorOrFail()
+        var request = SaveRequest()
+        for object in changedObjectsInOrder() {
+            if object.insertedFlag {
+                guard !object.deletedFlag else { continue }
+                let store = try coordinator.store(for: object, in: self)
+                request.inserted.append(change(for: object, store: store))
+            } else if object.deletedFlag {
+                guard let store = object.objectID.persistentStore else { continue }
+                request.deleted.append(change(for: object, store: store))
+            } else if object.updatedFlag, let store = object.objectID.persistentStore {
+                request.updated.append(change(for: object, store: store))
+            }
+        }
+        return request
+    }
+
+    private func change(for object: ManagedObject, store: PersistentStore) -> SaveRequest.Change {
+        var attributes = object.attributeStorage
+        for attribute in object.entity.allAttributes where attribute.isTransient { attributes[attribute.slot] = .null }
+        var relationships = object.relationshipStorage
+        for relationship in object.entity.allRelationships where relationship.isTransient {
+            relationships[relationship.slot] = .fault
+        }
+        return SaveRequest.Change(
+            objectID: object.objectID,
+            store: store,
+            version: object.version,
+            attributes: attributes,
+            relationships: relationships,
+            committedRelationships: object.committedRelationships)
+    }
+
+    private func didSave(_ result: SaveResult) {
+        let saved = changedObjectsInOrder()
+        for object in insertedSet where !object.deletedFlag {
+            guard let permanent = result.permanentIDs[object.objectID] else { continue }
+            unregister(object)
+            object.objectID = permanent
+            register(object)
+        }
+        for object in saved where !object.deletedFlag {
+            object.relationshipStorage.indices.forEach { object.relationshipStorage[$0].remap(result.permanentIDs) }
+            object.insertedFlag = false
+            object.updatedFlag = false
+            object.committedAttributes = nil
+            object.committedRelationships = nil
+            if let version = result.versions[object.objectID] { object.version = version }
+        }
+        for object in saved where object.deletedFlag {
+            unregister(object)
+            object.deletedFlag = false
+            object.insertedFlag = false
+            object.managedObjectContext = nil
+        }
+        // Objects inserted and deleted before any save simply leave.
+        for object in insertedSet where object.deletedFlag {
+            unregister(object)
+            object.deletedFlag = false
+            object.insertedFlag = false
+            object.managedObjectContext = nil
+        }
+        insertedSet = []
+        updatedSet = []
+        deletedSet = []
+        storeAssignments = [:]
+        for object in saved { object.didSave() }
+    }
+}

@@ -1,0 +1,337 @@
+import Dispatch
+import Foundation
+
+/// A scratch pad of managed objects (`NSManagedObjectContext`): it tracks inserts, updates and deletes,
+/// hands out one object per record (uniquing), fills faults, and saves through its coordinator.
+///
+/// ```swift
+/// let context = ManagedObjectContext(concurrencyType: .privateQueue)
+/// context.persistentStoreCoordinator = coordinator
+/// try context.performAndWait {
+///     let run = ManagedObject(entity: runEntity, insertInto: context)
+///     run.setValue(Date(), forKey: "date")
+///     try context.save()
+/// }
+/// ```
+///
+/// A context is confined to its own queue, as in Core Data: touch it and its objects only inside
+/// ``perform(_:)`` or ``performAndWait(_:)`` (or, for a context used from one thread only, from that
+/// thread). Managed objects are not `Sendable`; pass ``ObjectID``s between contexts.
+///
+/// `@unchecked Sendable`: the context may be handed to other threads so they can call `perform`; its
+/// mutable state is touched only on its queue, which serializes every access.
+public final class ManagedObjectContext: @unchecked Sendable {
+    /// How a context runs its work (`NSManagedObjectContextConcurrencyType`).
+    public enum ConcurrencyType: Sendable {
+        /// The context owns a private serial queue.
+        case privateQueue
+        /// The context runs on the main queue.
+        case mainQueue
+    }
+
+    /// How the context runs its work.
+    public let concurrencyType: ConcurrencyType
+    /// A name for debugging.
+    public var name: String?
+    /// The coordinator the context fetches from and saves to.
+    public var persistentStoreCoordinator: PersistentStoreCoordinator?
+
+    let queue: DispatchQueue
+    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// One entry per record: weak for unchanged objects (they go away when the application drops them).
+    private var registry: [ObjectID: WeakObject] = [:]
+    private var registryPruneThreshold = 1024
+    /// Changed objects are held strongly until saved or rolled back.
+    var insertedSet: Set<ManagedObject> = []
+    var updatedSet: Set<ManagedObject> = []
+    var deletedSet: Set<ManagedObject> = []
+    private var changeCounter = 0
+    /// Store assignments made with ``assign(_:to:)``.
+    var storeAssignments: [ObjectIdentifier: PersistentStore] = [:]
+
+    /// Creates a context.
+    ///
+    /// - Parameter concurrencyType: A private queue (the default) or the main queue.
+    public init(concurrencyType: ConcurrencyType = .privateQueue) {
+        self.concurrencyType = concurrencyType
+        switch concurrencyType {
+        case .privateQueue: queue = DispatchQueue(label: "quire.context")
+        case .mainQueue: queue = DispatchQueue.main
+        }
+        queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+    }
+
+    // MARK: Queue confinement
+
+    /// Runs a block on the context's queue and returns at once (`perform(_:)`).
+    public func perform(_ block: @escaping @Sendable () -> Void) {
+        queue.async(execute: block)
+    }
+
+    /// Runs a block on the context's queue and returns its result (Swift concurrency form of `perform`).
+    public func perform<T: Sendable>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result { try block() })
+            }
+        }
+    }
+
+    /// Runs a block on the context's queue and waits for it (`performAndWait(_:)`); runs it directly when
+    /// already on that queue, so calls nest.
+    public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        if DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self) {
+            return try block()
+        }
+        if concurrencyType == .mainQueue && Thread.isMainThread {
+            return try block()
+        }
+        return try queue.sync(execute: block)
+    }
+
+    // MARK: Model
+
+    func coordinatorOrFail() -> PersistentStoreCoordinator {
+        guard let coordinator = persistentStoreCoordinator else {
+            preconditionFailure("The context has no persistent store coordinator.")
+        }
+        return coordinator
+    }
+
+    /// The entity whose managed object class is `type`, in the coordinator's model.
+    func entity(for type: ManagedObject.Type) -> EntityDescription? {
+        persistentStoreCoordinator?.managedObjectModel.entities.first { $0.managedObjectClass == type }
+    }
+
+    // MARK: Registration and uniquing
+
+    /// Every object the context currently knows (`registeredObjects`).
+    public var registeredObjects: Set<ManagedObject> {
+        var result = insertedSet.union(updatedSet).union(deletedSet)
+        for entry in registry.values { if let object = entry.object { result.insert(object) } }
+        return result
+    }
+
+    /// The registered object with an ID, if the context has one alive.
+    public func registeredObject(for objectID: ObjectID) -> ManagedObject? {
+        registry[objectID]?.object
+    }
+
+    func register(_ object: ManagedObject) {
+        registry[object.objectID] = WeakObject(object: object)
+        if registry.count > registryPruneThreshold {
+            registry = registry.filter { $0.value.object != nil }
+            registryPruneThreshold = max(1024, registry.count * 2)
+        }
+    }
+
+    func unregister(_ object: ManagedObject) {
+        if registry[object.objectID]?.object === object { registry[object.objectID] = nil }
+    }
+
+    /// The object for an ID (`object(with:)`): the registered one, or a new fault that loads on first access.
+    ///
+    /// Within one context there is exactly one object per record, however it is reached.
+    public func object(with objectID: ObjectID) -> ManagedObject {
+        if let existing = registry[objectID]?.object { return existing }
+        let object = objectID.entity.managedObjectClass.init(entity: objectID.entity, insertInto: nil)
+        object.objectID = objectID
+        object.managedObjectContext = self
+        object.attributeStorage = []
+        object.relationshipStorage = []
+        object.faultFlag = true
+        register(object)
+        return object
+    }
+
+    /// The object for an ID, loading its values to prove the record exists (`existingObject(with:)`).
+    ///
+    /// - Throws: ``QuireError/Code/managedObjectReferentialIntegrity`` when no store has the record.
+    public func existingObject(with objectID: ObjectID) throws -> ManagedObject {
+        if let existing = registry[objectID]?.object, !existing.faultFlag { return existing }
+        if objectID.isTemporaryID {
+            throw QuireError(
+                .managedObjectReferentialIntegrity,
+                "The object \(objectID) is not registered in this context.",
+                context: .init(entity: objectID.entity.name, object: objectID.uriRepresentation()))
+        }
+        let object = self.object(with: objectID)
+        if object.faultFlag { try fulfillFaultThrowing(of: object) }
+        return object
+    }
+
+    /// Makes an object from a snapshot, or fills the registered one when it is a fault.
+    func object(for snapshot: RowSnapshot, asFault: Bool) -> ManagedObject {
+        if let existing = registry[snapshot.objectID]?.object {
+            if existing.faultFlag && !asFault { fill(existing, from: snapshot) }
+            return existing
+        }
+        let entity = snapshot.objectID.entity
+        let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+        object.objectID = snapshot.objectID
+        object.managedObjectContext = self
+        register(object)
+        if asFault {
+            object.attributeStorage = []
+            object.relationshipStorage = []
+            object.faultFlag = true
+        } else {
+            fill(object, from: snapshot)
+        }
+        return object
+    }
+
+    func fill(_ object: ManagedObject, from snapshot: RowSnapshot) {
+        object.attributeStorage = snapshot.attributes
+        object.relationshipStorage = snapshot.relationships
+        object.version = snapshot.version
+        object.faultFlag = false
+        object.awakeFromFetch()
+    }
+
+    // MARK: Changes
+
+    /// Inserts a new object; it gets its defaults and a temporary ID, and is saved with the next save.
+    public func insert(_ object: ManagedObject) {
+        precondition(!object.entity.isAbstract, "Cannot insert an object of abstract entity '\(object.entity.name)'.")
+        if object.managedObjectContext === self && (object.insertedFlag || registry[object.objectID]?.object === object) {
+            if object.deletedFlag { undelete(object) }
+            return
+        }
+        precondition(object.managedObjectContext == nil, "The object already belongs to another context.")
+        object.managedObjectContext = self
+        object.insertedFlag = true
+        object.faultFlag = false
+        if object.attributeStorage.count != object.entity.allAttributes.count {
+            object.attributeStorage = object.entity.defaultAttributeValues
+            object.relationshipStorage = object.entity.emptyRelationshipValues
+        }
+        changeCounter += 1
+        object.changeSequence = changeCounter
+        insertedSet.insert(object)
+        register(object)
+        object.awakeFromInsert()
+    }
+
+    /// Marks an object for deletion; its delete rules run when changes are processed (at the latest, at
+    /// the next save), and the record is removed by that save.
+    public func delete(_ object: ManagedObject) {
+        guard object.managedObjectContext === self, !object.deletedFlag else { return }
+        object.fireFaultIfNeeded()
+        object.deletedFlag = true
+        if object.insertedFlag {
+            // Never saved: it simply leaves the context, after its delete rules ran.
+            pendingDeletes.append(object)
+        } else {
+            changeCounter += 1
+            object.changeSequence = changeCounter
+            deletedSet.insert(object)
+            pendingDeletes.append(object)
+        }
+    }
+
+    private func undelete(_ object: ManagedObject) {
+        object.deletedFlag = false
+        deletedSet.remove(object)
+        pendingDeletes.removeAll { $0 === object }
+    }
+
+    /// Objects deleted since changes were last processed, whose delete rules have not run yet.
+    var pendingDeletes: [ManagedObject] = []
+
+    func objectDidChange(_ object: ManagedObject) {
+        guard object.managedObjectContext === self, !object.insertedFlag, !object.updatedFlag else { return }
+        object.updatedFlag = true
+        changeCounter += 1
+        object.changeSequence = changeCounter
+        updatedSet.insert(object)
+    }
+
+    /// Whether the context has unsaved inserts, updates or deletes.
+    public var hasChanges: Bool { !insertedSet.isEmpty || !updatedSet.isEmpty || !deletedSet.isEmpty || !pendingDeletes.isEmpty }
+
+    /// Objects inserted since the last save.
+    public var insertedObjects: Set<ManagedObject> { insertedSet.filter { !$0.deletedFlag } }
+    /// Objects changed since the last save (not inserted ones, not deleted ones).
+    public var updatedObjects: Set<ManagedObject> { updatedSet.subtracting(deletedSet) }
+    /// Objects deleted since the last save (not inserted-then-deleted ones).
+    public var deletedObjects: Set<ManagedObject> { deletedSet }
+
+    /// Puts a newly inserted object into a particular store (`assign(_:to:)`).
+    public func assign(_ object: ManagedObject, to store: PersistentStore) {
+        storeAssignments[ObjectIdentifier(object)] = store
+    }
+
+    /// Discards every unsaved change (`rollback()`): inserted objects leave the context, updated and deleted
+    /// objects get their saved values back.
+    public func rollback() {
+        for object in insertedSet {
+            unregister(object)
+            object.insertedFlag = false
+            object.deletedFlag = false
+            object.managedObjectContext = nil
+        }
+        for object in updatedSet.union(deletedSet) {
+            if let committed = object.committedAttributes { object.attributeStorage = committed }
+            if let committed = object.committedRelationships { object.relationshipStorage = committed }
+            object.committedAttributes = nil
+            object.committedRelationships = nil
+            object.updatedFlag = false
+            object.deletedFlag = false
+        }
+        insertedSet = []
+        updatedSet = []
+        deletedSet = []
+        pendingDeletes = []
+        storeAssignments = [:]
+    }
+
+    /// Forgets every object (`reset()`): unsaved changes are discarded and registered objects leave the
+    /// context; fetch again to get objects.
+    public func reset() {
+        rollback()
+        for entry in registry.values {
+            entry.object?.managedObjectContext = nil
+        }
+        registry = [:]
+    }
+
+    /// Turns an object back into a fault (`refresh(_:mergeChanges:)`), releasing its values, or with
+    /// `mergeChanges` reloads the store's values and reapplies the object's unsaved changes on top.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        guard object.managedObjectContext === self, !object.faultFlag, !object.insertedFlag else { return }
+        if mergeChanges && object.hasChanges {
+            guard let snapshot = try? coordinatorOrFail().freshSnapshot(for: object.objectID) else { return }
+            let committed = object.committedAttributes ?? snapshot.attributes
+            var merged = snapshot.attributes
+            for index in merged.indices where index < committed.count && committed[index] != object.attributeStorage[index] {
+                merged[index] = object.attributeStorage[index]
+            }
+            object.committedAttributes = snapshot.attributes
+            object.attributeStorage = merged
+            object.version = snapshot.version
+            return
+        }
+        object.willTurnIntoFault()
+        if object.hasChanges {
+            updatedSet.remove(object)
+            deletedSet.remove(object)
+            pendingDeletes.removeAll { $0 === object }
+            object.updatedFlag = false
+            object.deletedFlag = false
+        }
+        object.committedAttributes = nil
+        object.committedRelationships = nil
+        object.attributeStorage = []
+        object.relationshipStorage = []
+        object.faultFlag = true
+        if !mergeChanges { coordinatorOrFail().forgetSnapshot(for: object.objectID) }
+        object.didTurnIntoFault()
+    }
+}
+
+/// A weak reference, so the registry does not keep unchanged objects alive.
+struct WeakObject {
+    weak var object: ManagedObject?
+}

@@ -1,0 +1,32 @@
+/// The changes of one context save, as the coordinator hands them to the stores.
+struct SaveRequest: Sendable {
+    /// One changed object: its values and the version it was read at.
+    struct Change: Sendable {
+        /// The object's ID (temporary for inserted objects).
+        var objectID: ObjectID
+        /// The store the object is saved to.
+        var store: PersistentStore
+        /// The version (`Z_OPT`) the object's values were read at; 0 for inserted objects.
+        var version: Int64
+        /// The attribute values by slot (transient attributes `.null`).
+        var attributes: [AttributeValue]
+        /// The relationship values by slot; to-many relationships that were never loaded are `.fault`.
+        var relationships: [RelationshipStorage]
+        /// The relationship values as last saved (updated objects), for join-table differences.
+        var committedRelationships: [RelationshipStorage]?
+    }
+
+    var inserted: [Change] = []
+    var updated: [Change] = []
+    var deleted: [Change] = []
+
+    var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}
+
+/// What a successful save reports back.
+struct SaveResult: Sendable {
+    /// The permanent ID of every inserted object, keyed by its temporary ID.
+    var permanentIDs: [ObjectID: ObjectID] = [:]
+    /// The new version of every inserted and updated object, keyed by its permanent ID.
+    var versions: [ObjectID: Int64] = [:]
+}

@@ -1,0 +1,224 @@
+import Foundation
+
+/// Connects contexts to stores (`NSPersistentStoreCoordinator`): it holds the model, the stores, and a cache
+/// of the rows it has read, and serializes every request to the stores.
+///
+/// ```swift
+/// let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
+/// try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
+/// ```
+///
+/// `@unchecked Sendable`: every mutable member is accessed only while holding `lock`, so contexts on several
+/// queues can share one coordinator.
+public final class PersistentStoreCoordinator: @unchecked Sendable {
+    /// The model of every store of the coordinator; frozen by the coordinator's creation.
+    public let managedObjectModel: ManagedObjectModel
+
+    let lock = NSRecursiveLock()
+    private var stores: [PersistentStore] = []
+    private var rowCache: [ObjectID: RowSnapshot] = [:]
+    /// The most rows the cache keeps; past that it starts afresh (cheaper than tracking use of each row).
+    var rowCacheLimit = 500_000
+
+    /// Creates a coordinator for a model, freezing the model.
+    ///
+    /// - Throws: ``QuireError/Code/invalidModel`` when the model is inconsistent (a dangling destination or
+    ///   inverse, a duplicate name).
+    public init(managedObjectModel: ManagedObjectModel) throws {
+        self.managedObjectModel = managedObjectModel
+        try managedObjectModel.freeze()
+    }
+
+    deinit {
+        for store in stores { try? store.close() }
+    }
+
+    /// Serializes a block against every other request to the coordinator.
+    func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    // MARK: Stores
+
+    /// The stores attached to the coordinator, in the order they were added.
+    public var persistentStores: [PersistentStore] { locked { stores } }
+
+    /// Adds a store (`addPersistentStore(ofType:configurationName:at:options:)`): opens the file, or creates
+    /// it when missing.
+    ///
+    /// - Parameters:
+    ///   - type: The store type.
+    ///   - configuration: The model configuration whose entities the store holds (`nil` for all).
+    ///   - url: The store's file (ignored for in-memory stores).
+    ///   - options: Read-only, journal mode, pragmas, migration.
+    /// - Returns: The added store.
+    /// - Throws: ``QuireError`` when the file is not a store of that type, is truncated or corrupt, was
+    ///   written with an incompatible model, or cannot be opened for writing; nothing is written then.
+    @discardableResult
+    public func addPersistentStore(
+        type: StoreType, configuration: String? = nil, at url: URL?, options: StoreOptions = StoreOptions()
+    ) throws -> PersistentStore {
+        try locked {
+            if let url, stores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
+                throw QuireError(
+                    .persistentStoreOpen, "The store at '\(url.path)' is already added to this coordinator.",
+                    context: .init(file: url))
+            }
+            let store = try StoreRegistry.makeStore(
+                type: type, url: url, configuration: configuration, options: options, model: managedObjectModel)
+            try store.load()
+            store.persistentStoreCoordinator = self
+            stores.append(store)
+            return store
+        }
+    }
+
+    /// Detaches a store, closing it (`remove(_:)`). Objects from it can no longer be fulfilled.
+    public func remove(_ store: PersistentStore) throws {
+        try locked {
+            guard let index = stores.firstIndex(where: { $0 === store }) else {
+                throw QuireError(.persistentStoreOperation, "The store \(store) is not attached to this coordinator.")
+            }
+            stores.remove(at: index)
+            rowCache = rowCache.filter { $0.key.persistentStore !== store }
+            store.persistentStoreCoordinator = nil
+            try store.close()
+        }
+    }
+
+    /// The store at a URL (`persistentStore(for:)`).
+    public func persistentStore(for url: URL) -> PersistentStore? {
+        locked { stores.first { $0.url?.standardizedFileURL == url.standardizedFileURL } }
+    }
+
+    /// Turns a URI from ``ObjectID/uriRepresentation()`` back into an ID (`managedObjectID(forURIRepresentation:)`),
+    /// or `nil` when no attached store or entity matches.
+    public func managedObjectID(forURIRepresentation uri: URL) -> ObjectID? {
+        guard uri.scheme == "x-coredata", let host = uri.host else { return nil }
+        let parts = uri.path.split(separator: "/")
+        guard parts.count == 2, let entity = managedObjectModel.entitiesByName[String(parts[0])],
+            parts[1].first == "p", let pk = Int64(parts[1].dropFirst()), pk > 0
+        else { return nil }
+        return locked {
+            guard let store = stores.first(where: { $0.identifier.caseInsensitiveCompare(host) == .orderedSame }) else {
+                return nil
+            }
+            return ObjectID(entity: entity, store: store, primaryKey: pk)
+        }
+    }
+
+    /// The store a newly inserted object is saved to: its assignment, or the first store holding its entity.
+    func store(for object: ManagedObject, in context: ManagedObjectContext) throws -> PersistentStore {
+        if let assigned = context.storeAssignments[ObjectIdentifier(object)] { return assigned }
+        return try locked {
+            guard let store = stores.first(where: { $0.holds(object.entity) }) else {
+                throw QuireError(
+                    .persistentStoreSave,
+                    "No store of the coordinator holds entity '\(object.entity.name)'; add one before saving.",
+                    context: .init(entity: object.entity.name))
+            }
+            return store
+        }
+    }
+
+    // MARK: Requests
+
+    private func targetStores(_ fetch: StoreFetch, _ affected: [PersistentStore]?) -> [PersistentStore] {
+        (affected ?? stores).filter { store in stores.contains { $0 === store } && store.holds(fetch.entity) }
+    }
+
+    /// Whether every store a fetch reaches evaluates its predicate itself.
+    func storesEvaluate(_ predicate: QueryPredicate, for fetch: StoreFetch, in affected: [PersistentStore]?) -> Bool {
+        locked { targetStores(fetch, affected).allSatisfy { $0.canEvaluate(predicate) } }
+    }
+
+    func fetchRows(_ fetch: StoreFetch, stores affected: [PersistentStore]?) throws -> [RowSnapshot] {
+        try locked {
+            let targets = targetStores(fetch, affected)
+            var rows: [RowSnapshot] = []
+            for store in targets { rows += try store.fetchRows(fetch) }
+            if rowCache.count + rows.count > rowCacheLimit { rowCache = [:] }
+            for row in rows { rowCache[row.objectID] = row }
+            return rows
+        }
+    }
+
+    func fetchObjectIDs(_ fetch: StoreFetch, stores affected: [PersistentStore]?) throws -> [ObjectID] {
+        try locked {
+            var ids: [ObjectID] = []
+            for store in targetStores(fetch, affected) { ids += try store.fetchObjectIDs(fetch) }
+            return ids
+        }
+    }
+
+    func count(_ fetch: StoreFetch, stores affected: [PersistentStore]?) throws -> Int {
+        try locked {
+            try targetStores(fetch, affected).reduce(0) { $0 + (try $1.count(fetch)) }
+        }
+    }
+
+    /// The row of an object: from the row cache when known, otherwise from its store.
+    func snapshot(for objectID: ObjectID) throws -> RowSnapshot? {
+        try locked {
+            if let cached = rowCache[objectID] { return cached }
+            return try freshSnapshot(for: objectID)
+        }
+    }
+
+    /// The row of an object read from its store, bypassing (and refreshing) the row cache.
+    func freshSnapshot(for objectID: ObjectID) throws -> RowSnapshot? {
+        try locked {
+            guard let store = objectID.persistentStore, stores.contains(where: { $0 === store }) else { return nil }
+            let row = try store.snapshot(for: objectID)
+            rowCache[objectID] = row
+            return row
+        }
+    }
+
+    func forgetSnapshot(for objectID: ObjectID) {
+        _ = locked { rowCache.removeValue(forKey: objectID) }
+    }
+
+    func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
+        try locked {
+            guard let store = objectID.persistentStore, stores.contains(where: { $0 === store }) else { return [] }
+            return try store.relatedObjectIDs(of: objectID, relationship: relationship)
+        }
+    }
+
+    /// Saves a context's changes, store by store, and refreshes the row cache with what was written.
+    func save(_ request: SaveRequest) throws -> SaveResult {
+        try locked {
+            var result = SaveResult()
+            let involved = stores.filter { store in
+                request.inserted.contains { $0.store === store } || request.updated.contains { $0.store === store }
+                    || request.deleted.contains { $0.store === store }
+            }
+            for store in involved {
+                let part = SaveRequest(
+                    inserted: request.inserted.filter { $0.store === store },
+                    updated: request.updated.filter { $0.store === store },
+                    deleted: request.deleted.filter { $0.store === store })
+                guard !store.isReadOnly else { throw store.readOnlyError() }
+                let saved = try store.save(part)
+                result.permanentIDs.merge(saved.permanentIDs) { $1 }
+                result.versions.merge(saved.versions) { $1 }
+            }
+            for change in request.deleted { rowCache[change.objectID] = nil }
+            for change in request.inserted + request.updated {
+                let id = result.permanentIDs[change.objectID] ?? change.objectID
+                guard let version = result.versions[id] else { continue }
+                var relationships = change.relationships
+                for index in relationships.indices {
+                    relationships[index].remap(result.permanentIDs)
+                    if case .toMany = relationships[index] { relationships[index] = .fault }
+                    if case .ordered = relationships[index] { relationships[index] = .fault }
+                }
+                rowCache[id] = RowSnapshot(objectID: id, version: version, attributes: change.attributes, relationships: relationships)
+            }
+            return result
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// A value of an attribute, as Quire stores, compares and binds it.
+///
+/// Every attribute type of the model maps onto one case: the integer types onto ``integer(_:)``, `double`
+/// onto ``double(_:)`` and so on; a transformable attribute's value is stored as the ``data(_:)`` its value
+/// transformer produced. `AttributeValue` is the currency between contexts, the coordinator's row cache and
+/// the stores, so it is `Sendable` and `Hashable`.
+public enum AttributeValue: Sendable, Hashable {
+    /// No value (SQL `NULL`, Core Data's `nil`).
+    case null
+    /// An integer of any width (integer16, integer32, integer64).
+    case integer(Int64)
+    /// A double-precision number.
+    case double(Double)
+    /// A single-precision number.
+    case float(Float)
+    /// A decimal number.
+    case decimal(Decimal)
+    /// A string.
+    case string(String)
+    /// A Boolean.
+    case boolean(Bool)
+    /// A date.
+    case date(Date)
+    /// Bytes (binary data, and the stored form of transformable values).
+    case data(Data)
+    /// A UUID.
+    case uuid(UUID)
+    /// A URI.
+    case uri(URL)
+
+    /// True for ``null``.
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    /// The value as Swift's natural type for the case (`Int64`, `Double`, `String`, …), or `nil` for ``null``.
+    public var anyValue: Any? {
+        switch self {
+        case .null: return nil
+        case .integer(let v): return v
+        case .double(let v): return v
+        case .float(let v): return v
+        case .decimal(let v): return v
+        case .string(let v): return v
+        case .boolean(let v): return v
+        case .date(let v): return v
+        case .data(let v): return v
+        case .uuid(let v): return v
+        case .uri(let v): return v
+        }
+    }
+
+    /// The value as a double, for numeric cases (integers, doubles, floats, decimals, Booleans).
+    public var doubleValue: Double? {
+        switch self {
+        case .integer(let v): return Double(v)
+        case .double(let v): return v
+        case .float(let v): return Double(v)
+        case .decimal(let v): return NSDecimalNumber(decimal: v).doubleValue
+        case .boolean(let v): return v ? 1 : 0
+        default: return nil
+        }
+    }
+
+    /// Converts a Swift value (any integer, floating-point number, `Bool`, `String`, `Date`, `Data`, `UUID`,
+    /// `URL`, `Decimal`, or an `AttributeValue`) to an attribute value; `nil` for other types.
+    public init?(converting value: Any?) {
+        guard let value else {
+            self = .null
+            return
+        }
+        switch value {
+        case let v as AttributeValue: self = v
+        case let v as Int64: self = .integer(v)
+        case let v as Int: self = .integer(Int64(v))
+        case let v as Int32: self = .integer(Int64(v))
+        case let v as Int16: self = .integer(Int64(v))
+        case let v as Int8: self = .integer(Int64(v))
+        case let v as UInt8: self = .integer(Int64(v))
+        case let v as UInt16: self = .integer(Int64(v))
+        case let v as UInt32: self = .integer(Int64(v))
+        case let v as UInt64:
+            guard let i = Int64(exactly: v) else { return nil }
+            self = .integer(i)
+        case let v as UInt:
+            guard let i = Int64(exactly: v) else { return nil }
+            self = .integer(i)
+        case let v as Bool: self = .boolean(v)
+        case let v as Double: self = .double(v)
+        case let v as Float: self = .float(v)
+        case let v as Decimal: self = .decimal(v)
+        case let v as String: self = .string(v)
+        case let v as Substring: self = .string(String(v))
+        case let v as Date: self = .date(v)
+        case let v as Data: self = .data(v)
+        case let v as UUID: self = .uuid(v)
+        case let v as URL: self = .uri(v)
+        default: return nil
+        }
+    }
+}
+
+extension AttributeValue: CustomStringConvertible {
+    /// A short human-readable form, such as `42`, `"text"` or `2001-01-01T00:00:00Z`.
+    public var description: String {
+        switch self {
+        case .null: return "nil"
+        case .integer(let v): return String(v)
+        case .double(let v): return String(v)
+        case .float(let v): return String(v)
+        case .decimal(let v): return "\(v)"
+        case .string(let v): return "\"\(v)\""
+        case .boolean(let v): return v ? "true" : "false"
+        case .date(let v): return v.ISO8601Format()
+        case .data(let v): return "<\(v.count) bytes>"
+        case .uuid(let v): return v.uuidString
+        case .uri(let v): return v.absoluteString
+        }
+    }
+}

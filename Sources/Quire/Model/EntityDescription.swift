@@ -1,0 +1,186 @@
+import Foundation
+
+/// An entity of a model (`NSEntityDescription`): a name, properties, and a place in an inheritance hierarchy.
+///
+/// ```swift
+/// let run = EntityDescription(name: "Run")
+/// run.properties = [
+///     AttributeDescription(name: "date", type: .date, isOptional: false),
+///     AttributeDescription(name: "processID", type: .integer64, isOptional: false, defaultValue: -1),
+/// ]
+/// ```
+///
+/// `@unchecked Sendable`: as for ``PropertyDescription``, state is written only while the model is editable
+/// and read-only once a coordinator can reach it.
+public final class EntityDescription: @unchecked Sendable, Hashable, CustomStringConvertible {
+    /// The entity's name.
+    public var name: String { didSet { checkEditable() } }
+    /// The name of the class Core Data would instantiate; kept for model files. See ``managedObjectClass``.
+    public var managedObjectClassName: String? { didSet { checkEditable() } }
+    /// The class instantiated for the entity's objects: ``ManagedObject`` or a typed subclass.
+    public var managedObjectClass: ManagedObject.Type = ManagedObject.self { didSet { checkEditable() } }
+    /// Whether the entity only groups sub-entities and has no objects of its own.
+    public var isAbstract: Bool = false { didSet { checkEditable() } }
+    /// Application data attached to the entity.
+    public var userInfo: [String: String] = [:] { didSet { checkEditable() } }
+    /// The entity's name in an earlier model version, for inferred migration.
+    public var renamingIdentifier: String? { didSet { checkEditable() } }
+    /// A string mixed into the version hash.
+    public var versionHashModifier: String? { didSet { checkEditable() } }
+
+    /// The entity's own properties (not those it inherits). Setting them makes this entity their owner.
+    public var properties: [PropertyDescription] = [] {
+        didSet {
+            checkEditable()
+            for property in properties { property.entity = self }
+        }
+    }
+
+    /// The entity's direct sub-entities. Setting them makes this entity their superentity.
+    public var subentities: [EntityDescription] = [] {
+        didSet {
+            checkEditable()
+            for sub in subentities { sub.superentity = self }
+        }
+    }
+
+    /// The entity this one inherits from.
+    public internal(set) weak var superentity: EntityDescription?
+    /// The model the entity belongs to.
+    public internal(set) weak var managedObjectModel: ManagedObjectModel?
+
+    var isFrozen = false
+
+    /// Creates an entity.
+    ///
+    /// - Parameters:
+    ///   - name: The entity's name.
+    ///   - properties: Its own attributes and relationships.
+    ///   - managedObjectClass: The class of its objects (default ``ManagedObject``).
+    public init(name: String, properties: [PropertyDescription] = [], managedObjectClass: ManagedObject.Type = ManagedObject.self) {
+        self.name = name
+        self.properties = properties
+        self.managedObjectClass = managedObjectClass
+        for property in properties { property.entity = self }
+    }
+
+    func checkEditable() {
+        precondition(!isFrozen, "Can't modify an immutable model: entity '\(name)' belongs to a model a coordinator uses.")
+    }
+
+    // MARK: Lookups (valid at any time; cached once frozen)
+
+    /// Every property, inherited ones included, keyed by name.
+    public var propertiesByName: [String: PropertyDescription] {
+        if isFrozen { return frozenPropertiesByName }
+        var result = superentity?.propertiesByName ?? [:]
+        for property in properties { result[property.name] = property }
+        return result
+    }
+
+    /// Every attribute, inherited ones included, keyed by name.
+    public var attributesByName: [String: AttributeDescription] {
+        propertiesByName.compactMapValues { $0 as? AttributeDescription }
+    }
+
+    /// Every relationship, inherited ones included, keyed by name.
+    public var relationshipsByName: [String: RelationshipDescription] {
+        propertiesByName.compactMapValues { $0 as? RelationshipDescription }
+    }
+
+    /// Whether this entity is `entity` or one of its sub-entities.
+    public func isKind(of entity: EntityDescription) -> Bool {
+        var current: EntityDescription? = self
+        while let candidate = current {
+            if candidate === entity { return true }
+            current = candidate.superentity
+        }
+        return false
+    }
+
+    /// The root of the entity's inheritance hierarchy (itself when it has no superentity).
+    public var rootEntity: EntityDescription {
+        var current = self
+        while let parent = current.superentity { current = parent }
+        return current
+    }
+
+    /// The entity's relationships whose destination is `entity`.
+    public func relationships(forDestination entity: EntityDescription) -> [RelationshipDescription] {
+        allRelationships.filter { $0.destinationEntityName == entity.name }
+    }
+
+    /// The entity's version hash: SHA-256 over its name, abstractness, superentity, modifier and the
+    /// version hashes of its persistent properties, stable across runs and machines.
+    public var versionHash: Data {
+        var text = "entity=\(name);abstract=\(isAbstract);super=\(superentity?.name ?? "");modifier=\(versionHashModifier ?? "")"
+        let persistent = propertiesByName.values.filter { !$0.isTransient }.sorted { $0.name < $1.name }
+        for property in persistent {
+            text += "|" + property.versionHashText
+        }
+        return Data(SHA256.hash(Data(text.utf8)))
+    }
+
+    // MARK: Frozen layout (set by ManagedObjectModel.freeze)
+
+    /// All attributes, inherited ones first, in slot order.
+    private(set) var allAttributes: [AttributeDescription] = []
+    /// All relationships, inherited ones first, in slot order.
+    private(set) var allRelationships: [RelationshipDescription] = []
+    private var frozenPropertiesByName: [String: PropertyDescription] = [:]
+    /// Core Data's entity number (`Z_ENT`), assigned alphabetically from 1.
+    var entityNumber: Int = 0
+    /// The entity numbers of this entity and all its descendants.
+    private(set) var hierarchyEntityNumbers: [Int] = []
+    /// Every descendant entity, depth first.
+    private(set) var allSubentities: [EntityDescription] = []
+    /// Per attribute slot: the default values a new object starts with.
+    private(set) var defaultAttributeValues: [AttributeValue] = []
+    /// Per relationship slot: the values a new object starts with (nil to-ones, empty to-manys).
+    private(set) var emptyRelationshipValues: [RelationshipStorage] = []
+
+    func computeLayout() {
+        let inheritedAttributes = superentity?.allAttributes ?? []
+        let inheritedRelationships = superentity?.allRelationships ?? []
+        let ownAttributes = properties.compactMap { $0 as? AttributeDescription }
+        let ownRelationships = properties.compactMap { $0 as? RelationshipDescription }
+        allAttributes = inheritedAttributes + ownAttributes
+        allRelationships = inheritedRelationships + ownRelationships
+        for (index, attribute) in allAttributes.enumerated() where attribute.entity === self {
+            attribute.slot = index
+        }
+        for (index, relationship) in allRelationships.enumerated() where relationship.entity === self {
+            relationship.slot = index
+        }
+        frozenPropertiesByName = [:]
+        for property in allAttributes as [PropertyDescription] + allRelationships {
+            frozenPropertiesByName[property.name] = property
+        }
+        defaultAttributeValues = allAttributes.map(\.defaultAttributeValue)
+        emptyRelationshipValues = allRelationships.map(RelationshipStorage.empty(for:))
+    }
+
+    func computeHierarchy() {
+        var result: [EntityDescription] = []
+        func visit(_ entity: EntityDescription) {
+            for sub in entity.subentities {
+                result.append(sub)
+                visit(sub)
+            }
+        }
+        visit(self)
+        allSubentities = result
+        hierarchyEntityNumbers = [entityNumber] + result.map(\.entityNumber)
+    }
+
+    // MARK: Hashable (identity, as in Core Data)
+
+    /// Entities are equal only to themselves.
+    public static func == (lhs: EntityDescription, rhs: EntityDescription) -> Bool { lhs === rhs }
+
+    /// Hashes the entity's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    /// The entity's name.
+    public var description: String { "EntityDescription(\(name))" }
+}

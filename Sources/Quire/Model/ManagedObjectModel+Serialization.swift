@@ -1,0 +1,301 @@
+import Foundation
+
+extension ManagedObjectModel {
+    /// The model's canonical serialized form: JSON with sorted keys, the same bytes for the same model on
+    /// every machine. Every store embeds it, so any tool can open a store without the application's code.
+    public func serializedRepresentation() throws -> Data {
+        let document = ModelDocument(model: self)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        return try encoder.encode(document)
+    }
+
+    /// Reads a model from its canonical serialized form.
+    ///
+    /// - Throws: ``QuireError/Code/invalidModel`` naming what is malformed.
+    public convenience init(serializedRepresentation data: Data) throws {
+        let document: ModelDocument
+        do {
+            document = try JSONDecoder().decode(ModelDocument.self, from: data)
+        } catch {
+            throw QuireError(.invalidModel, "The model data is malformed: \(ModelDocument.describe(error))")
+        }
+        guard document.format == ModelDocument.currentFormat else {
+            throw QuireError(.invalidModel, "The model data has format \(document.format); this version reads \(ModelDocument.currentFormat).")
+        }
+        self.init()
+        try document.apply(to: self)
+    }
+
+    /// Reads a model file written by ``write(to:)``.
+    ///
+    /// - Throws: ``QuireError/Code/fileReadNoSuchFile`` or ``QuireError/Code/invalidModel``.
+    public convenience init(contentsOf url: URL) throws {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw QuireError(.fileReadNoSuchFile, "The model file '\(url.path)' cannot be read.", context: .init(file: url))
+        }
+        do {
+            try self.init(serializedRepresentation: data)
+        } catch var error as QuireError {
+            error.context.file = url
+            error.message = "In '\(url.path)': " + error.message
+            throw error
+        }
+    }
+
+    /// Writes the canonical form to a file.
+    public func write(to url: URL) throws {
+        try serializedRepresentation().write(to: url, options: .atomic)
+    }
+}
+
+/// The Codable shape of a model file.
+struct ModelDocument: Codable {
+    static let currentFormat = 1
+
+    struct Attribute: Codable {
+        var name: String
+        var type: AttributeType
+        var optional: Bool
+        var transient: Bool
+        var indexed: Bool
+        var defaultValue: AttributeValue?
+        var allowsExternalStorage: Bool
+        var indexedBySpotlight: Bool
+        var storedInExternalRecord: Bool
+        var valueTransformerName: String?
+        var minimum: AttributeValue?
+        var maximum: AttributeValue?
+        var regularExpression: String?
+        var userInfo: [String: String]
+        var renamingIdentifier: String?
+        var versionHashModifier: String?
+    }
+
+    struct Relationship: Codable {
+        var name: String
+        var destination: String
+        var inverse: String?
+        var toMany: Bool
+        var ordered: Bool
+        var deleteRule: DeleteRule
+        var minCount: Int
+        var maxCount: Int
+        var optional: Bool
+        var transient: Bool
+        var indexedBySpotlight: Bool
+        var userInfo: [String: String]
+        var renamingIdentifier: String?
+        var versionHashModifier: String?
+    }
+
+    struct Entity: Codable {
+        var name: String
+        var className: String?
+        var abstract: Bool
+        var parent: String?
+        var attributes: [Attribute]
+        var relationships: [Relationship]
+        var userInfo: [String: String]
+        var renamingIdentifier: String?
+        var versionHashModifier: String?
+    }
+
+    var format: Int
+    var entities: [Entity]
+    var configurations: [String: [String]]
+    var versionIdentifiers: [String]
+    var localization: [String: String]
+
+    init(model: ManagedObjectModel) {
+        format = Self.currentFormat
+        configurations = model.configurations
+        versionIdentifiers = model.versionIdentifiers.sorted()
+        localization = model.localizationDictionary
+        entities = model.entities.sorted { $0.name < $1.name }.map { entity in
+            Entity(
+                name: entity.name,
+                className: entity.managedObjectClassName,
+                abstract: entity.isAbstract,
+                parent: entity.superentity?.name,
+                attributes: entity.properties.compactMap { $0 as? AttributeDescription }.map { a in
+                    Attribute(
+                        name: a.name, type: a.attributeType, optional: a.isOptional, transient: a.isTransient,
+                        indexed: a.isIndexed, defaultValue: a.defaultAttributeValue.isNull ? nil : a.defaultAttributeValue,
+                        allowsExternalStorage: a.allowsExternalBinaryDataStorage, indexedBySpotlight: a.isIndexedBySpotlight,
+                        storedInExternalRecord: a.isStoredInExternalRecord, valueTransformerName: a.valueTransformerName,
+                        minimum: a.minimumValue, maximum: a.maximumValue, regularExpression: a.regularExpression,
+                        userInfo: a.userInfo, renamingIdentifier: a.renamingIdentifier,
+                        versionHashModifier: a.versionHashModifier)
+                },
+                relationships: entity.properties.compactMap { $0 as? RelationshipDescription }.map { r in
+                    Relationship(
+                        name: r.name, destination: r.destinationEntityName, inverse: r.inverseRelationshipName,
+                        toMany: r.isToMany, ordered: r.isOrdered, deleteRule: r.deleteRule, minCount: r.minCount,
+                        maxCount: r.maxCount, optional: r.isOptional, transient: r.isTransient,
+                        indexedBySpotlight: r.isIndexedBySpotlight, userInfo: r.userInfo,
+                        renamingIdentifier: r.renamingIdentifier, versionHashModifier: r.versionHashModifier)
+                },
+                userInfo: entity.userInfo,
+                renamingIdentifier: entity.renamingIdentifier,
+                versionHashModifier: entity.versionHashModifier)
+        }
+    }
+
+    func apply(to model: ManagedObjectModel) throws {
+        var built: [String: EntityDescription] = [:]
+        for e in entities {
+            guard built[e.name] == nil else {
+                throw QuireError(.invalidModel, "The model data lists entity '\(e.name)' twice.", context: .init(entity: e.name))
+            }
+            let entity = EntityDescription(name: e.name)
+            entity.managedObjectClassName = e.className
+            entity.isAbstract = e.abstract
+            entity.userInfo = e.userInfo
+            entity.renamingIdentifier = e.renamingIdentifier
+            entity.versionHashModifier = e.versionHashModifier
+            var properties: [PropertyDescription] = []
+            for a in e.attributes {
+                let attribute = AttributeDescription(name: a.name, type: a.type, isOptional: a.optional)
+                attribute.isTransient = a.transient
+                attribute.isIndexed = a.indexed
+                if let value = a.defaultValue {
+                    do {
+                        attribute.defaultAttributeValue = try ValueCoercion.coerce(value, to: attribute)
+                    } catch {
+                        throw QuireError(
+                            .invalidModel, "The default value of '\(e.name).\(a.name)' does not fit its type \(a.type.rawValue).",
+                            context: .init(entity: e.name, key: a.name))
+                    }
+                }
+                attribute.allowsExternalBinaryDataStorage = a.allowsExternalStorage
+                attribute.isIndexedBySpotlight = a.indexedBySpotlight
+                attribute.isStoredInExternalRecord = a.storedInExternalRecord
+                attribute.valueTransformerName = a.valueTransformerName
+                attribute.minimumValue = a.minimum
+                attribute.maximumValue = a.maximum
+                attribute.regularExpression = a.regularExpression
+                attribute.userInfo = a.userInfo
+                attribute.renamingIdentifier = a.renamingIdentifier
+                attribute.versionHashModifier = a.versionHashModifier
+                properties.append(attribute)
+            }
+            for r in e.relationships {
+                let relationship = RelationshipDescription(
+                    name: r.name, destination: r.destination, toMany: r.toMany, isOrdered: r.ordered, inverse: r.inverse,
+                    deleteRule: r.deleteRule)
+                relationship.minCount = r.minCount
+                relationship.maxCount = r.maxCount
+                relationship.isOptional = r.optional
+                relationship.isTransient = r.transient
+                relationship.isIndexedBySpotlight = r.indexedBySpotlight
+                relationship.userInfo = r.userInfo
+                relationship.renamingIdentifier = r.renamingIdentifier
+                relationship.versionHashModifier = r.versionHashModifier
+                properties.append(relationship)
+            }
+            entity.properties = properties
+            built[e.name] = entity
+        }
+        for e in entities {
+            guard let parentName = e.parent else { continue }
+            guard let parent = built[parentName], let child = built[e.name] else {
+                throw QuireError(
+                    .invalidModel, "Entity '\(e.name)' names the parent '\(parentName)', which the model does not have.",
+                    context: .init(entity: e.name))
+            }
+            parent.subentities.append(child)
+        }
+        model.entities = entities.compactMap { built[$0.name] }
+        for (name, members) in configurations {
+            model.setEntities(members.compactMap { built[$0] }, forConfigurationName: name)
+        }
+        model.versionIdentifiers = Set(versionIdentifiers)
+        model.localizationDictionary = localization
+    }
+
+    static func describe(_ error: Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, let context):
+            return "missing '\(key.stringValue)' at \(path(context.codingPath))."
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            return "\(context.debugDescription) at \(path(context.codingPath))."
+        case DecodingError.dataCorrupted(let context):
+            return "\(context.debugDescription) at \(path(context.codingPath))."
+        default:
+            return "\(error)"
+        }
+    }
+
+    private static func path(_ codingPath: [CodingKey]) -> String {
+        codingPath.isEmpty ? "the top level" : codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+    }
+}
+
+extension AttributeValue: Codable {
+    private enum CodingKeys: String, CodingKey { case type, value }
+
+    /// Decodes `{"type": "integer", "value": 42}` and the like.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let type = try container.decode(String.self, forKey: .type)
+        switch type {
+        case "null": self = .null
+        case "integer": self = .integer(try container.decode(Int64.self, forKey: .value))
+        case "double": self = .double(try container.decode(Double.self, forKey: .value))
+        case "float": self = .float(try container.decode(Float.self, forKey: .value))
+        case "decimal":
+            let text = try container.decode(String.self, forKey: .value)
+            guard let decimal = Decimal(string: text) else {
+                throw DecodingError.dataCorruptedError(forKey: .value, in: container, debugDescription: "'\(text)' is not a decimal")
+            }
+            self = .decimal(decimal)
+        case "string": self = .string(try container.decode(String.self, forKey: .value))
+        case "boolean": self = .boolean(try container.decode(Bool.self, forKey: .value))
+        case "date": self = .date(Date(timeIntervalSinceReferenceDate: try container.decode(Double.self, forKey: .value)))
+        case "data":
+            let text = try container.decode(String.self, forKey: .value)
+            guard let data = Data(base64Encoded: text) else {
+                throw DecodingError.dataCorruptedError(forKey: .value, in: container, debugDescription: "invalid base64")
+            }
+            self = .data(data)
+        case "uuid":
+            let text = try container.decode(String.self, forKey: .value)
+            guard let uuid = UUID(uuidString: text) else {
+                throw DecodingError.dataCorruptedError(forKey: .value, in: container, debugDescription: "'\(text)' is not a UUID")
+            }
+            self = .uuid(uuid)
+        case "uri":
+            let text = try container.decode(String.self, forKey: .value)
+            guard let url = URL(string: text) else {
+                throw DecodingError.dataCorruptedError(forKey: .value, in: container, debugDescription: "'\(text)' is not a URI")
+            }
+            self = .uri(url)
+        default:
+            throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown value type '\(type)'")
+        }
+    }
+
+    /// Encodes as `{"type": …, "value": …}`.
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .null: try container.encode("null", forKey: .type)
+        case .integer(let v): try container.encode("integer", forKey: .type); try container.encode(v, forKey: .value)
+        case .double(let v): try container.encode("double", forKey: .type); try container.encode(v, forKey: .value)
+        case .float(let v): try container.encode("float", forKey: .type); try container.encode(v, forKey: .value)
+        case .decimal(let v): try container.encode("decimal", forKey: .type); try container.encode("\(v)", forKey: .value)
+        case .string(let v): try container.encode("string", forKey: .type); try container.encode(v, forKey: .value)
+        case .boolean(let v): try container.encode("boolean", forKey: .type); try container.encode(v, forKey: .value)
+        case .date(let v):
+            try container.encode("date", forKey: .type)
+            try container.encode(v.timeIntervalSinceReferenceDate, forKey: .value)
+        case .data(let v): try container.encode("data", forKey: .type); try container.encode(v.base64EncodedString(), forKey: .value)
+        case .uuid(let v): try container.encode("uuid", forKey: .type); try container.encode(v.uuidString, forKey: .value)
+        case .uri(let v): try container.encode("uri", forKey: .type); try container.encode(v.absoluteString, forKey: .value)
+        }
+    }
+}

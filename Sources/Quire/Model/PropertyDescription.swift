@@ -1,0 +1,60 @@
+import Foundation
+
+/// What attributes and relationships share (`NSPropertyDescription`): a name, optionality, transience and the
+/// keys that tell model versions apart.
+///
+/// Descriptions are classes, as in Core Data, and stay editable until a coordinator first uses their model;
+/// changing them after that is a programmer error that stops with "Can't modify an immutable model".
+///
+/// `@unchecked Sendable`: every stored property is written only while the model is editable (checked by
+/// ``checkEditable()``), and a model is frozen before a coordinator, and so any other thread, can reach it;
+/// after that every property is only read.
+public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
+    /// The property's name, the key of `value(forKey:)`.
+    public var name: String { didSet { checkEditable() } }
+    /// Whether the property may be nil when saved.
+    public var isOptional: Bool = true { didSet { checkEditable() } }
+    /// Whether the property lives in memory only, never in a store.
+    public var isTransient: Bool = false { didSet { checkEditable() } }
+    /// Whether the store keeps an index for the property.
+    public var isIndexed: Bool = false { didSet { checkEditable() } }
+    /// Whether the property's values go into the document's search metadata (Spotlight on the Mac).
+    public var isIndexedBySpotlight: Bool = false { didSet { checkEditable() } }
+    /// Core Data's "store in external record file" flag, kept for compatibility.
+    public var isStoredInExternalRecord: Bool = false { didSet { checkEditable() } }
+    /// Application data attached to the property.
+    public var userInfo: [String: String] = [:] { didSet { checkEditable() } }
+    /// The property's name in an earlier model version, for inferred migration.
+    public var renamingIdentifier: String? { didSet { checkEditable() } }
+    /// A string mixed into the version hash, to mark a change that the hash would not otherwise see.
+    public var versionHashModifier: String? { didSet { checkEditable() } }
+
+    /// The entity the property belongs to.
+    public internal(set) weak var entity: EntityDescription?
+
+    var isFrozen = false
+    /// The property's index among its entity's attributes or relationships (inherited ones first), set when
+    /// the model is frozen. An inherited property has the same index in every entity of its hierarchy.
+    var slot: Int = -1
+
+    init(name: String) {
+        self.name = name
+    }
+
+    /// Stops with a clear message when the property's model is already in use by a coordinator.
+    func checkEditable() {
+        precondition(!isFrozen, "Can't modify an immutable model: '\(name)' belongs to a model a coordinator uses.")
+    }
+
+    /// The property's version hash: SHA-256 over what affects persistence (name, kind, type, optionality,
+    /// transience, relationship shape and ``versionHashModifier``), stable across runs and machines.
+    public var versionHash: Data { Data(SHA256.hash(Data(versionHashText.utf8))) }
+
+    /// The text the version hash digests; subclasses add what is their own.
+    var versionHashText: String {
+        "name=\(name);optional=\(isOptional);transient=\(isTransient);modifier=\(versionHashModifier ?? "")"
+    }
+
+    /// The property's name and kind.
+    public var description: String { "\(type(of: self))(\(name))" }
+}

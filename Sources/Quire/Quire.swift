@@ -1,0 +1,11 @@
+import CArchive
+import CSQLite
+
+/// Versions of the system libraries Quire was built against and runs with.
+public enum QuireLibraries {
+    /// The SQLite library version in use, such as `3.40.1`.
+    public static var sqliteVersion: String { String(cString: sqlite3_libversion()) }
+
+    /// The libarchive version in use, such as `libarchive 3.6.2`.
+    public static var libarchiveVersion: String { String(cString: archive_version_string()) }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// Core Data's encoding of attributes that allow external storage, in an SQLite column:
+/// `0x01` followed by the bytes (stored inline), or `0x02` followed by a 36-character UUID and `0x00`
+/// (stored in `.<store>_SUPPORT/_EXTERNAL_DATA/<UUID>` beside the store).
+enum ExternalDataFormat {
+    /// What a column holds.
+    enum Column: Equatable {
+        /// The bytes themselves.
+        case inline(Data)
+        /// The name of a file in the store's external data folder.
+        case external(String)
+    }
+
+    /// Decodes a column's bytes.
+    ///
+    /// - Throws: ``QuireError/Code/fileReadCorruptFile`` when the bytes are neither form.
+    static func parse(_ bytes: Data, column: String) throws -> Column {
+        guard let marker = bytes.first else { return .inline(Data()) }
+        switch marker {
+        case 0x01:
+            return .inline(bytes.dropFirst())
+        case 0x02:
+            let body = bytes.dropFirst()
+            guard body.count == 37, body.last == 0,
+                let text = String(data: body.dropLast(), encoding: .ascii), UUID(uuidString: text) != nil
+            else {
+                throw QuireError(.fileReadCorruptFile, "Column \(column) holds a malformed external data reference.")
+            }
+            return .external(text)
+        default:
+            throw QuireError(.fileReadCorruptFile, "Column \(column) holds external-storage data with an unknown marker \(marker).")
+        }
+    }
+
+    /// Decodes a column into an attribute value, for inline data; external references throw until read
+    /// through the store's external data folder.
+    static func decodeColumn(_ bytes: Data, column: String) throws -> AttributeValue {
+        switch try parse(bytes, column: column) {
+        case .inline(let data): return .data(Data(data))
+        case .external(let name):
+            throw QuireError(
+                .persistentStoreOperation,
+                "Column \(column) refers to external data '\(name)', which this store cannot read.",
+                context: .init(key: column))
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// A store attached to a coordinator (`NSPersistentStore`): its type, location, identifier and metadata.
+///
+/// Stores are created by ``PersistentStoreCoordinator/addPersistentStore(type:configuration:at:options:)``.
+/// Every store type subclasses this class and implements the requests the coordinator makes.
+///
+/// `@unchecked Sendable`: a store's mutable state is touched only under its coordinator's lock.
+public class PersistentStore: @unchecked Sendable, CustomStringConvertible {
+    /// The store's type.
+    public let type: StoreType
+    /// Where the store lives (`nil` for in-memory stores).
+    public internal(set) var url: URL?
+    /// The model configuration whose entities the store holds (`nil` for all).
+    public let configurationName: String?
+    /// The options the store was added with.
+    public let options: StoreOptions
+    /// The store's UUID (`NSStoreUUID`), used in object URIs.
+    public internal(set) var identifier: String = UUID().uuidString
+    /// The store's metadata (`NSStoreType`, `NSStoreUUID`, model version hashes, and user keys).
+    public internal(set) var metadata: [String: PropertyListValue] = [:]
+    /// Whether writes throw.
+    public var isReadOnly: Bool { options.isReadOnly }
+
+    /// The coordinator the store is attached to.
+    public internal(set) weak var persistentStoreCoordinator: PersistentStoreCoordinator?
+    let model: ManagedObjectModel
+
+    init(type: StoreType, url: URL?, configurationName: String?, options: StoreOptions, model: ManagedObjectModel) {
+        self.type = type
+        self.url = url
+        self.configurationName = configurationName
+        self.options = options
+        self.model = model
+    }
+
+    /// The entities the store holds (those of its configuration).
+    var entities: [EntityDescription] { model.entities(forConfigurationName: configurationName) }
+
+    /// Whether the store holds objects of an entity.
+    func holds(_ entity: EntityDescription) -> Bool {
+        configurationName == nil || entities.contains { $0 === entity }
+    }
+
+    // MARK: Requests (overridden by each store type)
+
+    /// Opens or creates the store and reads its metadata.
+    func load() throws { throw unsupported("load") }
+    /// The rows of a fetch, sorted and limited as asked.
+    func fetchRows(_ fetch: StoreFetch) throws -> [RowSnapshot] { throw unsupported("fetch") }
+    /// The IDs of a fetch.
+    func fetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] { try fetchRows(fetch).map(\.objectID) }
+    /// The number of objects a fetch matches.
+    func count(_ fetch: StoreFetch) throws -> Int { try fetchObjectIDs(fetch).count }
+    /// Whether the store evaluates a predicate itself; if not, the context filters in memory.
+    func canEvaluate(_ predicate: QueryPredicate) -> Bool { false }
+    /// The row of one object, or nil when the record does not exist.
+    func snapshot(for objectID: ObjectID) throws -> RowSnapshot? { throw unsupported("fault") }
+    /// The members of a to-many relationship of an object.
+    func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
+        throw unsupported("relationship fault")
+    }
+    /// Writes the changes that belong to this store, in one transaction or one atomic write.
+    func save(_ request: SaveRequest) throws -> SaveResult { throw unsupported("save") }
+    /// Writes pending metadata and closes the store.
+    func close() throws {}
+
+    func unsupported(_ what: String) -> QuireError {
+        QuireError(
+            .persistentStoreUnsupportedRequestType, "The \(type) store does not support \(what) requests.",
+            context: .init(file: url))
+    }
+
+    func readOnlyError() -> QuireError {
+        QuireError(
+            .persistentStoreOperation,
+            "The store at '\(url?.path ?? "memory")' was added read-only; it cannot be saved.",
+            context: .init(file: url))
+    }
+
+    /// The type and location.
+    public var description: String { "<\(type) store \(identifier) at \(url?.path ?? "memory")>" }
+}
+
+/// Core Data's store metadata keys.
+public enum StoreMetadataKey {
+    /// The store's type: `SQLite`, `XML`, `Binary`, `InMemory`.
+    public static let storeType = "NSStoreType"
+    /// The store's UUID.
+    public static let storeUUID = "NSStoreUUID"
+    /// The version hash of each entity of the model the store was written with (name to 32-byte data).
+    public static let modelVersionHashes = "NSStoreModelVersionHashes"
+    /// The version of the hashing scheme (3, as in Core Data).
+    public static let modelVersionHashesVersion = "NSStoreModelVersionHashesVersion"
+    /// The model's version identifiers.
+    public static let modelVersionIdentifiers = "NSStoreModelVersionIdentifiers"
+    /// The framework version that wrote the store.
+    public static let persistenceFrameworkVersion = "NSPersistenceFrameworkVersion"
+
+    /// The metadata Quire writes for a store of a model.
+    static func standard(type: StoreType, uuid: String, model: ManagedObjectModel) -> [String: PropertyListValue] {
+        [
+            storeType: .string(type.rawValue),
+            storeUUID: .string(uuid),
+            modelVersionHashes: .dictionary(model.entityVersionHashesByName.mapValues { .data($0) }),
+            modelVersionHashesVersion: .integer(3),
+            modelVersionIdentifiers: .array(model.versionIdentifiers.sorted().map { .string($0) }),
+            persistenceFrameworkVersion: .integer(1),
+        ]
+    }
+}

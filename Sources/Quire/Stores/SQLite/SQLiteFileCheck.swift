@@ -1,0 +1,82 @@
+import Foundation
+
+/// Checks a file before SQLite opens it, so that a non-database, a truncated database or a read-only file
+/// is refused with a clear error and nothing is written (SQLite would otherwise create `-wal` files, or
+/// treat some garbage as an empty database).
+enum SQLiteFileCheck {
+    /// What the check found.
+    enum State {
+        /// No file yet: the store will create it.
+        case missing
+        /// An empty file: the store will create its schema in it.
+        case empty
+        /// An SQLite database that looks whole.
+        case database
+    }
+
+    static let headerMagic = Array("SQLite format 3\0".utf8)
+
+    /// Checks the file at `url`.
+    ///
+    /// - Throws: ``QuireError/Code/fileReadNoSuchFile`` for a missing file opened read-only,
+    ///   ``QuireError/Code/fileReadCorruptFile`` for a file that is not an SQLite database or is truncated,
+    ///   ``QuireError/Code/fileWriteNoPermission`` for a read-only file opened for writing.
+    static func check(_ url: URL, readOnly: Bool) throws -> State {
+        let path = url.path
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            if readOnly {
+                throw QuireError(
+                    .fileReadNoSuchFile, "There is no store at '\(path)' to open read-only.", context: .init(file: url))
+            }
+            return .missing
+        }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            throw QuireError(
+                .fileReadCorruptFile, "The store path '\(path)' is not a regular file.", context: .init(file: url))
+        }
+        if !readOnly && ((status.st_mode & 0o222) == 0 || access(path, W_OK) != 0) {
+            throw QuireError(
+                .fileWriteNoPermission,
+                "The store '\(path)' is a read-only file; add it with the read-only option to read it.",
+                context: .init(file: url))
+        }
+        let size = Int64(status.st_size)
+        if size == 0 { return .empty }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw QuireError(.fileReadNoPermission, "The store '\(path)' cannot be read.", context: .init(file: url))
+        }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 100)) ?? Data()
+        guard header.count >= 16, Array(header.prefix(16)) == headerMagic else {
+            throw QuireError(
+                .fileReadCorruptFile, "The file '\(path)' is not an SQLite database.", context: .init(file: url))
+        }
+        guard header.count == 100 else {
+            throw QuireError(
+                .fileReadCorruptFile, "The SQLite database '\(path)' is truncated (\(size) bytes, shorter than its header).",
+                context: .init(file: url, position: Int(size)))
+        }
+        let bytes = [UInt8](header)
+        func bigEndian32(_ offset: Int) -> UInt32 {
+            bytes[offset..<offset + 4].reduce(0) { ($0 << 8) | UInt32($1) }
+        }
+        let rawPageSize = (Int(bytes[16]) << 8) | Int(bytes[17])
+        let pageSize = rawPageSize == 1 ? 65536 : rawPageSize
+        guard pageSize >= 512, pageSize <= 65536, pageSize & (pageSize - 1) == 0 else {
+            throw QuireError(
+                .fileReadCorruptFile, "The SQLite database '\(path)' has a corrupt header (page size \(rawPageSize)).",
+                context: .init(file: url, position: 16))
+        }
+        let pageCount = Int64(bigEndian32(28))
+        let headerSizeValid = bigEndian32(24) == bigEndian32(92) && pageCount > 0
+        if size % Int64(pageSize) != 0 || (headerSizeValid && size < pageCount * Int64(pageSize)) {
+            throw QuireError(
+                .fileReadCorruptFile,
+                "The SQLite database '\(path)' is truncated (\(size) bytes; its header promises "
+                    + "\(headerSizeValid ? pageCount * Int64(pageSize) : Int64(pageSize)) or more).",
+                context: .init(file: url, position: Int(size)))
+        }
+        return .database
+    }
+}

@@ -1,0 +1,242 @@
+import CSQLite
+import Foundation
+
+/// How to turn a row of an entity's table into a snapshot.
+struct RowReader {
+    struct AttributeRead {
+        let column: Int32
+        let type: AttributeType
+        let external: Bool
+    }
+    struct RelationshipRead {
+        let foreignKey: Int32
+        let foreignEntity: Int32
+        let destination: EntityDescription
+    }
+    let entity: EntityDescription
+    /// Per attribute slot; nil for transient attributes.
+    let attributes: [AttributeRead?]
+    /// Per relationship slot; nil for to-many (and transient) relationships.
+    let relationships: [RelationshipRead?]
+}
+
+extension SQLiteStore {
+    /// The columns every row select lists, after `Z_PK, Z_ENT, Z_OPT`.
+    func selectList(_ table: SQLiteSchema.Table, alias: String = "t0") -> String {
+        (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map { SQLiteSchema.quote($0.name) })
+            .map { "\(alias).\($0)" }.joined(separator: ", ")
+    }
+
+    func reader(for entity: EntityDescription) -> RowReader? {
+        if let reader = readers[ObjectIdentifier(entity)] { return reader }
+        guard let mapping = schema.mapping(for: entity) else { return nil }
+        let attributes = entity.allAttributes.map { attribute -> RowReader.AttributeRead? in
+            let index = mapping.attributeColumns[attribute.slot]
+            guard index >= 0 else { return nil }
+            return .init(column: Int32(index + 3), type: attribute.attributeType, external: attribute.allowsExternalBinaryDataStorage)
+        }
+        let relationships = entity.allRelationships.map { relationship -> RowReader.RelationshipRead? in
+            let index = mapping.foreignKeyColumns[relationship.slot]
+            guard index >= 0, let destination = relationship.resolvedDestination else { return nil }
+            let entityIndex = mapping.foreignEntityColumns[relationship.slot]
+            return .init(
+                foreignKey: Int32(index + 3), foreignEntity: entityIndex >= 0 ? Int32(entityIndex + 3) : -1,
+                destination: destination)
+        }
+        let reader = RowReader(entity: entity, attributes: attributes, relationships: relationships)
+        readers[ObjectIdentifier(entity)] = reader
+        return reader
+    }
+
+    func entity(number: Int64) -> EntityDescription? {
+        let index = Int(number) - 1
+        guard index >= 0, index < model.entitiesByNumber.count else { return nil }
+        return model.entitiesByNumber[index]
+    }
+
+    /// Reads the current row of a statement selected with ``selectList(_:alias:)``.
+    func snapshot(from statement: SQLiteStatement) throws -> RowSnapshot {
+        let pk = statement.int64(at: 0)
+        let entityNumber = statement.int64(at: 1)
+        guard let entity = entity(number: entityNumber), let reader = reader(for: entity) else {
+            throw QuireError(
+                .fileReadCorruptFile, "Row \(pk) of the store '\(storeURL.path)' has an unknown entity number \(entityNumber).",
+                context: .init(file: storeURL))
+        }
+        var attributes: [AttributeValue] = []
+        attributes.reserveCapacity(reader.attributes.count)
+        for read in reader.attributes {
+            guard let read else {
+                attributes.append(.null)
+                continue
+            }
+            attributes.append(try statement.attributeValue(at: read.column, type: read.type, externalFormat: read.external))
+        }
+        var relationships: [RelationshipStorage] = []
+        relationships.reserveCapacity(reader.relationships.count)
+        for read in reader.relationships {
+            guard let read else {
+                relationships.append(.fault)
+                continue
+            }
+            if statement.isNull(at: read.foreignKey) {
+                relationships.append(.toOne(nil))
+                continue
+            }
+            var destination = read.destination
+            if read.foreignEntity >= 0, let concrete = self.entity(number: statement.int64(at: read.foreignEntity)) {
+                destination = concrete
+            }
+            relationships.append(.toOne(ObjectID(entity: destination, store: self, primaryKey: statement.int64(at: read.foreignKey))))
+        }
+        return RowSnapshot(
+            objectID: ObjectID(entity: entity, store: self, primaryKey: pk), version: statement.int64(at: 2),
+            attributes: attributes, relationships: relationships)
+    }
+
+    // MARK: Fetching
+
+    /// The FROM, WHERE and ORDER BY clauses of a fetch, with the values to bind.
+    private func clauses(_ fetch: StoreFetch, table: SQLiteSchema.Table, sorted: Bool) throws -> (sql: String, bindings: [Int64]) {
+        var joins: [String] = []
+        var joinAliases: [String: String] = [:]
+        func alias(for relationships: [RelationshipDescription]) -> String {
+            var current = "t0"
+            var path = ""
+            for relationship in relationships {
+                path += "." + relationship.name
+                if let existing = joinAliases[path] {
+                    current = existing
+                    continue
+                }
+                guard let destination = relationship.resolvedDestination, let destinationTable = schema.table(for: destination),
+                    let owner = relationship.entity, let mapping = schema.mapping(for: owner)
+                else { continue }
+                let column = mapping.table.columns[mapping.foreignKeyColumns[relationship.slot]].name
+                let next = "t\(joinAliases.count + 1)"
+                joins.append(
+                    "LEFT JOIN \(SQLiteSchema.quote(destinationTable.name)) \(next) ON \(next).Z_PK = \(current).\(SQLiteSchema.quote(column))")
+                joinAliases[path] = next
+                current = next
+            }
+            return current
+        }
+        var order: [String] = []
+        if sorted {
+            for key in fetch.sortKeys {
+                let resolved = try KeyPathResolver.resolve(key.keyPath, from: fetch.entity)
+                let owner = alias(for: resolved.relationships)
+                var expression: String
+                if let attribute = resolved.attribute {
+                    guard let entity = attribute.entity, let mapping = schema.mapping(for: entity),
+                        mapping.attributeColumns[attribute.slot] >= 0
+                    else {
+                        throw QuireError(
+                            .invalidFetchRequest, "Cannot sort by transient attribute '\(key.keyPath)' in an SQLite fetch.",
+                            context: .init(entity: fetch.entity.name, key: key.keyPath))
+                    }
+                    expression = "\(owner).\(SQLiteSchema.quote(mapping.table.columns[mapping.attributeColumns[attribute.slot]].name))"
+                    if attribute.attributeType == .string && key.comparator != .compare { expression += " COLLATE NOCASE" }
+                } else if let relationship = resolved.finalRelationship, let entity = relationship.entity,
+                    let mapping = schema.mapping(for: entity), mapping.foreignKeyColumns[relationship.slot] >= 0
+                {
+                    expression = "\(owner).\(SQLiteSchema.quote(mapping.table.columns[mapping.foreignKeyColumns[relationship.slot]].name))"
+                } else {
+                    throw QuireError(.invalidFetchRequest, "Cannot sort by '\(key.keyPath)'.", context: .init(entity: fetch.entity.name))
+                }
+                order.append(expression + (key.ascending ? " ASC" : " DESC"))
+            }
+        }
+        var sql = "FROM \(SQLiteSchema.quote(table.name)) t0"
+        if !joins.isEmpty { sql += " " + joins.joined(separator: " ") }
+        let numbers = fetch.includesSubentities ? fetch.entity.hierarchyEntityNumbers : [fetch.entity.entityNumber]
+        let tableEntities = 1 + table.root.allSubentities.count
+        if numbers.count != tableEntities {
+            sql += " WHERE t0.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))"
+        }
+        if !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
+        var bindings: [Int64] = []
+        if fetch.limit > 0 || fetch.offset > 0 {
+            sql += " LIMIT ? OFFSET ?"
+            bindings = [fetch.limit > 0 ? Int64(fetch.limit) : -1, Int64(fetch.offset)]
+        }
+        return (sql, bindings)
+    }
+
+    private func prepared(_ select: String, _ fetch: StoreFetch, sorted: Bool) throws -> SQLiteStatement? {
+        guard let table = schema.table(for: fetch.entity) else { return nil }
+        let (clause, bindings) = try clauses(fetch, table: table, sorted: sorted)
+        let statement = try db().cachedStatement("SELECT \(select) \(clause)")
+        for (index, value) in bindings.enumerated() { statement.bind(value, at: Int32(index + 1)) }
+        return statement
+    }
+
+    func sqliteFetchRows(_ fetch: StoreFetch) throws -> [RowSnapshot] {
+        guard let table = schema.table(for: fetch.entity),
+            let statement = try prepared(selectList(table), fetch, sorted: true)
+        else { return [] }
+        var rows: [RowSnapshot] = []
+        while try statement.step() { rows.append(try snapshot(from: statement)) }
+        return rows
+    }
+
+    func sqliteFetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] {
+        guard let statement = try prepared("t0.Z_PK, t0.Z_ENT", fetch, sorted: true) else { return [] }
+        var ids: [ObjectID] = []
+        while try statement.step() {
+            guard let entity = entity(number: statement.int64(at: 1)) else { continue }
+            ids.append(ObjectID(entity: entity, store: self, primaryKey: statement.int64(at: 0)))
+        }
+        return ids
+    }
+
+    func sqliteCount(_ fetch: StoreFetch) throws -> Int {
+        if fetch.limit > 0 || fetch.offset > 0 { return try sqliteFetchObjectIDs(fetch).count }
+        guard let statement = try prepared("COUNT(*)", fetch, sorted: false), try statement.step() else { return 0 }
+        return Int(statement.int64(at: 0))
+    }
+
+    func sqliteSnapshot(for objectID: ObjectID) throws -> RowSnapshot? {
+        guard let pk = objectID.primaryKey, let table = schema.table(for: objectID.entity) else { return nil }
+        let statement = try db().cachedStatement(
+            "SELECT \(selectList(table)) FROM \(SQLiteSchema.quote(table.name)) t0 WHERE t0.Z_PK = ?")
+        statement.bind(pk, at: 1)
+        guard try statement.step() else { return nil }
+        return try snapshot(from: statement)
+    }
+
+    func sqliteRelatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
+        guard let pk = objectID.primaryKey, let destination = relationship.resolvedDestination,
+            let destinationTable = schema.table(for: destination)
+        else { return [] }
+        let statement: SQLiteStatement
+        if SQLiteSchema.usesForeignKey(relationship), let inverse = relationship.resolvedInverse,
+            let inverseOwner = inverse.entity, let mapping = schema.mapping(for: inverseOwner)
+        {
+            let foreignKey = mapping.table.columns[mapping.foreignKeyColumns[inverse.slot]].name
+            var sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(SQLiteSchema.quote(destinationTable.name)) t0 WHERE t0.\(SQLiteSchema.quote(foreignKey)) = ?"
+            if relationship.isOrdered, mapping.orderKeyColumns[inverse.slot] >= 0 {
+                sql += " ORDER BY t0.\(SQLiteSchema.quote(mapping.table.columns[mapping.orderKeyColumns[inverse.slot]].name)), t0.Z_PK"
+            }
+            statement = try db().cachedStatement(sql)
+        } else if let join = schema.joinTable(for: relationship) {
+            let forward = join.relationship === relationship
+            let source = forward ? join.sourceColumn : join.destinationColumn
+            let member = forward ? join.destinationColumn : join.sourceColumn
+            let orderColumn = forward ? join.orderColumn : join.inverseOrderColumn
+            var sql = "SELECT d.Z_PK, d.Z_ENT FROM \(SQLiteSchema.quote(join.name)) j JOIN \(SQLiteSchema.quote(destinationTable.name)) d "
+                + "ON d.Z_PK = j.\(SQLiteSchema.quote(member)) WHERE j.\(SQLiteSchema.quote(source)) = ?"
+            if let orderColumn { sql += " ORDER BY j.\(SQLiteSchema.quote(orderColumn)), d.Z_PK" }
+            statement = try db().cachedStatement(sql)
+        } else {
+            return []
+        }
+        statement.bind(pk, at: 1)
+        var ids: [ObjectID] = []
+        while try statement.step() {
+            guard let entity = entity(number: statement.int64(at: 1)) else { continue }
+            ids.append(ObjectID(entity: entity, store: self, primaryKey: statement.int64(at: 0)))
+        }
+        return ids
+    }
+}

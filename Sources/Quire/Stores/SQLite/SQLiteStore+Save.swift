@@ -1,0 +1,236 @@
+import CSQLite
+import Foundation
+
+extension SQLiteStore {
+    /// Writes a save in one transaction: permanent keys from `Z_PRIMARYKEY`, inserts, optimistic-locked
+    /// updates and deletes (`Z_OPT`), join-table rows and ordered-relationship keys.
+    ///
+    /// - Throws: ``QuireError/Code/persistentStoreSaveConflicts`` naming the objects another coordinator
+    ///   changed or deleted since they were read; the transaction is rolled back and nothing is written.
+    func sqliteSave(_ request: SaveRequest) throws -> SaveResult {
+        guard !options.isReadOnly else { throw readOnlyError() }
+        let connection = try db()
+        return try connection.transaction {
+            var result = SaveResult()
+            try assignPrimaryKeys(request.inserted, into: &result, connection)
+            let map = result.permanentIDs
+            func permanent(_ id: ObjectID) -> ObjectID { map[id] ?? id }
+            var conflicts: [ObjectID] = []
+            for change in request.inserted {
+                let id = permanent(change.objectID)
+                try writeRow(change, id: id, map: map, insert: true, connection)
+                result.versions[id] = 1
+            }
+            for change in request.updated {
+                if try writeRow(change, id: change.objectID, map: map, insert: false, connection) {
+                    result.versions[change.objectID] = change.version + 1
+                } else {
+                    conflicts.append(change.objectID)
+                }
+            }
+            for change in request.deleted {
+                if try !deleteRow(change, connection) { conflicts.append(change.objectID) }
+            }
+            if !conflicts.isEmpty {
+                throw QuireError(
+                    .persistentStoreSaveConflicts,
+                    "Could not save: \(conflicts.count) object\(conflicts.count == 1 ? " was" : "s were") changed or deleted "
+                        + "in the store '\(storeURL.path)' since read (\(conflicts.prefix(5).map(\.description).joined(separator: ", "))"
+                        + "\(conflicts.count > 5 ? ", …" : "")).",
+                    context: .init(file: storeURL, entity: conflicts.first?.entity.name, object: conflicts.first?.uriRepresentation()))
+            }
+            for change in request.inserted + request.updated {
+                try writeJoins(change, id: permanent(change.objectID), map: map, connection)
+                try writeOrderKeys(change, map: map, connection)
+            }
+            return result
+        }
+    }
+
+    private func assignPrimaryKeys(_ inserted: [SaveRequest.Change], into result: inout SaveResult, _ connection: SQLiteConnection) throws {
+        guard !inserted.isEmpty else { return }
+        var byRoot: [ObjectIdentifier: [SaveRequest.Change]] = [:]
+        var roots: [EntityDescription] = []
+        for change in inserted {
+            let root = change.objectID.entity.rootEntity
+            if byRoot[ObjectIdentifier(root)] == nil { roots.append(root) }
+            byRoot[ObjectIdentifier(root), default: []].append(change)
+        }
+        let select = try connection.cachedStatement("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
+        let update = try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
+        for root in roots {
+            select.reset()
+            select.bind(Int64(root.entityNumber), at: 1)
+            var next = try select.step() ? select.int64(at: 0) : 0
+            // Keys are unique across a hierarchy (one table), so every entity of it draws from the root's counter,
+            // never below any entity's own maximum (stores written by Core Data keep one per entity).
+            for entity in root.allSubentities {
+                select.reset()
+                select.bind(Int64(entity.entityNumber), at: 1)
+                if try select.step() { next = max(next, select.int64(at: 0)) }
+            }
+            for change in byRoot[ObjectIdentifier(root)] ?? [] {
+                next += 1
+                result.permanentIDs[change.objectID] = ObjectID(entity: change.objectID.entity, store: self, primaryKey: next)
+            }
+            for entity in [root] + root.allSubentities {
+                update.reset()
+                update.bind(next, at: 1)
+                update.bind(Int64(entity.entityNumber), at: 2)
+                try update.run()
+            }
+        }
+    }
+
+    /// Inserts or updates one row; returns false when an update found the row changed or gone.
+    @discardableResult
+    private func writeRow(
+        _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], insert: Bool, _ connection: SQLiteConnection
+    ) throws -> Bool {
+        let entity = id.entity
+        guard let mapping = schema.mapping(for: entity), let pk = id.primaryKey else { return false }
+        let table = mapping.table
+        // Columns this entity owns: attributes and to-one keys (with entity numbers).
+        var names: [String] = []
+        var values: [(AttributeValue, Bool)] = []
+        for attribute in entity.allAttributes {
+            let index = mapping.attributeColumns[attribute.slot]
+            guard index >= 0 else { continue }
+            names.append(table.columns[index].name)
+            values.append((change.attributes[attribute.slot], attribute.allowsExternalBinaryDataStorage))
+        }
+        for relationship in entity.allRelationships {
+            let index = mapping.foreignKeyColumns[relationship.slot]
+            guard index >= 0 else { continue }
+            var target: ObjectID?
+            if case .toOne(let related) = change.relationships[relationship.slot] { target = related.map { map[$0] ?? $0 } }
+            guard case .toOne = change.relationships[relationship.slot] else { continue }
+            names.append(table.columns[index].name)
+            values.append((target?.primaryKey.map { .integer($0) } ?? .null, false))
+            let entityIndex = mapping.foreignEntityColumns[relationship.slot]
+            if entityIndex >= 0 {
+                names.append(table.columns[entityIndex].name)
+                values.append((target.map { .integer(Int64($0.entity.entityNumber)) } ?? .null, false))
+            }
+        }
+        let quoted = names.map(SQLiteSchema.quote)
+        let statement: SQLiteStatement
+        if insert {
+            let columns = (["Z_PK", "Z_ENT", "Z_OPT"] + quoted).joined(separator: ", ")
+            let marks = Array(repeating: "?", count: names.count + 3).joined(separator: ", ")
+            statement = try connection.cachedStatement("INSERT INTO \(SQLiteSchema.quote(table.name)) (\(columns)) VALUES (\(marks))")
+            statement.bind(pk, at: 1)
+            statement.bind(Int64(entity.entityNumber), at: 2)
+            statement.bind(Int64(1), at: 3)
+            for (offset, (value, external)) in values.enumerated() {
+                statement.bind(value, at: Int32(offset + 4), externalFormat: external)
+            }
+        } else {
+            let assignments = (["Z_OPT = Z_OPT + 1"] + quoted.map { "\($0) = ?" }).joined(separator: ", ")
+            statement = try connection.cachedStatement(
+                "UPDATE \(SQLiteSchema.quote(table.name)) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?")
+            for (offset, (value, external)) in values.enumerated() {
+                statement.bind(value, at: Int32(offset + 1), externalFormat: external)
+            }
+            statement.bind(pk, at: Int32(values.count + 1))
+            statement.bind(change.version, at: Int32(values.count + 2))
+        }
+        try statement.run()
+        return insert || connection.changes == 1
+    }
+
+    private func deleteRow(_ change: SaveRequest.Change, _ connection: SQLiteConnection) throws -> Bool {
+        let entity = change.objectID.entity
+        guard let table = schema.table(for: entity), let pk = change.objectID.primaryKey else { return true }
+        let statement = try connection.cachedStatement("DELETE FROM \(SQLiteSchema.quote(table.name)) WHERE Z_PK = ? AND Z_OPT = ?")
+        statement.bind(pk, at: 1)
+        statement.bind(change.version, at: 2)
+        try statement.run()
+        guard connection.changes == 1 else { return false }
+        for join in schema.allJoinTables {
+            for (column, owner) in [(join.sourceColumn, join.relationship.entity), (join.destinationColumn, join.relationship.resolvedDestination)] {
+                guard let owner, entity.isKind(of: owner) else { continue }
+                let remove = try connection.cachedStatement("DELETE FROM \(SQLiteSchema.quote(join.name)) WHERE \(SQLiteSchema.quote(column)) = ?")
+                remove.bind(pk, at: 1)
+                try remove.run()
+            }
+        }
+        return true
+    }
+
+    /// Join-table rows for the to-many relationships this object owns (the side that names the join table);
+    /// the inverse side only updates its order column.
+    private func writeJoins(_ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], _ connection: SQLiteConnection) throws {
+        guard let pk = id.primaryKey else { return }
+        for relationship in id.entity.allRelationships where relationship.isToMany {
+            guard let join = schema.joinTable(for: relationship) else { continue }
+            let current = change.relationships[relationship.slot]
+            if current.isFault { continue }
+            let members = current.objectIDs.map { map[$0] ?? $0 }
+            let forward = join.relationship === relationship
+            let committed = (change.committedRelationships?[relationship.slot]).flatMap { $0.isFault ? nil : $0.objectIDs } ?? []
+            guard forward else {
+                // Inverse side: rows are written by the owners; keep this side's order column in step.
+                guard let orderColumn = join.inverseOrderColumn else { continue }
+                let update = try connection.cachedStatement(
+                    "UPDATE \(SQLiteSchema.quote(join.name)) SET \(SQLiteSchema.quote(orderColumn)) = ? "
+                        + "WHERE \(SQLiteSchema.quote(join.destinationColumn)) = ? AND \(SQLiteSchema.quote(join.sourceColumn)) = ?")
+                for (position, member) in members.enumerated() {
+                    guard let memberKey = member.primaryKey else { continue }
+                    update.reset()
+                    update.bind(Int64(position + 1), at: 1)
+                    update.bind(pk, at: 2)
+                    update.bind(memberKey, at: 3)
+                    try update.run()
+                }
+                continue
+            }
+            if change.committedRelationships != nil || !committed.isEmpty {
+                let kept = Set(members)
+                let remove = try connection.cachedStatement(
+                    "DELETE FROM \(SQLiteSchema.quote(join.name)) WHERE \(SQLiteSchema.quote(join.sourceColumn)) = ? "
+                        + "AND \(SQLiteSchema.quote(join.destinationColumn)) = ?")
+                for old in committed where !kept.contains(old) {
+                    guard let oldKey = old.primaryKey else { continue }
+                    remove.reset()
+                    remove.bind(pk, at: 1)
+                    remove.bind(oldKey, at: 2)
+                    try remove.run()
+                }
+            }
+            var columns = [join.sourceColumn, join.destinationColumn]
+            if let order = join.orderColumn { columns.append(order) }
+            let insert = try connection.cachedStatement(
+                "INSERT INTO \(SQLiteSchema.quote(join.name)) (\(columns.map(SQLiteSchema.quote).joined(separator: ", "))) "
+                    + "VALUES (\(columns.map { _ in "?" }.joined(separator: ", "))) "
+                    + "ON CONFLICT DO UPDATE SET \(join.orderColumn.map { "\(SQLiteSchema.quote($0)) = excluded.\(SQLiteSchema.quote($0))" } ?? "\(SQLiteSchema.quote(join.sourceColumn)) = excluded.\(SQLiteSchema.quote(join.sourceColumn))")")
+            for (position, member) in members.enumerated() {
+                guard let memberKey = member.primaryKey else { continue }
+                insert.reset()
+                insert.bind(pk, at: 1)
+                insert.bind(memberKey, at: 2)
+                if join.orderColumn != nil { insert.bind(Int64(position + 1), at: 3) }
+                try insert.run()
+            }
+        }
+    }
+
+    /// `Z_FOK_` keys of the members of ordered to-many relationships kept by the members' foreign keys.
+    private func writeOrderKeys(_ change: SaveRequest.Change, map: [ObjectID: ObjectID], _ connection: SQLiteConnection) throws {
+        for relationship in change.objectID.entity.allRelationships where relationship.isOrdered && SQLiteSchema.usesForeignKey(relationship) {
+            guard case .ordered(let members) = change.relationships[relationship.slot], let inverse = relationship.resolvedInverse,
+                let owner = inverse.entity, let mapping = schema.mapping(for: owner), mapping.orderKeyColumns[inverse.slot] >= 0
+            else { continue }
+            let column = mapping.table.columns[mapping.orderKeyColumns[inverse.slot]].name
+            let update = try connection.cachedStatement(
+                "UPDATE \(SQLiteSchema.quote(mapping.table.name)) SET \(SQLiteSchema.quote(column)) = ? WHERE Z_PK = ?")
+            for (position, member) in members.enumerated() {
+                guard let key = (map[member] ?? member).primaryKey else { continue }
+                update.reset()
+                update.bind(Int64(position + 1), at: 1)
+                update.bind(key, at: 2)
+                try update.run()
+            }
+        }
+    }
+}

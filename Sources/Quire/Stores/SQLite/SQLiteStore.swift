@@ -1,0 +1,196 @@
+import CSQLite
+import Foundation
+
+/// The SQLite store: incremental, in Core Data's schema (see ``SQLiteSchema``), WAL by default and
+/// checkpointed on close.
+///
+/// `@unchecked Sendable` (inherited): used only under the coordinator's lock.
+final class SQLiteStore: PersistentStore, @unchecked Sendable {
+    private(set) var connection: SQLiteConnection?
+    let schema: SQLiteSchema
+    /// Per entity: how to read its rows.
+    var readers: [ObjectIdentifier: RowReader] = [:]
+
+    init(url: URL, configurationName: String?, options: StoreOptions, model: ManagedObjectModel) {
+        self.schema = SQLiteSchema(model: model)
+        super.init(type: .sqlite, url: url, configurationName: configurationName, options: options, model: model)
+    }
+
+    var storeURL: URL { url ?? URL(fileURLWithPath: "/dev/null") }
+
+    func db() throws -> SQLiteConnection {
+        guard let connection else {
+            throw QuireError(.persistentStoreOperation, "The SQLite store at '\(storeURL.path)' is closed.", context: .init(file: storeURL))
+        }
+        return connection
+    }
+
+    // MARK: Opening
+
+    override func load() throws {
+        let state = try SQLiteFileCheck.check(storeURL, readOnly: options.isReadOnly)
+        let connection = try SQLiteConnection(url: storeURL, readOnly: options.isReadOnly, create: state == .missing)
+        do {
+            if state == .database {
+                // Reading the schema proves the file is a database before anything is written.
+                let tables = try connection.tableNames()
+                try applyPragmas(connection)
+                try verifySchema(connection, tables: tables)
+            } else {
+                try applyPragmas(connection)
+                try createSchema(connection)
+            }
+        } catch {
+            connection.close()
+            if state == .missing { removeCreatedFiles() }
+            throw error
+        }
+        self.connection = connection
+    }
+
+    private func removeCreatedFiles() {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try? FileManager.default.removeItem(atPath: storeURL.path + suffix)
+        }
+    }
+
+    private func applyPragmas(_ connection: SQLiteConnection) throws {
+        if !options.isReadOnly {
+            try connection.execute("PRAGMA journal_mode = \(options.journalMode.rawValue)")
+        }
+        try connection.execute("PRAGMA synchronous = FULL")
+        for (name, value) in options.sqlitePragmas.sorted(by: { $0.key < $1.key }) {
+            let identifier = name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } && !name.isEmpty
+            let plainValue = value.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" } && !value.isEmpty
+            guard identifier, plainValue else {
+                throw QuireError(
+                    .invalidArgument, "The SQLite pragma '\(name)' = '\(value)' is not a plain name and value.",
+                    context: .init(file: storeURL))
+            }
+            try connection.execute("PRAGMA \(name) = \(value)")
+        }
+    }
+
+    private func createSchema(_ connection: SQLiteConnection) throws {
+        guard !options.isReadOnly else { throw readOnlyError() }
+        let uuid = UUID().uuidString
+        let metadata = StoreMetadataKey.standard(type: .sqlite, uuid: uuid, model: model)
+        let plist = try PropertyListValue.encode(metadata, format: .binary)
+        let modelData = try model.serializedRepresentation()
+        try connection.transaction {
+            for statement in schema.createStatements() { try connection.execute(statement) }
+            let insertKey = try connection.prepare("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)")
+            defer { insertKey.finalize() }
+            for entity in model.entitiesByNumber {
+                insertKey.reset()
+                insertKey.bind(Int64(entity.entityNumber), at: 1)
+                insertKey.bind(entity.name, at: 2)
+                insertKey.bind(Int64(entity.superentity?.entityNumber ?? 0), at: 3)
+                try insertKey.run()
+            }
+            let insertMetadata = try connection.prepare("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)")
+            defer { insertMetadata.finalize() }
+            insertMetadata.bind(uuid, at: 1)
+            insertMetadata.bind(plist, at: 2)
+            try insertMetadata.run()
+            let insertModel = try connection.prepare("INSERT INTO Z_QUIREMODEL (Z_VERSION, Z_CONTENT) VALUES (1, ?)")
+            defer { insertModel.finalize() }
+            insertModel.bind(modelData, at: 1)
+            try insertModel.run()
+        }
+        identifier = uuid
+        self.metadata = metadata
+    }
+
+    private func verifySchema(_ connection: SQLiteConnection, tables: Set<String>) throws {
+        guard tables.contains("Z_METADATA"), tables.contains("Z_PRIMARYKEY") else {
+            throw QuireError(
+                .persistentStoreIncompatibleSchema,
+                "The SQLite database '\(storeURL.path)' is neither a Quire nor a Core Data store (it has no Z_METADATA "
+                    + "and Z_PRIMARYKEY tables).",
+                context: .init(file: storeURL))
+        }
+        let metadata = try SQLiteStore.readMetadata(connection, url: storeURL)
+        guard metadata[StoreMetadataKey.storeType]?.stringValue == StoreType.sqlite.rawValue else {
+            throw QuireError(
+                .persistentStoreTypeMismatch,
+                "The store '\(storeURL.path)' says its type is '\(metadata[StoreMetadataKey.storeType]?.stringValue ?? "none")', not SQLite.",
+                context: .init(file: storeURL))
+        }
+        guard let uuid = metadata[StoreMetadataKey.storeUUID]?.stringValue, !uuid.isEmpty else {
+            throw QuireError(
+                .persistentStoreIncompatibleSchema, "The store '\(storeURL.path)' has no NSStoreUUID in its metadata.",
+                context: .init(file: storeURL))
+        }
+        let storedHashes = metadata[StoreMetadataKey.modelVersionHashes]?.dictionaryValue?.compactMapValues(\.dataValue)
+        let sameModel = storedHashes == model.entityVersionHashesByName
+        let missing = try missingColumns(connection, tables: tables)
+        if !sameModel && (tables.contains("Z_QUIREMODEL") || !missing.isEmpty) {
+            throw QuireError(
+                .persistentStoreIncompatibleVersionHash,
+                "The store '\(storeURL.path)' was written with another version of the model; "
+                    + "its entity version hashes differ from the model's.",
+                context: .init(file: storeURL))
+        }
+        if let first = missing.first {
+            throw QuireError(
+                .persistentStoreIncompatibleSchema,
+                "The store '\(storeURL.path)' does not match its model: \(first).",
+                context: .init(file: storeURL))
+        }
+        identifier = uuid
+        self.metadata = metadata
+    }
+
+    private func missingColumns(_ connection: SQLiteConnection, tables: Set<String>) throws -> [String] {
+        var missing: [String] = []
+        for (table, columns) in schema.expectedColumns().sorted(by: { $0.key < $1.key }) {
+            guard tables.contains(table) else {
+                missing.append("table \(table) is missing")
+                continue
+            }
+            let present = try connection.columnNames(of: table)
+            for column in columns.sorted() where !present.contains(column) {
+                missing.append("column \(table).\(column) is missing")
+            }
+        }
+        return missing
+    }
+
+    /// Reads the metadata plist of an open database.
+    static func readMetadata(_ connection: SQLiteConnection, url: URL) throws -> [String: PropertyListValue] {
+        let statement = try connection.prepare("SELECT Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
+        defer { statement.finalize() }
+        guard try statement.step(), !statement.isNull(at: 0) else {
+            throw QuireError(
+                .persistentStoreIncompatibleSchema, "The store '\(url.path)' has no metadata row.", context: .init(file: url))
+        }
+        do {
+            return try PropertyListValue.decodeDictionary(from: statement.data(at: 0))
+        } catch var error as QuireError {
+            error.context.file = url
+            error.message = "The metadata of the store '\(url.path)' is corrupt: " + error.message
+            throw error
+        }
+    }
+
+    // MARK: Requests (implemented in SQLiteStore+Fetch and SQLiteStore+Save)
+
+    override func fetchRows(_ fetch: StoreFetch) throws -> [RowSnapshot] { try sqliteFetchRows(fetch) }
+    override func fetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] { try sqliteFetchObjectIDs(fetch) }
+    override func count(_ fetch: StoreFetch) throws -> Int { try sqliteCount(fetch) }
+    override func snapshot(for objectID: ObjectID) throws -> RowSnapshot? { try sqliteSnapshot(for: objectID) }
+    override func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
+        try sqliteRelatedObjectIDs(of: objectID, relationship: relationship)
+    }
+    override func save(_ request: SaveRequest) throws -> SaveResult { try sqliteSave(request) }
+
+    override func close() throws {
+        guard let connection else { return }
+        if !options.isReadOnly && options.journalMode == .wal {
+            try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        connection.close()
+        self.connection = nil
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// Options for adding a store (Core Data's options dictionary, typed).
+///
+/// ```swift
+/// var options = StoreOptions()
+/// options.isReadOnly = true
+/// options.sqlitePragmas["cache_size"] = "-8000"
+/// ```
+///
+/// Core Data's option names are accepted through ``init(coreDataOptions:)``.
+public struct StoreOptions: Sendable, Hashable {
+    /// SQLite journal modes.
+    public enum JournalMode: String, Sendable, Hashable {
+        /// Write-ahead logging (Core Data's default since 2013).
+        case wal = "WAL"
+        /// A rollback journal deleted after each transaction.
+        case delete = "DELETE"
+        /// A rollback journal truncated after each transaction.
+        case truncate = "TRUNCATE"
+        /// A rollback journal kept and zeroed after each transaction.
+        case persist = "PERSIST"
+        /// A rollback journal in memory.
+        case memory = "MEMORY"
+    }
+
+    /// Open the store for reading only; saves to it throw (`NSReadOnlyPersistentStoreOption`).
+    public var isReadOnly = false
+    /// The SQLite journal mode (WAL by default).
+    public var journalMode: JournalMode = .wal
+    /// Extra SQLite pragmas, name to value (`NSSQLitePragmasOption`). Names must be identifiers and values
+    /// identifiers or numbers; anything else is refused when the store is added.
+    public var sqlitePragmas: [String: String] = [:]
+    /// Migrate automatically when the store was written with another model version
+    /// (`NSMigratePersistentStoresAutomaticallyOption`).
+    public var migratesAutomatically = false
+    /// Infer the mapping when migrating automatically (`NSInferMappingModelAutomaticallyOption`).
+    public var infersMappingModel = false
+
+    /// Creates default options.
+    public init() {}
+
+    /// Core Data's option keys.
+    public enum CoreDataKey {
+        /// `NSReadOnlyPersistentStoreOption`.
+        public static let readOnly = "NSReadOnlyPersistentStoreOption"
+        /// `NSSQLitePragmasOption`.
+        public static let sqlitePragmas = "NSSQLitePragmasOption"
+        /// `NSMigratePersistentStoresAutomaticallyOption`.
+        public static let migrateAutomatically = "NSMigratePersistentStoresAutomaticallyOption"
+        /// `NSInferMappingModelAutomaticallyOption`.
+        public static let inferMappingModel = "NSInferMappingModelAutomaticallyOption"
+    }
+
+    /// Creates options from a Core Data options dictionary.
+    ///
+    /// `NSSQLitePragmasOption`'s `journal_mode` sets ``journalMode``; other pragmas go to ``sqlitePragmas``.
+    ///
+    /// - Throws: ``QuireError/Code/invalidArgument`` for an unknown key or a value of the wrong type.
+    public init(coreDataOptions: [String: Any]) throws {
+        for (key, value) in coreDataOptions {
+            switch key {
+            case CoreDataKey.readOnly: isReadOnly = try Self.bool(value, key)
+            case CoreDataKey.migrateAutomatically: migratesAutomatically = try Self.bool(value, key)
+            case CoreDataKey.inferMappingModel: infersMappingModel = try Self.bool(value, key)
+            case CoreDataKey.sqlitePragmas:
+                guard let pragmas = value as? [String: Any] else {
+                    throw QuireError(.invalidArgument, "The option \(key) must be a dictionary of pragma names to values.")
+                }
+                for (name, raw) in pragmas {
+                    let text = "\(raw)"
+                    if name.lowercased() == "journal_mode" {
+                        guard let mode = JournalMode(rawValue: text.uppercased()) else {
+                            throw QuireError(.invalidArgument, "The journal mode '\(text)' is not one SQLite knows.")
+                        }
+                        journalMode = mode
+                    } else {
+                        sqlitePragmas[name] = text
+                    }
+                }
+            default:
+                throw QuireError(.invalidArgument, "The store option '\(key)' is not one Quire knows.")
+            }
+        }
+    }
+
+    private static func bool(_ value: Any, _ key: String) throws -> Bool {
+        if let bool = value as? Bool { return bool }
+        if let number = value as? Int { return number != 0 }
+        throw QuireError(.invalidArgument, "The option \(key) must be a Boolean.")
+    }
+}

@@ -1,0 +1,2 @@
+import Quire
+print(QuireLibraries.sqliteVersion)

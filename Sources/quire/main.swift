@@ -1,0 +1,3 @@
+import ArgumentParser
+import Quire
+print(QuireLibraries.sqliteVersion)

@@ -1,0 +1,3 @@
+import Testing
+import QuireTestSupport
+@Test func placeholder() {}

@@ -1,0 +1,3 @@
+import Testing
+@testable import Quire
+@Test func libraries() { #expect(!QuireLibraries.sqliteVersion.isEmpty) }
