@@ -1,0 +1,37 @@
+# Quire: the two commands of the quick start, plus helpers.
+#   make demo   installs what is missing, builds, runs the main job on a sample document
+#   make test   installs what is missing, builds, runs the whole suite
+
+SWIFT ?= swift
+APT_PACKAGES := libsqlite3-dev libarchive-dev pkg-config sqlite3
+
+.PHONY: demo test deps build bench clean
+
+# Installs the Debian packages the build needs, only those missing (apt-get update once, first).
+deps:
+	@missing=""; \
+	for p in $(APT_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing:$$missing"; \
+		SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO="sudo"; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+demo: deps
+	$(SWIFT) build --product quire
+	$(SWIFT) run quire demo
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: deps
+	$(SWIFT) run -c release quire-bench
+
+clean:
+	rm -rf .build

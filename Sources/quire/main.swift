@@ -1,3 +1,0 @@
-import ArgumentParser
-import Quire
-print(QuireLibraries.sqliteVersion)

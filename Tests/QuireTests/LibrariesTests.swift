@@ -1,3 +1,0 @@
-import Testing
-@testable import Quire
-@Test func libraries() { #expect(!QuireLibraries.sqliteVersion.isEmpty) }
