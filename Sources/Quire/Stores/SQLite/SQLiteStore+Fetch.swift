@@ -192,8 +192,9 @@ extension SQLiteStore {
 
     func sqliteCount(_ fetch: StoreFetch) throws -> Int {
         if fetch.limit > 0 || fetch.offset > 0 { return try sqliteFetchObjectIDs(fetch).count }
-        guard let statement = try prepared("COUNT(*)", fetch, sorted: false), try statement.step() else { return 0 }
-        return Int(statement.int64(at: 0))
+        guard let statement = try prepared("COUNT(*)", fetch, sorted: false) else { return 0 }
+        defer { statement.reset() }
+        return try statement.step() ? Int(statement.int64(at: 0)) : 0
     }
 
     func sqliteSnapshot(for objectID: ObjectID) throws -> RowSnapshot? {
@@ -201,6 +202,7 @@ extension SQLiteStore {
         let statement = try db().cachedStatement(
             "SELECT \(selectList(table)) FROM \(SQLiteSchema.quote(table.name)) t0 WHERE t0.Z_PK = ?")
         statement.bind(pk, at: 1)
+        defer { statement.reset() }
         guard try statement.step() else { return nil }
         return try snapshot(from: statement)
     }

@@ -58,6 +58,7 @@ extension SQLiteStore {
         }
         let select = try connection.cachedStatement("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
         let update = try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
+        defer { select.reset() }
         for root in roots {
             select.reset()
             select.bind(Int64(root.entityNumber), at: 1)

@@ -188,7 +188,9 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     override func close() throws {
         guard let connection else { return }
         if !options.isReadOnly && options.journalMode == .wal {
-            try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            // Checkpoint without waiting for other connections' readers; the last connection to close
+            // checkpoints again and removes the -wal and -shm files.
+            try? connection.execute("PRAGMA busy_timeout = 0; PRAGMA wal_checkpoint(TRUNCATE)")
         }
         connection.close()
         self.connection = nil
