@@ -34,8 +34,8 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
             if state == .database {
                 // Reading the schema proves the file is a database before anything is written.
                 let tables = try connection.tableNames()
-                try applyPragmas(connection)
                 try verifySchema(connection, tables: tables)
+                try applyPragmas(connection)
             } else {
                 try applyPragmas(connection)
                 try createSchema(connection)
