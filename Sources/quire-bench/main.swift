@@ -1,2 +1,115 @@
+import Foundation
 import Quire
-print(QuireLibraries.sqliteVersion)
+
+// quire-bench: Quire's speed against raw SQLite, measured in the same run on the same data.
+//   swift run -c release quire-bench [--json] [--runs N]
+
+let arguments = CommandLine.arguments.dropFirst()
+let asJSON = arguments.contains("--json")
+let runs = arguments.firstIndex(of: "--runs").flatMap { Int(arguments[arguments.index(after: $0)]) } ?? 3
+
+/// The benchmark's entity: the 10 attributes of ``BenchRow``.
+func benchModel() -> ManagedObjectModel {
+    let item = EntityDescription(name: "Item", properties: [
+        AttributeDescription(name: "i1", type: .integer64),
+        AttributeDescription(name: "i2", type: .integer64),
+        AttributeDescription(name: "d1", type: .double),
+        AttributeDescription(name: "d2", type: .double),
+        AttributeDescription(name: "s1", type: .string),
+        AttributeDescription(name: "s2", type: .string),
+        AttributeDescription(name: "s3", type: .string),
+        AttributeDescription(name: "flag", type: .boolean),
+        AttributeDescription(name: "date", type: .date),
+        AttributeDescription(name: "blob", type: .binaryData),
+    ])
+    return ManagedObjectModel(entities: [item])
+}
+
+/// Opens a Quire stack on a store file.
+func openStack(_ url: URL) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
+    let coordinator = try PersistentStoreCoordinator(managedObjectModel: benchModel())
+    try coordinator.addPersistentStore(type: .sqlite, at: url)
+    let context = ManagedObjectContext()
+    context.persistentStoreCoordinator = coordinator
+    return (coordinator, context)
+}
+
+func closeStack(_ coordinator: PersistentStoreCoordinator) throws {
+    for store in coordinator.persistentStores { try coordinator.remove(store) }
+}
+
+/// Inserts and saves the 100,000 rows through Quire, opening and closing the stack as the baseline does.
+func quireInsert(at url: URL) throws {
+    try RawSQLite.removeStore(at: url)
+    let (coordinator, context) = try openStack(url)
+    guard let entity = coordinator.managedObjectModel.entitiesByName["Item"] else { return }
+    try context.performAndWait {
+        for index in 0..<BenchData.rowCount {
+            let row = BenchData.row(index)
+            let item = ManagedObject(entity: entity, insertInto: context)
+            item.setValue(row.i1, forKey: "i1")
+            item.setValue(row.i2, forKey: "i2")
+            item.setValue(row.d1, forKey: "d1")
+            item.setValue(row.d2, forKey: "d2")
+            item.setValue(row.s1, forKey: "s1")
+            item.setValue(row.s2, forKey: "s2")
+            item.setValue(row.s3, forKey: "s3")
+            item.setValue(row.flag, forKey: "flag")
+            item.setValue(row.date, forKey: "date")
+            item.setValue(row.blob, forKey: "blob")
+        }
+        try context.save()
+    }
+    try closeStack(coordinator)
+}
+
+/// Fetches every object fully materialized.
+func quireFetchAll(at url: URL) throws -> Int {
+    let (coordinator, context) = try openStack(url)
+    let request = FetchRequest<ManagedObject>(entityName: "Item")
+    request.returnsObjectsAsFaults = false
+    let count = try context.fetch(request).count
+    try closeStack(coordinator)
+    return count
+}
+
+let folder = try RawSQLite.temporaryStoreURL().deletingLastPathComponent()
+defer { try? FileManager.default.removeItem(at: folder) }
+let rawURL = folder.appendingPathComponent("raw.sqlite")
+let quireURL = folder.appendingPathComponent("quire.sqlite")
+var rows: [BenchmarkRow] = []
+
+// insert-save-100k
+let rawInsert = try measure(bestOf: runs) { try RawSQLite.insert100k(at: rawURL) }
+let quireInsertTime = try measure(bestOf: runs) { try quireInsert(at: quireURL) }
+rows.append(BenchmarkRow(name: "insert-save-100k", quireMilliseconds: quireInsertTime, baselineMilliseconds: rawInsert, target: 2))
+
+// fetch-all-100k
+var fetched = 0
+let rawFetch = try measure(bestOf: runs) { fetched = try RawSQLite.fetchAll(at: rawURL).count }
+let quireFetch = try measure(bestOf: runs) { fetched = try quireFetchAll(at: quireURL) }
+precondition(fetched == BenchData.rowCount, "fetched \(fetched) objects")
+rows.append(BenchmarkRow(name: "fetch-all-100k", quireMilliseconds: quireFetch, baselineMilliseconds: rawFetch, target: 2))
+
+// fire-faults-100k: the same shuffled keys, one record at a time.
+let keys = BenchData.primaryKeys(shuffled: true)
+let rawFaults = try measure(bestOf: runs) { try RawSQLite.fetchByPrimaryKey(at: rawURL, keys: keys) }
+var faultSeconds = Double.infinity
+for _ in 0..<runs {
+    let (coordinator, context) = try openStack(quireURL)
+    guard let store = coordinator.persistentStores.first else { break }
+    let ids = keys.compactMap { key in
+        coordinator.managedObjectID(forURIRepresentation: URL(string: "x-coredata://\(store.identifier)/Item/p\(key)")!)
+    }
+    let faults = ids.map { context.object(with: $0) }
+    let elapsed = measure {
+        for fault in faults { _ = fault.value(forKey: "i1") }
+    }
+    precondition(faults.allSatisfy { !$0.isFault }, "a fault did not fire")
+    faultSeconds = min(faultSeconds, elapsed)
+    try closeStack(coordinator)
+}
+rows.append(BenchmarkRow(name: "fire-faults-100k", quireMilliseconds: faultSeconds, baselineMilliseconds: rawFaults))
+
+let table = BenchmarkTable(rows: rows)
+print(asJSON ? try table.json() : table.text())

@@ -204,14 +204,16 @@ extension ManagedObject {
 
     /// Marks the object changed and keeps the committed values, the first time it changes.
     func willChangeAttributes() {
-        if committedAttributes == nil && !insertedFlag { committedAttributes = attributeStorage }
-        managedObjectContext?.objectDidChange(self)
+        guard !insertedFlag else { return }
+        if committedAttributes == nil { committedAttributes = attributeStorage }
+        if !updatedFlag { managedObjectContext?.objectDidChange(self) }
     }
 
     func willChangeRelationships() {
         fireFaultIfNeeded()
-        if committedRelationships == nil && !insertedFlag { committedRelationships = relationshipStorage }
-        managedObjectContext?.objectDidChange(self)
+        guard !insertedFlag else { return }
+        if committedRelationships == nil { committedRelationships = relationshipStorage }
+        if !updatedFlag { managedObjectContext?.objectDidChange(self) }
     }
 
     /// The relationship's value, loading a to-many fault first.

@@ -121,3 +121,4 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         return "<\(entity.name) \(objectID) {\(values.joined(separator: ", "))}>"
     }
 }
+

@@ -49,10 +49,11 @@ extension ManagedObjectContext {
                 }
                 processPendingChanges()
             }
-            try validateForSave()
-            let request = try makeSaveRequest()
+            let changed = changedObjectsInOrder()
+            try validateForSave(changed)
+            let request = try makeSaveRequest(changed)
             let result = try coordinatorOrFail().save(request)
-            didSave(result)
+            didSave(result, changed)
         }
     }
 
@@ -60,9 +61,9 @@ extension ManagedObjectContext {
         insertedSet.union(updatedSet).union(deletedSet).sorted { $0.changeSequence < $1.changeSequence }
     }
 
-    private func validateForSave() throws {
+    private func validateForSave(_ changed: [ManagedObject]) throws {
         var errors: [QuireError] = []
-        for object in changedObjectsInOrder() {
+        for object in changed {
             if object.deletedFlag {
                 errors += SaveValidation.deleteErrors(for: object)
             } else {
@@ -78,10 +79,10 @@ extension ManagedObjectContext {
         }
     }
 
-    private func makeSaveRequest() throws -> SaveRequest {
+    private func makeSaveRequest(_ changed: [ManagedObject]) throws -> SaveRequest {
         let coordinator = coordinatorOrFail()
         var request = SaveRequest()
-        for object in changedObjectsInOrder() {
+        for object in changed {
             if object.insertedFlag {
                 guard !object.deletedFlag else { continue }
                 let store = try coordinator.store(for: object, in: self)
@@ -112,8 +113,7 @@ extension ManagedObjectContext {
             committedRelationships: object.committedRelationships)
     }
 
-    private func didSave(_ result: SaveResult) {
-        let saved = changedObjectsInOrder()
+    private func didSave(_ result: SaveResult, _ saved: [ManagedObject]) {
         for object in insertedSet where !object.deletedFlag {
             guard let permanent = result.permanentIDs[object.objectID] else { continue }
             unregister(object)

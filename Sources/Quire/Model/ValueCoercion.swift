@@ -17,6 +17,16 @@ enum ValueCoercion {
             }
             return .data(try transformer.transformedValue(value))
         }
+        // Fast paths: the value already has the attribute's natural Swift type.
+        switch attribute.attributeType {
+        case .string: if let string = value as? String { return .string(string) }
+        case .integer64: if let integer = value as? Int64 { return .integer(integer) }
+        case .double: if let double = value as? Double { return .double(double) }
+        case .boolean: if let bool = value as? Bool { return .boolean(bool) }
+        case .date: if let date = value as? Date { return .date(date) }
+        case .binaryData: if let data = value as? Data { return .data(data) }
+        default: break
+        }
         guard let converted = AttributeValue(converting: value) else {
             throw mismatch(value, attribute, "its type \(type(of: value)) is not an attribute value type")
         }

@@ -21,10 +21,13 @@ struct RowReader {
 }
 
 extension SQLiteStore {
-    /// The columns every row select lists, after `Z_PK, Z_ENT, Z_OPT`.
-    func selectList(_ table: SQLiteSchema.Table, alias: String = "t0") -> String {
-        (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map { SQLiteSchema.quote($0.name) })
-            .map { "\(alias).\($0)" }.joined(separator: ", ")
+    /// The columns every row select lists: `Z_PK, Z_ENT, Z_OPT`, then the table's columns (alias `t0`).
+    func selectList(_ table: SQLiteSchema.Table) -> String {
+        if let cached = selectLists[ObjectIdentifier(table)] { return cached }
+        let list = (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map { SQLiteSchema.quote($0.name) })
+            .map { "t0.\($0)" }.joined(separator: ", ")
+        selectLists[ObjectIdentifier(table)] = list
+        return list
     }
 
     func reader(for entity: EntityDescription) -> RowReader? {
@@ -199,8 +202,14 @@ extension SQLiteStore {
 
     func sqliteSnapshot(for objectID: ObjectID) throws -> RowSnapshot? {
         guard let pk = objectID.primaryKey, let table = schema.table(for: objectID.entity) else { return nil }
-        let statement = try db().cachedStatement(
-            "SELECT \(selectList(table)) FROM \(SQLiteSchema.quote(table.name)) t0 WHERE t0.Z_PK = ?")
+        let sql: String
+        if let cached = rowByKeySQL[ObjectIdentifier(table)] {
+            sql = cached
+        } else {
+            sql = "SELECT \(selectList(table)) FROM \(SQLiteSchema.quote(table.name)) t0 WHERE t0.Z_PK = ?"
+            rowByKeySQL[ObjectIdentifier(table)] = sql
+        }
+        let statement = try db().cachedStatement(sql)
         statement.bind(pk, at: 1)
         defer { statement.reset() }
         guard try statement.step() else { return nil }

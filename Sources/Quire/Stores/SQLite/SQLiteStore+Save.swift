@@ -89,55 +89,65 @@ extension SQLiteStore {
         _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], insert: Bool, _ connection: SQLiteConnection
     ) throws -> Bool {
         let entity = id.entity
-        guard let mapping = schema.mapping(for: entity), let pk = id.primaryKey else { return false }
-        let table = mapping.table
-        // Columns this entity owns: attributes and to-one keys (with entity numbers).
-        var names: [String] = []
-        var values: [(AttributeValue, Bool)] = []
-        for attribute in entity.allAttributes {
-            let index = mapping.attributeColumns[attribute.slot]
-            guard index >= 0 else { continue }
-            names.append(table.columns[index].name)
-            values.append((change.attributes[attribute.slot], attribute.allowsExternalBinaryDataStorage))
-        }
-        for relationship in entity.allRelationships {
-            let index = mapping.foreignKeyColumns[relationship.slot]
-            guard index >= 0 else { continue }
-            var target: ObjectID?
-            if case .toOne(let related) = change.relationships[relationship.slot] { target = related.map { map[$0] ?? $0 } }
-            guard case .toOne = change.relationships[relationship.slot] else { continue }
-            names.append(table.columns[index].name)
-            values.append((target?.primaryKey.map { .integer($0) } ?? .null, false))
-            let entityIndex = mapping.foreignEntityColumns[relationship.slot]
-            if entityIndex >= 0 {
-                names.append(table.columns[entityIndex].name)
-                values.append((target.map { .integer(Int64($0.entity.entityNumber)) } ?? .null, false))
-            }
-        }
-        let quoted = names.map(SQLiteSchema.quote)
-        let statement: SQLiteStatement
+        guard let plan = writePlan(for: entity), let pk = id.primaryKey else { return false }
+        let statement = try connection.cachedStatement(insert ? plan.insertSQL : plan.updateSQL)
+        var index: Int32 = insert ? 4 : 1
         if insert {
-            let columns = (["Z_PK", "Z_ENT", "Z_OPT"] + quoted).joined(separator: ", ")
-            let marks = Array(repeating: "?", count: names.count + 3).joined(separator: ", ")
-            statement = try connection.cachedStatement("INSERT INTO \(SQLiteSchema.quote(table.name)) (\(columns)) VALUES (\(marks))")
             statement.bind(pk, at: 1)
             statement.bind(Int64(entity.entityNumber), at: 2)
             statement.bind(Int64(1), at: 3)
-            for (offset, (value, external)) in values.enumerated() {
-                statement.bind(value, at: Int32(offset + 4), externalFormat: external)
+        }
+        for (slot, external) in plan.attributeSlots {
+            statement.bind(change.attributes[slot], at: index, externalFormat: external)
+            index += 1
+        }
+        for (slot, withEntity) in plan.relationshipSlots {
+            var target: ObjectID?
+            if case .toOne(let related) = change.relationships[slot] { target = related.map { map[$0] ?? $0 } }
+            if let key = target?.primaryKey { statement.bind(key, at: index) } else { statement.bindNull(at: index) }
+            index += 1
+            if withEntity {
+                if let target { statement.bind(Int64(target.entity.entityNumber), at: index) } else { statement.bindNull(at: index) }
+                index += 1
             }
-        } else {
-            let assignments = (["Z_OPT = Z_OPT + 1"] + quoted.map { "\($0) = ?" }).joined(separator: ", ")
-            statement = try connection.cachedStatement(
-                "UPDATE \(SQLiteSchema.quote(table.name)) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?")
-            for (offset, (value, external)) in values.enumerated() {
-                statement.bind(value, at: Int32(offset + 1), externalFormat: external)
-            }
-            statement.bind(pk, at: Int32(values.count + 1))
-            statement.bind(change.version, at: Int32(values.count + 2))
+        }
+        if !insert {
+            statement.bind(pk, at: index)
+            statement.bind(change.version, at: index + 1)
         }
         try statement.run()
         return insert || connection.changes == 1
+    }
+
+    /// The INSERT and UPDATE of an entity's rows and the slots they bind, built once per entity.
+    private func writePlan(for entity: EntityDescription) -> WritePlan? {
+        if let plan = writePlans[ObjectIdentifier(entity)] { return plan }
+        guard let mapping = schema.mapping(for: entity) else { return nil }
+        let table = mapping.table
+        var names: [String] = []
+        var attributeSlots: [(Int, Bool)] = []
+        var relationshipSlots: [(Int, Bool)] = []
+        for attribute in entity.allAttributes where mapping.attributeColumns[attribute.slot] >= 0 {
+            names.append(table.columns[mapping.attributeColumns[attribute.slot]].name)
+            attributeSlots.append((attribute.slot, attribute.allowsExternalBinaryDataStorage))
+        }
+        for relationship in entity.allRelationships where mapping.foreignKeyColumns[relationship.slot] >= 0 {
+            names.append(table.columns[mapping.foreignKeyColumns[relationship.slot]].name)
+            let entityColumn = mapping.foreignEntityColumns[relationship.slot]
+            if entityColumn >= 0 { names.append(table.columns[entityColumn].name) }
+            relationshipSlots.append((relationship.slot, entityColumn >= 0))
+        }
+        let quoted = names.map(SQLiteSchema.quote)
+        let columns = (["Z_PK", "Z_ENT", "Z_OPT"] + quoted).joined(separator: ", ")
+        let marks = Array(repeating: "?", count: names.count + 3).joined(separator: ", ")
+        let assignments = (["Z_OPT = Z_OPT + 1"] + quoted.map { "\($0) = ?" }).joined(separator: ", ")
+        let plan = WritePlan(
+            insertSQL: "INSERT INTO \(SQLiteSchema.quote(table.name)) (\(columns)) VALUES (\(marks))",
+            updateSQL: "UPDATE \(SQLiteSchema.quote(table.name)) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?",
+            attributeSlots: attributeSlots,
+            relationshipSlots: relationshipSlots)
+        writePlans[ObjectIdentifier(entity)] = plan
+        return plan
     }
 
     private func deleteRow(_ change: SaveRequest.Change, _ connection: SQLiteConnection) throws -> Bool {

@@ -1,6 +1,16 @@
 import CSQLite
 import Foundation
 
+/// The statements that write an entity's rows, and which slots they bind in order.
+struct WritePlan {
+    let insertSQL: String
+    let updateSQL: String
+    /// Attribute slots, and whether each uses Core Data's external-storage encoding.
+    let attributeSlots: [(Int, Bool)]
+    /// To-one relationship slots, and whether each also stores the destination's entity number.
+    let relationshipSlots: [(Int, Bool)]
+}
+
 /// The SQLite store: incremental, in Core Data's schema (see ``SQLiteSchema``), WAL by default and
 /// checkpointed on close.
 ///
@@ -10,6 +20,11 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     let schema: SQLiteSchema
     /// Per entity: how to read its rows.
     var readers: [ObjectIdentifier: RowReader] = [:]
+    /// Per entity: how to write its rows.
+    var writePlans: [ObjectIdentifier: WritePlan] = [:]
+    /// Per table: the select list and the select of one row by key.
+    var selectLists: [ObjectIdentifier: String] = [:]
+    var rowByKeySQL: [ObjectIdentifier: String] = [:]
 
     init(url: URL, configurationName: String?, options: StoreOptions, model: ManagedObjectModel) {
         self.schema = SQLiteSchema(model: model)
