@@ -2,20 +2,7 @@ import Foundation
 import Testing
 
 @testable import Quire
-
-/// A fresh temporary folder per test, removed when the value goes away.
-final class TemporaryFolder {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("quire-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-}
+@_exported import QuireTestSupport
 
 /// Models shared by the tests.
 enum Fixtures {

@@ -1,3 +1,0 @@
-import Testing
-import QuireTestSupport
-@Test func placeholder() {}
