@@ -6,7 +6,15 @@ import Quire
 
 let arguments = CommandLine.arguments.dropFirst()
 let asJSON = arguments.contains("--json")
-let runs = arguments.firstIndex(of: "--runs").flatMap { Int(arguments[arguments.index(after: $0)]) } ?? 3
+var runs = 3
+if let flag = arguments.firstIndex(of: "--runs") {
+    let next = arguments.index(after: flag)
+    guard next < arguments.endIndex, let value = Int(arguments[next]), (1...100).contains(value) else {
+        FileHandle.standardError.write(Data("quire-bench: --runs takes a whole number from 1 to 100.\n".utf8))
+        exit(2)
+    }
+    runs = value
+}
 
 /// The benchmark's entity: the 10 attributes of ``BenchRow``.
 func benchModel() -> ManagedObjectModel {
@@ -99,7 +107,7 @@ for _ in 0..<runs {
     let (coordinator, context) = try openStack(quireURL)
     guard let store = coordinator.persistentStores.first else { break }
     let ids = keys.compactMap { key in
-        coordinator.managedObjectID(forURIRepresentation: URL(string: "x-coredata://\(store.identifier)/Item/p\(key)")!)
+        URL(string: "x-coredata://\(store.identifier)/Item/p\(key)").flatMap(coordinator.managedObjectID(forURIRepresentation:))
     }
     let faults = ids.map { context.object(with: $0) }
     let elapsed = measure {
