@@ -209,6 +209,20 @@ struct ModelDocument: Codable {
             }
             parent.subentities.append(child)
         }
+        // A parent chain longer than the number of entities loops back on itself.
+        for entity in built.values {
+            var current = entity.superentity
+            var steps = 0
+            while let next = current {
+                steps += 1
+                guard steps <= built.count else {
+                    throw QuireError(
+                        .invalidModel, "Entity '\(entity.name)' is its own ancestor (its parents form a loop).",
+                        context: .init(entity: entity.name))
+                }
+                current = next.superentity
+            }
+        }
         model.entities = entities.compactMap { built[$0.name] }
         for (name, members) in configurations {
             model.setEntities(members.compactMap { built[$0] }, forConfigurationName: name)

@@ -45,6 +45,11 @@ import Testing
         #expect(error.code == .invalidModel)
         #expect(error.message.contains("entities"))
         #expect(throws: QuireError.self) { try ManagedObjectModel(serializedRepresentation: Data("garbage".utf8)) }
+        let entity = #"{"name": "%@", "abstract": false, "parent": "%@", "attributes": [], "relationships": [], "userInfo": {}}"#
+        let loop = #"{"format": 1, "configurations": {}, "versionIdentifiers": [], "localization": {}, "entities": ["#
+            + String(format: entity, "A", "B") + ", " + String(format: entity, "B", "A") + "]}"
+        let loopError = try #require(throws: QuireError.self) { try ManagedObjectModel(serializedRepresentation: Data(loop.utf8)) }
+        #expect(loopError.message.contains("its own ancestor"))
     }
 
     @Test func lifecycleHooksRunInOrder() throws {
