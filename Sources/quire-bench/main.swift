@@ -7,6 +7,12 @@ import Quire
 let arguments = CommandLine.arguments.dropFirst()
 let asJSON = arguments.contains("--json")
 var runs = 3
+/// `--only NAME`: run one row (and what it needs), for profiling.
+let only: String? = arguments.firstIndex(of: "--only").flatMap { flag in
+    let next = arguments.index(after: flag)
+    return next < arguments.endIndex ? arguments[next] : nil
+}
+func wanted(_ name: String) -> Bool { only == nil || only == name }
 if let flag = arguments.firstIndex(of: "--runs") {
     let next = arguments.index(after: flag)
     guard next < arguments.endIndex, let value = Int(arguments[next]), (1...100).contains(value) else {
@@ -87,19 +93,24 @@ let rawURL = folder.appendingPathComponent("raw.sqlite")
 let quireURL = folder.appendingPathComponent("quire.sqlite")
 var rows: [BenchmarkRow] = []
 
-// insert-save-100k
-let rawInsert = try measure(bestOf: runs) { try RawSQLite.insert100k(at: rawURL) }
-let quireInsertTime = try measure(bestOf: runs) { try quireInsert(at: quireURL) }
-rows.append(BenchmarkRow(name: "insert-save-100k", quireMilliseconds: quireInsertTime, baselineMilliseconds: rawInsert, target: 2))
+// insert-save-100k (always run: the other rows read what it wrote)
+let rawInsert = try measure(bestOf: wanted("insert-save-100k") ? runs : 1) { try RawSQLite.insert100k(at: rawURL) }
+let quireInsertTime = try measure(bestOf: wanted("insert-save-100k") ? runs : 1) { try quireInsert(at: quireURL) }
+if wanted("insert-save-100k") {
+    rows.append(BenchmarkRow(name: "insert-save-100k", quireMilliseconds: quireInsertTime, baselineMilliseconds: rawInsert, target: 2))
+}
 
 // fetch-all-100k
 var fetched = 0
+if wanted("fetch-all-100k") {
 let rawFetch = try measure(bestOf: runs) { fetched = try RawSQLite.fetchAll(at: rawURL).count }
 let quireFetch = try measure(bestOf: runs) { fetched = try quireFetchAll(at: quireURL) }
 precondition(fetched == BenchData.rowCount, "fetched \(fetched) objects")
 rows.append(BenchmarkRow(name: "fetch-all-100k", quireMilliseconds: quireFetch, baselineMilliseconds: rawFetch, target: 2))
+}
 
 // fire-faults-100k: the same shuffled keys, one record at a time.
+if wanted("fire-faults-100k") {
 let keys = BenchData.primaryKeys(shuffled: true)
 let rawFaults = try measure(bestOf: runs) { try RawSQLite.fetchByPrimaryKey(at: rawURL, keys: keys) }
 var faultSeconds = Double.infinity
@@ -118,6 +129,7 @@ for _ in 0..<runs {
     try closeStack(coordinator)
 }
 rows.append(BenchmarkRow(name: "fire-faults-100k", quireMilliseconds: faultSeconds, baselineMilliseconds: rawFaults))
+}
 
 let table = BenchmarkTable(rows: rows)
 print(asJSON ? try table.json() : table.text())

@@ -29,7 +29,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's ID: temporary until its first save, permanent after.
     public internal(set) var objectID: ObjectID
     /// The context the object lives in; `nil` once it was deleted and saved, or never inserted.
-    public internal(set) weak var managedObjectContext: ManagedObjectContext?
+    ///
+    /// Not retained, and not a weak reference either (those slow every retain of the object): the context
+    /// registers every object that points at it and clears their pointers when it goes away.
+    public internal(set) unowned(unsafe) var managedObjectContext: ManagedObjectContext?
 
     /// Attribute values by slot; empty while the object is a fault.
     var attributeStorage: [AttributeValue]

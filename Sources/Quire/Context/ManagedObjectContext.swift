@@ -39,9 +39,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
-    /// One entry per record: weak for unchanged objects (they go away when the application drops them).
-    private var registry: [ObjectID: WeakObject] = [:]
-    private var registryPruneThreshold = 1024
+    /// One object per record (see ``ObjectRegistry``).
+    private var registry = ObjectRegistry()
     /// Changed objects are held strongly until saved or rolled back.
     var insertedSet: Set<ManagedObject> = []
     var updatedSet: Set<ManagedObject> = []
@@ -60,6 +59,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
         case .mainQueue: queue = DispatchQueue.main
         }
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+    }
+
+    deinit {
+        // Objects point back at their context without retaining it; every such object is registered, so
+        // clearing the registered objects' pointers leaves none dangling.
+        for object in registry.removeAll() { object.managedObjectContext = nil }
+        for object in insertedSet.union(updatedSet).union(deletedSet) { object.managedObjectContext = nil }
     }
 
     // MARK: Queue confinement
@@ -106,35 +112,31 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     // MARK: Registration and uniquing
 
-    /// Every object the context currently knows (`registeredObjects`).
+    /// Every object the context currently knows (`registeredObjects`): changed objects and those the
+    /// application still holds.
     public var registeredObjects: Set<ManagedObject> {
-        var result = insertedSet.union(updatedSet).union(deletedSet)
-        for entry in registry.values { if let object = entry.object { result.insert(object) } }
-        return result
+        registry.prune()
+        return insertedSet.union(updatedSet).union(deletedSet).union(registry.all)
     }
 
     /// The registered object with an ID, if the context has one alive.
     public func registeredObject(for objectID: ObjectID) -> ManagedObject? {
-        registry[objectID]?.object
+        registry[objectID]
     }
 
     func register(_ object: ManagedObject) {
-        registry[object.objectID] = WeakObject(object: object)
-        if registry.count > registryPruneThreshold {
-            registry = registry.filter { $0.value.object != nil }
-            registryPruneThreshold = max(1024, registry.count * 2)
-        }
+        registry.insert(object)
     }
 
     func unregister(_ object: ManagedObject) {
-        if registry[object.objectID]?.object === object { registry[object.objectID] = nil }
+        registry.remove(object)
     }
 
     /// The object for an ID (`object(with:)`): the registered one, or a new fault that loads on first access.
     ///
     /// Within one context there is exactly one object per record, however it is reached.
     public func object(with objectID: ObjectID) -> ManagedObject {
-        if let existing = registry[objectID]?.object { return existing }
+        if let existing = registry[objectID] { return existing }
         let object = objectID.entity.managedObjectClass.init(entity: objectID.entity, insertInto: nil)
         object.objectID = objectID
         object.managedObjectContext = self
@@ -149,7 +151,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     ///
     /// - Throws: ``QuireError/Code/managedObjectReferentialIntegrity`` when no store has the record.
     public func existingObject(with objectID: ObjectID) throws -> ManagedObject {
-        if let existing = registry[objectID]?.object, !existing.faultFlag { return existing }
+        if let existing = registry[objectID], !existing.faultFlag { return existing }
         if objectID.isTemporaryID {
             throw QuireError(
                 .managedObjectReferentialIntegrity,
@@ -163,7 +165,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Makes an object from a snapshot, or fills the registered one when it is a fault.
     func object(for snapshot: RowSnapshot, asFault: Bool) -> ManagedObject {
-        if let existing = registry[snapshot.objectID]?.object {
+        if let existing = registry[snapshot.objectID] {
             if existing.faultFlag && !asFault { fill(existing, from: snapshot) }
             return existing
         }
@@ -195,7 +197,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Inserts a new object; it gets its defaults and a temporary ID, and is saved with the next save.
     public func insert(_ object: ManagedObject) {
         precondition(!object.entity.isAbstract, "Cannot insert an object of abstract entity '\(object.entity.name)'.")
-        if object.managedObjectContext === self && (object.insertedFlag || registry[object.objectID]?.object === object) {
+        if object.managedObjectContext === self && (object.insertedFlag || registry[object.objectID] === object) {
             if object.deletedFlag { undelete(object) }
             return
         }
@@ -291,10 +293,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// context; fetch again to get objects.
     public func reset() {
         rollback()
-        for entry in registry.values {
-            entry.object?.managedObjectContext = nil
-        }
-        registry = [:]
+        for object in registry.removeAll() { object.managedObjectContext = nil }
     }
 
     /// Turns an object back into a fault (`refresh(_:mergeChanges:)`), releasing its values, or with
@@ -329,9 +328,4 @@ public final class ManagedObjectContext: @unchecked Sendable {
         if !mergeChanges { coordinatorOrFail().forgetSnapshot(for: object.objectID) }
         object.didTurnIntoFault()
     }
-}
-
-/// A weak reference, so the registry does not keep unchanged objects alive.
-struct WeakObject {
-    weak var object: ManagedObject?
 }
