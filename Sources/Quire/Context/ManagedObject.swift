@@ -25,7 +25,11 @@ import OrderedCollections
 /// ``objectID`` across threads instead.
 open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's entity.
-    public let entity: EntityDescription
+    public var entity: EntityDescription { unretainedEntity }
+    /// Frozen entities live for the rest of the process, so objects refer to them without retaining them;
+    /// an object made from an entity whose model is still editable keeps it alive through `entityOwner`.
+    private unowned(unsafe) let unretainedEntity: EntityDescription
+    private let entityOwner: EntityDescription?
     /// The object's ID: temporary until its first save, permanent after.
     public internal(set) var objectID: ObjectID
     /// The context the object lives in; `nil` once it was deleted and saved, or never inserted.
@@ -59,7 +63,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     ///   - context: The context to insert it into, or `nil` to insert it later with
     ///     ``ManagedObjectContext/insert(_:)``.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
-        self.entity = entity
+        self.unretainedEntity = entity
+        self.entityOwner = entity.isFrozen ? nil : entity
         self.objectID = ObjectID.makeTemporary(for: entity)
         self.attributeStorage = entity.defaultAttributeValues
         self.relationshipStorage = entity.emptyRelationshipValues

@@ -114,7 +114,8 @@ extension ManagedObjectContext {
         _ fetch: StoreFetch, stores: [PersistentStore]?, request: FetchRequest<Result>
     ) throws -> [ManagedObject] {
         if !needsMemoryPass(fetch, stores, request.includesPendingChanges) {
-            let rows = try coordinatorOrFail().fetchRows(fetch, stores: stores)
+            let rows = try coordinatorOrFail().fetchRows(fetch, stores: stores, cachesRows: request.returnsObjectsAsFaults)
+            registry.reserveCapacity(rows.count)
             return rows.map { object(for: $0, asFault: request.returnsObjectsAsFaults) }
         }
         var all = fetch
@@ -137,7 +138,8 @@ extension ManagedObjectContext {
         let storeEvaluates = storesEvaluatePredicate(fetch, stores)
         var storeFetch = fetch
         if !storeEvaluates { storeFetch.predicate = nil }
-        let rows = try coordinatorOrFail().fetchRows(storeFetch, stores: stores)
+        let rows = try coordinatorOrFail().fetchRows(storeFetch, stores: stores, cachesRows: asFaults)
+        registry.reserveCapacity(rows.count)
         var seen = Set<ObjectIdentifier>()
         var result: [ManagedObject] = []
         for row in rows {

@@ -40,7 +40,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     /// One object per record (see ``ObjectRegistry``).
-    private var registry = ObjectRegistry()
+    var registry = ObjectRegistry()
     /// Changed objects are held strongly until saved or rolled back.
     var insertedSet: Set<ManagedObject> = []
     var updatedSet: Set<ManagedObject> = []

@@ -13,20 +13,27 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The entity of the object.
-    public let entity: EntityDescription
+    public var entity: EntityDescription { unretainedEntity }
     /// The store the object lives in; `nil` while the ID is temporary.
-    public let persistentStore: PersistentStore?
+    public var persistentStore: PersistentStore? { unretainedStore }
+
+    // IDs are copied on every fetch, fault and save, so they hold their entity and store without retaining
+    // them: a frozen model and an added store live for the rest of the process (see
+    // `ManagedObjectModel.freeze()` and `PersistentStoreCoordinator.addPersistentStore`), so neither can go
+    // away while an ID points at it.
+    private unowned(unsafe) let unretainedEntity: EntityDescription
+    private unowned(unsafe) let unretainedStore: PersistentStore?
     let key: Key
 
     init(entity: EntityDescription, store: PersistentStore, primaryKey: Int64) {
-        self.entity = entity
-        self.persistentStore = store
+        self.unretainedEntity = entity
+        self.unretainedStore = store
         self.key = .permanent(primaryKey)
     }
 
     private init(temporaryFor entity: EntityDescription, number: UInt64) {
-        self.entity = entity
-        self.persistentStore = nil
+        self.unretainedEntity = entity
+        self.unretainedStore = nil
         self.key = .temporary(number)
     }
 
@@ -68,14 +75,14 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
 
     /// Two IDs are equal when they name the same record: the same key in the same store and entity hierarchy.
     public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
-        lhs.key == rhs.key && lhs.persistentStore === rhs.persistentStore
-            && (lhs.entity === rhs.entity || lhs.entity.rootEntity === rhs.entity.rootEntity)
+        lhs.key == rhs.key && lhs.unretainedStore === rhs.unretainedStore
+            && (lhs.unretainedEntity === rhs.unretainedEntity || lhs.entity.rootEntity === rhs.entity.rootEntity)
     }
 
     /// Hashes the key and store.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(key)
-        if let persistentStore { hasher.combine(ObjectIdentifier(persistentStore)) }
+        if let unretainedStore { hasher.combine(ObjectIdentifier(unretainedStore)) }
     }
 
     /// The URI representation as text.

@@ -23,6 +23,12 @@ struct ObjectRegistry {
         }
     }
 
+    /// Makes room for `extra` more entries at once, instead of growing step by step.
+    mutating func reserveCapacity(_ extra: Int) {
+        objects.reserveCapacity(objects.count + extra)
+        pruneThreshold = max(pruneThreshold, objects.count + extra + 1)
+    }
+
     /// Removes the entry of an object (only if that entry is this object).
     mutating func remove(_ object: ManagedObject) {
         if objects[object.objectID] === object { objects[object.objectID] = nil }

@@ -69,6 +69,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             let store = try StoreRegistry.makeStore(
                 type: type, url: url, configuration: configuration, options: options, model: managedObjectModel)
             try store.load()
+            // An added store is never deallocated, so object IDs can point at it without retaining it;
+            // removing it closes it and frees its caches, leaving a small shell.
+            _ = Unmanaged.passRetained(store)
             store.persistentStoreCoordinator = self
             stores.append(store)
             return store
@@ -134,13 +137,20 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         locked { targetStores(fetch, affected).allSatisfy { $0.canEvaluate(predicate) } }
     }
 
-    func fetchRows(_ fetch: StoreFetch, stores affected: [PersistentStore]?) throws -> [RowSnapshot] {
+    /// The rows of a fetch from every store it reaches.
+    ///
+    /// - Parameter cachesRows: Whether to keep the rows in the row cache, so that faults made of them fire
+    ///   without reading a store. Fetches that fill their objects at once need not.
+    func fetchRows(_ fetch: StoreFetch, stores affected: [PersistentStore]?, cachesRows: Bool = true) throws -> [RowSnapshot] {
         try locked {
             let targets = targetStores(fetch, affected)
             var rows: [RowSnapshot] = []
             for store in targets { rows += try store.fetchRows(fetch) }
-            if rowCache.count + rows.count > rowCacheLimit { rowCache = [:] }
-            for row in rows { rowCache[row.objectID] = row }
+            if cachesRows {
+                if rowCache.count + rows.count > rowCacheLimit { rowCache = [:] }
+                rowCache.reserveCapacity(rowCache.count + rows.count)
+                for row in rows { rowCache[row.objectID] = row }
+            }
             return rows
         }
     }

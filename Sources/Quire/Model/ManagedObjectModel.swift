@@ -84,7 +84,8 @@ public final class ManagedObjectModel: @unchecked Sendable, CustomStringConverti
     /// Entities ordered by Core Data's entity number (`Z_ENT`), valid once frozen; index 0 is entity 1.
     private(set) var entitiesByNumber: [EntityDescription] = []
 
-    /// Checks the model and makes it immutable. Called by the first coordinator that uses it.
+    /// Checks the model and makes it immutable. Called by the first coordinator that uses it. From then on
+    /// the model is never deallocated (models are few and small; see ``ObjectID``).
     ///
     /// - Throws: ``QuireError/Code/invalidModel`` naming the entity and property when a name is duplicated,
     ///   a destination or inverse does not exist, or an inverse does not point back.
@@ -115,6 +116,9 @@ public final class ManagedObjectModel: @unchecked Sendable, CustomStringConverti
             }
         }
         isEditable = false
+        // A frozen model lives for the rest of the process: object IDs and managed objects refer to its
+        // entities without retaining them, which keeps fetches and faults free of reference counting.
+        _ = Unmanaged.passRetained(self)
         for entity in entities {
             entity.isFrozen = true
             for property in entity.properties { property.isFrozen = true }

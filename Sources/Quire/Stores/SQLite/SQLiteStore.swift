@@ -209,5 +209,9 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         }
         connection.close()
         self.connection = nil
+        readers = [:]
+        writePlans = [:]
+        selectLists = [:]
+        rowByKeySQL = [:]
     }
 }
