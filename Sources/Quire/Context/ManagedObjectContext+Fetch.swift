@@ -153,7 +153,7 @@ extension ManagedObjectContext {
             seen.insert(ObjectIdentifier(object))
             result.append(object)
         }
-        let candidates = (insertedSet.union(updatedSet)).sorted { $0.changeSequence < $1.changeSequence }
+        let candidates = changeLog.filter { $0.insertedFlag || $0.updatedFlag }
         for object in candidates where includePending && !object.deletedFlag && !seen.contains(ObjectIdentifier(object)) {
             guard fetch.includesSubentities ? object.entity.isKind(of: fetch.entity) : object.entity === fetch.entity
             else { continue }

@@ -38,17 +38,17 @@ extension ManagedObjectContext {
         try performAndWait {
             guard hasChanges else { return }
             processPendingChanges()
-            var notified = Set<ObjectIdentifier>()
-            // willSave may change objects further; give the new ones their turn too (bounded, as in Core Data).
-            for _ in 0..<10 {
-                let pending = changedObjectsInOrder().filter { !notified.contains(ObjectIdentifier($0)) }
-                if pending.isEmpty { break }
-                for object in pending {
-                    notified.insert(ObjectIdentifier(object))
-                    object.willSave()
-                }
-                processPendingChanges()
+            // willSave may change more objects; those join the log and get their turn too. Bounded, so that
+            // hooks that keep changing each other cannot loop forever.
+            var index = 0
+            let limit = changeLog.count * 10 + 100
+            while index < changeLog.count && index < limit {
+                let object = changeLog[index]
+                index += 1
+                if object.hasChanges { object.willSave() }
+                if index == changeLog.count { processPendingChanges() }
             }
+            processPendingChanges()
             let changed = changedObjectsInOrder()
             try validateForSave(changed)
             let request = try makeSaveRequest(changed)
@@ -57,8 +57,9 @@ extension ManagedObjectContext {
         }
     }
 
+    /// The changed objects, in the order of their first change.
     func changedObjectsInOrder() -> [ManagedObject] {
-        insertedSet.union(updatedSet).union(deletedSet).sorted { $0.changeSequence < $1.changeSequence }
+        changeLog.filter(\.hasChanges)
     }
 
     private func validateForSave(_ changed: [ManagedObject]) throws {
@@ -122,11 +123,12 @@ extension ManagedObjectContext {
         }
         for object in saved where !object.deletedFlag {
             object.relationshipStorage.indices.forEach { object.relationshipStorage[$0].remap(result.permanentIDs) }
+            // Stores start a record at version 1 and add 1 with every update (Core Data's Z_OPT).
+            object.version = object.insertedFlag ? 1 : object.version + 1
             object.insertedFlag = false
             object.updatedFlag = false
             object.committedAttributes = nil
             object.committedRelationships = nil
-            if let version = result.versions[object.objectID] { object.version = version }
         }
         for object in saved where object.deletedFlag {
             unregister(object)
@@ -145,6 +147,7 @@ extension ManagedObjectContext {
         updatedSet = []
         deletedSet = []
         storeAssignments = [:]
+        clearChangeLog()
         for object in saved { object.didSave() }
     }
 }

@@ -46,6 +46,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var updatedSet: Set<ManagedObject> = []
     var deletedSet: Set<ManagedObject> = []
     private var changeCounter = 0
+    /// Every object changed since the last save, in the order of its first change (saves are deterministic).
+    var changeLog: [ManagedObject] = []
     /// Store assignments made with ``assign(_:to:)``.
     var storeAssignments: [ObjectIdentifier: PersistentStore] = [:]
 
@@ -64,8 +66,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     deinit {
         // Objects point back at their context without retaining it; every such object is registered, so
         // clearing the registered objects' pointers leaves none dangling.
-        for object in registry.removeAll() { object.managedObjectContext = nil }
-        for object in insertedSet.union(updatedSet).union(deletedSet) { object.managedObjectContext = nil }
+        for object in registry.all { object.managedObjectContext = nil }
+        for object in changeLog { object.managedObjectContext = nil }
     }
 
     // MARK: Queue confinement
@@ -209,8 +211,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             object.attributeStorage = object.entity.defaultAttributeValues
             object.relationshipStorage = object.entity.emptyRelationshipValues
         }
-        changeCounter += 1
-        object.changeSequence = changeCounter
+        noteChange(object)
         insertedSet.insert(object)
         register(object)
         object.awakeFromInsert()
@@ -226,8 +227,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             // Never saved: it simply leaves the context, after its delete rules ran.
             pendingDeletes.append(object)
         } else {
-            changeCounter += 1
-            object.changeSequence = changeCounter
+            noteChange(object)
             deletedSet.insert(object)
             pendingDeletes.append(object)
         }
@@ -245,9 +245,22 @@ public final class ManagedObjectContext: @unchecked Sendable {
     func objectDidChange(_ object: ManagedObject) {
         guard object.managedObjectContext === self, !object.insertedFlag, !object.updatedFlag else { return }
         object.updatedFlag = true
+        noteChange(object)
+        updatedSet.insert(object)
+    }
+
+    /// Records the first change of an object since the last save.
+    private func noteChange(_ object: ManagedObject) {
+        guard object.changeSequence == 0 else { return }
         changeCounter += 1
         object.changeSequence = changeCounter
-        updatedSet.insert(object)
+        changeLog.append(object)
+    }
+
+    /// Forgets the change log once its changes were saved or discarded.
+    func clearChangeLog() {
+        for object in changeLog { object.changeSequence = 0 }
+        changeLog = []
     }
 
     /// Whether the context has unsaved inserts, updates or deletes.
@@ -287,6 +300,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         deletedSet = []
         pendingDeletes = []
         storeAssignments = [:]
+        clearChangeLog()
     }
 
     /// Forgets every object (`reset()`): unsaved changes are discarded and registered objects leave the

@@ -24,9 +24,10 @@ struct SaveRequest: Sendable {
 }
 
 /// What a successful save reports back.
+///
+/// Versions are not reported: every store writes an inserted record at version 1 and adds 1 to the version
+/// of every record it updates, as Core Data does with `Z_OPT`.
 struct SaveResult: Sendable {
     /// The permanent ID of every inserted object, keyed by its temporary ID.
     var permanentIDs: [ObjectID: ObjectID] = [:]
-    /// The new version of every inserted and updated object, keyed by its permanent ID.
-    var versions: [ObjectID: Int64] = [:]
 }

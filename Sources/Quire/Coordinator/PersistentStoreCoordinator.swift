@@ -198,7 +198,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
     }
 
-    /// Saves a context's changes, store by store, and refreshes the row cache with what was written.
+    /// Saves a context's changes, store by store, and drops the cached rows the save made stale.
     func save(_ request: SaveRequest) throws -> SaveResult {
         try locked {
             var result = SaveResult()
@@ -207,26 +207,19 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                     || request.deleted.contains { $0.store === store }
             }
             for store in involved {
-                let part = SaveRequest(
+                guard !store.isReadOnly else { throw store.readOnlyError() }
+            }
+            for store in involved {
+                let part = involved.count == 1 ? request : SaveRequest(
                     inserted: request.inserted.filter { $0.store === store },
                     updated: request.updated.filter { $0.store === store },
                     deleted: request.deleted.filter { $0.store === store })
-                guard !store.isReadOnly else { throw store.readOnlyError() }
                 let saved = try store.save(part)
                 result.permanentIDs.merge(saved.permanentIDs) { $1 }
-                result.versions.merge(saved.versions) { $1 }
             }
-            for change in request.deleted { rowCache[change.objectID] = nil }
-            for change in request.inserted + request.updated {
-                let id = result.permanentIDs[change.objectID] ?? change.objectID
-                guard let version = result.versions[id] else { continue }
-                var relationships = change.relationships
-                for index in relationships.indices {
-                    relationships[index].remap(result.permanentIDs)
-                    if case .toMany = relationships[index] { relationships[index] = .fault }
-                    if case .ordered = relationships[index] { relationships[index] = .fault }
-                }
-                rowCache[id] = RowSnapshot(objectID: id, version: version, attributes: change.attributes, relationships: relationships)
+            if !rowCache.isEmpty {
+                for change in request.updated { rowCache[change.objectID] = nil }
+                for change in request.deleted { rowCache[change.objectID] = nil }
             }
             return result
         }

@@ -136,6 +136,8 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     private(set) var allSubentities: [EntityDescription] = []
     /// Per attribute slot: the default values a new object starts with.
     private(set) var defaultAttributeValues: [AttributeValue] = []
+    /// Whether the entity has to-many relationships (saves skip join and order work for those without).
+    private(set) var hasToManyRelationships = false
     /// Per relationship slot: the values a new object starts with (nil to-ones, empty to-manys).
     private(set) var emptyRelationshipValues: [RelationshipStorage] = []
 
@@ -158,6 +160,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         }
         defaultAttributeValues = allAttributes.map(\.defaultAttributeValue)
         emptyRelationshipValues = allRelationships.map(RelationshipStorage.empty(for:))
+        hasToManyRelationships = allRelationships.contains(where: \.isToMany)
     }
 
     func computeHierarchy() {

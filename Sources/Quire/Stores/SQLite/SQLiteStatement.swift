@@ -46,8 +46,11 @@ final class SQLiteStatement {
     func bind(_ value: Double, at index: Int32) { sqlite3_bind_double(raw, index, value) }
 
     func bind(_ value: String, at index: Int32) {
-        value.utf8CString.withUnsafeBufferPointer { buffer in
-            _ = sqlite3_bind_text(raw, index, buffer.baseAddress, Int32(buffer.count - 1), sqliteTransient)
+        // `withCString` lends a native string's own UTF-8 without copying; the explicit byte count keeps any
+        // embedded NUL characters.
+        let count = Int32(value.utf8.count)
+        value.withCString { pointer in
+            _ = sqlite3_bind_text(raw, index, pointer, count, sqliteTransient)
         }
     }
 

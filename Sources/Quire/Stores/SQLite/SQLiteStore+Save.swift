@@ -17,14 +17,10 @@ extension SQLiteStore {
             func permanent(_ id: ObjectID) -> ObjectID { map[id] ?? id }
             var conflicts: [ObjectID] = []
             for change in request.inserted {
-                let id = permanent(change.objectID)
-                try writeRow(change, id: id, map: map, insert: true, connection)
-                result.versions[id] = 1
+                try writeRow(change, id: permanent(change.objectID), map: map, insert: true, connection)
             }
             for change in request.updated {
-                if try writeRow(change, id: change.objectID, map: map, insert: false, connection) {
-                    result.versions[change.objectID] = change.version + 1
-                } else {
+                if try !writeRow(change, id: change.objectID, map: map, insert: false, connection) {
                     conflicts.append(change.objectID)
                 }
             }
@@ -39,9 +35,11 @@ extension SQLiteStore {
                         + "\(conflicts.count > 5 ? ", …" : "")).",
                     context: .init(file: storeURL, entity: conflicts.first?.entity.name, object: conflicts.first?.uriRepresentation()))
             }
-            for change in request.inserted + request.updated {
-                try writeJoins(change, id: permanent(change.objectID), map: map, connection)
-                try writeOrderKeys(change, map: map, connection)
+            for changes in [request.inserted, request.updated] {
+                for change in changes where change.objectID.entity.hasToManyRelationships {
+                    try writeJoins(change, id: permanent(change.objectID), map: map, connection)
+                    try writeOrderKeys(change, map: map, connection)
+                }
             }
             return result
         }
@@ -90,7 +88,7 @@ extension SQLiteStore {
     ) throws -> Bool {
         let entity = id.entity
         guard let plan = writePlan(for: entity), let pk = id.primaryKey else { return false }
-        let statement = try connection.cachedStatement(insert ? plan.insertSQL : plan.updateSQL)
+        let statement = try writeStatement(for: entity, plan: plan, insert: insert, connection)
         var index: Int32 = insert ? 4 : 1
         if insert {
             statement.bind(pk, at: 1)
@@ -117,6 +115,20 @@ extension SQLiteStore {
         }
         try statement.run()
         return insert || connection.changes == 1
+    }
+
+    /// The prepared INSERT or UPDATE of an entity's rows, looked up by entity rather than by SQL text.
+    private func writeStatement(
+        for entity: EntityDescription, plan: WritePlan, insert: Bool, _ connection: SQLiteConnection
+    ) throws -> SQLiteStatement {
+        let key = WriteStatementKey(entity: ObjectIdentifier(entity), insert: insert)
+        if let statement = writeStatements[key] {
+            statement.reset()
+            return statement
+        }
+        let statement = try connection.cachedStatement(insert ? plan.insertSQL : plan.updateSQL)
+        writeStatements[key] = statement
+        return statement
     }
 
     /// The INSERT and UPDATE of an entity's rows and the slots they bind, built once per entity.

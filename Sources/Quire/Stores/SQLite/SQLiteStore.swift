@@ -11,6 +11,12 @@ struct WritePlan {
     let relationshipSlots: [(Int, Bool)]
 }
 
+/// The key of an entity's prepared write statement.
+struct WriteStatementKey: Hashable {
+    let entity: ObjectIdentifier
+    let insert: Bool
+}
+
 /// The SQLite store: incremental, in Core Data's schema (see ``SQLiteSchema``), WAL by default and
 /// checkpointed on close.
 ///
@@ -22,6 +28,8 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     var readers: [ObjectIdentifier: RowReader] = [:]
     /// Per entity: how to write its rows.
     var writePlans: [ObjectIdentifier: WritePlan] = [:]
+    /// Per entity: its prepared INSERT and UPDATE (owned by the connection's statement cache).
+    var writeStatements: [WriteStatementKey: SQLiteStatement] = [:]
     /// Per table: the select list and the select of one row by key.
     var selectLists: [ObjectIdentifier: String] = [:]
     var rowByKeySQL: [ObjectIdentifier: String] = [:]
@@ -211,6 +219,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         self.connection = nil
         readers = [:]
         writePlans = [:]
+        writeStatements = [:]
         selectLists = [:]
         rowByKeySQL = [:]
     }
