@@ -180,7 +180,7 @@ extension ManagedObject {
     // MARK: Internals
 
     func property(forKey key: String) -> PropertyDescription? {
-        guard let property = entity.propertiesByName[key] else {
+        guard let property = entity.property(named: key) else {
             preconditionFailure("Entity '\(entity.name)' has no property named '\(key)'.")
         }
         return property

@@ -105,9 +105,8 @@ extension ManagedObjectContext {
     /// Whether unsaved changes could change this fetch's answer.
     private func needsPendingMerge(_ fetch: StoreFetch, _ includesPendingChanges: Bool) -> Bool {
         guard includesPendingChanges else { return false }
-        let changed = [insertedSet, updatedSet, deletedSet, Set(pendingDeletes)]
-        return changed.contains { set in set.contains { $0.entity.isKind(of: fetch.entity) } }
-            || (!fetch.sortKeys.isEmpty && !updatedSet.isEmpty)
+        return changeLog.contains { $0.hasChanges && ($0.entity.isKind(of: fetch.entity) || !fetch.sortKeys.isEmpty) }
+            || pendingDeletes.contains { $0.entity.isKind(of: fetch.entity) }
     }
 
     private func fetchObjects<Result>(

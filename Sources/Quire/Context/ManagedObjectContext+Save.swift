@@ -115,14 +115,16 @@ extension ManagedObjectContext {
     }
 
     private func didSave(_ result: SaveResult, _ saved: [ManagedObject]) {
-        for object in insertedSet where !object.deletedFlag {
+        for object in saved where object.insertedFlag && !object.deletedFlag {
             guard let permanent = result.permanentIDs[object.objectID] else { continue }
             unregister(object)
             object.objectID = permanent
             register(object)
         }
         for object in saved where !object.deletedFlag {
-            object.relationshipStorage.indices.forEach { object.relationshipStorage[$0].remap(result.permanentIDs) }
+            if !object.relationshipStorage.isEmpty {
+                object.relationshipStorage.indices.forEach { object.relationshipStorage[$0].remap(result.permanentIDs) }
+            }
             // Stores start a record at version 1 and add 1 with every update (Core Data's Z_OPT).
             object.version = object.insertedFlag ? 1 : object.version + 1
             object.insertedFlag = false
@@ -136,16 +138,6 @@ extension ManagedObjectContext {
             object.insertedFlag = false
             object.managedObjectContext = nil
         }
-        // Objects inserted and deleted before any save simply leave.
-        for object in insertedSet where object.deletedFlag {
-            unregister(object)
-            object.deletedFlag = false
-            object.insertedFlag = false
-            object.managedObjectContext = nil
-        }
-        insertedSet = []
-        updatedSet = []
-        deletedSet = []
         storeAssignments = [:]
         clearChangeLog()
         for object in saved { object.didSave() }

@@ -41,12 +41,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// One object per record (see ``ObjectRegistry``).
     var registry = ObjectRegistry()
-    /// Changed objects are held strongly until saved or rolled back.
-    var insertedSet: Set<ManagedObject> = []
-    var updatedSet: Set<ManagedObject> = []
-    var deletedSet: Set<ManagedObject> = []
     private var changeCounter = 0
     /// Every object changed since the last save, in the order of its first change (saves are deterministic).
+    /// It holds changed objects strongly until they are saved or rolled back; their flags say how they
+    /// changed.
     var changeLog: [ManagedObject] = []
     /// Store assignments made with ``assign(_:to:)``.
     var storeAssignments: [ObjectIdentifier: PersistentStore] = [:]
@@ -118,7 +116,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// application still holds.
     public var registeredObjects: Set<ManagedObject> {
         registry.prune()
-        return insertedSet.union(updatedSet).union(deletedSet).union(registry.all)
+        return Set(changeLog).union(registry.all)
     }
 
     /// The registered object with an ID, if the context has one alive.
@@ -212,7 +210,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
             object.relationshipStorage = object.entity.emptyRelationshipValues
         }
         noteChange(object)
-        insertedSet.insert(object)
         register(object)
         object.awakeFromInsert()
     }
@@ -228,14 +225,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
             pendingDeletes.append(object)
         } else {
             noteChange(object)
-            deletedSet.insert(object)
             pendingDeletes.append(object)
         }
     }
 
     private func undelete(_ object: ManagedObject) {
         object.deletedFlag = false
-        deletedSet.remove(object)
         pendingDeletes.removeAll { $0 === object }
     }
 
@@ -246,7 +241,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
         guard object.managedObjectContext === self, !object.insertedFlag, !object.updatedFlag else { return }
         object.updatedFlag = true
         noteChange(object)
-        updatedSet.insert(object)
     }
 
     /// Records the first change of an object since the last save.
@@ -264,14 +258,16 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     /// Whether the context has unsaved inserts, updates or deletes.
-    public var hasChanges: Bool { !insertedSet.isEmpty || !updatedSet.isEmpty || !deletedSet.isEmpty || !pendingDeletes.isEmpty }
+    public var hasChanges: Bool { !pendingDeletes.isEmpty || changeLog.contains(where: \.hasChanges) }
 
     /// Objects inserted since the last save.
-    public var insertedObjects: Set<ManagedObject> { insertedSet.filter { !$0.deletedFlag } }
+    public var insertedObjects: Set<ManagedObject> { Set(changeLog.lazy.filter { $0.insertedFlag && !$0.deletedFlag }) }
     /// Objects changed since the last save (not inserted ones, not deleted ones).
-    public var updatedObjects: Set<ManagedObject> { updatedSet.subtracting(deletedSet) }
+    public var updatedObjects: Set<ManagedObject> {
+        Set(changeLog.lazy.filter { $0.updatedFlag && !$0.deletedFlag && !$0.insertedFlag })
+    }
     /// Objects deleted since the last save (not inserted-then-deleted ones).
-    public var deletedObjects: Set<ManagedObject> { deletedSet }
+    public var deletedObjects: Set<ManagedObject> { Set(changeLog.lazy.filter { $0.deletedFlag && !$0.insertedFlag }) }
 
     /// Puts a newly inserted object into a particular store (`assign(_:to:)`).
     public func assign(_ object: ManagedObject, to store: PersistentStore) {
@@ -281,13 +277,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Discards every unsaved change (`rollback()`): inserted objects leave the context, updated and deleted
     /// objects get their saved values back.
     public func rollback() {
-        for object in insertedSet {
+        for object in changeLog where object.insertedFlag {
             unregister(object)
             object.insertedFlag = false
             object.deletedFlag = false
             object.managedObjectContext = nil
         }
-        for object in updatedSet.union(deletedSet) {
+        for object in changeLog where object.updatedFlag || object.deletedFlag {
             if let committed = object.committedAttributes { object.attributeStorage = committed }
             if let committed = object.committedRelationships { object.relationshipStorage = committed }
             object.committedAttributes = nil
@@ -295,9 +291,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
             object.updatedFlag = false
             object.deletedFlag = false
         }
-        insertedSet = []
-        updatedSet = []
-        deletedSet = []
         pendingDeletes = []
         storeAssignments = [:]
         clearChangeLog()
@@ -328,9 +321,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         object.willTurnIntoFault()
         if object.hasChanges {
-            updatedSet.remove(object)
-            deletedSet.remove(object)
-            pendingDeletes.removeAll { $0 === object }
+                    pendingDeletes.removeAll { $0 === object }
             object.updatedFlag = false
             object.deletedFlag = false
         }

@@ -88,6 +88,17 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         propertiesByName.compactMapValues { $0 as? RelationshipDescription }
     }
 
+    /// The property (inherited ones included) with a name. Once frozen, a short linear scan over the names
+    /// (small strings compare as two machine words), which beats hashing the key for the few properties
+    /// entities have; large entities use the dictionary.
+    func property(named name: String) -> PropertyDescription? {
+        guard isFrozen, frozenPropertyNames.count <= 24 else { return propertiesByName[name] }
+        for index in frozenPropertyNames.indices where frozenPropertyNames[index] == name {
+            return frozenPropertyList[index]
+        }
+        return nil
+    }
+
     /// Whether this entity is `entity` or one of its sub-entities.
     public func isKind(of entity: EntityDescription) -> Bool {
         var current: EntityDescription? = self
@@ -128,6 +139,8 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// All relationships, inherited ones first, in slot order.
     private(set) var allRelationships: [RelationshipDescription] = []
     private var frozenPropertiesByName: [String: PropertyDescription] = [:]
+    private var frozenPropertyNames: [String] = []
+    private var frozenPropertyList: [PropertyDescription] = []
     /// Core Data's entity number (`Z_ENT`), assigned alphabetically from 1.
     var entityNumber: Int = 0
     /// The entity numbers of this entity and all its descendants.
@@ -158,6 +171,8 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         for property in allAttributes as [PropertyDescription] + allRelationships {
             frozenPropertiesByName[property.name] = property
         }
+        frozenPropertyList = allAttributes as [PropertyDescription] + allRelationships
+        frozenPropertyNames = frozenPropertyList.map(\.name)
         defaultAttributeValues = allAttributes.map(\.defaultAttributeValue)
         emptyRelationshipValues = allRelationships.map(RelationshipStorage.empty(for:))
         hasToManyRelationships = allRelationships.contains(where: \.isToMany)

@@ -47,34 +47,38 @@ extension SQLiteStore {
 
     private func assignPrimaryKeys(_ inserted: [SaveRequest.Change], into result: inout SaveResult, _ connection: SQLiteConnection) throws {
         guard !inserted.isEmpty else { return }
-        var byRoot: [ObjectIdentifier: [SaveRequest.Change]] = [:]
-        var roots: [EntityDescription] = []
-        for change in inserted {
-            let root = change.objectID.entity.rootEntity
-            if byRoot[ObjectIdentifier(root)] == nil { roots.append(root) }
-            byRoot[ObjectIdentifier(root), default: []].append(change)
-        }
         let select = try connection.cachedStatement("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
         let update = try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
         defer { select.reset() }
-        for root in roots {
+        func storedMaximum(_ entity: EntityDescription) throws -> Int64 {
             select.reset()
-            select.bind(Int64(root.entityNumber), at: 1)
-            var next = try select.step() ? select.int64(at: 0) : 0
-            // Keys are unique across a hierarchy (one table), so every entity of it draws from the root's counter,
-            // never below any entity's own maximum (stores written by Core Data keep one per entity).
-            for entity in root.allSubentities {
-                select.reset()
-                select.bind(Int64(entity.entityNumber), at: 1)
-                if try select.step() { next = max(next, select.int64(at: 0)) }
+            select.bind(Int64(entity.entityNumber), at: 1)
+            return try select.step() ? select.int64(at: 0) : 0
+        }
+        // Keys are unique across a hierarchy (one table), so every entity of it draws from one counter, which
+        // starts above every entity's own maximum (stores written by Core Data keep one per entity).
+        var counters: [ObjectIdentifier: Int64] = [:]
+        var roots: [EntityDescription] = []
+        result.permanentIDs.reserveCapacity(result.permanentIDs.count + inserted.count)
+        for change in inserted {
+            let entity = change.objectID.entity
+            let root = entity.rootEntity
+            var next: Int64
+            if let counter = counters[ObjectIdentifier(root)] {
+                next = counter
+            } else {
+                next = try storedMaximum(root)
+                for sub in root.allSubentities { next = max(next, try storedMaximum(sub)) }
+                roots.append(root)
             }
-            for change in byRoot[ObjectIdentifier(root)] ?? [] {
-                next += 1
-                result.permanentIDs[change.objectID] = ObjectID(entity: change.objectID.entity, store: self, primaryKey: next)
-            }
+            next += 1
+            counters[ObjectIdentifier(root)] = next
+            result.permanentIDs[change.objectID] = ObjectID(entity: entity, store: self, primaryKey: next)
+        }
+        for root in roots {
             for entity in [root] + root.allSubentities {
                 update.reset()
-                update.bind(next, at: 1)
+                update.bind(counters[ObjectIdentifier(root)] ?? 0, at: 1)
                 update.bind(Int64(entity.entityNumber), at: 2)
                 try update.run()
             }
