@@ -64,7 +64,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     deinit {
         // Objects point back at their context without retaining it; every such object is registered, so
         // clearing the registered objects' pointers leaves none dangling.
-        for object in registry.all { object.managedObjectContext = nil }
+        var held = registry.removeAll()
+        held.sort { ObjectIdentifier($0) < ObjectIdentifier($1) }
+        for object in held { object.managedObjectContext = nil }
         for object in changeLog { object.managedObjectContext = nil }
     }
 

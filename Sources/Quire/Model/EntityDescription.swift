@@ -45,9 +45,13 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     }
 
     /// The entity this one inherits from.
-    public internal(set) weak var superentity: EntityDescription?
+    ///
+    /// Back-pointers in a model are `unowned`, not `weak`: a weak reference would give the entity a side
+    /// table and slow down every retain of it on the fetch path. Reading one after its target was released
+    /// (a superentity or model dropped while this entity is kept) is a programmer error and traps.
+    public internal(set) unowned var superentity: EntityDescription?
     /// The model the entity belongs to.
-    public internal(set) weak var managedObjectModel: ManagedObjectModel?
+    public internal(set) unowned var managedObjectModel: ManagedObjectModel?
 
     var isFrozen = false
 

@@ -29,8 +29,9 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
     /// A string mixed into the version hash, to mark a change that the hash would not otherwise see.
     public var versionHashModifier: String? { didSet { checkEditable() } }
 
-    /// The entity the property belongs to.
-    public internal(set) weak var entity: EntityDescription?
+    /// The entity the property belongs to (unowned, like the other back-pointers of a model; see
+    /// ``EntityDescription/superentity``).
+    public internal(set) unowned var entity: EntityDescription?
 
     var isFrozen = false
     /// The property's index among its entity's attributes or relationships (inherited ones first), set when
