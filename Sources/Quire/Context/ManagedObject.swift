@@ -65,7 +65,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         self.unretainedEntity = entity
         self.entityOwner = entity.isFrozen ? nil : entity
-        self.objectID = ObjectID.makeTemporary(for: entity)
+        // A temporary ID is drawn when the object is inserted; objects a context makes for records get
+        // their permanent ID straight away.
+        self.objectID = ObjectID.unassigned(for: entity)
         self.attributeStorage = entity.defaultAttributeValues
         self.relationshipStorage = entity.emptyRelationshipValues
         if let context { context.insert(self) }

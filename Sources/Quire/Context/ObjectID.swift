@@ -40,6 +40,14 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     private static let temporaryCounter = Atomic<UInt64>(0)
     private static let processToken = UUID().uuidString
 
+    /// The ID of an object not inserted into any context yet (temporary, number 0, never registered).
+    static func unassigned(for entity: EntityDescription) -> ObjectID {
+        ObjectID(temporaryFor: entity, number: 0)
+    }
+
+    /// Whether this is the ID of an object not inserted anywhere yet.
+    var isUnassigned: Bool { key == .temporary(0) }
+
     /// A new temporary ID for an object being inserted.
     static func makeTemporary(for entity: EntityDescription) -> ObjectID {
         let number = temporaryCounter.add(1, ordering: .relaxed).newValue

@@ -3,57 +3,128 @@
 /// Entries are strong references, so registering an object costs no weak reference (a weak reference gives
 /// every object a side table and slows all its retains and releases). Objects the application no longer
 /// holds are dropped lazily: ``prune()`` removes every entry the registry alone references, which is what
-/// Core Data's weakly retaining registry does, at a fraction of the cost. Confined to its context's queue.
+/// Core Data's weakly retaining registry does, at a fraction of the cost.
+///
+/// Records have small, dense primary keys per entity hierarchy, so objects with permanent IDs sit in arrays
+/// indexed by key, one array per store and hierarchy: finding one is an array access, not a hash lookup, and
+/// walking them (pruning, or releasing them with the context) follows the order they were fetched in.
+/// Temporary IDs, and keys far beyond the array, go to a dictionary. Confined to its context's queue.
 struct ObjectRegistry {
-    private var objects: [ObjectID: ManagedObject] = [:]
+    /// The objects of one store and entity hierarchy, indexed by primary key.
+    private final class DenseTable {
+        var objects: [ManagedObject?] = []
+        var count = 0
+    }
+
+    private struct TableKey: Hashable {
+        let store: ObjectIdentifier
+        let root: ObjectIdentifier
+    }
+
+    private var tables: [TableKey: DenseTable] = [:]
+    private var lastKey: TableKey?
+    private var lastTable: DenseTable?
+    private var sparse: [ObjectID: ManagedObject] = [:]
     private var pruneThreshold = 4096
 
-    /// The number of entries, including objects no longer referenced elsewhere that were not pruned yet.
-    var count: Int { objects.count }
+    /// The number of registered objects, including those no longer referenced elsewhere but not pruned yet.
+    var count: Int { sparse.count + tables.values.reduce(0) { $0 + $1.count } }
+
+    /// The dense table and index for an ID, if it has a permanent key that fits one.
+    private mutating func slot(for id: ObjectID, creating: Bool) -> (DenseTable, Int)? {
+        guard case .permanent(let pk) = id.key, pk > 0, let store = id.persistentStore else { return nil }
+        let key = TableKey(store: ObjectIdentifier(store), root: ObjectIdentifier(id.entity.rootEntity))
+        let table: DenseTable
+        if key == lastKey, let last = lastTable {
+            table = last
+        } else if let existing = tables[key] {
+            table = existing
+        } else {
+            guard creating else { return nil }
+            table = DenseTable()
+            tables[key] = table
+        }
+        lastKey = key
+        lastTable = table
+        let index = Int(pk)
+        if index >= table.objects.count {
+            // Grow for keys near the end; keys far beyond what the table holds stay sparse.
+            guard creating, index <= table.objects.count * 2 + 4096 else { return nil }
+            table.objects.append(contentsOf: repeatElement(nil, count: index + 1 - table.objects.count))
+        }
+        return (table, index)
+    }
 
     /// The registered object for an ID.
-    subscript(id: ObjectID) -> ManagedObject? { objects[id] }
-
-    /// Registers an object under its current ID; prunes once the registry has doubled since the last prune.
-    mutating func insert(_ object: ManagedObject) {
-        objects[object.objectID] = object
-        if objects.count > pruneThreshold {
-            prune()
-            pruneThreshold = max(4096, objects.count * 2)
+    subscript(id: ObjectID) -> ManagedObject? {
+        mutating get {
+            if let (table, index) = slot(for: id, creating: false), let object = table.objects[index] { return object }
+            return sparse.isEmpty ? nil : sparse[id]
         }
     }
 
-    /// Makes room for `extra` more entries at once, instead of growing step by step.
+    /// Registers an object under its current ID; prunes once the registry has doubled since the last prune.
+    mutating func insert(_ object: ManagedObject) {
+        if let (table, index) = slot(for: object.objectID, creating: true) {
+            if table.objects[index] == nil { table.count += 1 }
+            table.objects[index] = object
+        } else {
+            sparse[object.objectID] = object
+        }
+        if count > pruneThreshold {
+            prune()
+            pruneThreshold = max(4096, count * 2)
+        }
+    }
+
+    /// Makes room for `extra` more entries without pruning in between.
     mutating func reserveCapacity(_ extra: Int) {
-        objects.reserveCapacity(objects.count + extra)
-        pruneThreshold = max(pruneThreshold, objects.count + extra + 1)
+        pruneThreshold = max(pruneThreshold, count + extra + 1)
     }
 
     /// Removes the entry of an object (only if that entry is this object).
     mutating func remove(_ object: ManagedObject) {
-        if objects[object.objectID] === object { objects[object.objectID] = nil }
+        if let (table, index) = slot(for: object.objectID, creating: false), table.objects[index] === object {
+            table.objects[index] = nil
+            table.count -= 1
+        } else if sparse[object.objectID] === object {
+            sparse[object.objectID] = nil
+        }
     }
 
     /// Removes every entry nobody else references and without unsaved changes; those objects go away.
     mutating func prune() {
-        var unreferenced: [ObjectID] = []
-        var index = objects.values.startIndex
-        while index != objects.values.endIndex {
-            if !objects.values[index].hasChanges && isKnownUniquelyReferenced(&objects.values[index]) {
-                unreferenced.append(objects.keys[index])
+        for table in tables.values {
+            for index in table.objects.indices where table.objects[index] != nil {
+                if table.objects[index]?.hasChanges == false && isKnownUniquelyReferenced(&table.objects[index]) {
+                    table.objects[index] = nil
+                    table.count -= 1
+                }
             }
-            objects.values.formIndex(after: &index)
         }
-        for id in unreferenced { objects[id] = nil }
+        var unreferenced: [ObjectID] = []
+        var position = sparse.values.startIndex
+        while position != sparse.values.endIndex {
+            if !sparse.values[position].hasChanges && isKnownUniquelyReferenced(&sparse.values[position]) {
+                unreferenced.append(sparse.keys[position])
+            }
+            sparse.values.formIndex(after: &position)
+        }
+        for id in unreferenced { sparse[id] = nil }
     }
 
-    /// Every registered object.
-    var all: Dictionary<ObjectID, ManagedObject>.Values { objects.values }
+    /// Every registered object: by key within each store and hierarchy, then the others.
+    var all: [ManagedObject] {
+        tables.values.flatMap { $0.objects.compactMap { $0 } } + Array(sparse.values)
+    }
 
-    /// Empties the registry, returning what it held.
+    /// Empties the registry, returning what it held (in the order of ``all``).
     mutating func removeAll() -> [ManagedObject] {
-        let held = Array(objects.values)
-        objects = [:]
+        let held = all
+        tables = [:]
+        lastKey = nil
+        lastTable = nil
+        sparse = [:]
         return held
     }
 }

@@ -144,8 +144,13 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     func fetchRows(_ fetch: StoreFetch, stores affected: [PersistentStore]?, cachesRows: Bool = true) throws -> [RowSnapshot] {
         try locked {
             let targets = targetStores(fetch, affected)
-            var rows: [RowSnapshot] = []
-            for store in targets { rows += try store.fetchRows(fetch) }
+            var rows: [RowSnapshot]
+            if targets.count == 1 {
+                rows = try targets[0].fetchRows(fetch)
+            } else {
+                rows = []
+                for store in targets { rows += try store.fetchRows(fetch) }
+            }
             if cachesRows {
                 if rowCache.count + rows.count > rowCacheLimit { rowCache = [:] }
                 rowCache.reserveCapacity(rowCache.count + rows.count)

@@ -115,6 +115,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
 
     /// The root of the entity's inheritance hierarchy (itself when it has no superentity).
     public var rootEntity: EntityDescription {
+        if let frozenRoot { return frozenRoot }
         var current = self
         while let parent = current.superentity { current = parent }
         return current
@@ -182,7 +183,11 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         hasToManyRelationships = allRelationships.contains(where: \.isToMany)
     }
 
+    /// The root entity, cached when the model is frozen (models are immortal then, so unowned(unsafe) holds).
+    private unowned(unsafe) var frozenRoot: EntityDescription?
+
     func computeHierarchy() {
+        frozenRoot = rootEntity
         var result: [EntityDescription] = []
         func visit(_ entity: EntityDescription) {
             for sub in entity.subentities {

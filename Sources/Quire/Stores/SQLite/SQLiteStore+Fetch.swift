@@ -1,8 +1,9 @@
 import CSQLite
 import Foundation
 
-/// How to turn a row of an entity's table into a snapshot.
-struct RowReader {
+/// How to turn a row of an entity's table into a snapshot. A class, so that reading a row retains one
+/// object rather than the reader's arrays.
+final class RowReader {
     struct AttributeRead {
         let column: Int32
         let type: AttributeType
@@ -18,6 +19,12 @@ struct RowReader {
     let attributes: [AttributeRead?]
     /// Per relationship slot; nil for to-many (and transient) relationships.
     let relationships: [RelationshipRead?]
+
+    init(entity: EntityDescription, attributes: [AttributeRead?], relationships: [RelationshipRead?]) {
+        self.entity = entity
+        self.attributes = attributes
+        self.relationships = relationships
+    }
 }
 
 extension SQLiteStore {
@@ -28,6 +35,17 @@ extension SQLiteStore {
             .map { "t0.\($0)" }.joined(separator: ", ")
         selectLists[ObjectIdentifier(table)] = list
         return list
+    }
+
+    /// The reader of rows whose `Z_ENT` is `number`, from an array indexed by entity number.
+    func reader(forEntityNumber number: Int64) -> RowReader? {
+        if number > 0, number < readersByNumber.count, let reader = readersByNumber[Int(number)] { return reader }
+        guard let entity = entity(number: number), let reader = reader(for: entity) else { return nil }
+        if readersByNumber.count <= Int(number) {
+            readersByNumber += Array(repeating: nil, count: Int(number) + 1 - readersByNumber.count)
+        }
+        readersByNumber[Int(number)] = reader
+        return reader
     }
 
     func reader(for entity: EntityDescription) -> RowReader? {
@@ -61,7 +79,7 @@ extension SQLiteStore {
     func snapshot(from statement: SQLiteStatement) throws -> RowSnapshot {
         let pk = statement.int64(at: 0)
         let entityNumber = statement.int64(at: 1)
-        guard let entity = entity(number: entityNumber), let reader = reader(for: entity) else {
+        guard let reader = reader(forEntityNumber: entityNumber) else {
             throw QuireError(
                 .fileReadCorruptFile, "Row \(pk) of the store '\(storeURL.path)' has an unknown entity number \(entityNumber).",
                 context: .init(file: storeURL))
@@ -93,7 +111,7 @@ extension SQLiteStore {
             relationships.append(.toOne(ObjectID(entity: destination, store: self, primaryKey: statement.int64(at: read.foreignKey))))
         }
         return RowSnapshot(
-            objectID: ObjectID(entity: entity, store: self, primaryKey: pk), version: statement.int64(at: 2),
+            objectID: ObjectID(entity: reader.entity, store: self, primaryKey: pk), version: statement.int64(at: 2),
             attributes: attributes, relationships: relationships)
     }
 

@@ -26,6 +26,8 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     let schema: SQLiteSchema
     /// Per entity: how to read its rows.
     var readers: [ObjectIdentifier: RowReader] = [:]
+    /// The same readers by entity number (`Z_ENT`), for the per-row lookup.
+    var readersByNumber: [RowReader?] = []
     /// Per entity: how to write its rows.
     var writePlans: [ObjectIdentifier: WritePlan] = [:]
     /// Per entity: its prepared INSERT and UPDATE (owned by the connection's statement cache).
@@ -218,6 +220,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         connection.close()
         self.connection = nil
         readers = [:]
+        readersByNumber = []
         writePlans = [:]
         writeStatements = [:]
         selectLists = [:]

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+@testable import Quire
+
+/// The registry behind uniquing: dense tables by primary key, a dictionary for the rest, and pruning of
+/// objects nobody else holds.
+@Suite struct ObjectRegistryTests {
+    @Test func findsObjectsByPermanentTemporaryAndFarKeys() throws {
+        let folder = try TemporaryFolder()
+        let (coordinator, context) = try Fixtures.stack(Fixtures.companyModel(), at: folder.file("C.sqlite"))
+        let store = try #require(coordinator.persistentStores.first)
+        let employee = try #require(coordinator.managedObjectModel.entitiesByName["Employee"])
+        let manager = try #require(coordinator.managedObjectModel.entitiesByName["Manager"])
+        var registry = ObjectRegistry()
+        let near = context.object(with: ObjectID(entity: employee, store: store, primaryKey: 3))
+        let sub = context.object(with: ObjectID(entity: manager, store: store, primaryKey: 4))
+        let far = context.object(with: ObjectID(entity: employee, store: store, primaryKey: 9_000_000_000))
+        let temporary = ManagedObject(entity: employee, insertInto: context)
+        for object in [near, sub, far, temporary] { registry.insert(object) }
+        #expect(registry.count == 4)
+        #expect(registry[ObjectID(entity: employee, store: store, primaryKey: 3)] === near)
+        // A sub-entity's record is found through an ID naming its superentity (same hierarchy, same key).
+        #expect(registry[ObjectID(entity: employee, store: store, primaryKey: 4)] === sub)
+        #expect(registry[ObjectID(entity: employee, store: store, primaryKey: 9_000_000_000)] === far)
+        #expect(registry[temporary.objectID] === temporary)
+        #expect(registry[ObjectID(entity: employee, store: store, primaryKey: 5)] == nil)
+        registry.remove(near)
+        registry.remove(temporary)
+        #expect(registry[near.objectID] == nil && registry[temporary.objectID] == nil)
+        #expect(registry.count == 2)
+        #expect(Set(registry.removeAll().map(ObjectIdentifier.init)) == Set([sub, far].map(ObjectIdentifier.init)))
+        #expect(registry.count == 0)
+    }
+
+    @Test func pruneDropsOnlyObjectsNobodyHoldsAndThatHaveNoChanges() throws {
+        let folder = try TemporaryFolder()
+        let (coordinator, context) = try Fixtures.stack(Fixtures.runModel(), at: folder.file("R.sqlite"))
+        let entity = try #require(coordinator.managedObjectModel.entitiesByName["Run"])
+        for index in 0..<10 {
+            let run = ManagedObject(entity: entity, insertInto: context)
+            run.setValue(Date(timeIntervalSinceReferenceDate: Double(index)), forKey: "date")
+        }
+        try context.save()
+        context.reset()
+        var held: [ManagedObject] = try context.fetch(FetchRequest<ManagedObject>(entityName: "Run"))
+        #expect(context.registeredObjects.count == 10)
+        held[1].setValue(99, forKey: "processID")  // changed: kept even when nobody holds it
+        let keptID = held[0].objectID
+        held = [held[0]]
+        #expect(context.registeredObjects.count == 2)
+        #expect(context.registeredObject(for: keptID) === held[0])
+        // Uniquing still holds for a pruned record: a new object, one per record.
+        let again = try context.fetch(FetchRequest<ManagedObject>(entityName: "Run"))
+        #expect(again.contains { $0 === held[0] })
+        #expect(Set(again.map(\.objectID)).count == 10)
+        #expect(context.hasChanges)
+    }
+}
