@@ -53,7 +53,7 @@ extension ManagedObjectContext {
             try validateForSave(changed)
             let request = try makeSaveRequest(changed)
             let result = try coordinatorOrFail().save(request)
-            didSave(result, changed)
+            didSave(result, of: request, changed)
         }
     }
 
@@ -114,16 +114,20 @@ extension ManagedObjectContext {
             committedRelationships: object.committedRelationships)
     }
 
-    private func didSave(_ result: SaveResult, _ saved: [ManagedObject]) {
+    private func didSave(_ result: SaveResult, of request: SaveRequest, _ saved: [ManagedObject]) {
+        // The inserted objects come in the request's order, and the permanent IDs with them.
+        let map = request.involvesRelationships ? result.permanentIDsByTemporaryID(for: request) : [:]
+        var position = 0
         for object in saved where object.insertedFlag && !object.deletedFlag {
-            guard let permanent = result.permanentIDs[object.objectID] else { continue }
+            guard position < result.permanentIDs.count, request.inserted[position].objectID == object.objectID else { break }
             unregister(object)
-            object.objectID = permanent
+            object.objectID = result.permanentIDs[position]
             register(object)
+            position += 1
         }
         for object in saved where !object.deletedFlag {
-            if !object.relationshipStorage.isEmpty {
-                object.relationshipStorage.indices.forEach { object.relationshipStorage[$0].remap(result.permanentIDs) }
+            if !map.isEmpty && !object.relationshipStorage.isEmpty {
+                object.relationshipStorage.indices.forEach { object.relationshipStorage[$0].remap(map) }
             }
             // Stores start a record at version 1 and add 1 with every update (Core Data's Z_OPT).
             object.version = object.insertedFlag ? 1 : object.version + 1

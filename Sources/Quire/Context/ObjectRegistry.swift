@@ -8,7 +8,9 @@
 /// Records have small, dense primary keys per entity hierarchy, so objects with permanent IDs sit in arrays
 /// indexed by key, one array per store and hierarchy: finding one is an array access, not a hash lookup, and
 /// walking them (pruning, or releasing them with the context) follows the order they were fetched in.
-/// Temporary IDs, and keys far beyond the array, go to a dictionary. Confined to its context's queue.
+/// Temporary IDs are drawn from one counter, so objects inserted together have neighbouring numbers: they
+/// sit in one more array, indexed from the first number it holds. IDs that fit no array go to a dictionary.
+/// Confined to its context's queue.
 struct ObjectRegistry {
     /// The objects of one store and entity hierarchy, indexed by primary key.
     private final class DenseTable {
@@ -25,13 +27,16 @@ struct ObjectRegistry {
     private var lastKey: TableKey?
     private var lastTable: DenseTable?
     private var sparse: [ObjectID: ManagedObject] = [:]
+    private let temporaries = DenseTable()
+    private var temporaryBase: UInt64 = 0
     private var pruneThreshold = 4096
 
     /// The number of registered objects, including those no longer referenced elsewhere but not pruned yet.
-    var count: Int { sparse.count + tables.values.reduce(0) { $0 + $1.count } }
+    var count: Int { sparse.count + temporaries.count + tables.values.reduce(0) { $0 + $1.count } }
 
     /// The dense table and index for an ID, if it has a permanent key that fits one.
     private mutating func slot(for id: ObjectID, creating: Bool) -> (DenseTable, Int)? {
+        if case .temporary(let number) = id.key { return temporarySlot(number, creating: creating) }
         guard case .permanent(let pk) = id.key, pk > 0, let store = id.persistentStore else { return nil }
         let key = TableKey(store: ObjectIdentifier(store), root: ObjectIdentifier(id.entity.rootEntity))
         let table: DenseTable
@@ -53,6 +58,23 @@ struct ObjectRegistry {
             table.objects.append(contentsOf: repeatElement(nil, count: index + 1 - table.objects.count))
         }
         return (table, index)
+    }
+
+    private mutating func temporarySlot(_ number: UInt64, creating: Bool) -> (DenseTable, Int)? {
+        guard number > 0 else { return nil }
+        if temporaries.count == 0 && creating {
+            temporaries.objects.removeAll(keepingCapacity: true)
+            temporaryBase = number
+        }
+        guard number >= temporaryBase else { return nil }
+        let offset = number - temporaryBase
+        guard offset < UInt64(Int.max) else { return nil }
+        let index = Int(offset)
+        if index >= temporaries.objects.count {
+            guard creating, index <= temporaries.objects.count * 2 + 4096 else { return nil }
+            temporaries.objects.append(contentsOf: repeatElement(nil, count: index + 1 - temporaries.objects.count))
+        }
+        return (temporaries, index)
     }
 
     /// The registered object for an ID.
@@ -94,7 +116,7 @@ struct ObjectRegistry {
 
     /// Removes every entry nobody else references and without unsaved changes; those objects go away.
     mutating func prune() {
-        for table in tables.values {
+        for table in Array(tables.values) + [temporaries] {
             for index in table.objects.indices where table.objects[index] != nil {
                 if table.objects[index]?.hasChanges == false && isKnownUniquelyReferenced(&table.objects[index]) {
                     table.objects[index] = nil
@@ -115,13 +137,15 @@ struct ObjectRegistry {
 
     /// Every registered object: by key within each store and hierarchy, then the others.
     var all: [ManagedObject] {
-        tables.values.flatMap { $0.objects.compactMap { $0 } } + Array(sparse.values)
+        tables.values.flatMap { $0.objects.compactMap { $0 } } + temporaries.objects.compactMap { $0 } + Array(sparse.values)
     }
 
     /// Empties the registry, returning what it held (in the order of ``all``).
     mutating func removeAll() -> [ManagedObject] {
         let held = all
         tables = [:]
+        temporaries.objects = []
+        temporaries.count = 0
         lastKey = nil
         lastTable = nil
         sparse = [:]

@@ -28,6 +28,19 @@ struct SaveRequest: Sendable {
 /// Versions are not reported: every store writes an inserted record at version 1 and adds 1 to the version
 /// of every record it updates, as Core Data does with `Z_OPT`.
 struct SaveResult: Sendable {
-    /// The permanent ID of every inserted object, keyed by its temporary ID.
-    var permanentIDs: [ObjectID: ObjectID] = [:]
+    /// The permanent ID of every inserted object, in the order of ``SaveRequest/inserted``.
+    var permanentIDs: [ObjectID] = []
+
+    /// The permanent IDs keyed by temporary ID, for rewriting relationships that point at inserted objects.
+    func permanentIDsByTemporaryID(for request: SaveRequest) -> [ObjectID: ObjectID] {
+        Dictionary(zip(request.inserted.map(\.objectID), permanentIDs), uniquingKeysWith: { first, _ in first })
+    }
+}
+
+extension SaveRequest {
+    /// Whether any changed object has relationships, which may point at inserted objects' temporary IDs.
+    var involvesRelationships: Bool {
+        inserted.contains { !$0.objectID.entity.allRelationships.isEmpty }
+            || updated.contains { !$0.objectID.entity.allRelationships.isEmpty }
+    }
 }

@@ -214,13 +214,21 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             for store in involved {
                 guard !store.isReadOnly else { throw store.readOnlyError() }
             }
-            for store in involved {
-                let part = involved.count == 1 ? request : SaveRequest(
-                    inserted: request.inserted.filter { $0.store === store },
-                    updated: request.updated.filter { $0.store === store },
-                    deleted: request.deleted.filter { $0.store === store })
-                let saved = try store.save(part)
-                result.permanentIDs.merge(saved.permanentIDs) { $1 }
+            if involved.count == 1 {
+                result = try involved[0].save(request)
+            } else {
+                // Each store saves its part; the permanent IDs go back to the positions of the whole request.
+                var permanent = request.inserted.map(\.objectID)
+                for store in involved {
+                    let positions = request.inserted.indices.filter { request.inserted[$0].store === store }
+                    let part = SaveRequest(
+                        inserted: positions.map { request.inserted[$0] },
+                        updated: request.updated.filter { $0.store === store },
+                        deleted: request.deleted.filter { $0.store === store })
+                    let saved = try store.save(part)
+                    for (position, id) in zip(positions, saved.permanentIDs) { permanent[position] = id }
+                }
+                result.permanentIDs = permanent
             }
             if !rowCache.isEmpty {
                 for change in request.updated { rowCache[change.objectID] = nil }

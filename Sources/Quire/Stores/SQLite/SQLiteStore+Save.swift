@@ -13,11 +13,12 @@ extension SQLiteStore {
         return try connection.transaction {
             var result = SaveResult()
             try assignPrimaryKeys(request.inserted, into: &result, connection)
-            let map = result.permanentIDs
+            // Relationships may point at inserted objects by temporary ID; the map is needed only then.
+            let map = request.involvesRelationships ? result.permanentIDsByTemporaryID(for: request) : [:]
             func permanent(_ id: ObjectID) -> ObjectID { map[id] ?? id }
             var conflicts: [ObjectID] = []
-            for change in request.inserted {
-                try writeRow(change, id: permanent(change.objectID), map: map, insert: true, connection)
+            for (change, id) in zip(request.inserted, result.permanentIDs) {
+                try writeRow(change, id: id, map: map, insert: true, connection)
             }
             for change in request.updated {
                 if try !writeRow(change, id: change.objectID, map: map, insert: false, connection) {
@@ -59,7 +60,7 @@ extension SQLiteStore {
         // starts above every entity's own maximum (stores written by Core Data keep one per entity).
         var counters: [ObjectIdentifier: Int64] = [:]
         var roots: [EntityDescription] = []
-        result.permanentIDs.reserveCapacity(result.permanentIDs.count + inserted.count)
+        result.permanentIDs.reserveCapacity(inserted.count)
         for change in inserted {
             let entity = change.objectID.entity
             let root = entity.rootEntity
@@ -73,7 +74,7 @@ extension SQLiteStore {
             }
             next += 1
             counters[ObjectIdentifier(root)] = next
-            result.permanentIDs[change.objectID] = ObjectID(entity: entity, store: self, primaryKey: next)
+            result.permanentIDs.append(ObjectID(entity: entity, store: self, primaryKey: next))
         }
         for root in roots {
             for entity in [root] + root.allSubentities {
