@@ -28,6 +28,13 @@ extension ManagedObject {
     /// range); a to-one relationship takes a ``ManagedObject`` or `nil`; a to-many relationship a
     /// `Set`, `Array` or `OrderedSet` of managed objects. A value of the wrong type is a programmer error.
     public func setValue(_ value: Any?, forKey key: String) {
+        let entity = self.entity
+        if let slot = entity.attributeSlot(named: key),
+            let converted = ValueCoercion.exactAttributeValue(value, type: entity.frozenAttributeTypes[slot])
+        {
+            setAttributeValue(converted, at: slot)
+            return
+        }
         switch property(forKey: key) {
         case let attribute as AttributeDescription:
             do {

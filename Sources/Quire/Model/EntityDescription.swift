@@ -103,6 +103,14 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         return nil
     }
 
+    /// The slot of the attribute with a name, once the model is frozen (nil before, or for other keys).
+    func attributeSlot(named name: String) -> Int? {
+        let names = frozenAttributeNames
+        guard names.count <= 24 else { return (frozenPropertiesByName[name] as? AttributeDescription)?.slot }
+        for index in names.indices where names[index] == name { return index }
+        return nil
+    }
+
     /// Whether this entity is `entity` or one of its sub-entities.
     public func isKind(of entity: EntityDescription) -> Bool {
         var current: EntityDescription? = self
@@ -145,6 +153,9 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     private(set) var allRelationships: [RelationshipDescription] = []
     private var frozenPropertiesByName: [String: PropertyDescription] = [:]
     private var frozenPropertyNames: [String] = []
+    /// Attribute names and types by slot, for the key-value fast path.
+    private(set) var frozenAttributeNames: [String] = []
+    private(set) var frozenAttributeTypes: [AttributeType] = []
     private var frozenPropertyList: [PropertyDescription] = []
     /// Core Data's entity number (`Z_ENT`), assigned alphabetically from 1.
     var entityNumber: Int = 0
@@ -178,6 +189,8 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         }
         frozenPropertyList = allAttributes as [PropertyDescription] + allRelationships
         frozenPropertyNames = frozenPropertyList.map(\.name)
+        frozenAttributeNames = allAttributes.map(\.name)
+        frozenAttributeTypes = allAttributes.map(\.attributeType)
         defaultAttributeValues = allAttributes.map(\.defaultAttributeValue)
         emptyRelationshipValues = allRelationships.map(RelationshipStorage.empty(for:))
         hasToManyRelationships = allRelationships.contains(where: \.isToMany)
