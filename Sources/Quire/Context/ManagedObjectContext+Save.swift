@@ -99,12 +99,11 @@ extension ManagedObjectContext {
     }
 
     private func change(for object: ManagedObject, store: PersistentStore) -> SaveRequest.Change {
+        let entity = object.entity
         var attributes = object.attributeStorage
-        for attribute in object.entity.allAttributes where attribute.isTransient { attributes[attribute.slot] = .null }
+        for slot in entity.transientAttributeSlots { attributes[slot] = .null }
         var relationships = object.relationshipStorage
-        for relationship in object.entity.allRelationships where relationship.isTransient {
-            relationships[relationship.slot] = .fault
-        }
+        for slot in entity.transientRelationshipSlots where slot < relationships.count { relationships[slot] = .fault }
         return SaveRequest.Change(
             objectID: object.objectID,
             store: store,

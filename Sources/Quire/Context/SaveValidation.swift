@@ -6,10 +6,9 @@ enum SaveValidation {
     static func errors(for object: ManagedObject) -> [QuireError] {
         var errors: [QuireError] = []
         let entity = object.entity
-        for attribute in entity.allAttributes where !attribute.isOptional && !attribute.isTransient {
-            if object.attributeStorage[attribute.slot].isNull {
-                errors.append(error(.validationMissingMandatoryProperty, object, attribute.name, "\(attribute.name) is a required value."))
-            }
+        for slot in entity.requiredAttributeSlots where object.attributeStorage[slot].isNull {
+            let attribute = entity.allAttributes[slot]
+            errors.append(error(.validationMissingMandatoryProperty, object, attribute.name, "\(attribute.name) is a required value."))
         }
         for relationship in entity.allRelationships where !relationship.isTransient {
             let storage = object.relationshipStorage[relationship.slot]

@@ -153,6 +153,11 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     private(set) var allRelationships: [RelationshipDescription] = []
     private var frozenPropertiesByName: [String: PropertyDescription] = [:]
     private var frozenPropertyNames: [String] = []
+    /// Slots of transient attributes and relationships, and of required persistent attributes, so saves
+    /// need not walk every property of every object.
+    private(set) var transientAttributeSlots: [Int] = []
+    private(set) var transientRelationshipSlots: [Int] = []
+    private(set) var requiredAttributeSlots: [Int] = []
     /// Attribute names and types by slot, for the key-value fast path.
     private(set) var frozenAttributeNames: [String] = []
     private(set) var frozenAttributeTypes: [AttributeType] = []
@@ -190,6 +195,9 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         frozenPropertyList = allAttributes as [PropertyDescription] + allRelationships
         frozenPropertyNames = frozenPropertyList.map(\.name)
         frozenAttributeNames = allAttributes.map(\.name)
+        transientAttributeSlots = allAttributes.indices.filter { allAttributes[$0].isTransient }
+        transientRelationshipSlots = allRelationships.indices.filter { allRelationships[$0].isTransient }
+        requiredAttributeSlots = allAttributes.indices.filter { !allAttributes[$0].isOptional && !allAttributes[$0].isTransient }
         frozenAttributeTypes = allAttributes.map(\.attributeType)
         defaultAttributeValues = allAttributes.map(\.defaultAttributeValue)
         emptyRelationshipValues = allRelationships.map(RelationshipStorage.empty(for:))

@@ -24,6 +24,11 @@ final class SQLiteStatement {
         sqlite3_clear_bindings(raw)
     }
 
+    /// Resets for another run, keeping the bound values (for callers that bind every parameter anew).
+    func resetKeepingBindings() {
+        sqlite3_reset(raw)
+    }
+
     /// Steps once: true when a row is available, false when done.
     func step() throws -> Bool {
         let code = sqlite3_step(raw)

@@ -126,13 +126,13 @@ extension SQLiteStore {
     private func writeStatement(
         for entity: EntityDescription, plan: WritePlan, insert: Bool, _ connection: SQLiteConnection
     ) throws -> SQLiteStatement {
-        let key = WriteStatementKey(entity: ObjectIdentifier(entity), insert: insert)
-        if let statement = writeStatements[key] {
-            statement.reset()
+        if let statement = insert ? plan.insertStatement : plan.updateStatement {
+            // Every parameter is bound again, so a reset without clearing the bindings is enough.
+            statement.resetKeepingBindings()
             return statement
         }
         let statement = try connection.cachedStatement(insert ? plan.insertSQL : plan.updateSQL)
-        writeStatements[key] = statement
+        if insert { plan.insertStatement = statement } else { plan.updateStatement = statement }
         return statement
     }
 

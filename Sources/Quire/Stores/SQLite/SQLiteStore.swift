@@ -1,20 +1,25 @@
 import CSQLite
 import Foundation
 
-/// The statements that write an entity's rows, and which slots they bind in order.
-struct WritePlan {
+/// The statements that write an entity's rows, and which slots they bind in order. A class, so that the
+/// per-row lookup retains one object, and so that it can keep its prepared statements.
+final class WritePlan {
     let insertSQL: String
     let updateSQL: String
     /// Attribute slots, and whether each uses Core Data's external-storage encoding.
     let attributeSlots: [(Int, Bool)]
     /// To-one relationship slots, and whether each also stores the destination's entity number.
     let relationshipSlots: [(Int, Bool)]
-}
+    /// The prepared statements, owned by the connection's cache (cleared with the plans on close).
+    var insertStatement: SQLiteStatement?
+    var updateStatement: SQLiteStatement?
 
-/// The key of an entity's prepared write statement.
-struct WriteStatementKey: Hashable {
-    let entity: ObjectIdentifier
-    let insert: Bool
+    init(insertSQL: String, updateSQL: String, attributeSlots: [(Int, Bool)], relationshipSlots: [(Int, Bool)]) {
+        self.insertSQL = insertSQL
+        self.updateSQL = updateSQL
+        self.attributeSlots = attributeSlots
+        self.relationshipSlots = relationshipSlots
+    }
 }
 
 /// The SQLite store: incremental, in Core Data's schema (see ``SQLiteSchema``), WAL by default and
@@ -30,8 +35,6 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     var readersByNumber: [RowReader?] = []
     /// Per entity: how to write its rows.
     var writePlans: [ObjectIdentifier: WritePlan] = [:]
-    /// Per entity: its prepared INSERT and UPDATE (owned by the connection's statement cache).
-    var writeStatements: [WriteStatementKey: SQLiteStatement] = [:]
     /// Per table: the select list and the select of one row by key.
     var selectLists: [ObjectIdentifier: String] = [:]
     var rowByKeySQL: [ObjectIdentifier: String] = [:]
@@ -222,7 +225,6 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         readers = [:]
         readersByNumber = []
         writePlans = [:]
-        writeStatements = [:]
         selectLists = [:]
         rowByKeySQL = [:]
     }
