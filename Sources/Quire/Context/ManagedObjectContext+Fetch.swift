@@ -107,7 +107,7 @@ extension ManagedObjectContext {
         guard includesPendingChanges else { return false }
         let changed = [insertedSet, updatedSet, deletedSet, Set(pendingDeletes)]
         return changed.contains { set in set.contains { $0.entity.isKind(of: fetch.entity) } }
-            || (!fetch.sortKeys.isEmpty && !updatedSet.isEmpty)
+            || (!fetch.sortKeys.isEmpty && !updatedSet.isEmpty) || pendingChangesReachRelatedObjects(fetch, true)
     }
 
     private func fetchObjects<Result>(
@@ -134,20 +134,17 @@ extension ManagedObjectContext {
     private func mergedObjects(
         _ fetch: StoreFetch, stores: [PersistentStore]?, asFaults: Bool, includePending: Bool
     ) throws -> [ManagedObject] {
-        let storeEvaluates = storesEvaluatePredicate(fetch, stores)
+        let (storePredicate, memoryPredicate) = predicateSplit(fetch, stores: stores, includePending: includePending)
         var storeFetch = fetch
-        if !storeEvaluates { storeFetch.predicate = nil }
+        storeFetch.predicate = storePredicate
         let rows = try coordinatorOrFail().fetchRows(storeFetch, stores: stores)
         var seen = Set<ObjectIdentifier>()
         var result: [ManagedObject] = []
         for row in rows {
             let object = object(for: row, asFault: asFaults)
             if includePending && object.deletedFlag { continue }
-            if (includePending && object.updatedFlag) || !storeEvaluates, let predicate = fetch.predicate,
-                try !InMemoryMatcher.matches(object, predicate)
-            {
-                continue
-            }
+            let check = includePending && object.updatedFlag ? fetch.predicate : memoryPredicate
+            if let check, try !InMemoryMatcher.matches(object, check) { continue }
             seen.insert(ObjectIdentifier(object))
             result.append(object)
         }

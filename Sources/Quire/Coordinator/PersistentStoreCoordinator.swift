@@ -131,7 +131,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// Whether every store a fetch reaches evaluates its predicate itself.
     func storesEvaluate(_ predicate: QueryPredicate, for fetch: StoreFetch, in affected: [PersistentStore]?) -> Bool {
-        locked { targetStores(fetch, affected).allSatisfy { $0.canEvaluate(predicate) } }
+        locked { targetStores(fetch, affected).allSatisfy { $0.canEvaluate(predicate, for: fetch.entity) } }
     }
 
     func fetchRows(_ fetch: StoreFetch, stores affected: [PersistentStore]?) throws -> [RowSnapshot] {

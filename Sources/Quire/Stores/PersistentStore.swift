@@ -52,8 +52,8 @@ public class PersistentStore: @unchecked Sendable, CustomStringConvertible {
     func fetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] { try fetchRows(fetch).map(\.objectID) }
     /// The number of objects a fetch matches.
     func count(_ fetch: StoreFetch) throws -> Int { try fetchObjectIDs(fetch).count }
-    /// Whether the store evaluates a predicate itself; if not, the context filters in memory.
-    func canEvaluate(_ predicate: QueryPredicate) -> Bool { false }
+    /// Whether the store evaluates a predicate on an entity itself; if not, the context filters in memory.
+    func canEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool { false }
     /// The row of one object, or nil when the record does not exist.
     func snapshot(for objectID: ObjectID) throws -> RowSnapshot? { throw unsupported("fault") }
     /// The members of a to-many relationship of an object.
