@@ -23,14 +23,7 @@ extension ManagedObjectContext {
                 }
                 return try fetchObjects(fetch, stores: stores, request: request).compactMap { $0.objectID as? Result }
             case .dictionary:
-                let objects = try fetchObjects(fetch, stores: stores, request: request)
-                return objects.compactMap { object -> Result? in
-                    var dictionary: [String: Any] = [:]
-                    for attribute in object.entity.allAttributes {
-                        dictionary[attribute.name] = object.value(forKey: attribute.name)
-                    }
-                    return dictionary as? Result
-                }
+                return try fetchDictionaries(request, fetch: fetch, stores: stores).compactMap { $0 as? Result }
             case .managedObject:
                 return try fetchObjects(fetch, stores: stores, request: request).map { object in
                     guard let typed = object as? Result else {

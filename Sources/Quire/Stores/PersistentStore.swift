@@ -54,6 +54,9 @@ public class PersistentStore: @unchecked Sendable, CustomStringConvertible {
     func count(_ fetch: StoreFetch) throws -> Int { try fetchObjectIDs(fetch).count }
     /// Whether the store evaluates a predicate on an entity itself; if not, the context filters in memory.
     func canEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool { false }
+    /// The rows of a dictionary fetch computed by the store (grouped, aggregated, filtered, sorted and
+    /// limited), or nil when the store leaves it to the context.
+    func fetchDictionaries(_ request: DictionaryFetch) throws -> [[DictionaryValue]]? { nil }
     /// The row of one object, or nil when the record does not exist.
     func snapshot(for objectID: ObjectID) throws -> RowSnapshot? { throw unsupported("fault") }
     /// The members of a to-many relationship of an object.

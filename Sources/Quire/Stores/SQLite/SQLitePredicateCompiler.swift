@@ -114,6 +114,8 @@ struct SQLitePredicateCompiler {
     struct Environment {
         var selfValue: Operand
         var variables: [String: Operand] = [:]
+        /// Values a key path names directly, such as the columns of a grouped SELECT for a having predicate.
+        var names: [String: Operand] = [:]
     }
 
     let schema: SQLiteSchema
@@ -134,6 +136,14 @@ struct SQLitePredicateCompiler {
     mutating func compile(_ predicate: QueryPredicate, for row: Row) throws -> String {
         let root = row.entity.rootEntity
         return try compile(predicate, Environment(selfValue: .object("\(row.alias).Z_PK", root: root, row: row)))
+    }
+
+    /// Compiles a predicate whose key paths name computed values (a having predicate), the row being `SELF`
+    /// for other key paths.
+    mutating func compile(_ predicate: QueryPredicate, for row: Row, names: [String: Operand]) throws -> String {
+        var environment = Environment(selfValue: .object("\(row.alias).Z_PK", root: row.entity.rootEntity, row: row))
+        environment.names = names
+        return try compile(predicate, environment)
     }
 
     /// Compiles a key path (or expression) read for each row into a scalar SQL value.
@@ -556,6 +566,7 @@ struct SQLitePredicateCompiler {
             }
             return value
         case .keyPath(let keyPath):
+            if let named = environment.names[keyPath] { return named }
             return try path(keyPath, from: environment.selfValue)
         case .member(let base, let keyPath):
             return try path(keyPath, from: try operand(base, environment))

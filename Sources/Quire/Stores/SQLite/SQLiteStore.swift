@@ -197,6 +197,9 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         sqliteCanEvaluate(predicate, for: entity)
     }
     override func fetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] { try sqliteFetchObjectIDs(fetch) }
+    override func fetchDictionaries(_ request: DictionaryFetch) throws -> [[DictionaryValue]]? {
+        try sqliteFetchDictionaries(request)
+    }
     override func count(_ fetch: StoreFetch) throws -> Int { try sqliteCount(fetch) }
     override func snapshot(for objectID: ObjectID) throws -> RowSnapshot? { try sqliteSnapshot(for: objectID) }
     override func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
