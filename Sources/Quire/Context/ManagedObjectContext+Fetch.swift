@@ -25,7 +25,9 @@ extension ManagedObjectContext {
             case .dictionary:
                 return try fetchDictionaries(request, fetch: fetch, stores: stores).compactMap { $0 as? Result }
             case .managedObject:
-                return try fetchObjects(fetch, stores: stores, request: request).map { object in
+                let objects = try fetchObjects(fetch, stores: stores, request: request)
+                try prefetch(request.relationshipKeyPathsForPrefetching, for: objects)
+                return objects.map { object in
                     guard let typed = object as? Result else {
                         preconditionFailure("Fetched a \(type(of: object)), which is not a \(Result.self).")
                     }

@@ -16,7 +16,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     let lock = NSRecursiveLock()
     private var stores: [PersistentStore] = []
-    private var rowCache: [ObjectID: RowSnapshot] = [:]
+    var rowCache: [ObjectID: RowSnapshot] = [:]
     /// The most rows the cache keeps; past that it starts afresh (cheaper than tracking use of each row).
     var rowCacheLimit = 500_000
 

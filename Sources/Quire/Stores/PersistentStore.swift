@@ -63,6 +63,16 @@ public class PersistentStore: @unchecked Sendable, CustomStringConvertible {
     func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
         throw unsupported("relationship fault")
     }
+    /// The rows of many objects (those whose records exist), in as few requests as the store can.
+    func snapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] {
+        try objectIDs.compactMap { try snapshot(for: $0) }
+    }
+    /// The members of a to-many relationship of many objects, in as few requests as the store can.
+    func relatedObjectIDs(of objectIDs: [ObjectID], relationship: RelationshipDescription) throws -> [ObjectID: [ObjectID]] {
+        var result: [ObjectID: [ObjectID]] = [:]
+        for id in objectIDs { result[id] = try relatedObjectIDs(of: id, relationship: relationship) }
+        return result
+    }
     /// Writes the changes that belong to this store, in one transaction or one atomic write.
     func save(_ request: SaveRequest) throws -> SaveResult { throw unsupported("save") }
     /// Writes pending metadata and closes the store.

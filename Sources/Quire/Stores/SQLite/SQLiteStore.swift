@@ -205,6 +205,12 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     override func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
         try sqliteRelatedObjectIDs(of: objectID, relationship: relationship)
     }
+    override func snapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] { try sqliteSnapshots(for: objectIDs) }
+    override func relatedObjectIDs(
+        of objectIDs: [ObjectID], relationship: RelationshipDescription
+    ) throws -> [ObjectID: [ObjectID]] {
+        try sqliteRelatedObjectIDs(of: objectIDs, relationship: relationship)
+    }
     override func save(_ request: SaveRequest) throws -> SaveResult { try sqliteSave(request) }
 
     override func close() throws {
