@@ -104,20 +104,23 @@ private let stringFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutable
         sqlite3_result_int64(context, 0)
         return
     }
-    let pattern: PreparedStringPattern
     if let cached = sqlite3_get_auxdata(context, 2) {
-        pattern = Unmanaged<PreparedPatternBox>.fromOpaque(cached).takeUnretainedValue().pattern
-    } else {
-        guard let patternText = textArgument(arguments[2]) else {
-            sqlite3_result_int64(context, 0)
-            return
+        // The pattern prepared for an earlier row of this run: borrowed, not copied.
+        let matched = Unmanaged<PreparedPatternBox>.fromOpaque(cached)._withUnsafeGuaranteedRef {
+            $0.pattern.matches(utf8: text)
         }
-        pattern = PreparedStringPattern(
-            op, pattern: String(decoding: patternText, as: UTF8.self), options: optionsArgument(arguments[3]))
-        let box = Unmanaged.passRetained(PreparedPatternBox(pattern)).toOpaque()
-        sqlite3_set_auxdata(context, 2, box, releaseBox)
+        sqlite3_result_int64(context, matched ? 1 : 0)
+        return
     }
+    guard let patternText = textArgument(arguments[2]) else {
+        sqlite3_result_int64(context, 0)
+        return
+    }
+    let pattern = PreparedStringPattern(
+        op, pattern: String(decoding: patternText, as: UTF8.self), options: optionsArgument(arguments[3]))
     sqlite3_result_int64(context, pattern.matches(utf8: text) ? 1 : 0)
+    // Kept for the next rows when the pattern is a parameter or a literal (SQLite drops it otherwise).
+    sqlite3_set_auxdata(context, 2, Unmanaged.passRetained(PreparedPatternBox(pattern)).toOpaque(), releaseBox)
 }
 
 private let matchesFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
