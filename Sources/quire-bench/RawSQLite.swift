@@ -29,12 +29,16 @@ struct BenchRow: Sendable, Hashable {
     var date: Date
     /// The binary attribute (`ZBLOB`), 64 bytes.
     var blob: Data
+    /// The indexed attribute (`ZTAG`): `index % 100`, so each value holds 1% of the rows.
+    var tag: Int64
 }
 
 /// The benchmark's data, generated deterministically so Quire and the baseline store the very same values.
 enum BenchData {
     /// How many records the benchmarks insert and fetch.
     static let rowCount = 100_000
+    /// How many owners the records are spread over (`ZOWNER`, 100 records each), for key-path fetches.
+    static let ownerCount = 1_000
 
     /// The record with index `index` (0-based); its primary key is `index + 1`.
     ///
@@ -82,7 +86,8 @@ enum BenchData {
             s3: s3,
             flag: flag,
             date: date,
-            blob: Data(bytes)
+            blob: Data(bytes),
+            tag: Int64(index % 100)
         )
     }
 
@@ -172,14 +177,29 @@ enum RawSQLite {
     /// The pragmas run on every connection, in order.
     static let pragmas = ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL"]
 
-    /// The table, shaped as Core Data makes one for an entity `Item` with the benchmark's ten attributes.
+    /// The tables, shaped as Core Data makes them for an entity `Item` with the benchmark's attributes (`tag`
+    /// indexed) and a to-one `owner`, and an entity `Owner` with a `name`; the foreign key is indexed too.
     static let createTable = """
         CREATE TABLE ZITEM (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZI1 INTEGER, ZI2 INTEGER, \
-        ZD1 FLOAT, ZD2 FLOAT, ZS1 VARCHAR, ZS2 VARCHAR, ZS3 VARCHAR, ZFLAG INTEGER, ZDATE TIMESTAMP, ZBLOB BLOB)
+        ZD1 FLOAT, ZD2 FLOAT, ZS1 VARCHAR, ZS2 VARCHAR, ZS3 VARCHAR, ZFLAG INTEGER, ZDATE TIMESTAMP, ZBLOB BLOB, \
+        ZTAG INTEGER, ZOWNER INTEGER);
+        CREATE INDEX ZITEM_ZTAG_INDEX ON ZITEM (ZTAG);
+        CREATE INDEX ZITEM_ZOWNER_INDEX ON ZITEM (ZOWNER);
+        CREATE TABLE ZOWNER (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR)
+        """
+
+    /// Untimed setup after the inserts, the same on both stores: ``BenchData/ownerCount`` owners named
+    /// `owner-<key>` (entity number 2), and record `k` owned by owner `(k - 1) % 1000 + 1`.
+    static let linkOwners = """
+        BEGIN;
+        WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < \(BenchData.ownerCount))
+        INSERT INTO ZOWNER (Z_PK, Z_ENT, Z_OPT, ZNAME) SELECT x, 2, 1, 'owner-' || x FROM c;
+        UPDATE ZITEM SET ZOWNER = (Z_PK - 1) % \(BenchData.ownerCount) + 1;
+        COMMIT;
         """
 
     /// The columns read back, in `BenchRow` order.
-    private static let columns = "Z_PK, ZI1, ZI2, ZD1, ZD2, ZS1, ZS2, ZS3, ZFLAG, ZDATE, ZBLOB"
+    private static let columns = "Z_PK, ZI1, ZI2, ZD1, ZD2, ZS1, ZS2, ZS3, ZFLAG, ZDATE, ZBLOB, ZTAG"
 
     /// Returns a path for a store in a new temporary folder of its own.
     ///
@@ -222,8 +242,8 @@ enum RawSQLite {
         try connection.execute(createTable)
         try connection.execute("BEGIN IMMEDIATE")
         let statement = try connection.prepare("""
-            INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZI1, ZI2, ZD1, ZD2, ZS1, ZS2, ZS3, ZFLAG, ZDATE, ZBLOB) \
-            VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZI1, ZI2, ZD1, ZD2, ZS1, ZS2, ZS3, ZFLAG, ZDATE, ZBLOB, ZTAG) \
+            VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         defer { sqlite3_finalize(statement) }
         for index in 0..<BenchData.rowCount {
@@ -245,6 +265,7 @@ enum RawSQLite {
                 sqlite3_bind_blob(statement, 11, bytes.baseAddress, Int32(bytes.count), benchSQLiteTransient)
             }
             try connection.check(blobResult, "binding ZBLOB")
+            try connection.check(sqlite3_bind_int64(statement, 12, row.tag), "binding ZTAG")
             try connection.check(sqlite3_step(statement), "inserting row \(index)", expecting: SQLITE_DONE)
             try connection.check(sqlite3_reset(statement), "resetting the insert")
         }
@@ -318,8 +339,56 @@ enum RawSQLite {
             s3: columnString(statement, 7),
             flag: sqlite3_column_int64(statement, 8) != 0,
             date: Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, 9)),
-            blob: columnData(statement, 10)
+            blob: columnData(statement, 10),
+            tag: sqlite3_column_int64(statement, 11)
         )
+    }
+
+    /// Runs SQL that needs no bound values on a store (the untimed owner setup), on a connection of its own.
+    ///
+    /// - Throws: ``RawSQLiteError`` if SQLite fails.
+    static func execute(_ sql: String, at url: URL) throws {
+        let connection = try RawConnection(url: url, create: false)
+        defer { connection.close() }
+        try connection.execute(sql)
+    }
+
+    /// An open connection for timing queries without the cost of opening one.
+    ///
+    /// - Parameter url: A store written by ``insert100k(at:)``.
+    /// - Returns: The connection; close it when done.
+    /// - Throws: ``RawSQLiteError`` if SQLite fails.
+    static func open(at url: URL) throws -> RawQueryConnection {
+        RawQueryConnection(connection: try RawConnection(url: url, create: false))
+    }
+
+    /// Baselines (d)–(f): the rows of a `SELECT` of every record column with one bound parameter, each
+    /// materialized into a ``BenchRow``, as the Quire side's fetch materializes its rows.
+    ///
+    /// - Parameters:
+    ///   - connection: An open connection.
+    ///   - condition: The SQL after `FROM ZITEM t0`, with `?1` for the parameter, such as `WHERE t0.ZTAG = ?1`.
+    ///   - parameter: The parameter's value: an `Int64` or a `String`.
+    /// - Returns: The rows.
+    /// - Throws: ``RawSQLiteError`` if SQLite fails.
+    static func select(_ connection: RawQueryConnection, _ condition: String, _ parameter: Any) throws -> [BenchRow] {
+        let list = columns.split(separator: ",").map { "t0." + $0.trimmingCharacters(in: .whitespaces) }
+            .joined(separator: ", ")
+        let statement = try connection.connection.prepare("SELECT \(list) FROM ZITEM t0 \(condition)")
+        defer { sqlite3_finalize(statement) }
+        if let integer = parameter as? Int64 {
+            try connection.connection.check(sqlite3_bind_int64(statement, 1, integer), "binding")
+        } else if let text = parameter as? String {
+            try connection.connection.check(sqlite3_bind_text(statement, 1, text, -1, benchSQLiteTransient), "binding")
+        }
+        var rows = [BenchRow]()
+        while true {
+            let result = sqlite3_step(statement)
+            if result == SQLITE_DONE { break }
+            try connection.connection.check(result, "selecting", expecting: SQLITE_ROW)
+            rows.append(readRow(statement))
+        }
+        return rows
     }
 
     /// A text column, decoded as UTF-8 (invalid bytes repaired); empty for NULL.
@@ -338,6 +407,20 @@ enum RawSQLite {
 
 /// SQLite's `SQLITE_TRANSIENT`: SQLite copies bound text and blobs before the bind call returns.
 private let benchSQLiteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// An open raw connection handed to the query baselines.
+final class RawQueryConnection {
+    fileprivate let connection: RawConnection
+
+    fileprivate init(connection: RawConnection) {
+        self.connection = connection
+    }
+
+    /// Closes the connection.
+    func close() {
+        connection.close()
+    }
+}
 
 /// One sqlite3 connection, used by one thread for one baseline.
 private final class RawConnection {

@@ -23,16 +23,11 @@ extension ManagedObjectContext {
                 }
                 return try fetchObjects(fetch, stores: stores, request: request).compactMap { $0.objectID as? Result }
             case .dictionary:
-                let objects = try fetchObjects(fetch, stores: stores, request: request)
-                return objects.compactMap { object -> Result? in
-                    var dictionary: [String: Any] = [:]
-                    for attribute in object.entity.allAttributes {
-                        dictionary[attribute.name] = object.value(forKey: attribute.name)
-                    }
-                    return dictionary as? Result
-                }
+                return try fetchDictionaries(request, fetch: fetch, stores: stores).compactMap { $0 as? Result }
             case .managedObject:
-                return try fetchObjects(fetch, stores: stores, request: request).map { object in
+                let objects = try fetchObjects(fetch, stores: stores, request: request)
+                try prefetch(request.relationshipKeyPathsForPrefetching, for: objects)
+                return objects.map { object in
                     guard let typed = object as? Result else {
                         preconditionFailure("Fetched a \(type(of: object)), which is not a \(Result.self).")
                     }
@@ -107,6 +102,7 @@ extension ManagedObjectContext {
         guard includesPendingChanges else { return false }
         return changeLog.contains { $0.hasChanges && ($0.entity.isKind(of: fetch.entity) || !fetch.sortKeys.isEmpty) }
             || pendingDeletes.contains { $0.entity.isKind(of: fetch.entity) }
+            || pendingChangesReachRelatedObjects(fetch, true)
     }
 
     private func fetchObjects<Result>(
@@ -134,9 +130,9 @@ extension ManagedObjectContext {
     private func mergedObjects(
         _ fetch: StoreFetch, stores: [PersistentStore]?, asFaults: Bool, includePending: Bool
     ) throws -> [ManagedObject] {
-        let storeEvaluates = storesEvaluatePredicate(fetch, stores)
+        let (storePredicate, memoryPredicate) = predicateSplit(fetch, stores: stores, includePending: includePending)
         var storeFetch = fetch
-        if !storeEvaluates { storeFetch.predicate = nil }
+        storeFetch.predicate = storePredicate
         let rows = try coordinatorOrFail().fetchRows(storeFetch, stores: stores, cachesRows: asFaults)
         registry.reserveCapacity(rows.count)
         var seen = Set<ObjectIdentifier>()
@@ -144,11 +140,8 @@ extension ManagedObjectContext {
         for row in rows {
             let object = object(for: row, asFault: asFaults)
             if includePending && object.deletedFlag { continue }
-            if (includePending && object.updatedFlag) || !storeEvaluates, let predicate = fetch.predicate,
-                try !InMemoryMatcher.matches(object, predicate)
-            {
-                continue
-            }
+            let check = includePending && object.updatedFlag ? fetch.predicate : memoryPredicate
+            if let check, try !InMemoryMatcher.matches(object, check) { continue }
             seen.insert(ObjectIdentifier(object))
             result.append(object)
         }

@@ -16,7 +16,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     let lock = NSRecursiveLock()
     private var stores: [PersistentStore] = []
-    private var rowCache: [ObjectID: RowSnapshot] = [:]
+    var rowCache: [ObjectID: RowSnapshot] = [:]
     /// The most rows the cache keeps; past that it starts afresh (cheaper than tracking use of each row).
     var rowCacheLimit = 500_000
 
@@ -134,7 +134,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// Whether every store a fetch reaches evaluates its predicate itself.
     func storesEvaluate(_ predicate: QueryPredicate, for fetch: StoreFetch, in affected: [PersistentStore]?) -> Bool {
-        locked { targetStores(fetch, affected).allSatisfy { $0.canEvaluate(predicate) } }
+        locked { targetStores(fetch, affected).allSatisfy { $0.canEvaluate(predicate, for: fetch.entity) } }
     }
 
     /// The rows of a fetch from every store it reaches.

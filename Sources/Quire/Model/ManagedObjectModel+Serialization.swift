@@ -109,9 +109,12 @@ struct ModelDocument: Codable {
     var configurations: [String: [String]]
     var versionIdentifiers: [String]
     var localization: [String: String]
+    /// The fetch request templates by name; absent when there are none.
+    var fetchRequestTemplates: [String: FetchRequestTemplate]?
 
     init(model: ManagedObjectModel) {
         format = Self.currentFormat
+        fetchRequestTemplates = model.fetchRequestTemplatesByName.isEmpty ? nil : model.fetchRequestTemplatesByName
         configurations = model.configurations
         versionIdentifiers = model.versionIdentifiers.sorted()
         localization = model.localizationDictionary
@@ -229,6 +232,9 @@ struct ModelDocument: Codable {
         }
         model.versionIdentifiers = Set(versionIdentifiers)
         model.localizationDictionary = localization
+        for (name, template) in fetchRequestTemplates ?? [:] {
+            model.setFetchRequestTemplate(template, forName: name)
+        }
     }
 
     static func describe(_ error: Error) -> String {

@@ -39,6 +39,9 @@ public final class ManagedObjectModel: @unchecked Sendable, CustomStringConverti
     /// False once a coordinator has used the model.
     public private(set) var isEditable = true
 
+    /// The fetch request templates, by name (see ``setFetchRequestTemplate(_:forName:)``).
+    public internal(set) var fetchRequestTemplatesByName: [String: FetchRequestTemplate] = [:]
+
     /// Creates an empty model.
     public init() {}
 

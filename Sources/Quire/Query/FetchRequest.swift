@@ -26,28 +26,48 @@ public enum FetchResultType: Sendable, Hashable {
 /// confined to the thread that uses it.
 public final class FetchRequest<Result>: CustomStringConvertible {
     /// The name of the entity to fetch.
-    public var entityName: String
+    public var entityName: String { didSet { checkMutable() } }
     /// The predicate objects must match; `nil` matches all.
-    public var predicate: QueryPredicate?
+    public var predicate: QueryPredicate? { didSet { checkMutable() } }
     /// The order of the results; empty leaves it to the store.
-    public var sortDescriptors: [SortKey] = []
+    public var sortDescriptors: [SortKey] = [] { didSet { checkMutable() } }
     /// The most objects to return; 0 means no limit.
-    public var fetchLimit: Int = 0
+    public var fetchLimit: Int = 0 { didSet { checkMutable() } }
     /// How many matching objects to skip first.
-    public var fetchOffset: Int = 0
-    /// How many objects to load at a time; 0 loads all at once.
-    public var fetchBatchSize: Int = 0
+    public var fetchOffset: Int = 0 { didSet { checkMutable() } }
+    /// How many objects ``ManagedObjectContext/fetchBatched(_:)`` loads at a time; 0 picks a default.
+    /// ``ManagedObjectContext/fetch(_:)`` returns an array and loads everything at once whatever this is.
+    public var fetchBatchSize: Int = 0 { didSet { checkMutable() } }
     /// What the fetch returns.
-    public var resultType: FetchResultType
-    /// Whether unsaved inserts, updates and deletes of the context count (default `true`).
-    public var includesPendingChanges = true
+    public var resultType: FetchResultType { didSet { checkMutable() } }
+    /// Whether unsaved inserts, updates and deletes of the context count (default `true`). Dictionary results
+    /// reflect the stores only, as in Core Data.
+    public var includesPendingChanges = true { didSet { checkMutable() } }
     /// Whether objects come back as faults whose values load on first access (default `true`); the rows are
     /// cached either way, so firing those faults reads no store.
-    public var returnsObjectsAsFaults = true
+    public var returnsObjectsAsFaults = true { didSet { checkMutable() } }
     /// Whether objects of sub-entities match too (default `true`).
-    public var includesSubentities = true
+    public var includesSubentities = true { didSet { checkMutable() } }
     /// The stores to search; `nil` searches every store that holds the entity.
-    public var affectedStores: [PersistentStore]?
+    public var affectedStores: [PersistentStore]? { didSet { checkMutable() } }
+    /// The values a ``FetchResultType/dictionary`` fetch returns: attribute names, key paths through to-one
+    /// relationships (a relationship gives the related object's ``ObjectID``), and
+    /// ``ExpressionDescription``s such as `sum:(salary)`. `nil` returns every attribute.
+    public var propertiesToFetch: [FetchedProperty]? { didSet { checkMutable() } }
+    /// The key paths a ``FetchResultType/dictionary`` fetch groups by; ``propertiesToFetch`` may then hold
+    /// only these key paths and aggregate expressions.
+    public var propertiesToGroupBy: [String]? { didSet { checkMutable() } }
+    /// A predicate on the grouped dictionaries (their keys are the fetched properties' names), such as
+    /// `total > 100`; only with ``propertiesToGroupBy``.
+    public var havingPredicate: QueryPredicate? { didSet { checkMutable() } }
+    /// Whether a ``FetchResultType/dictionary`` fetch leaves out dictionaries equal to an earlier one.
+    public var returnsDistinctResults = false { didSet { checkMutable() } }
+    /// Relationship key paths (`department`, `projects`, `department.employees`) whose destinations a
+    /// managed-object fetch loads in a few batched requests, so following them reads no store per object.
+    public var relationshipKeyPathsForPrefetching: [String] = [] { didSet { checkMutable() } }
+
+    /// True for a template of a frozen model (``ManagedObjectModel/fetchRequestTemplate(forName:)``).
+    var isImmutable = false
 
     /// Creates a request for the objects of an entity.
     public init(entityName: String) {
@@ -61,6 +81,10 @@ public final class FetchRequest<Result>: CustomStringConvertible {
         } else {
             resultType = .managedObject
         }
+    }
+
+    private func checkMutable() {
+        precondition(!isImmutable, "Can't modify a named fetch request in an immutable model.")
     }
 
     /// The entity, predicate, sort and limits.

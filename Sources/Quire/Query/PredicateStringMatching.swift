@@ -19,26 +19,17 @@ enum PredicateStringMatching {
 
     /// `BEGINSWITH`.
     static func begins(_ string: String, with prefix: String, _ options: QueryComparison.Options) -> Bool {
-        fold(string, options).hasPrefix(fold(prefix, options))
+        PreparedStringPattern(.beginsWith, pattern: prefix, options: options).matches(string)
     }
 
     /// `ENDSWITH`.
     static func ends(_ string: String, with suffix: String, _ options: QueryComparison.Options) -> Bool {
-        fold(string, options).hasSuffix(fold(suffix, options))
+        PreparedStringPattern(.endsWith, pattern: suffix, options: options).matches(string)
     }
 
     /// `CONTAINS` on strings (and `IN` with the operands swapped). The empty string is in every string.
     static func contains(_ string: String, _ substring: String, _ options: QueryComparison.Options) -> Bool {
-        let needle = fold(substring, options)
-        return needle.isEmpty || fold(string, options).contains(needle)
-    }
-
-    // MARK: - LIKE
-
-    private enum LikeElement: Equatable {
-        case literal(Character)
-        case anyOne
-        case anyRun
+        PreparedStringPattern(.contains, pattern: substring, options: options).matches(string)
     }
 
     /// `LIKE`: `*` matches any run of characters (the empty one too), `?` exactly one, and a backslash makes
@@ -46,56 +37,7 @@ enum PredicateStringMatching {
     ///
     /// - Complexity: O(*n* × *m*) in the worst case, for a string of *n* and a pattern of *m* characters.
     static func like(_ string: String, pattern: String, _ options: QueryComparison.Options) -> Bool {
-        let text = Array(fold(string, options))
-        var elements: [LikeElement] = []
-        var escaping = false
-        for character in fold(pattern, options) {
-            if escaping {
-                elements.append(.literal(character))
-                escaping = false
-                continue
-            }
-            switch character {
-            case "\\": escaping = true
-            case "*": if elements.last != .anyRun { elements.append(.anyRun) }
-            case "?": elements.append(.anyOne)
-            default: elements.append(.literal(character))
-            }
-        }
-        if escaping { elements.append(.literal("\\")) }
-
-        // Greedy matching with backtracking to the last `*`: linear for most patterns, never exponential.
-        var t = 0
-        var p = 0
-        var starPattern: Int?
-        var starText = 0
-        while t < text.count {
-            if p < elements.count {
-                switch elements[p] {
-                case .anyRun:
-                    starPattern = p
-                    starText = t
-                    p += 1
-                    continue
-                case .anyOne:
-                    t += 1
-                    p += 1
-                    continue
-                case .literal(let character) where character == text[t]:
-                    t += 1
-                    p += 1
-                    continue
-                case .literal:
-                    break
-                }
-            }
-            guard let star = starPattern else { return false }
-            p = star + 1
-            starText += 1
-            t = starText
-        }
-        while p < elements.count, elements[p] == .anyRun { p += 1 }
-        return p == elements.count
+        PreparedStringPattern(.like, pattern: pattern, options: options).matches(string)
     }
 
     // MARK: - MATCHES
@@ -161,5 +103,25 @@ final class PredicateRegexCache: @unchecked Sendable {
         entries[key] = regex
         lock.unlock()
         return regex
+    }
+}
+
+extension PredicateStringMatching {
+    /// The form of a string that `==`, `<` and the other comparisons under `[c]` and `[d]` compare byte for
+    /// byte: the folded string, precomposed (NFC). Two strings are equal under the options exactly when their
+    /// keys have the same bytes, since canonically equivalent strings have the same NFC form; the SQLite store
+    /// compares these keys in SQL (`quire_fold`).
+    ///
+    /// - Complexity: O(*n*); without allocation beyond the result for ASCII text.
+    static func comparisonKey(_ string: String, _ options: QueryComparison.Options) -> String {
+        if string.utf8.allSatisfy({ $0 < 0x80 }) {
+            return options.contains(.caseInsensitive) ? asciiLowercased(string) : string
+        }
+        return fold(string, options).precomposedStringWithCanonicalMapping
+    }
+
+    private static func asciiLowercased(_ string: String) -> String {
+        guard string.utf8.contains(where: { $0 >= 65 && $0 <= 90 }) else { return string }
+        return String(decoding: string.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
     }
 }

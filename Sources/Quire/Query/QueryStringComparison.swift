@@ -40,6 +40,24 @@ enum QueryStringComparison {
         return a < b ? .orderedAscending : .orderedDescending
     }
 
+    /// Compares two strings by their UTF-8 bytes, as SQLite's `BINARY` collation does (the order of Unicode
+    /// scalar values; the same as ``plainCompare(_:_:)`` for precomposed text).
+    static func utf8Compare(_ a: String, _ b: String) -> ComparisonResult {
+        var left = a
+        var right = b
+        return left.withUTF8 { x in
+            right.withUTF8 { y in
+                let count = Swift.min(x.count, y.count)
+                if count > 0, let p = x.baseAddress, let q = y.baseAddress {
+                    let result = memcmp(p, q, count)
+                    if result != 0 { return result < 0 ? .orderedAscending : .orderedDescending }
+                }
+                if x.count == y.count { return .orderedSame }
+                return x.count < y.count ? .orderedAscending : .orderedDescending
+            }
+        }
+    }
+
     /// Compares two strings character by character, except that runs of ASCII digits compare as numbers
     /// (`"file9" < "file10"`). Numbers of any length compare exactly; leading zeros are ignored.
     static func numericCompare(_ a: String, _ b: String) -> ComparisonResult {

@@ -12,7 +12,8 @@ import Foundation
 public struct SortKey: Hashable, Sendable {
     /// How two values of the key are compared, named after the selectors Core Data's stores accept.
     public enum Comparator: String, Hashable, Sendable, CaseIterable {
-        /// `compare:`: numbers numerically, strings by Unicode scalar values, dates in time.
+        /// `compare:`: numbers numerically, strings by their UTF-8 bytes (Unicode scalar order, SQLite's
+        /// `BINARY`), dates in time.
         case compare = "compare:"
         /// `caseInsensitiveCompare:`: as ``compare``, strings regardless of case.
         case caseInsensitiveCompare = "caseInsensitiveCompare:"
@@ -45,7 +46,7 @@ public struct SortKey: Hashable, Sendable {
             if case .string(let x) = a, case .string(let y) = b {
                 switch self {
                 case .compare, .localizedCompare:
-                    return QueryStringComparison.plainCompare(x, y)
+                    return QueryStringComparison.utf8Compare(x, y)
                 case .caseInsensitiveCompare, .localizedCaseInsensitiveCompare:
                     return QueryStringComparison.compare(x, y, options: .caseInsensitive)
                 case .localizedStandardCompare:

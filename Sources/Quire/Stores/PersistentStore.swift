@@ -52,13 +52,26 @@ public class PersistentStore: @unchecked Sendable, CustomStringConvertible {
     func fetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] { try fetchRows(fetch).map(\.objectID) }
     /// The number of objects a fetch matches.
     func count(_ fetch: StoreFetch) throws -> Int { try fetchObjectIDs(fetch).count }
-    /// Whether the store evaluates a predicate itself; if not, the context filters in memory.
-    func canEvaluate(_ predicate: QueryPredicate) -> Bool { false }
+    /// Whether the store evaluates a predicate on an entity itself; if not, the context filters in memory.
+    func canEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool { false }
+    /// The rows of a dictionary fetch computed by the store (grouped, aggregated, filtered, sorted and
+    /// limited), or nil when the store leaves it to the context.
+    func fetchDictionaries(_ request: DictionaryFetch) throws -> [[DictionaryValue]]? { nil }
     /// The row of one object, or nil when the record does not exist.
     func snapshot(for objectID: ObjectID) throws -> RowSnapshot? { throw unsupported("fault") }
     /// The members of a to-many relationship of an object.
     func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
         throw unsupported("relationship fault")
+    }
+    /// The rows of many objects (those whose records exist), in as few requests as the store can.
+    func snapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] {
+        try objectIDs.compactMap { try snapshot(for: $0) }
+    }
+    /// The members of a to-many relationship of many objects, in as few requests as the store can.
+    func relatedObjectIDs(of objectIDs: [ObjectID], relationship: RelationshipDescription) throws -> [ObjectID: [ObjectID]] {
+        var result: [ObjectID: [ObjectID]] = [:]
+        for id in objectIDs { result[id] = try relatedObjectIDs(of: id, relationship: relationship) }
+        return result
     }
     /// Writes the changes that belong to this store, in one transaction or one atomic write.
     func save(_ request: SaveRequest) throws -> SaveResult { throw unsupported("save") }

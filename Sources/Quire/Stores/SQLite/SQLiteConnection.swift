@@ -50,8 +50,13 @@ final class SQLiteConnection {
         }
     }
 
+    /// How many statements were handed out by ``cachedStatement(_:)``: every store request makes at least
+    /// one, so tests count requests with it.
+    private(set) var statementCount = 0
+
     /// A prepared statement for SQL, reused from the cache when it was prepared before; reset and unbound.
     func cachedStatement(_ sql: String) throws -> SQLiteStatement {
+        statementCount += 1
         if let statement = statements[sql] {
             statement.reset()
             return statement

@@ -117,30 +117,12 @@ extension SQLiteStore {
 
     // MARK: Fetching
 
-    /// The FROM, WHERE and ORDER BY clauses of a fetch, with the values to bind.
-    private func clauses(_ fetch: StoreFetch, table: SQLiteSchema.Table, sorted: Bool) throws -> (sql: String, bindings: [Int64]) {
-        var joins: [String] = []
-        var joinAliases: [String: String] = [:]
+    /// The FROM, WHERE and ORDER BY clauses of a fetch, with the values to bind (numbered parameters).
+    private func clauses(_ fetch: StoreFetch, table: SQLiteSchema.Table, sorted: Bool) throws -> (sql: String, bindings: [AttributeValue]) {
+        let counter = SQLiteAliasCounter()
+        let scope = SQLiteQueryScope(counter: counter)
         func alias(for relationships: [RelationshipDescription]) -> String {
-            var current = "t0"
-            var path = ""
-            for relationship in relationships {
-                path += "." + relationship.name
-                if let existing = joinAliases[path] {
-                    current = existing
-                    continue
-                }
-                guard let destination = relationship.resolvedDestination, let destinationTable = schema.table(for: destination),
-                    let owner = relationship.entity, let mapping = schema.mapping(for: owner)
-                else { continue }
-                let column = mapping.table.columns[mapping.foreignKeyColumns[relationship.slot]].name
-                let next = "t\(joinAliases.count + 1)"
-                joins.append(
-                    "LEFT JOIN \(SQLiteSchema.quote(destinationTable.name)) \(next) ON \(next).Z_PK = \(current).\(SQLiteSchema.quote(column))")
-                joinAliases[path] = next
-                current = next
-            }
-            return current
+            scope.join(from: "t0", through: relationships, schema: schema)
         }
         var order: [String] = []
         if sorted {
@@ -157,7 +139,9 @@ extension SQLiteStore {
                             context: .init(entity: fetch.entity.name, key: key.keyPath))
                     }
                     expression = "\(owner).\(SQLiteSchema.quote(mapping.table.columns[mapping.attributeColumns[attribute.slot]].name))"
-                    if attribute.attributeType == .string && key.comparator != .compare { expression += " COLLATE NOCASE" }
+                    if attribute.attributeType == .string, let collation = SQLiteFunctions.collation(for: key.comparator) {
+                        expression += " COLLATE \(collation)"
+                    }
                 } else if let relationship = resolved.finalRelationship, let entity = relationship.entity,
                     let mapping = schema.mapping(for: entity), mapping.foreignKeyColumns[relationship.slot] >= 0
                 {
@@ -168,18 +152,23 @@ extension SQLiteStore {
                 order.append(expression + (key.ascending ? " ASC" : " DESC"))
             }
         }
-        var sql = "FROM \(SQLiteSchema.quote(table.name)) t0"
-        if !joins.isEmpty { sql += " " + joins.joined(separator: " ") }
+        var conditions: [String] = []
         let numbers = fetch.includesSubentities ? fetch.entity.hierarchyEntityNumbers : [fetch.entity.entityNumber]
         let tableEntities = 1 + table.root.allSubentities.count
         if numbers.count != tableEntities {
-            sql += " WHERE t0.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))"
+            conditions.append("t0.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))")
         }
+        var compiler = SQLitePredicateCompiler(schema: schema, store: self, counter: counter)
+        if let predicate = fetch.predicate, predicate != .true {
+            conditions.append(try compileCondition(predicate, entity: fetch.entity, scope: scope, compiler: &compiler))
+        }
+        var sql = "FROM \(SQLiteSchema.quote(table.name)) t0" + scope.joinSQL
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         if !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
-        var bindings: [Int64] = []
+        var bindings = compiler.bindings
         if fetch.limit > 0 || fetch.offset > 0 {
-            sql += " LIMIT ? OFFSET ?"
-            bindings = [fetch.limit > 0 ? Int64(fetch.limit) : -1, Int64(fetch.offset)]
+            sql += " LIMIT ?\(bindings.count + 1) OFFSET ?\(bindings.count + 2)"
+            bindings += [.integer(fetch.limit > 0 ? Int64(fetch.limit) : -1), .integer(Int64(fetch.offset))]
         }
         return (sql, bindings)
     }

@@ -59,6 +59,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         let state = try SQLiteFileCheck.check(storeURL, readOnly: options.isReadOnly)
         let connection = try SQLiteConnection(url: storeURL, readOnly: options.isReadOnly, create: state == .missing)
         do {
+            try SQLiteFunctions.register(on: connection)
             if state == .database {
                 // Reading the schema proves the file is a database before anything is written.
                 let tables = try connection.tableNames()
@@ -205,11 +206,23 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     // MARK: Requests (implemented in SQLiteStore+Fetch and SQLiteStore+Save)
 
     override func fetchRows(_ fetch: StoreFetch) throws -> [RowSnapshot] { try sqliteFetchRows(fetch) }
+    override func canEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool {
+        sqliteCanEvaluate(predicate, for: entity)
+    }
     override func fetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] { try sqliteFetchObjectIDs(fetch) }
+    override func fetchDictionaries(_ request: DictionaryFetch) throws -> [[DictionaryValue]]? {
+        try sqliteFetchDictionaries(request)
+    }
     override func count(_ fetch: StoreFetch) throws -> Int { try sqliteCount(fetch) }
     override func snapshot(for objectID: ObjectID) throws -> RowSnapshot? { try sqliteSnapshot(for: objectID) }
     override func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
         try sqliteRelatedObjectIDs(of: objectID, relationship: relationship)
+    }
+    override func snapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] { try sqliteSnapshots(for: objectIDs) }
+    override func relatedObjectIDs(
+        of objectIDs: [ObjectID], relationship: RelationshipDescription
+    ) throws -> [ObjectID: [ObjectID]] {
+        try sqliteRelatedObjectIDs(of: objectIDs, relationship: relationship)
     }
     override func save(_ request: SaveRequest) throws -> SaveResult { try sqliteSave(request) }
 

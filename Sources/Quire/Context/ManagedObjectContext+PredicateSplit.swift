@@ -1,0 +1,48 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// The part of a fetch's predicate the stores evaluate and the part the context evaluates in memory.
+    ///
+    /// With pending changes counted, a predicate that reads related objects (`department.name`,
+    /// `ANY employees.salary > 10`, `employees.@count`) is evaluated wholly in memory while the context has
+    /// unsaved changes: the store only knows the saved values of the related objects.
+    func predicateSplit(
+        _ fetch: StoreFetch, stores: [PersistentStore]?, includePending: Bool
+    ) -> (store: QueryPredicate?, memory: QueryPredicate?) {
+        guard let predicate = fetch.predicate else { return (nil, nil) }
+        if pendingChangesReachRelatedObjects(fetch, includePending) { return (nil, predicate) }
+        return coordinatorOrFail().split(predicate, for: fetch, in: stores)
+    }
+
+    /// Whether unsaved changes could change the answer of a fetch's predicate through related objects.
+    func pendingChangesReachRelatedObjects(_ fetch: StoreFetch, _ includePending: Bool) -> Bool {
+        guard includePending, hasChanges, let predicate = fetch.predicate else { return false }
+        return PredicateRelationshipScan.readsRelatedObjects(predicate, from: fetch.entity)
+    }
+}
+
+/// Finds whether a predicate reads values of objects other than the one evaluated.
+enum PredicateRelationshipScan {
+    static func readsRelatedObjects(_ predicate: QueryPredicate, from entity: EntityDescription) -> Bool {
+        switch predicate {
+        case .true, .false: return false
+        case .not(let operand): return readsRelatedObjects(operand, from: entity)
+        case .and(let operands), .or(let operands): return operands.contains { readsRelatedObjects($0, from: entity) }
+        case .comparison(let comparison):
+            return readsRelatedObjects(comparison.left, from: entity) || readsRelatedObjects(comparison.right, from: entity)
+        }
+    }
+
+    static func readsRelatedObjects(_ expression: QueryExpression, from entity: EntityDescription) -> Bool {
+        switch expression {
+        case .constant, .objectID, .evaluatedObject, .variable: return false
+        case .keyPath(let keyPath):
+            let components = QueryExpression.components(of: keyPath)
+            guard components.count == 1 else { return true }
+            return (entity.propertiesByName[keyPath] as? RelationshipDescription)?.isToMany == true
+        case .member, .aggregate, .subquery: return true
+        case .array(let elements): return elements.contains { readsRelatedObjects($0, from: entity) }
+        case .cast(let operand, _): return readsRelatedObjects(operand, from: entity)
+        }
+    }
+}
