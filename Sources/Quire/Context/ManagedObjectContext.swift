@@ -167,20 +167,18 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Makes an object from a snapshot, or fills the registered one when it is a fault.
     func object(for snapshot: RowSnapshot, asFault: Bool) -> ManagedObject {
-        if let existing = registry[snapshot.objectID] {
-            if existing.faultFlag && !asFault { fill(existing, from: snapshot) }
-            return existing
+        let (object, isNew) = registry.object(for: snapshot.objectID) {
+            let entity = snapshot.objectID.entity
+            let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+            object.objectID = snapshot.objectID
+            object.managedObjectContext = self
+            return object
         }
-        let entity = snapshot.objectID.entity
-        let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
-        object.objectID = snapshot.objectID
-        object.managedObjectContext = self
-        register(object)
-        if asFault {
+        if isNew && asFault {
             object.attributeStorage = []
             object.relationshipStorage = []
             object.faultFlag = true
-        } else {
+        } else if isNew || (object.faultFlag && !asFault) {
             fill(object, from: snapshot)
         }
         return object

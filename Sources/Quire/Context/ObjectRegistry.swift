@@ -32,7 +32,7 @@ struct ObjectRegistry {
     private var pruneThreshold = 4096
 
     /// The number of registered objects, including those no longer referenced elsewhere but not pruned yet.
-    var count: Int { sparse.count + temporaries.count + tables.values.reduce(0) { $0 + $1.count } }
+    private(set) var count = 0
 
     /// The dense table and index for an ID, if it has a permanent key that fits one.
     private mutating func slot(for id: ObjectID, creating: Bool) -> (DenseTable, Int)? {
@@ -85,13 +85,36 @@ struct ObjectRegistry {
         }
     }
 
+    /// The object registered for an ID, or the one `make` creates and registers; one lookup either way.
+    mutating func object(for id: ObjectID, orInsert make: () -> ManagedObject) -> (ManagedObject, inserted: Bool) {
+        if let (table, index) = slot(for: id, creating: true) {
+            if let existing = table.objects[index] { return (existing, false) }
+            let object = make()
+            table.objects[index] = object
+            table.count += 1
+            count += 1
+            if count > pruneThreshold {
+                prune()
+                pruneThreshold = max(4096, count * 2)
+            }
+            return (object, true)
+        }
+        if let existing = sparse[id] { return (existing, false) }
+        let object = make()
+        insert(object)
+        return (object, true)
+    }
+
     /// Registers an object under its current ID; prunes once the registry has doubled since the last prune.
     mutating func insert(_ object: ManagedObject) {
         if let (table, index) = slot(for: object.objectID, creating: true) {
-            if table.objects[index] == nil { table.count += 1 }
+            if table.objects[index] == nil {
+                table.count += 1
+                count += 1
+            }
             table.objects[index] = object
         } else {
-            sparse[object.objectID] = object
+            if sparse.updateValue(object, forKey: object.objectID) == nil { count += 1 }
         }
         if count > pruneThreshold {
             prune()
@@ -109,8 +132,10 @@ struct ObjectRegistry {
         if let (table, index) = slot(for: object.objectID, creating: false), table.objects[index] === object {
             table.objects[index] = nil
             table.count -= 1
+            count -= 1
         } else if sparse[object.objectID] === object {
             sparse[object.objectID] = nil
+            count -= 1
         }
     }
 
@@ -121,6 +146,7 @@ struct ObjectRegistry {
                 if table.objects[index]?.hasChanges == false && isKnownUniquelyReferenced(&table.objects[index]) {
                     table.objects[index] = nil
                     table.count -= 1
+                    count -= 1
                 }
             }
         }
@@ -133,6 +159,7 @@ struct ObjectRegistry {
             sparse.values.formIndex(after: &position)
         }
         for id in unreferenced { sparse[id] = nil }
+        count -= unreferenced.count
     }
 
     /// Every registered object: by key within each store and hierarchy, then the others.
@@ -149,6 +176,7 @@ struct ObjectRegistry {
         lastKey = nil
         lastTable = nil
         sparse = [:]
+        count = 0
         return held
     }
 }
