@@ -1,0 +1,77 @@
+import CSQLite
+import Foundation
+import Testing
+
+@testable import Quire
+
+/// Canonical dumps: equal for the same graph however it was written, and readable differences otherwise.
+@Suite struct ObjectGraphDumpTests {
+    /// Writes a small company graph, inserting in the given order, and returns the store's URL.
+    private func writeCompany(_ folder: TemporaryFolder, _ name: String, reversed: Bool, salaryOfGrace: Int = 200) throws -> URL {
+        let url = folder.file(name)
+        let (coordinator, context) = try Fixtures.stack(Fixtures.companyModel(), at: url)
+        let model = coordinator.managedObjectModel
+        let names = reversed ? ["Grace", "Ada"] : ["Ada", "Grace"]
+        let department = ManagedObject(entity: try #require(model.entitiesByName["Department"]), insertInto: context)
+        department.setValue("Research", forKey: "name")
+        for name in names {
+            let employee = ManagedObject(entity: try #require(model.entitiesByName["Employee"]), insertInto: context)
+            employee.setValue(name, forKey: "name")
+            employee.setValue(name == "Ada" ? 300 : salaryOfGrace, forKey: "salary")
+            employee.setValue(department, forKey: "department")
+        }
+        let badge = ManagedObject(entity: try #require(model.entitiesByName["Badge"]), insertInto: context)
+        badge.setValue("B-\u{1}\"quoted\"", forKey: "code")
+        try context.save()
+        for store in coordinator.persistentStores { try coordinator.remove(store) }
+        return url
+    }
+
+    @Test func sameGraphWrittenInAnotherOrderDumpsTheSame() throws {
+        let folder = try TemporaryFolder()
+        let a = try ObjectGraphDump(storeAt: try writeCompany(folder, "A.sqlite", reversed: false), type: .sqlite)
+        let b = try ObjectGraphDump(storeAt: try writeCompany(folder, "B.sqlite", reversed: true), type: .sqlite)
+        #expect(a == b)
+        #expect(a.differences(from: b).isEmpty)
+        #expect(try a.json() == b.json())
+        #expect(a.counts == ["Department": 1, "Employee": 2, "Badge": 1])
+        let text = a.text()
+        #expect(text.contains("Department#1\n  name = \"Research\"\n  employees -> [Employee#1, Employee#2]"))
+        #expect(text.contains("Employee#1\n  name = \"Ada\""))
+        #expect(text.contains("code = \"B-\\u{01}\\\"quoted\\\"\""))
+    }
+
+    @Test func differencesAreNamedByKeyAndProperty() throws {
+        let folder = try TemporaryFolder()
+        let a = try ObjectGraphDump(storeAt: try writeCompany(folder, "A.sqlite", reversed: false), type: .sqlite)
+        let b = try ObjectGraphDump(storeAt: try writeCompany(folder, "B.sqlite", reversed: false, salaryOfGrace: 250), type: .sqlite)
+        #expect(a.differences(from: b) == ["Employee#2.salary: 200 here, 250 there"])
+    }
+
+    @Test func blobsDumpAsSizeAndDigest() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("Types.sqlite")
+        do {
+            let (coordinator, context) = try Fixtures.stack(Fixtures.everyTypeModel(), at: url)
+            let object = ManagedObject(entity: try #require(coordinator.managedObjectModel.entitiesByName["Sample"]), insertInto: context)
+            object.setValue(Data("abc".utf8), forKey: "plainData")
+            try context.save()
+        }
+        let dump = try ObjectGraphDump(storeAt: url, type: .sqlite)
+        #expect(dump.objects.first?.attributes["plainData"]
+            == "data(3 bytes, sha256 ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad)")
+        #expect(dump.objects.first?.attributes["vString"] == "nil")
+    }
+
+    @Test func storesWithoutAnEmbeddedModelAreRefused() throws {
+        let folder = try TemporaryFolder()
+        let url = try writeCompany(folder, "A.sqlite", reversed: false)
+        var db: OpaquePointer?
+        #expect(sqlite3_open(url.path, &db) == SQLITE_OK)
+        #expect(sqlite3_exec(db, "DROP TABLE Z_QUIREMODEL", nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(db)
+        let error = try #require(throws: QuireError.self) { try ObjectGraphDump(storeAt: url, type: .sqlite) }
+        #expect(error.code == .persistentStoreIncompatibleSchema)
+        #expect(error.message.contains("embeds no model"))
+    }
+}
