@@ -49,7 +49,7 @@ extension PersistentDocument {
         try SafeSave.recover(at: url)
         if type.format == .package {
             outcome = try SafeSave.replacePackage(
-                at: url, strategy: safeSaveStrategy, attributes: metadata.extendedAttributes
+                at: url, strategy: usesRenameExchange ? .automatic : .twoRenames, attributes: metadata.extendedAttributes
             ) { staging in
                 try self.write(to: staging, ofType: typeName, for: operation, originalContentsURL: original)
             }

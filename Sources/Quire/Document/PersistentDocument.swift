@@ -77,8 +77,10 @@ open class PersistentDocument {
     var workingStoreURL: URL { workingTree.appendingPathComponent(DocumentPackageLayout.storePath) }
     /// The context's save count when the document was last written to its file.
     var savedGeneration = 0
-    /// How saves swap package versions in (tests force the two-rename fallback).
-    var safeSaveStrategy = SafeSave.Strategy.automatic
+    /// Whether package saves swap versions with `renameat2(RENAME_EXCHANGE)` (the default, falling back to
+    /// two renames where the filesystem cannot exchange). Set it to `false` to always use two renames, whose
+    /// interruption the next open recovers from.
+    public var usesRenameExchange = true
     /// The search metadata of the save in progress, gathered once for the files and the attributes.
     var metadataForSave: SearchMetadata?
     /// The autosave folder, when set.
