@@ -108,7 +108,7 @@ public struct DocumentCrashHarness: Sendable {
     }
 
     /// Saves a version bigger than `limit` bytes with the process's file size limit set to `limit`
-    /// (`RLIMIT_FSIZE`, SIGXFSZ ignored), as a stand-in for a full disk. Returns the error the save threw, or
+    /// (`RLIMIT_FSIZE`, SIGXFSZ ignored) while the document is written, as a stand-in for a full disk. Returns the error the save threw, or
     /// `nil` if it succeeded.
     public func saveUnderFileSizeLimit(documentAt url: URL, limit: Int) throws -> QuireError? {
         let document = try PersistentDocument(contentsOf: url, ofType: documentType.name, model: Self.model())
@@ -121,6 +121,8 @@ public struct DocumentCrashHarness: Sendable {
             }
         }
         document.searchMetadata.title = "Version 999"
+        // The working store takes the change; writing the new version of the document hits the limit.
+        try context.performAndWait { try context.save() }
         signal(SIGXFSZ, SIG_IGN)
         var limits = rlimit(rlim_cur: rlim_t(limit), rlim_max: rlim_t.max)
         guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limits) == 0 else { return nil }

@@ -21,14 +21,29 @@ extension SQLiteStore {
             let step = sqlite3_backup_step(backup, -1)
             let finish = sqlite3_backup_finish(backup)
             guard step == SQLITE_DONE, finish == SQLITE_OK else {
-                throw copy.lastError(step == SQLITE_DONE ? finish : step, action: "back up '\(storeURL.path)'")
+                throw Self.spaceError(copyHandle, destination) ?? copy.lastError(step == SQLITE_DONE ? finish : step, action: "back up '\(storeURL.path)'")
             }
-            try copy.execute("PRAGMA synchronous = FULL; PRAGMA journal_mode = DELETE")
+            do {
+                try copy.execute("PRAGMA synchronous = FULL; PRAGMA journal_mode = DELETE")
+            } catch {
+                throw Self.spaceError(copyHandle, destination) ?? error
+            }
             copy.close()
         } catch {
             copy.close()
             for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: destination.path + suffix) }
             throw error
         }
+    }
+
+    /// A full disk or a file size limit reached while writing a snapshot, told apart from other I/O errors
+    /// by the errno SQLite saw.
+    private static func spaceError(_ handle: OpaquePointer, _ destination: URL) -> QuireError? {
+        let code = sqlite3_system_errno(handle)
+        guard code == ENOSPC || code == EFBIG || code == EDQUOT else { return nil }
+        return QuireError(
+            .fileWriteOutOfSpace,
+            "Unable to write the store snapshot '\(destination.path)': the disk is full or a file size limit was reached.",
+            context: .init(file: destination), underlying: SystemCallError(code: code, function: "write"))
     }
 }
