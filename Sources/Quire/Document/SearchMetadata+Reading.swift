@@ -70,7 +70,7 @@ extension SearchMetadata {
         parser.shouldResolveExternalEntities = false
         parser.shouldProcessNamespaces = false
         parser.delegate = delegate
-        guard parser.parse(), delegate.sawRoot else {
+        guard parser.parse(), delegate.sawRoot, delegate.closedRoot else {
             throw QuireError(
                 .fileReadCorruptFile,
                 "The search metadata in '\(source.path)' is not an ODF meta document"
@@ -110,6 +110,7 @@ private final class MetaXMLReader: NSObject, XMLParserDelegate {
 
     var fields = Fields()
     var sawRoot = false
+    var closedRoot = false
     private var text = ""
     private var userDefinedName: String?
 
@@ -132,6 +133,7 @@ private final class MetaXMLReader: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
         switch elementName {
+        case "office:document-meta": closedRoot = true
         case "dc:title": fields.title = text
         case "dc:description": fields.comment = text
         case "dc:creator": fields.creator = text
