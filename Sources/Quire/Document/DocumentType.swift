@@ -83,4 +83,9 @@ public struct DocumentType: Sendable, Hashable {
         self.modelConfiguration = modelConfiguration
         self.compression = compression
     }
+
+    /// Quire's sample document type: "Quire Notebook", `application/x-quire-notebook`, `.quirenb`, a zip archive
+    /// with an SQLite store. `Resources/freedesktop/` ships its shared-mime-info type and Tracker rule.
+    public static let sampleNotebook = DocumentType(
+        name: "Quire Notebook", mimeType: "application/x-quire-notebook", extensions: ["quirenb"], format: .zipArchive)
 }
