@@ -36,9 +36,11 @@ import Testing
             process.executableURL = worker
             process.arguments = ["loop", url.path, kind.format.rawValue, kind.storeType.rawValue, status.path]
             try process.run()
-            // Wait until the document is open, then let it save for a random while.
+            // Wait until the document is open (odd rounds: until its first save is done, so that later saves
+            // are hit too), then let it save for a random while.
+            let marker = round % 2 == 0 ? "ready" : "saved"
             let deadline = Date().addingTimeInterval(20)
-            while !(String(decoding: (try? Data(contentsOf: status)) ?? Data(), as: UTF8.self).contains("ready")) && Date() < deadline
+            while !(String(decoding: (try? Data(contentsOf: status)) ?? Data(), as: UTF8.self).contains(marker)) && Date() < deadline
                 && process.isRunning
             {
                 usleep(500)
