@@ -35,6 +35,8 @@ import Testing
             let process = Process()
             process.executableURL = worker
             process.arguments = ["loop", url.path, kind.format.rawValue, kind.storeType.rawValue, status.path]
+            // A killed worker cannot remove its working folder: keep those inside the test's folder.
+            process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": folder.url.path]) { $1 }
             try process.run()
             // Wait until the document is open (odd rounds: until its first save is done, so that later saves
             // are hit too), then let it save for a random while.
@@ -62,6 +64,7 @@ import Testing
         #expect(savesSeen > 0)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.contains(".quire-") }
         #expect(leftovers.isEmpty, "leftovers after the last open: \(leftovers)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix("quire-document-") }.count == kills)
     }
 
     @Test(arguments: cases)
@@ -75,6 +78,7 @@ import Testing
         let output = Pipe()
         process.executableURL = worker
         process.arguments = ["fsize", url.path, kind.format.rawValue, kind.storeType.rawValue, String(256 << 10)]
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": folder.url.path]) { $1 }
         process.standardOutput = output
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
