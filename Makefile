@@ -35,3 +35,9 @@ bench: deps
 
 clean:
 	rm -rf .build
+
+# The document crash test at length: 3,000 SIGKILLs of a saving child process (make test runs 210).
+.PHONY: crash-test-long
+crash-test-long: deps
+	$(SWIFT) build --build-tests
+	QUIRE_CRASH_KILLS=3000 $(SWIFT) test --skip-build --filter CrashTests

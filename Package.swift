@@ -46,7 +46,9 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "quire-bench", dependencies: ["Quire", "CSQLite"]),
-        .testTarget(name: "QuireTests", dependencies: ["Quire", "QuireTestSupport", "CSQLite"]),
+        // The child process the document crash test kills at random moments.
+        .executableTarget(name: "quire-crash-worker", dependencies: ["Quire", "QuireTestSupport"]),
+        .testTarget(name: "QuireTests", dependencies: ["Quire", "QuireTestSupport", "CSQLite", "CArchive"]),
         .testTarget(name: "QuireTestSupportTests", dependencies: ["QuireTestSupport", "Quire"]),
     ],
     swiftLanguageModes: [.v6]

@@ -205,6 +205,7 @@ extension ManagedObject {
     func setAttributeValue(_ value: AttributeValue, at slot: Int) {
         fireFaultIfNeeded()
         guard slot < attributeStorage.count else { return }
+        managedObjectContext?.registerUndoForAttribute(self, slot: slot, newValue: value)
         willChangeAttributes()
         attributeStorage[slot] = value
     }
@@ -218,6 +219,7 @@ extension ManagedObject {
 
     func willChangeRelationships() {
         fireFaultIfNeeded()
+        managedObjectContext?.registerUndoForRelationships(self)
         guard !insertedFlag else { return }
         if committedRelationships == nil { committedRelationships = relationshipStorage }
         if !updatedFlag { managedObjectContext?.objectDidChange(self) }

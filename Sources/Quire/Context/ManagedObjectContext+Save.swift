@@ -24,6 +24,7 @@ extension ManagedObjectContext {
                 }
             }
         }
+        endUndoEvent()
     }
 
     /// Saves every unsaved change to the stores (`save()`): delete rules run, objects are validated, inserted
@@ -114,6 +115,7 @@ extension ManagedObjectContext {
     }
 
     private func didSave(_ result: SaveResult, of request: SaveRequest, _ saved: [ManagedObject]) {
+        undoWillFinishSave(request, result)
         // The inserted objects come in the request's order, and the permanent IDs with them.
         let map = request.involvesRelationships ? result.permanentIDsByTemporaryID(for: request) : [:]
         var position = 0

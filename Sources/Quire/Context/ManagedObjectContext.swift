@@ -48,6 +48,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var changeLog: [ManagedObject] = []
     /// Store assignments made with ``assign(_:to:)``.
     var storeAssignments: [ObjectIdentifier: PersistentStore] = [:]
+    /// The undo manager and its bookkeeping (see ManagedObjectContext+Undo.swift).
+    let undoState = ContextUndoState()
 
     /// Creates a context.
     ///
@@ -212,6 +214,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         noteChange(object)
         register(object)
+        registerUndoForInsert(object)
         object.awakeFromInsert()
     }
 
@@ -228,6 +231,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             noteChange(object)
             pendingDeletes.append(object)
         }
+        registerUndoForDelete(object)
     }
 
     private func undelete(_ object: ManagedObject) {
@@ -245,7 +249,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     /// Records the first change of an object since the last save.
-    private func noteChange(_ object: ManagedObject) {
+    func noteChange(_ object: ManagedObject) {
         guard object.changeSequence == 0 else { return }
         changeCounter += 1
         object.changeSequence = changeCounter

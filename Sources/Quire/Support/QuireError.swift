@@ -220,6 +220,23 @@ extension QuireError.Code {
     /// A command-line argument is invalid.
     public static let invalidArgument = Self(rawValue: 140_060)
 
+    // MARK: Documents and archives (Quire's own)
+
+    /// An archive entry is unsafe to extract: an absolute path, `..`, a symbolic or hard link, a device or
+    /// other special file, or a name that occurs twice.
+    public static let archiveUnsafeEntry = Self(rawValue: 140_041)
+    /// An archive entry or the whole archive expands beyond the configured size or entry-count limits.
+    public static let archiveLimitExceeded = Self(rawValue: 140_042)
+    /// No registered document type has the name, extension or MIME type asked for.
+    public static let unknownDocumentType = Self(rawValue: 140_051)
+    /// A file is not a document of the type asked for (its `mimetype` or first archive entry says otherwise,
+    /// or it is not a package or archive at all).
+    public static let documentTypeMismatch = Self(rawValue: 140_052)
+    /// A package holds something a document must not: a symbolic link, a device, or a missing store.
+    public static let invalidPackage = Self(rawValue: 140_053)
+    /// A document operation needs a file location the document does not have yet (a Save before Save As).
+    public static let documentHasNoLocation = Self(rawValue: 140_054)
+
     fileprivate static let names: [Self: String] = [
         .managedObjectValidation: "managedObjectValidation",
         .validationMultipleErrors: "validationMultipleErrors",
@@ -271,5 +288,11 @@ extension QuireError.Code {
         .invalidArchive: "invalidArchive",
         .document: "document",
         .invalidArgument: "invalidArgument",
+        .archiveUnsafeEntry: "archiveUnsafeEntry",
+        .archiveLimitExceeded: "archiveLimitExceeded",
+        .unknownDocumentType: "unknownDocumentType",
+        .documentTypeMismatch: "documentTypeMismatch",
+        .invalidPackage: "invalidPackage",
+        .documentHasNoLocation: "documentHasNoLocation",
     ]
 }

@@ -1,0 +1,181 @@
+import CQuireSupport
+import Foundation
+
+/// The file-system operations documents are built from: exclusive creation, copies, hard links, fsync of files
+/// and folders, renames and exchanges, each failing with a ``QuireError`` that names the file and the cause.
+///
+/// Nothing here follows a symbolic link: documents hold regular files and folders only.
+enum DocumentFiles {
+    /// What a path is, seen with `lstat` (a link is a link, never what it points at).
+    enum Kind: Equatable {
+        case missing
+        case file(size: Int64)
+        case directory
+        case symbolicLink
+        case other
+    }
+
+    /// The kind of the item at a URL, without following a final symbolic link.
+    static func kind(of url: URL) -> Kind {
+        var status = stat()
+        guard lstat(url.path, &status) == 0 else { return .missing }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return .file(size: Int64(status.st_size))
+        case S_IFDIR: return .directory
+        case S_IFLNK: return .symbolicLink
+        default: return .other
+        }
+    }
+
+    /// A `QuireError` for a failed system call, with a code chosen from `errno`.
+    static func failure(_ code: Int32, _ function: String, _ sentence: String, url: URL, writing: Bool = true) -> QuireError {
+        let quireCode: QuireError.Code
+        switch code {
+        case ENOSPC, EDQUOT, EFBIG: quireCode = .fileWriteOutOfSpace
+        case EACCES, EPERM, EROFS: quireCode = writing ? .fileWriteNoPermission : .fileReadNoPermission
+        case ENOENT: quireCode = writing ? .fileWriteUnknown : .fileReadNoSuchFile
+        default: quireCode = writing ? .fileWriteUnknown : .fileReadUnknown
+        }
+        return QuireError(
+            quireCode, "\(sentence) (\(String(cString: strerror(code)))).", context: .init(file: url),
+            underlying: SystemCallError(code: code, function: function))
+    }
+
+    // MARK: Creating
+
+    /// Creates a folder (its parent must exist).
+    static func makeDirectory(_ url: URL, mode: mode_t = 0o755) throws {
+        guard mkdir(url.path, mode) == 0 else {
+            throw failure(errno, "mkdir", "Unable to create the folder '\(url.path)'", url: url)
+        }
+    }
+
+    /// Writes a new file (it must not exist yet), then fsyncs it.
+    static func writeNewFile(_ data: Data, to url: URL, mode: mode_t = 0o644) throws {
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw failure(errno, "open", "Unable to create the file '\(url.path)'", url: url) }
+        defer { close(fd) }
+        try data.withUnsafeBytes { buffer in try writeAll(fd, buffer, url: url) }
+        guard fsync(fd) == 0 else { throw failure(errno, "fsync", "Unable to flush the file '\(url.path)' to disk", url: url) }
+    }
+
+    private static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, url: URL) throws {
+        var offset = 0
+        while offset < buffer.count {
+            let written = write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw failure(errno, "write", "Unable to write the file '\(url.path)'", url: url)
+            }
+            offset += written
+        }
+    }
+
+    /// Copies a regular file to a new file (which must not exist), then fsyncs the copy. Refuses anything but
+    /// a regular file as the source.
+    static func copyFile(from source: URL, to destination: URL, mode: mode_t = 0o644) throws {
+        let input = open(source.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard input >= 0 else {
+            throw failure(errno, "open", "Unable to read the file '\(source.path)'", url: source, writing: false)
+        }
+        defer { close(input) }
+        var status = stat()
+        guard fstat(input, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw QuireError(
+                .invalidPackage, "The document item '\(source.path)' is not a regular file.", context: .init(file: source))
+        }
+        let output = open(destination.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        guard output >= 0 else {
+            throw failure(errno, "open", "Unable to create the file '\(destination.path)'", url: destination)
+        }
+        defer { close(output) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = read(input, &buffer, buffer.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure(errno, "read", "Unable to read the file '\(source.path)'", url: source, writing: false)
+            }
+            if count == 0 { break }
+            try buffer.withUnsafeBytes { try writeAll(output, UnsafeRawBufferPointer(rebasing: $0[0..<count]), url: destination) }
+        }
+        guard fsync(output) == 0 else {
+            throw failure(errno, "fsync", "Unable to flush the file '\(destination.path)' to disk", url: destination)
+        }
+    }
+
+    /// Hard-links a write-once file into a new tree, or copies it where a link is impossible (another
+    /// filesystem, or one without hard links).
+    static func linkOrCopy(from source: URL, to destination: URL) throws {
+        if link(source.path, destination.path) == 0 { return }
+        let code = errno
+        guard code == EXDEV || code == EPERM || code == EMLINK || code == ENOTSUP || code == EOPNOTSUPP else {
+            throw failure(code, "link", "Unable to link '\(source.path)' into '\(destination.path)'", url: destination)
+        }
+        try copyFile(from: source, to: destination)
+    }
+
+    // MARK: Durability
+
+    /// Fsyncs a regular file.
+    static func fsyncFile(_ url: URL) throws {
+        let fd = open(url.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw failure(errno, "open", "Unable to open '\(url.path)' to flush it", url: url) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw failure(errno, "fsync", "Unable to flush the file '\(url.path)' to disk", url: url) }
+    }
+
+    /// Fsyncs a folder, so that the names created, removed or renamed in it are durable.
+    static func fsyncDirectory(_ url: URL) throws {
+        guard quire_fsync_directory(url.path) == 0 else {
+            throw failure(quire_errno(), "fsync", "Unable to flush the folder '\(url.path)' to disk", url: url)
+        }
+    }
+
+    /// Fsyncs every file and folder of a tree, folders after what they contain.
+    static func fsyncTree(_ url: URL) throws {
+        switch kind(of: url) {
+        case .file: try fsyncFile(url)
+        case .directory:
+            for child in try children(of: url) { try fsyncTree(child) }
+            try fsyncDirectory(url)
+        default: break
+        }
+    }
+
+    /// The items of a folder (not `.` and `..`), sorted by name.
+    static func children(of url: URL) throws -> [URL] {
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: url.path).sorted().map { url.appendingPathComponent($0) }
+        } catch {
+            throw QuireError(
+                .fileReadUnknown, "Unable to list the folder '\(url.path)'.", context: .init(file: url),
+                underlying: SystemCallError(code: EIO, function: "opendir"))
+        }
+    }
+
+    // MARK: Renames
+
+    /// Exchanges two paths atomically (`renameat2(RENAME_EXCHANGE)`).
+    ///
+    /// - Returns: `false` when the filesystem or kernel cannot exchange (the caller falls back to two renames).
+    static func exchange(_ first: URL, _ second: URL) throws -> Bool {
+        if quire_rename_exchange(first.path, second.path) == 0 { return true }
+        let code = quire_errno()
+        if code == EINVAL || code == ENOSYS || code == ENOTSUP || code == EOPNOTSUPP { return false }
+        throw failure(code, "renameat2", "Unable to exchange '\(first.path)' with '\(second.path)'", url: second)
+    }
+
+    /// Renames an item, replacing a file at the destination.
+    static func rename(_ source: URL, to destination: URL) throws {
+        guard Glibc.rename(source.path, destination.path) == 0 else {
+            throw failure(errno, "rename", "Unable to rename '\(source.path)' to '\(destination.path)'", url: destination)
+        }
+    }
+
+    /// Removes a file or a whole tree, never following links; missing items are fine.
+    static func removeTree(_ url: URL) {
+        guard kind(of: url) != .missing else { return }
+        try? FileManager.default.removeItem(atPath: url.path)
+    }
+}

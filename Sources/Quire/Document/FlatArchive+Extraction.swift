@@ -1,0 +1,108 @@
+import CArchive
+import Foundation
+
+extension FlatArchive {
+    /// Extracts an archive into `folder` (an existing, empty, private folder).
+    ///
+    /// Only regular files and folders are accepted. Absolute paths, `..`, symbolic and hard links, devices,
+    /// FIFOs and sockets, names that occur twice, entries above ``ArchiveLimits/maximumEntrySize``, archives
+    /// expanding above ``ArchiveLimits/maximumTotalSize`` or holding more than
+    /// ``ArchiveLimits/maximumEntryCount`` entries are refused with a ``QuireError`` naming the archive and the
+    /// entry. Paths are checked before libarchive's disk writer sees them, and the writer runs with its secure
+    /// flags as a second guard (no symlinks followed, no `..`, no overwriting), so nothing is ever written
+    /// outside `folder`. On error the caller removes `folder`.
+    static func extract(_ url: URL, into folder: URL, limits: ArchiveLimits) throws {
+        let reader = try ArchiveReader(url: url)
+        guard let disk = archive_write_disk_new() else {
+            throw QuireError(.fileWriteUnknown, "libarchive could not allocate a disk writer for '\(folder.path)'.")
+        }
+        defer { archive_write_free(disk) }
+        // Paths are rewritten to absolute ones inside the (symlink-free) folder after the checks below, so the
+        // "no absolute paths" flag cannot be used; the others still guard every component.
+        let flags = ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_NO_OVERWRITE
+        archive_write_disk_set_options(disk, flags)
+        let base = folder.resolvingSymlinksInPath().path
+        var seen = Set<String>()
+        var total: Int64 = 0
+        var count = 0
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while let entry = try reader.nextEntry() {
+            count += 1
+            if count > limits.maximumEntryCount {
+                throw QuireError(
+                    .archiveLimitExceeded,
+                    "The archive '\(url.path)' has more than \(limits.maximumEntryCount) entries.", context: .init(file: url))
+            }
+            guard let path = try reader.safePath(of: entry) else { continue }
+            let type = archive_entry_filetype(entry)
+            if let target = archive_entry_hardlink(entry) {
+                throw QuireError(
+                    .archiveUnsafeEntry,
+                    "The archive '\(url.path)' has a hard link '\(path)' to '\(String(cString: target))'; documents hold no links.",
+                    context: .init(file: url))
+            }
+            if archive_entry_symlink(entry) != nil || type == UInt32(S_IFLNK) {
+                throw QuireError(
+                    .archiveUnsafeEntry, "The archive '\(url.path)' has a symbolic link '\(path)'; documents hold no links.",
+                    context: .init(file: url))
+            }
+            guard type == UInt32(S_IFREG) || type == UInt32(S_IFDIR) else {
+                throw QuireError(
+                    .archiveUnsafeEntry,
+                    "The archive '\(url.path)' has '\(path)', which is a device, FIFO or socket, not a file or folder.",
+                    context: .init(file: url))
+            }
+            guard seen.insert(path).inserted else {
+                throw QuireError(
+                    .archiveUnsafeEntry, "The archive '\(url.path)' has the name '\(path)' twice.", context: .init(file: url))
+            }
+            let isDirectory = type == UInt32(S_IFDIR)
+            if !isDirectory && archive_entry_size_is_set(entry) != 0 && archive_entry_size(entry) > limits.maximumEntrySize {
+                throw entryTooLarge(url, path, limits)
+            }
+            // A clean entry: the checked path under the folder, private permissions, no owner or attributes.
+            archive_entry_set_pathname(entry, base + "/" + path)
+            archive_entry_set_perm(entry, isDirectory ? 0o700 : 0o600)
+            archive_entry_xattr_clear(entry)
+            archive_entry_acl_clear(entry)
+            archive_entry_set_fflags(entry, 0, 0)
+            guard archive_write_header(disk, entry) >= ARCHIVE_WARN else { throw diskError(disk, folder, path) }
+            if !isDirectory {
+                var written: Int64 = 0
+                while true {
+                    let read = archive_read_data(reader.archive, &buffer, buffer.count)
+                    if read < 0 { throw reader.invalid("is truncated or corrupt at entry '\(path)'") }
+                    if read == 0 { break }
+                    written += Int64(read)
+                    total += Int64(read)
+                    if written > limits.maximumEntrySize { throw entryTooLarge(url, path, limits) }
+                    if total > limits.maximumTotalSize {
+                        throw QuireError(
+                            .archiveLimitExceeded,
+                            "The archive '\(url.path)' expands to more than \(limits.maximumTotalSize) bytes.",
+                            context: .init(file: url))
+                    }
+                    guard archive_write_data(disk, buffer, read) == read else { throw diskError(disk, folder, path) }
+                }
+            }
+            guard archive_write_finish_entry(disk) >= ARCHIVE_WARN else { throw diskError(disk, folder, path) }
+        }
+        guard archive_write_close(disk) >= ARCHIVE_WARN else { throw diskError(disk, folder, "(closing)") }
+    }
+
+    private static func entryTooLarge(_ url: URL, _ path: String, _ limits: ArchiveLimits) -> QuireError {
+        QuireError(
+            .archiveLimitExceeded,
+            "The entry '\(path)' of the archive '\(url.path)' expands to more than \(limits.maximumEntrySize) bytes.",
+            context: .init(file: url))
+    }
+
+    private static func diskError(_ disk: OpaquePointer, _ folder: URL, _ path: String) -> QuireError {
+        let message = archive_error_string(disk).map { String(cString: $0) } ?? "unknown error"
+        let code = archive_errno(disk)
+        let quireCode: QuireError.Code = code == ENOSPC || code == EFBIG || code == EDQUOT ? .fileWriteOutOfSpace : .archiveUnsafeEntry
+        return QuireError(
+            quireCode, "Unable to extract '\(path)' into '\(folder.path)' (\(message)).", context: .init(file: folder),
+            underlying: code > 0 ? SystemCallError(code: code, function: "archive_write_disk") : nil)
+    }
+}
