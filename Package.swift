@@ -46,7 +46,8 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "quire-bench", dependencies: ["Quire", "CSQLite"]),
-        .testTarget(name: "QuireTests", dependencies: ["Quire", "QuireTestSupport", "CSQLite"]),
+        .testTarget(
+            name: "QuireTests", dependencies: ["Quire", "QuireTestSupport", "CSQLite"], resources: [.copy("Fixtures")]),
         .testTarget(name: "QuireTestSupportTests", dependencies: ["QuireTestSupport", "Quire"]),
     ],
     swiftLanguageModes: [.v6]
