@@ -43,7 +43,7 @@ public struct EntityMapping: Sendable {
     /// Creates an entity mapping.
     ///
     /// - Parameters:
-    ///   - name: The mapping's name; `<Source>To<Destination>` when nil.
+    ///   - name: The mapping's name; `<Source>To<Destination>`, `Add<Destination>` or `Remove<Source>` when nil.
     ///   - mappingType: What the mapping does.
     ///   - sourceEntityName: The source entity (nil for an added entity).
     ///   - destinationEntityName: The destination entity (nil for a removed entity).
@@ -61,7 +61,12 @@ public struct EntityMapping: Sendable {
         sourceFilter: QueryPredicate? = nil,
         migrationPolicy: (any MigrationPolicy)? = nil
     ) {
-        self.name = name ?? "\(sourceEntityName ?? "")To\(destinationEntityName ?? "")"
+        switch (sourceEntityName, destinationEntityName) {
+        case (let source?, let destination?): self.name = name ?? "\(source)To\(destination)"
+        case (nil, let destination?): self.name = name ?? "Add\(destination)"
+        case (let source?, nil): self.name = name ?? "Remove\(source)"
+        case (nil, nil): self.name = name ?? ""
+        }
         self.mappingType = mappingType
         self.sourceEntityName = sourceEntityName
         self.destinationEntityName = destinationEntityName
