@@ -79,7 +79,8 @@ struct StoreFileOperations: Sendable {
         },
         companionSuffixes: ["-wal", "-shm", "-journal"],
         prepareForReplacement: { url in
-            guard FileManager.default.fileExists(atPath: url.path) else { return }
+            // Nothing to ready where no database is (a missing or empty file, or another type's store).
+            guard (try? SQLiteFileCheck.check(url, readOnly: true)) == .database else { return }
             let inUse = QuireError(
                 .migrationManagerDestinationStore,
                 "The store '\(url.path)' is open elsewhere; close it before it is replaced by its migrated version.",
