@@ -8,7 +8,8 @@ public struct EntityMapping: Sendable {
         case add
         /// The source entity is gone: its objects are dropped.
         case remove
-        /// Objects are copied with the same attributes and relationships.
+        /// Objects are copied with the same attributes and relationships; a copy mapping that lists no property
+        /// mappings copies every stored property the two entities share by name.
         case copy
         /// Objects are copied with values computed by property mappings.
         case transform

@@ -194,8 +194,18 @@ extension MigrationManager {
             throw invalid("names the destination entity '\(mapping.destinationEntityName ?? "")', which the destination model does not have")
         }
         guard !destination.isAbstract else { throw invalid("creates objects of the abstract entity '\(destinationName)'") }
+        // A copy mapping that lists no properties copies every stored property the two entities share by name.
+        var attributeMappings = mapping.attributeMappings
+        var relationshipMappings = mapping.relationshipMappings
+        if mapping.mappingType == .copy && attributeMappings.isEmpty && relationshipMappings.isEmpty {
+            let shared = destination.propertiesByName.filter { name, property in
+                !property.isTransient && source.propertiesByName[name].map { !$0.isTransient && type(of: $0) == type(of: property) } == true
+            }
+            attributeMappings = shared.filter { $0.value is AttributeDescription }.keys.sorted().map { PropertyMapping.copy($0) }
+            relationshipMappings = shared.filter { $0.value is RelationshipDescription }.keys.sorted().map { PropertyMapping.copy($0) }
+        }
         var attributes: [(AttributeDescription, MappingExpression)] = []
-        for property in mapping.attributeMappings {
+        for property in attributeMappings {
             guard let attribute = destination.attributesByName[property.name], !attribute.isTransient else {
                 throw invalid("maps '\(property.name)', which is not a stored attribute of '\(destinationName)'", key: property.name)
             }
@@ -208,7 +218,7 @@ extension MigrationManager {
             attributes.append((attribute, expression))
         }
         var relationships: [(RelationshipDescription, RelationshipDescription)] = []
-        for property in mapping.relationshipMappings {
+        for property in relationshipMappings {
             guard let relationship = destination.relationshipsByName[property.name], !relationship.isTransient else {
                 throw invalid("maps '\(property.name)', which is not a stored relationship of '\(destinationName)'", key: property.name)
             }

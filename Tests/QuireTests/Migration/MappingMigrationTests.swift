@@ -55,9 +55,7 @@ import Testing
             ],
             relationshipMappings: [.copy("notebook"), .copy("tags")],
             sourceFilter: try QueryPredicate(format: "$source.mood >= 0"))
-        let notebooks = EntityMapping(
-            mappingType: .copy, sourceEntityName: "Notebook", destinationEntityName: "Notebook",
-            attributeMappings: [.copy("name")], relationshipMappings: [.copy("entries")])
+        let notebooks = EntityMapping(mappingType: .copy, sourceEntityName: "Notebook", destinationEntityName: "Notebook")
         let tags = EntityMapping(
             mappingType: .custom, sourceEntityName: "Tag", destinationEntityName: "Tag",
             attributeMappings: [.copy("name"), PropertyMapping(name: "color", valueExpression: .constant(.string("blue")))],
