@@ -152,6 +152,31 @@ import Testing
         #expect(throws: QuireError.self) { try XcodeModelXML.parse(latin1, file: file) }
     }
 
+    @Test func truncatedAndCorruptedFilesThrowAndNeverCrash() throws {
+        let url = try FixtureFiles.url("XcodeModels/Library.xcdatamodel/contents")
+        let whole = try Data(contentsOf: url)
+        var outcomes = (models: 0, errors: 0)
+        func decode(_ data: Data) {
+            do {
+                let document = try XcodeModelDecoder(file: url).decode(try XcodeModelXML.parse(data, file: url))
+                try document.apply(to: ManagedObjectModel())
+                outcomes.models += 1
+            } catch is QuireError {
+                outcomes.errors += 1
+            } catch {
+                Issue.record("an error that is not a QuireError: \(error)")
+            }
+        }
+        for length in stride(from: 0, to: whole.count, by: 61) { decode(whole.prefix(length)) }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            var bytes = [UInt8](whole)
+            for _ in 0..<3 { bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 32...126, using: &generator) }
+            decode(Data(bytes))
+        }
+        #expect(outcomes.errors > 0 && outcomes.models + outcomes.errors == 200 + (whole.count + 60) / 61)
+    }
+
     @Test func aSymbolicLinkInsteadOfTheContentsFileIsRefused() throws {
         let folder = try TemporaryFolder()
         let model = folder.file("Linked.xcdatamodel")
