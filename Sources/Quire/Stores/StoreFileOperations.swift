@@ -31,6 +31,9 @@ struct StoreFileOperations: Sendable {
     /// old one (for SQLite: a rollback journal and no syncs, the whole file being synced once at the end).
     var destinationOptions: @Sendable (StoreOptions) -> StoreOptions
 
+    /// The largest embedded model read, in bytes (real ones are a few hundred kilobytes at most).
+    static let maximumModelSize = 64 * 1024 * 1024
+
     private static let registry = Mutex<[StoreType: StoreFileOperations]>([.sqlite: .sqlite])
 
     /// Registers the operations of a store type.
@@ -63,7 +66,14 @@ struct StoreFileOperations: Sendable {
             let statement = try connection.prepare("SELECT Z_CONTENT FROM Z_QUIREMODEL WHERE Z_VERSION = 1")
             defer { statement.finalize() }
             guard try statement.step(), !statement.isNull(at: 0) else { return Contents(metadata: metadata, model: nil) }
-            return Contents(metadata: metadata, model: statement.data(at: 0))
+            let model = statement.data(at: 0)
+            guard model.count <= maximumModelSize else {
+                throw QuireError(
+                    .fileReadCorruptFile,
+                    "The model embedded in '\(url.path)' is \(model.count) bytes long, more than the \(maximumModelSize) allowed.",
+                    context: .init(file: url))
+            }
+            return Contents(metadata: metadata, model: model)
         },
         writeMetadata: { url, metadata in
             let plist = try PropertyListValue.encode(metadata, format: .binary)
