@@ -48,7 +48,9 @@ let package = Package(
         .executableTarget(name: "quire-bench", dependencies: ["Quire", "CSQLite"]),
         // The child process the document crash test kills at random moments.
         .executableTarget(name: "quire-crash-worker", dependencies: ["Quire", "QuireTestSupport"]),
-        .testTarget(name: "QuireTests", dependencies: ["Quire", "QuireTestSupport", "CSQLite", "CArchive"]),
+        .testTarget(
+            name: "QuireTests", dependencies: ["Quire", "QuireTestSupport", "CSQLite", "CArchive"],
+            resources: [.copy("Fixtures")]),
         .testTarget(name: "QuireTestSupportTests", dependencies: ["QuireTestSupport", "Quire"]),
     ],
     swiftLanguageModes: [.v6]

@@ -55,7 +55,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     ///   - options: Read-only, journal mode, pragmas, migration.
     /// - Returns: The added store.
     /// - Throws: ``QuireError`` when the file is not a store of that type, is truncated or corrupt, was
-    ///   written with an incompatible model, or cannot be opened for writing; nothing is written then.
+    ///   written with an incompatible model (unless the options ask to migrate it automatically, inferring the
+    ///   mapping), or cannot be opened for writing; nothing is written then.
     @discardableResult
     public func addPersistentStore(
         type: StoreType, configuration: String? = nil, at url: URL?, options: StoreOptions = StoreOptions()
@@ -66,9 +67,13 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                     .persistentStoreOpen, "The store at '\(url.path)' is already added to this coordinator.",
                     context: .init(file: url))
             }
-            let store = try StoreRegistry.makeStore(
+            var store = try StoreRegistry.makeStore(
                 type: type, url: url, configuration: configuration, options: options, model: managedObjectModel)
-            try store.load()
+            do {
+                try store.load()
+            } catch let error as QuireError where error.code == .persistentStoreIncompatibleVersionHash {
+                store = try storeMigratedAfterIncompatibleVersion(store, error: error)
+            }
             // An added store is never deallocated, so object IDs can point at it without retaining it;
             // removing it closes it and frees its caches, leaving a small shell.
             _ = Unmanaged.passRetained(store)

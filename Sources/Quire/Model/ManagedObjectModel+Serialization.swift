@@ -27,10 +27,21 @@ extension ManagedObjectModel {
         try document.apply(to: self)
     }
 
-    /// Reads a model file written by ``write(to:)``.
+    /// Reads a model file: one written by ``write(to:)``, an Xcode `.xcdatamodel` folder, or the current version
+    /// of an Xcode `.xcdatamodeld` bundle (see ``ModelBundle`` for every version).
     ///
-    /// - Throws: ``QuireError/Code/fileReadNoSuchFile`` or ``QuireError/Code/invalidModel``.
+    /// ```swift
+    /// let model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: "Journal.xcdatamodeld"))
+    /// ```
+    ///
+    /// - Throws: ``QuireError/Code/fileReadNoSuchFile`` or ``QuireError/Code/invalidModel`` naming the file (and
+    ///   for Xcode models the element and line) that is malformed.
     public convenience init(contentsOf url: URL) throws {
+        if let document = try XcodeModelReader.documentIfXcodeModel(at: url) {
+            self.init()
+            try ManagedObjectModel.apply(document, to: self, file: url)
+            return
+        }
         let data: Data
         do {
             data = try Data(contentsOf: url)

@@ -175,10 +175,18 @@ extension QuireError.Code {
     public static let persistentStoreIncompatibleVersionHash = Self(rawValue: 134100)
     /// A migration failed.
     public static let migration = Self(rawValue: 134110)
+    /// A migration was cancelled.
+    public static let migrationCancelled = Self(rawValue: 134120)
     /// The migration's source model could not be found.
     public static let migrationMissingSourceModel = Self(rawValue: 134130)
     /// No mapping model was found or could be inferred.
     public static let migrationMissingMappingModel = Self(rawValue: 134140)
+    /// The source store of a migration could not be read.
+    public static let migrationManagerSourceStore = Self(rawValue: 134150)
+    /// The destination store of a migration could not be written or put in place.
+    public static let migrationManagerDestinationStore = Self(rawValue: 134160)
+    /// A migration policy failed.
+    public static let entityMigrationPolicy = Self(rawValue: 134170)
     /// SQLite reported an error.
     public static let sqlite = Self(rawValue: 134180)
     /// A mapping model could not be inferred.
@@ -269,8 +277,12 @@ extension QuireError.Code {
         .persistentStoreUnsupportedRequestType: "persistentStoreUnsupportedRequestType",
         .persistentStoreIncompatibleVersionHash: "persistentStoreIncompatibleVersionHash",
         .migration: "migration",
+        .migrationCancelled: "migrationCancelled",
         .migrationMissingSourceModel: "migrationMissingSourceModel",
         .migrationMissingMappingModel: "migrationMissingMappingModel",
+        .migrationManagerSourceStore: "migrationManagerSourceStore",
+        .migrationManagerDestinationStore: "migrationManagerDestinationStore",
+        .entityMigrationPolicy: "entityMigrationPolicy",
         .sqlite: "sqlite",
         .inferredMappingModel: "inferredMappingModel",
         .fileReadUnknown: "fileReadUnknown",

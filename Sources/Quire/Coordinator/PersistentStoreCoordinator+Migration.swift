@@ -1,0 +1,75 @@
+import Foundation
+
+extension PersistentStoreCoordinator {
+    /// What ``addPersistentStore(type:configuration:at:options:)`` does when a store reports it was written with
+    /// another model version: migrate it with an inferred mapping when the options ask for that
+    /// (``StoreOptions/migratesAutomatically`` and ``StoreOptions/infersMappingModel``, Core Data's
+    /// `NSMigratePersistentStoresAutomaticallyOption` and `NSInferMappingModelAutomaticallyOption`) and return the
+    /// store opened afresh; otherwise throw an "incompatible model" error naming what differs.
+    ///
+    /// The store's own model comes from the copy every Quire store embeds, so the application needs no copy of
+    /// its old model versions.
+    ///
+    /// - Parameters:
+    ///   - failed: The store that refused to load.
+    ///   - error: Its error.
+    /// - Returns: The migrated store, loaded.
+    /// - Throws: ``QuireError/Code/persistentStoreIncompatibleVersionHash`` naming the entities and properties
+    ///   that differ; ``QuireError/Code/inferredMappingModel`` naming the entity and property inference cannot
+    ///   map; ``QuireError/Code/migrationMissingSourceModel`` for a store without an embedded model; any error of
+    ///   ``MigrationManager/migrateStore(at:type:options:mapping:)``. The store file is unchanged after any error.
+    func storeMigratedAfterIncompatibleVersion(_ failed: PersistentStore, error: QuireError) throws -> PersistentStore {
+        guard let url = failed.url, let files = try? StoreFileOperations.operations(for: failed.type),
+            let contents = try? files.readContents(url)
+        else { throw error }
+        let storedModel = contents.model.flatMap { try? ManagedObjectModel(serializedRepresentation: $0) }
+        let difference =
+            storedModel.map { ModelDifference(from: $0, to: managedObjectModel) }
+            ?? ModelDifference(
+                storeVersionHashes: ManagedObjectModel.versionHashes(fromStoreMetadata: contents.metadata), model: managedObjectModel)
+        let options = failed.options
+        guard options.migratesAutomatically else {
+            throw QuireError(
+                .persistentStoreIncompatibleVersionHash,
+                "The store '\(url.path)' was written with an incompatible model (\(difference)); add it with the options "
+                    + "migratesAutomatically and infersMappingModel (NSMigratePersistentStoresAutomaticallyOption, "
+                    + "NSInferMappingModelAutomaticallyOption) to migrate it, or migrate it with MigrationManager.",
+                context: .init(file: url), underlying: error)
+        }
+        guard options.infersMappingModel else {
+            throw QuireError(
+                .migrationMissingMappingModel,
+                "The store '\(url.path)' was written with an incompatible model (\(difference)) and no mapping model was "
+                    + "given; set infersMappingModel (NSInferMappingModelAutomaticallyOption) or migrate it with "
+                    + "MigrationManager and a mapping model.",
+                context: .init(file: url), underlying: error)
+        }
+        guard !options.isReadOnly else {
+            throw QuireError(
+                .persistentStoreIncompatibleVersionHash,
+                "The store '\(url.path)' was written with an incompatible model (\(difference)) and was added read-only, "
+                    + "so it cannot be migrated.",
+                context: .init(file: url), underlying: error)
+        }
+        guard let storedModel else {
+            throw QuireError(
+                .migrationMissingSourceModel,
+                "The store '\(url.path)' was written with an incompatible model (\(difference)) and does not embed the "
+                    + "model it was written with; migrate it with MigrationManager and that model.",
+                context: .init(file: url), underlying: error)
+        }
+        do {
+            let mapping = try MappingModel.inferredMappingModel(forSourceModel: storedModel, destinationModel: managedObjectModel)
+            try MigrationManager(sourceModel: storedModel, destinationModel: managedObjectModel)
+                .migrateStore(at: url, type: failed.type, options: options, mapping: mapping)
+        } catch var failure as QuireError {
+            failure.message = "Cannot migrate the store '\(url.path)' to the new model: " + failure.message
+            failure.context.file = url
+            throw failure
+        }
+        let store = try StoreRegistry.makeStore(
+            type: failed.type, url: url, configuration: failed.configurationName, options: options, model: managedObjectModel)
+        try store.load()
+        return store
+    }
+}

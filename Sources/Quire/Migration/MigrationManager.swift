@@ -1,0 +1,263 @@
+import Foundation
+import Synchronization
+
+/// Migrates a store from one model version to another (`NSMigrationManager`), reporting progress as it goes.
+///
+/// ```swift
+/// let manager = MigrationManager(sourceModel: v1, destinationModel: v2)
+/// manager.progressHandler = { progress in bar.update(progress.fractionCompleted) }
+/// try manager.migrateStore(at: storeURL, type: .sqlite)   // infers the mapping
+/// ```
+///
+/// A migration never changes the store it reads. It opens the store with the source model, writes every object
+/// into a new store of the destination model in a private folder beside it (`.<name>.migration-<UUID>`), in
+/// batches, carries the external binary data files over as hard links, writes the metadata, syncs the new file
+/// to disk, and only then replaces the old store with one `rename`. An error, a cancellation or a crash before
+/// that rename leaves the old store as it was, openable with the old model; the private folder is removed then,
+/// or by the next migration of the same store.
+///
+/// For SQLite stores this is how "the migration happens in one transaction" holds: the new database is built
+/// in a file nobody else opens, and the rename is the commit.
+///
+/// `Sendable`: the models are frozen when the migration starts, and the rest of the state lives in a `Mutex`,
+/// so another thread can read the progress or cancel.
+public final class MigrationManager: Sendable {
+    /// The model the store was written with.
+    public let sourceModel: ManagedObjectModel
+    /// The model the store is migrated to.
+    public let destinationModel: ManagedObjectModel
+
+    /// A point where tests make a migration fail, to prove the source store survives.
+    enum FailurePoint: Sendable, Hashable {
+        /// After this many objects were written to the new store.
+        case afterObjects(Int)
+        /// After the new store was written and synced, just before it replaces the old one.
+        case beforeSwap
+    }
+
+    struct State: Sendable {
+        var batchSize = 500
+        var progressHandler: (@Sendable (MigrationProgress) -> Void)?
+        var continuations: [AsyncStream<MigrationProgress>.Continuation] = []
+        var progress = MigrationProgress(fractionCompleted: 0, phase: .preparing)
+        var currentEntityMapping: EntityMapping?
+        var isCancelled = false
+        var failurePoint: FailurePoint?
+        /// The stage this manager runs within a multi-version migration, and how many there are.
+        var stage = 1
+        var stageCount = 1
+    }
+
+    let state = Mutex(State())
+
+    /// Creates a manager for one pair of model versions.
+    ///
+    /// - Parameters:
+    ///   - sourceModel: The model the store was written with.
+    ///   - destinationModel: The model to migrate to.
+    public init(sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel) {
+        self.sourceModel = sourceModel
+        self.destinationModel = destinationModel
+    }
+
+    /// How many objects are read and written at a time (500 by default); memory use grows with it.
+    public var batchSize: Int {
+        get { state.withLock { $0.batchSize } }
+        set { state.withLock { $0.batchSize = max(1, newValue) } }
+    }
+
+    /// Called after every batch and at each change of phase, on the thread running the migration.
+    public var progressHandler: (@Sendable (MigrationProgress) -> Void)? {
+        get { state.withLock { $0.progressHandler } }
+        set { state.withLock { $0.progressHandler = newValue } }
+    }
+
+    /// The latest progress report.
+    public var progress: MigrationProgress { state.withLock { $0.progress } }
+
+    /// The share of the migration done, from 0 to 1 (`migrationProgress`).
+    public var migrationProgress: Double { progress.fractionCompleted }
+
+    /// The entity mapping being run (`currentEntityMapping`), nil between mappings.
+    public var currentEntityMapping: EntityMapping? { state.withLock { $0.currentEntityMapping } }
+
+    /// The progress reports of the next migration as an asynchronous sequence, which ends when the migration ends.
+    ///
+    /// ```swift
+    /// let updates = manager.progressUpdates()
+    /// Task.detached { try manager.migrateStore(at: url, type: .sqlite) }
+    /// for await progress in updates { print(progress) }
+    /// ```
+    public func progressUpdates() -> AsyncStream<MigrationProgress> {
+        let (stream, continuation) = AsyncStream.makeStream(of: MigrationProgress.self, bufferingPolicy: .bufferingNewest(64))
+        state.withLock { $0.continuations.append(continuation) }
+        return stream
+    }
+
+    /// Stops the running migration at the next batch (`cancelMigrationWithError`); it then throws
+    /// ``QuireError/Code/migrationCancelled`` and leaves the source store as it was.
+    public func cancel() {
+        state.withLock { $0.isCancelled = true }
+    }
+
+    // MARK: Migrating
+
+    /// Migrates a store in place: the store at `url` is replaced by its migrated version once that is complete.
+    ///
+    /// ```swift
+    /// try MigrationManager(sourceModel: v1, destinationModel: v2).migrateStore(at: url, type: .sqlite)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - url: The store.
+    ///   - type: Its type.
+    ///   - options: Options for opening it (pragmas, journal mode); migration options are ignored.
+    ///   - mapping: The mapping model; inferred from the two models when nil.
+    /// - Throws: ``QuireError/Code/inferredMappingModel`` naming the entity and property inference cannot map;
+    ///   ``QuireError/Code/migrationCancelled``; ``QuireError/Code/migration`` (with the failure as underlying
+    ///   error) when an object cannot be migrated; ``QuireError/Code/migrationManagerSourceStore`` or
+    ///   ``QuireError/Code/migrationManagerDestinationStore`` when a store cannot be read, written or swapped.
+    ///   The store at `url` is unchanged after any error.
+    public func migrateStore(at url: URL, type: StoreType, options: StoreOptions = StoreOptions(), mapping: MappingModel? = nil) throws {
+        try migrateStore(from: url, type: type, options: options, mapping: mapping, to: url, type: type, options: options)
+    }
+
+    /// Migrates a store into another location or store type
+    /// (`migrateStore(from:type:options:mapping:to:type:options:)`), leaving the source as it is unless both URLs
+    /// are the same. An existing store at the destination is replaced, atomically, once the migration is complete.
+    ///
+    /// - Parameters:
+    ///   - sourceURL: The store to read.
+    ///   - sourceType: Its type.
+    ///   - sourceOptions: Options for opening it.
+    ///   - mapping: The mapping model; inferred from the two models when nil.
+    ///   - destinationURL: Where the migrated store goes.
+    ///   - destinationType: The migrated store's type.
+    ///   - destinationOptions: Options for the migrated store.
+    /// - Throws: As ``migrateStore(at:type:options:mapping:)``; the destination is unchanged after any error.
+    public func migrateStore(
+        from sourceURL: URL, type sourceType: StoreType, options sourceOptions: StoreOptions = StoreOptions(),
+        mapping: MappingModel? = nil,
+        to destinationURL: URL, type destinationType: StoreType, options destinationOptions: StoreOptions = StoreOptions()
+    ) throws {
+        defer { finishStreams() }
+        state.withLock { $0.isCancelled = false }
+        let mapping = try mapping ?? MappingModel.inferredMappingModel(forSourceModel: sourceModel, destinationModel: destinationModel)
+        let inPlace = sourceURL.standardizedFileURL == destinationURL.standardizedFileURL
+        let work = try MigrationFiles.makeWorkFolder(for: destinationURL)
+        defer { MigrationFiles.removeWorkFolder(work) }
+        let staged = work.appendingPathComponent(destinationURL.lastPathComponent)
+        try writeMigratedStore(
+            from: sourceURL, type: sourceType, options: sourceOptions, mapping: mapping, to: staged,
+            type: destinationType, options: destinationOptions, keepsIdentity: inPlace)
+        try swapIn(staged, at: destinationURL, type: destinationType)
+    }
+
+    /// Brings a store written with any of several model versions up to the last one, hop by hop (v1 → v2 → v3),
+    /// each hop with the given mapping model or an inferred one. The hops run on private copies and the store is
+    /// replaced once, at the end: an error in any hop leaves it at its original version.
+    ///
+    /// ```swift
+    /// let bundle = try ModelBundle(contentsOf: modelURL)
+    /// let migrated = try MigrationManager.migrateStore(at: url, type: .sqlite, versions: bundle.models) { progress in
+    ///     print(progress)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - url: The store.
+    ///   - type: Its type.
+    ///   - options: Options for opening it.
+    ///   - versions: Every model version, oldest first; the last one is the destination.
+    ///   - mappingModels: `mappingModels[i]` maps `versions[i]` to `versions[i + 1]`; missing or nil entries are
+    ///     inferred.
+    ///   - progressHandler: Called with the progress across all hops.
+    /// - Returns: Whether the store was migrated (false when it already has the last version).
+    /// - Throws: ``QuireError/Code/migrationMissingSourceModel`` when no version matches the store's version
+    ///   hashes; otherwise as ``migrateStore(at:type:options:mapping:)``.
+    @discardableResult
+    public static func migrateStore(
+        at url: URL, type: StoreType, options: StoreOptions = StoreOptions(), versions: [ManagedObjectModel],
+        mappingModels: [MappingModel?] = [], progressHandler: (@Sendable (MigrationProgress) -> Void)? = nil
+    ) throws -> Bool {
+        let contents = try StoreFileOperations.operations(for: type).readContents(url)
+        guard let start = versions.lastIndex(where: { $0.isConfiguration(nil, compatibleWithStoreMetadata: contents.metadata) })
+        else {
+            throw QuireError(
+                .migrationMissingSourceModel,
+                "None of the \(versions.count) model versions is the one the store '\(url.path)' was written with.",
+                context: .init(file: url))
+        }
+        let hops = Array(start..<(versions.count - 1))
+        guard !hops.isEmpty else { return false }
+        let work = try MigrationFiles.makeWorkFolder(for: url)
+        defer { MigrationFiles.removeWorkFolder(work) }
+        var current = url
+        for (position, hop) in hops.enumerated() {
+            let manager = MigrationManager(sourceModel: versions[hop], destinationModel: versions[hop + 1])
+            manager.progressHandler = progressHandler
+            manager.state.withLock {
+                $0.stage = position + 1
+                $0.stageCount = hops.count
+            }
+            let given = hop < mappingModels.count ? mappingModels[hop] : nil
+            if let given, !given.isMapping(from: versions[hop], to: versions[hop + 1]) {
+                throw QuireError(
+                    .migrationMissingMappingModel,
+                    "The mapping model for versions \(hop + 1) to \(hop + 2) was made for other versions of the entities.",
+                    context: .init(file: url))
+            }
+            let mapping = try given ?? MappingModel.inferredMappingModel(forSourceModel: versions[hop], destinationModel: versions[hop + 1])
+            let hopFolder = work.appendingPathComponent("\(position + 1)")
+            try MigrationFiles.createFolder(hopFolder)
+            let next = hopFolder.appendingPathComponent(url.lastPathComponent)
+            try manager.writeMigratedStore(
+                from: current, type: type, options: options, mapping: mapping, to: next, type: type, options: options,
+                keepsIdentity: true)
+            if current != url { MigrationFiles.removeWorkFolder(current.deletingLastPathComponent()) }
+            current = next
+            if position == hops.count - 1 {
+                try manager.swapIn(current, at: url, type: type)
+            }
+        }
+        return true
+    }
+
+    /// Whether a store must be migrated before it opens with a model: its version hashes differ from the model's.
+    ///
+    /// - Throws: When the store's metadata cannot be read.
+    public static func storeNeedsMigration(at url: URL, type: StoreType, to model: ManagedObjectModel, configuration: String? = nil) throws -> Bool {
+        let contents = try StoreFileOperations.operations(for: type).readContents(url)
+        return !model.isConfiguration(configuration, compatibleWithStoreMetadata: contents.metadata)
+    }
+
+    // MARK: Progress
+
+    /// Records and reports progress; `fraction` is the share of this manager's stage.
+    func report(_ phase: MigrationProgress.Phase, fraction: Double, mapping: String? = nil, done: Int = 0, total: Int = 0) {
+        let (handler, continuations, progress) = state.withLock { state -> ((@Sendable (MigrationProgress) -> Void)?, [AsyncStream<MigrationProgress>.Continuation], MigrationProgress) in
+            let overall = (Double(state.stage - 1) + min(max(fraction, 0), 1)) / Double(state.stageCount)
+            state.progress = MigrationProgress(
+                fractionCompleted: max(state.progress.fractionCompleted, overall), phase: phase, entityMappingName: mapping,
+                unitsCompleted: done, unitCount: total, stage: state.stage, stageCount: state.stageCount)
+            return (state.progressHandler, state.continuations, state.progress)
+        }
+        handler?(progress)
+        for continuation in continuations { continuation.yield(progress) }
+    }
+
+    private func finishStreams() {
+        let continuations = state.withLock { state in
+            defer { state.continuations = [] }
+            return state.continuations
+        }
+        for continuation in continuations { continuation.finish() }
+    }
+
+    /// Throws when the migration was cancelled.
+    func checkCancelled() throws {
+        if state.withLock({ $0.isCancelled }) {
+            throw QuireError(.migrationCancelled, "The migration was cancelled; the source store is unchanged.")
+        }
+    }
+}
