@@ -9,16 +9,23 @@ extension ManagedObjectModel {
     /// let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
     /// ```
     ///
-    /// - Throws: ``QuireError`` when the file is not a store of that type, embeds no model, or its model is
-    ///   malformed.
+    /// - Throws: ``QuireError`` when the file is not a store of that type,
+    ///   ``QuireError/Code/persistentStoreIncompatibleSchema`` when it embeds no model (a store written by Core
+    ///   Data), or ``QuireError/Code/invalidModel`` when the embedded model is malformed.
     public static func embedded(inStoreAt url: URL, type: StoreType) throws -> ManagedObjectModel {
-        switch type {
-        case .sqlite:
-            return try SQLiteStore.embeddedModel(at: url)
-        default:
+        let contents = try StoreFileOperations.operations(for: type).readContents(url)
+        guard let data = contents.model else {
             throw QuireError(
-                .persistentStoreUnsupportedRequestType,
-                "Reading the embedded model of a \(type) store is not supported.", context: .init(file: url))
+                .persistentStoreIncompatibleSchema,
+                "The store '\(url.path)' embeds no model (it was not written by Quire); open it with the application's model.",
+                context: .init(file: url))
+        }
+        do {
+            return try ManagedObjectModel(serializedRepresentation: data)
+        } catch var error as QuireError {
+            error.context.file = url
+            error.message = "The model embedded in '\(url.path)' is unreadable: " + error.message
+            throw error
         }
     }
 }
