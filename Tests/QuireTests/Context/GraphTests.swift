@@ -262,3 +262,55 @@ import Testing
         #expect(coordinator.managedObjectID(forURIRepresentation: URL(string: "x-coredata://nope/Employee/p1")!) == nil)
     }
 }
+
+/// Ordered many-to-many relationships keep both sides' orders through the store, also when both sides are
+/// inserted by the same save.
+@Suite struct OrderedManyToManyTests {
+    static func model() -> ManagedObjectModel {
+        let playlist = EntityDescription(name: "Playlist", properties: [
+            AttributeDescription(name: "name", type: .string),
+            RelationshipDescription(name: "songs", destination: "Song", toMany: true, isOrdered: true, inverse: "playlists"),
+        ])
+        let song = EntityDescription(name: "Song", properties: [
+            AttributeDescription(name: "title", type: .string),
+            RelationshipDescription(name: "playlists", destination: "Playlist", toMany: true, isOrdered: true, inverse: "songs"),
+        ])
+        return ManagedObjectModel(entities: [playlist, song])
+    }
+
+    @Test func bothOrdersSurviveOneSave() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("Music.sqlite")
+        do {
+            let (coordinator, context) = try Fixtures.stack(Self.model(), at: url)
+            let model = coordinator.managedObjectModel
+            // Songs (the inverse side of the join table) are inserted first, so they come first in the save.
+            let songs = try ["x", "y", "z"].map { title -> ManagedObject in
+                let song = ManagedObject(entity: try #require(model.entitiesByName["Song"]), insertInto: context)
+                song.setValue(title, forKey: "title")
+                return song
+            }
+            let lists = try ["A", "B"].map { name -> ManagedObject in
+                let list = ManagedObject(entity: try #require(model.entitiesByName["Playlist"]), insertInto: context)
+                list.setValue(name, forKey: "name")
+                return list
+            }
+            lists[0].setValue(OrderedSet([songs[2], songs[0], songs[1]]), forKey: "songs")
+            lists[1].setValue(OrderedSet([songs[1], songs[2]]), forKey: "songs")
+            // Song z lists B before A.
+            songs[2].setValue(OrderedSet([lists[1], lists[0]]), forKey: "playlists")
+            try context.save()
+        }
+        let (_, context) = try Fixtures.stack(Self.model(), at: url)
+        let lists = try context.fetch(FetchRequest<ManagedObject>(entityName: "Playlist"))
+            .sorted { ($0.value(forKey: "name") as? String ?? "") < ($1.value(forKey: "name") as? String ?? "") }
+        func titles(_ list: ManagedObject) -> [String?] {
+            ((list.value(forKey: "songs") as? OrderedSet<ManagedObject>) ?? []).map { $0.value(forKey: "title") as? String }
+        }
+        #expect(titles(lists[0]) == ["z", "x", "y"])
+        #expect(titles(lists[1]) == ["y", "z"])
+        let songZ = try #require(((lists[0].value(forKey: "songs") as? OrderedSet<ManagedObject>) ?? []).first)
+        let order = ((songZ.value(forKey: "playlists") as? OrderedSet<ManagedObject>) ?? []).map { $0.value(forKey: "name") as? String }
+        #expect(order == ["B", "A"])
+    }
+}

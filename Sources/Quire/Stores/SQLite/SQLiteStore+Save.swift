@@ -36,10 +36,14 @@ extension SQLiteStore {
                         + "\(conflicts.count > 5 ? ", …" : "")).",
                     context: .init(file: storeURL, entity: conflicts.first?.entity.name, object: conflicts.first?.uriRepresentation()))
             }
-            for changes in [request.inserted, request.updated] {
-                for change in changes where change.objectID.entity.hasToManyRelationships {
-                    try writeJoins(change, id: permanent(change.objectID), map: map, connection)
-                    try writeOrderKeys(change, map: map, connection)
+            // Join rows first, from the owning sides; then the inverse sides' order columns, which update rows
+            // the owners may only just have inserted in this save.
+            for inverseSides in [false, true] {
+                for changes in [request.inserted, request.updated] {
+                    for change in changes where change.objectID.entity.hasToManyRelationships {
+                        try writeJoins(change, id: permanent(change.objectID), map: map, inverseSides: inverseSides, connection)
+                        if !inverseSides { try writeOrderKeys(change, map: map, connection) }
+                    }
                 }
             }
             return result
@@ -188,7 +192,9 @@ extension SQLiteStore {
 
     /// Join-table rows for the to-many relationships this object owns (the side that names the join table);
     /// the inverse side only updates its order column.
-    private func writeJoins(_ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], _ connection: SQLiteConnection) throws {
+    private func writeJoins(
+        _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], inverseSides: Bool, _ connection: SQLiteConnection
+    ) throws {
         guard let pk = id.primaryKey else { return }
         for relationship in id.entity.allRelationships where relationship.isToMany {
             guard let join = schema.joinTable(for: relationship) else { continue }
@@ -196,6 +202,7 @@ extension SQLiteStore {
             if current.isFault { continue }
             let members = current.objectIDs.map { map[$0] ?? $0 }
             let forward = join.relationship === relationship
+            if forward == inverseSides { continue }
             let committed = (change.committedRelationships?[relationship.slot]).flatMap { $0.isFault ? nil : $0.objectIDs } ?? []
             guard forward else {
                 // Inverse side: rows are written by the owners; keep this side's order column in step.
