@@ -46,7 +46,9 @@ final class SQLiteConnection {
         if code != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(message)
-            throw SQLiteConnection.error(code: code, message: text, url: url, action: "execute '\(sql.prefix(80))'")
+            throw SQLiteConnection.error(
+                code: code, message: text, url: url, action: "execute '\(sql.prefix(80))'",
+                systemErrno: sqlite3_system_errno(handle))
         }
     }
 
@@ -114,7 +116,8 @@ final class SQLiteConnection {
 
     func lastError(_ code: Int32, action: String) -> QuireError {
         SQLiteConnection.error(
-            code: code, message: handle.map { String(cString: sqlite3_errmsg($0)) } ?? "closed", url: url, action: action)
+            code: code, message: handle.map { String(cString: sqlite3_errmsg($0)) } ?? "closed", url: url, action: action,
+            systemErrno: handle.map { sqlite3_system_errno($0) } ?? 0)
     }
 
     private func closedError() -> QuireError {
@@ -122,7 +125,10 @@ final class SQLiteConnection {
     }
 
     /// Maps an SQLite result code to Quire's error codes.
-    static func error(code: Int32, message: String, url: URL, action: String) -> QuireError {
+    ///
+    /// - Parameter systemErrno: The operating system's error behind an I/O error (`sqlite3_system_errno`), so a
+    ///   full disk (`ENOSPC`) or a file size limit (`EFBIG`) reads as out of space.
+    static func error(code: Int32, message: String, url: URL, action: String, systemErrno: Int32 = 0) -> QuireError {
         let primary = code & 0xff
         let quireCode: QuireError.Code
         let sentence: String
@@ -146,7 +152,8 @@ final class SQLiteConnection {
             quireCode = .persistentStoreTimeout
             sentence = "The SQLite database '\(url.path)' is locked by another connection"
         case SQLITE_IOERR:
-            quireCode = code == (SQLITE_IOERR | (13 << 8)) ? .fileWriteOutOfSpace : .sqlite
+            let outOfSpace = code == (SQLITE_IOERR | (13 << 8)) || systemErrno == ENOSPC || systemErrno == EFBIG
+            quireCode = outOfSpace ? .fileWriteOutOfSpace : .sqlite
             sentence = "An I/O error occurred in the SQLite database '\(url.path)'"
         default:
             quireCode = .sqlite
