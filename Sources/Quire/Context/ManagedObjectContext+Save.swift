@@ -62,22 +62,24 @@ extension ManagedObjectContext {
         changeLog.filter(\.hasChanges)
     }
 
-    private func validateForSave(_ changed: [ManagedObject]) throws {
+    /// Calls each changed object's `validateForInsert()`, `validateForUpdate()` or `validateForDelete()` and
+    /// throws what failed: one error, or one ``QuireError/Code/validationMultipleErrors`` listing them all.
+    func validateForSave(_ changed: [ManagedObject]) throws {
         var errors: [QuireError] = []
         for object in changed {
-            if object.deletedFlag {
-                errors += SaveValidation.deleteErrors(for: object)
-            } else {
-                errors += SaveValidation.errors(for: object)
+            do {
+                if object.deletedFlag {
+                    if !object.insertedFlag { try object.validateForDelete() }
+                } else if object.insertedFlag {
+                    try object.validateForInsert()
+                } else {
+                    try object.validateForUpdate()
+                }
+            } catch {
+                errors += SaveValidation.flatten(error)
             }
         }
-        if errors.count == 1 { throw errors[0] }
-        if errors.count > 1 {
-            throw QuireError(
-                .validationMultipleErrors,
-                "Multiple validation errors occurred (\(errors.count)).",
-                detailedErrors: errors)
-        }
+        try SaveValidation.throwIfAny(errors)
     }
 
     private func makeSaveRequest(_ changed: [ManagedObject]) throws -> SaveRequest {
