@@ -27,9 +27,11 @@ extension ManagedObjectModel {
         try document.apply(to: self)
     }
 
-    /// Reads a model file written by ``write(to:)``.
+    /// Reads a model file written by ``write(to:)``, with the localization of the strings files beside it
+    /// (`<name>Model.strings`, then `<name>.strings`; see ``loadLocalization(contentsOf:)``).
     ///
-    /// - Throws: ``QuireError/Code/fileReadNoSuchFile`` or ``QuireError/Code/invalidModel``.
+    /// - Throws: ``QuireError/Code/fileReadNoSuchFile`` or ``QuireError/Code/invalidModel``; a malformed strings
+    ///   file beside it, ``QuireError/Code/fileReadCorruptFile``.
     public convenience init(contentsOf url: URL) throws {
         let data: Data
         do {
@@ -43,6 +45,10 @@ extension ManagedObjectModel {
             error.context.file = url
             error.message = "In '\(url.path)': " + error.message
             throw error
+        }
+        // The strings files beside the model localize it, over what the model file holds (the later file wins).
+        for file in Self.localizationFiles(besideModelAt: url) where FileManager.default.fileExists(atPath: file.path) {
+            try loadLocalization(contentsOf: file)
         }
     }
 
