@@ -84,6 +84,9 @@ public struct QuireError: Error, Sendable, CustomStringConvertible, LocalizedErr
     public var context: Context
     /// The individual failures of a ``Code/validationMultipleErrors`` error (or of any other aggregate).
     public var detailedErrors: [QuireError]
+    /// The optimistic-locking conflicts of a ``Code/managedObjectMerge`` or
+    /// ``Code/persistentStoreSaveConflicts`` error: per object, its values and the store's.
+    public var conflicts: [MergeConflict] = []
 
     /// Creates an error.
     ///
