@@ -121,6 +121,7 @@ extension ManagedObjectContext {
     /// Resolves optimistic-locking conflicts by the merge policy, changing the conflicting objects so that
     /// saving again succeeds (see ``MergePolicy``).
     func resolve(_ conflicts: [MergeConflict]) {
+        resolvedConflictCount += conflicts.count
         for conflict in conflicts {
             guard let object = changedObject(with: conflict.objectID) else { continue }
             guard let row = conflict.storeRow else {

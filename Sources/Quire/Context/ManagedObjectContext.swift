@@ -77,6 +77,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// How saves resolve optimistic-locking conflicts (``MergePolicy/error`` by default, as in Core Data).
     public var mergePolicy: MergePolicy = .error
+    /// How many conflicts the merge policy has resolved in this context (for tests and diagnostics).
+    var resolvedConflictCount = 0
 
     let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
