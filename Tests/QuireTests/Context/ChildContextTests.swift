@@ -195,4 +195,31 @@ import Testing
         }
         #expect(done.notifications.count == 1)
     }
+
+    @Test func mainQueueContextRunsItsBlocksOnTheMainQueue() async throws {
+        let main = ManagedObjectContext(concurrencyType: .mainQueue)
+        main.persistentStoreCoordinator = coordinator
+        #expect(main.concurrencyType == .mainQueue)
+        let names = try main.performAndWait { () throws -> [String] in
+            dispatchPrecondition(condition: .onQueue(.main))
+            return try people(main).compactMap { $0.value(forKey: "name") as? String }
+        }
+        #expect(names == ["Ada"])
+        // A private child of the main-queue context, saving into it from its own queue.
+        let editor = ManagedObjectContext(concurrencyType: .privateQueue)
+        editor.parent = main
+        try await editor.perform {
+            let ada = try #require(people(editor).first)
+            ada.setValue("Ada (edited)", forKey: "name")
+            try editor.save()
+        }
+        let edited = try await main.perform { () throws -> String? in
+            dispatchPrecondition(condition: .onQueue(.main))
+            let ada = try people(main).first
+            try main.save()
+            return ada?.value(forKey: "name") as? String
+        }
+        #expect(edited == "Ada (edited)")
+        #expect(try storedNames() == ["Ada (edited)"])
+    }
 }
