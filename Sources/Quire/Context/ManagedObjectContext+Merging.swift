@@ -65,7 +65,8 @@ extension ManagedObjectContext {
     /// are refreshed (unchanged ones turn into faults that reload the saved values; changed ones reload them
     /// under their own unsaved changes, so this context's next save does not conflict), deleted objects leave
     /// the context (and the relationships of registered objects), and inserted objects, already in the store,
-    /// are found by the next fetch.
+    /// are found by the next fetch. The saving context may use another coordinator on the same store files:
+    /// its IDs are matched through their URIs.
     ///
     /// Runs on the context's queue (it waits for it).
     ///
@@ -81,12 +82,22 @@ extension ManagedObjectContext {
     /// - Parameter changes: What the other context saved.
     public func mergeChanges(fromContextDidSave changes: ContextDidSave) {
         performAndWait {
+            let coordinator = persistentStoreCoordinator
+            let own = coordinator?.persistentStores ?? []
+            // IDs from a context of another coordinator (on the same files) are translated through their URIs,
+            // and the rows this coordinator cached for them are dropped.
+            func local(_ id: ObjectID) -> ObjectID? {
+                guard let store = id.persistentStore, !own.contains(where: { $0 === store }) else { return id }
+                guard let translated = coordinator?.managedObjectID(forURIRepresentation: id.uriRepresentation()) else { return nil }
+                coordinator?.forgetSnapshot(for: translated)
+                return translated
+            }
             for id in changes.deletedObjectIDs {
-                guard let object = registry[id] else { continue }
+                guard let id = local(id), let object = registry[id] else { continue }
                 forgetObjectDeletedElsewhere(object)
             }
             for id in changes.updatedObjectIDs {
-                guard let object = registry[id], !object.faultFlag, !object.insertedFlag else { continue }
+                guard let id = local(id), let object = registry[id], !object.faultFlag, !object.insertedFlag else { continue }
                 refresh(object, mergeChanges: object.hasChanges)
             }
         }

@@ -12,6 +12,7 @@ enum SaveValidation {
     /// The failures of an inserted or updated object (what `validateForInsert()`/`validateForUpdate()` check).
     static func errors(for object: ManagedObject) -> [QuireError] {
         let entity = object.entity
+        object.fireFaultIfNeeded()
         guard object.attributeStorage.count == entity.allAttributes.count else { return [] }
         var errors: [QuireError] = []
         for slot in entity.validatedAttributeSlots {
@@ -199,7 +200,9 @@ enum SaveValidation {
         let related: PredicateValue =
             relationship.isToMany
             ? .collection(ids.map { .object(context.object(with: $0)) }) : .object(context.object(with: ids[0]))
-        checkPredicates(of: relationship, value: .integer(Int64(count)), object: object, evaluating: related, into: &errors)
+        // The failing value: the related object's URI for a to-one, the count for a to-many.
+        let value: AttributeValue = relationship.isToMany ? .integer(Int64(count)) : .uri(ids[0].uriRepresentation())
+        checkPredicates(of: relationship, value: value, object: object, evaluating: related, into: &errors)
     }
 
     // MARK: Predicates and methods

@@ -242,6 +242,25 @@ import Testing
         #expect(s.name == "Ada Lovelace" && s.title == "Lead")
     }
 
+    @Test func mergeAcrossCoordinatorsOnOneStoreFile() throws {
+        let (_, other) = try Fixtures.stack(Self.peopleModel(), at: url)
+        let adaThere = try fetchOne(other, "Person")
+        let adaHere = try fetchOne(a, "Person")
+        adaHere.setValue(Int64(123), forKey: "salary")
+        let box = NotificationBox()
+        let observer = NotificationCenter.default.addObserver(
+            forName: ManagedObjectContext.didSaveNotification, object: a, queue: nil
+        ) { box.append($0) }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        try a.save()
+        #expect(adaThere.value(forKey: "salary") as? Int64 == 100)
+        other.mergeChanges(fromContextDidSave: try #require(box.notifications.first))
+        #expect(adaThere.value(forKey: "salary") as? Int64 == 123)
+        adaThere.setValue("Ada (elsewhere)", forKey: "name")
+        try other.save()
+        #expect(try stored().name == "Ada (elsewhere)")
+    }
+
     @Test func mergeRefreshesUnchangedObjectsAndIgnoresOtherNotifications() throws {
         let adaInA = try fetchOne(a, "Person")
         let adaInB = try fetchOne(b, "Person")
