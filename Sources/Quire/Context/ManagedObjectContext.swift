@@ -350,6 +350,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public func reset() {
         rollback()
         for object in registry.removeAll() { object.managedObjectContext = nil }
+        permanentIDsByTemporaryID = [:]
     }
 
     /// Turns an object back into a fault (`refresh(_:mergeChanges:)`), releasing its values, or with

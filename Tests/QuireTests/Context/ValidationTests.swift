@@ -148,6 +148,20 @@ import Testing
         #expect(error.context.predicate == (try QueryPredicate(format: "SELF < 100")))
     }
 
+    @Test func validateValueRefusesValuesOfTheWrongType() throws {
+        let (_, context) = try Fixtures.stack(Self.rulesModel(), at: folder.file("Rules.sqlite"))
+        let thing = try validThing(context)
+        var text: Any? = "seven"
+        let error = try #require(throws: QuireError.self) { try thing.validateValue(&text, forKey: "count") }
+        #expect(error.code == .invalidValue)
+        var fine: Any? = 7
+        try thing.validateValue(&fine, forKey: "count")
+        var tooBig: Any? = 70
+        #expect(throws: QuireError.self) { try thing.validateValue(&tooBig, forKey: "count") }
+        // Checking a value does not set it.
+        #expect(thing.value(forKey: "count") as? Int32 == 5)
+    }
+
     @Test func nilSkipsEveryRuleButOptionality() throws {
         let (_, context) = try Fixtures.stack(Self.rulesModel(), at: folder.file("Rules.sqlite"))
         let thing = try validThing(context)
