@@ -151,4 +151,44 @@ import Testing
             #expect(values == slots.map { slot in (0..<4).map { slot.value(forKey: "v\($0)") as? Int64 ?? -1 } })
         }
     }
+
+    /// Validation shares the model (its compiled patterns and predicates) between contexts on several threads.
+    @Test func contextsOnTwoThreadsValidateWithTheSameCompiledRules() throws {
+        let folder = try TemporaryFolder()
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: ValidationTests.rulesModel())
+        try coordinator.addPersistentStore(type: .sqlite, at: folder.file("Rules.sqlite"))
+        let entity = try #require(coordinator.managedObjectModel.entitiesByName["Thing"])
+        let failures = ErrorBox()
+        let finished = DispatchGroup()
+        for thread in 0..<2 {
+            let context = ManagedObjectContext(concurrencyType: .privateQueue)
+            context.persistentStoreCoordinator = coordinator
+            finished.enter()
+            Thread {
+                context.performAndWait {
+                    let thing = ManagedObject(entity: entity, insertInto: context)
+                    for round in 0..<2_000 {
+                        var good: Any? = "AB-\(round)"
+                        var bad: Any? = "ab-\(thread)"
+                        var score: Any? = Int64(round % 150)
+                        do {
+                            try thing.validateValue(&good, forKey: "code")
+                        } catch {
+                            failures.record(error)
+                        }
+                        if (try? thing.validateValue(&bad, forKey: "code")) != nil {
+                            failures.record(QuireError(.managedObjectValidation, "'\(bad ?? "")' passed the pattern."))
+                        }
+                        let scoreValid = (try? thing.validateValue(&score, forKey: "score")) != nil
+                        if scoreValid != (1..<100).contains(round % 150) {
+                            failures.record(QuireError(.managedObjectValidation, "score \(round % 150) judged wrongly."))
+                        }
+                    }
+                }
+                finished.leave()
+            }.start()
+        }
+        finished.wait()
+        if let error = failures.error { throw error }
+    }
 }
