@@ -1,11 +1,12 @@
 # Quire: the two commands of the quick start, plus helpers.
 #   make demo   installs what is missing, builds, runs the main job on a sample document
 #   make test   installs what is missing, builds, runs the whole suite
+#   make tsan   the whole suite under the thread sanitizer (its own build folder, .build-tsan)
 
 SWIFT ?= swift
 APT_PACKAGES := libsqlite3-dev libarchive-dev pkg-config sqlite3
 
-.PHONY: demo test deps build bench clean
+.PHONY: demo test tsan deps build bench clean
 
 # Installs the Debian packages the build needs, only those missing (apt-get update once, first).
 deps:
@@ -30,11 +31,17 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+# The thread sanitizer needs its own build: mixing sanitized and plain objects in .build would force full
+# rebuilds each way.
+tsan: deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan
+
 bench: deps
 	$(SWIFT) run -c release quire-bench
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-tsan
 
 # The document crash test at length: 3,000 SIGKILLs of a saving child process (make test runs 210).
 .PHONY: crash-test-long

@@ -101,7 +101,8 @@ extension ManagedObjectContext {
     /// The objects of one batch, their rows read in one request (not cached, so memory stays flat).
     func loadBatch(_ ids: ArraySlice<ObjectID>, prefetching: [String]) -> [ManagedObject] {
         var filled: [ObjectID: ManagedObject] = [:]
-        let needed = ids.filter { id in !id.isTemporaryID && (registeredObject(for: id)?.isFault ?? true) }
+        // A child's objects fill through its parent (one at a time), not from the stores.
+        let needed = parent != nil ? [] : ids.filter { id in !id.isTemporaryID && (registeredObject(for: id)?.isFault ?? true) }
         if !needed.isEmpty, let rows = try? coordinatorOrFail().snapshots(for: Array(needed), caching: false) {
             for row in rows { filled[row.objectID] = object(for: row, asFault: false) }
         }

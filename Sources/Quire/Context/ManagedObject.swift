@@ -114,6 +114,75 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Called after the object was turned into a fault.
     open func didTurnIntoFault() {}
 
+    // MARK: Validation (override in subclasses)
+
+    /// Checks the object before it is first saved (`validateForInsert()`): every rule of its entity (required
+    /// values, ranges, lengths, patterns, validation predicates, relationship counts) and the per-key methods
+    /// of ``keysWithValidationMethods``. Saves call it for each inserted object.
+    ///
+    /// Override it to check rules that span properties; call `super` first:
+    ///
+    /// ```swift
+    /// override func validateForInsert() throws {
+    ///     try super.validateForInsert()
+    ///     if end < start { throw QuireError(.managedObjectValidation, "A run cannot end before it starts.") }
+    /// }
+    /// ```
+    ///
+    /// - Throws: The failure (codes 1550–1680), or ``QuireError/Code/validationMultipleErrors`` listing several
+    ///   in ``QuireError/detailedErrors``.
+    open func validateForInsert() throws {
+        try SaveValidation.throwIfAny(SaveValidation.errors(for: self))
+    }
+
+    /// Checks a changed object before it is saved (`validateForUpdate()`), as ``validateForInsert()`` does.
+    ///
+    /// - Throws: The failure, or ``QuireError/Code/validationMultipleErrors`` listing several.
+    open func validateForUpdate() throws {
+        try SaveValidation.throwIfAny(SaveValidation.errors(for: self))
+    }
+
+    /// Checks a deleted object before its deletion is saved (`validateForDelete()`): a relationship with the
+    /// deny rule must not hold objects.
+    ///
+    /// - Throws: ``QuireError/Code/validationRelationshipDeniedDelete``, or several as
+    ///   ``QuireError/Code/validationMultipleErrors``.
+    open func validateForDelete() throws {
+        try SaveValidation.throwIfAny(SaveValidation.deleteErrors(for: self))
+    }
+
+    /// The keys for which validation calls ``validate(key:value:)`` (Swift has no selectors to find Core
+    /// Data's `validate<Key>:error:` methods by name, so a typed subclass lists its keys here).
+    ///
+    /// Read once, when the model is frozen; the list must not change afterwards.
+    open class var keysWithValidationMethods: Set<String> { [] }
+
+    /// A typed subclass's validation method for one key, Core Data's `validate<Key>(_:)`: called at save and
+    /// by ``validateValue(_:forKey:)`` for each key of ``keysWithValidationMethods``, after the model's rules.
+    ///
+    /// ```swift
+    /// final class Run: ManagedObject {
+    ///     @Managed("processID") var processID: Int64
+    ///     override class var keysWithValidationMethods: Set<String> { ["processID"] }
+    ///     override func validate(key: String, value: inout Any?) throws {
+    ///         guard key == "processID" else { return try super.validate(key: key, value: &value) }
+    ///         if let pid = value as? Int64, pid == 1 {
+    ///             throw QuireError(.managedObjectValidation, "Process ID 1 is reserved for init.")
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Through ``validateValue(_:forKey:)`` the method may replace the value (the caller gets the new one);
+    /// at save a replacement is ignored, as in Core Data. Errors other than ``QuireError`` are reported as
+    /// ``QuireError/Code/managedObjectValidation`` with the error as the underlying cause.
+    ///
+    /// - Parameters:
+    ///   - key: The property's key.
+    ///   - value: The value to check, as ``value(forKey:)`` gives it.
+    /// - Throws: The validation failure.
+    open func validate(key: String, value: inout Any?) throws {}
+
     // MARK: Identity
 
     /// Objects are equal only to themselves (uniquing makes one object per record per context).

@@ -1,7 +1,8 @@
 import Foundation
 
 extension ManagedObjectContext {
-    /// Fills a fault from the coordinator (its row cache first, the store otherwise).
+    /// Fills a fault from the coordinator (its row cache first, the store otherwise), or for a child context
+    /// from its parent.
     ///
     /// Accessors do not throw, so a record that no longer exists (deleted by another coordinator) leaves the
     /// object with empty values; ``existingObject(with:)`` and ``fulfillFaultThrowing(of:)`` report it as
@@ -19,7 +20,7 @@ extension ManagedObjectContext {
     /// Fills a fault, throwing when its record cannot be found.
     func fulfillFaultThrowing(of object: ManagedObject) throws {
         guard object.faultFlag else { return }
-        guard let snapshot = try coordinatorOrFail().snapshot(for: object.objectID) else {
+        guard let snapshot = try row(for: object.objectID) else {
             throw QuireError(
                 .managedObjectReferentialIntegrity,
                 "The record of \(object.objectID) no longer exists, so its fault cannot be fulfilled.",
@@ -28,13 +29,9 @@ extension ManagedObjectContext {
         fill(object, from: snapshot)
     }
 
-    /// Loads the members of a to-many relationship fault.
+    /// Loads the members of a to-many relationship fault (from the parent, for a child context).
     func fulfillRelationshipFault(of object: ManagedObject, relationship: RelationshipDescription) {
-        guard !object.objectID.isTemporaryID else {
-            object.relationshipStorage[relationship.slot] = .empty(for: relationship)
-            return
-        }
-        let ids = (try? coordinatorOrFail().relatedObjectIDs(of: object.objectID, relationship: relationship)) ?? []
+        let ids = (try? relatedObjectIDs(of: object.objectID, relationship: relationship)) ?? []
         object.relationshipStorage[relationship.slot] =
             relationship.isOrdered ? .ordered(.init(ids)) : .toMany(Set(ids))
     }

@@ -88,8 +88,9 @@ extension ManagedObjectContext {
 
     /// Whether the answer needs work in memory: unsaved changes that could change it, or a predicate the
     /// stores cannot evaluate.
+    /// A child context always works in memory: its rows come from its parent.
     private func needsMemoryPass(_ fetch: StoreFetch, _ stores: [PersistentStore]?, _ includesPendingChanges: Bool) -> Bool {
-        needsPendingMerge(fetch, includesPendingChanges) || !storesEvaluatePredicate(fetch, stores)
+        parent != nil || needsPendingMerge(fetch, includesPendingChanges) || !storesEvaluatePredicate(fetch, stores)
     }
 
     private func storesEvaluatePredicate(_ fetch: StoreFetch, _ stores: [PersistentStore]?) -> Bool {
@@ -126,14 +127,15 @@ extension ManagedObjectContext {
         return Array(objects[start..<end])
     }
 
-    /// The store's matches merged with the context's unsaved changes, unsorted-but-stable.
-    private func mergedObjects(
+    /// The store's (or for a child context, the parent's) matches merged with the context's unsaved changes,
+    /// unsorted-but-stable.
+    func mergedObjects(
         _ fetch: StoreFetch, stores: [PersistentStore]?, asFaults: Bool, includePending: Bool
     ) throws -> [ManagedObject] {
         let (storePredicate, memoryPredicate) = predicateSplit(fetch, stores: stores, includePending: includePending)
         var storeFetch = fetch
         storeFetch.predicate = storePredicate
-        let rows = try coordinatorOrFail().fetchRows(storeFetch, stores: stores, cachesRows: asFaults)
+        let rows = try fetchSourceRows(storeFetch, stores: stores, cachesRows: asFaults)
         registry.reserveCapacity(rows.count)
         var seen = Set<ObjectIdentifier>()
         var result: [ManagedObject] = []

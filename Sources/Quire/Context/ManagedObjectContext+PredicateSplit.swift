@@ -11,6 +11,8 @@ extension ManagedObjectContext {
     ) -> (store: QueryPredicate?, memory: QueryPredicate?) {
         guard let predicate = fetch.predicate else { return (nil, nil) }
         if pendingChangesReachRelatedObjects(fetch, includePending) { return (nil, predicate) }
+        // A parent evaluates the whole predicate, in memory where it must.
+        if parent != nil { return (predicate, nil) }
         return coordinatorOrFail().split(predicate, for: fetch, in: stores)
     }
 

@@ -8,7 +8,8 @@ extension ManagedObjectContext {
     ///
     /// - Throws: ``QuireError/Code/invalidFetchRequest`` for a key that is not a relationship; store errors.
     func prefetch(_ keyPaths: [String], for objects: [ManagedObject]) throws {
-        guard !keyPaths.isEmpty, !objects.isEmpty else { return }
+        // A child's objects fill through its parent, which may hold newer values than the stores.
+        guard !keyPaths.isEmpty, !objects.isEmpty, parent == nil else { return }
         var levels: [String: [ManagedObject]] = [:]
         for keyPath in keyPaths {
             var level = objects

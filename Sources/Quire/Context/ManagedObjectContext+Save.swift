@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 extension ManagedObjectContext {
     /// Runs the delete rules of objects deleted since the last call (`processPendingChanges()`): nullify
@@ -27,14 +28,18 @@ extension ManagedObjectContext {
         endUndoEvent()
     }
 
-    /// Saves every unsaved change to the stores (`save()`): delete rules run, objects are validated, inserted
-    /// objects get permanent IDs, and each store commits in one transaction.
+    /// Saves every unsaved change (`save()`): delete rules run, objects are validated, and then either the
+    /// stores commit (each in one transaction; inserted objects get permanent IDs) or, for a child context,
+    /// the changes are pushed into the parent's objects. Afterwards ``didSaveNotification`` is posted.
+    ///
+    /// Conflicts with saves made since the objects were read (optimistic locking) are resolved by the
+    /// ``mergePolicy`` and the save is retried; under ``MergePolicy/error`` they fail the save.
     ///
     /// On failure nothing in the context changes: the objects keep their unsaved changes and temporary IDs.
     ///
     /// - Throws: validation errors (1550–1680, several as ``QuireError/Code/validationMultipleErrors``),
-    ///   ``QuireError/Code/persistentStoreSaveConflicts`` when another coordinator saved the same records
-    ///   since they were read, or a store error.
+    ///   ``QuireError/Code/managedObjectMerge`` listing the conflicts in ``QuireError/conflicts`` when the
+    ///   merge policy is ``MergePolicy/error``, or a store error.
     public func save() throws {
         try performAndWait {
             guard hasChanges else { return }
@@ -52,33 +57,77 @@ extension ManagedObjectContext {
             processPendingChanges()
             let changed = changedObjectsInOrder()
             try validateForSave(changed)
-            let request = try makeSaveRequest(changed)
-            let result = try coordinatorOrFail().save(request)
-            didSave(result, of: request, changed)
+            let changes: ContextDidSave
+            if let parent {
+                changes = try push(changed, into: parent)
+            } else {
+                changes = try saveToStores(changed)
+            }
+            if !changes.isEmpty {
+                NotificationCenter.default.post(name: Self.didSaveNotification, object: self, userInfo: changes.userInfo)
+            }
         }
     }
+
+    /// Writes the changed objects to the stores, resolving conflicts by the merge policy, and then marks
+    /// them saved.
+    private func saveToStores(_ changed: [ManagedObject]) throws -> ContextDidSave {
+        let coordinator = coordinatorOrFail()
+        // Under the coordinator's lock from first attempt to last, so no other context of the coordinator
+        // can save between a conflict and the retry that resolves it.
+        let (request, result, saved) = try coordinator.locked { () throws -> (SaveRequest, SaveResult, [ManagedObject]) in
+            var changed = changed
+            var attempts = 0
+            while true {
+                let request = try makeSaveRequest(changed)
+                do {
+                    return (request, try coordinator.save(request), changed)
+                } catch let error as QuireError where !error.conflicts.isEmpty {
+                    let conflicts = withCachedSnapshots(error.conflicts)
+                    attempts += 1
+                    guard mergePolicy != .error, attempts <= Self.maximumMergeAttempts else {
+                        throw mergeError(conflicts, cause: error)
+                    }
+                    resolve(conflicts)
+                    changed = changedObjectsInOrder()
+                }
+            }
+        }
+        let changes = ContextDidSave(
+            insertedObjectIDs: Set(result.permanentIDs),
+            updatedObjectIDs: Set(request.updated.map(\.objectID)),
+            deletedObjectIDs: Set(request.deleted.map(\.objectID)))
+        didSave(result, of: request, saved)
+        return changes
+    }
+
+    /// How many times a save resolves conflicts and tries again before it gives up (only writers outside the
+    /// coordinator, such as another process, can make a second attempt conflict).
+    static let maximumMergeAttempts = 8
 
     /// The changed objects, in the order of their first change.
     func changedObjectsInOrder() -> [ManagedObject] {
         changeLog.filter(\.hasChanges)
     }
 
-    private func validateForSave(_ changed: [ManagedObject]) throws {
+    /// Calls each changed object's `validateForInsert()`, `validateForUpdate()` or `validateForDelete()` and
+    /// throws what failed: one error, or one ``QuireError/Code/validationMultipleErrors`` listing them all.
+    func validateForSave(_ changed: [ManagedObject]) throws {
         var errors: [QuireError] = []
         for object in changed {
-            if object.deletedFlag {
-                errors += SaveValidation.deleteErrors(for: object)
-            } else {
-                errors += SaveValidation.errors(for: object)
+            do {
+                if object.deletedFlag {
+                    if !object.insertedFlag { try object.validateForDelete() }
+                } else if object.insertedFlag {
+                    try object.validateForInsert()
+                } else {
+                    try object.validateForUpdate()
+                }
+            } catch {
+                errors += SaveValidation.flatten(error)
             }
         }
-        if errors.count == 1 { throw errors[0] }
-        if errors.count > 1 {
-            throw QuireError(
-                .validationMultipleErrors,
-                "Multiple validation errors occurred (\(errors.count)).",
-                detailedErrors: errors)
-        }
+        try SaveValidation.throwIfAny(errors)
     }
 
     private func makeSaveRequest(_ changed: [ManagedObject]) throws -> SaveRequest {
@@ -118,9 +167,11 @@ extension ManagedObjectContext {
         undoWillFinishSave(request, result)
         // The inserted objects come in the request's order, and the permanent IDs with them.
         let map = request.involvesRelationships ? result.permanentIDsByTemporaryID(for: request) : [:]
+        let remembersIDs = hasChildren.load(ordering: .relaxed)
         var position = 0
         for object in saved where object.insertedFlag && !object.deletedFlag {
             guard position < result.permanentIDs.count, request.inserted[position].objectID == object.objectID else { break }
+            if remembersIDs { permanentIDsByTemporaryID[object.objectID] = result.permanentIDs[position] }
             unregister(object)
             object.objectID = result.permanentIDs[position]
             register(object)

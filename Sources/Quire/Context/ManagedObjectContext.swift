@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// A scratch pad of managed objects (`NSManagedObjectContext`): it tracks inserts, updates and deletes,
 /// hands out one object per record (uniquing), fills faults, and saves through its coordinator.
@@ -33,8 +34,51 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public let concurrencyType: ConcurrencyType
     /// A name for debugging.
     public var name: String?
-    /// The coordinator the context fetches from and saves to.
-    public var persistentStoreCoordinator: PersistentStoreCoordinator?
+
+    /// The coordinator the context fetches from and saves to: its own, or for a child context its root
+    /// ancestor's. Set it, or ``parent``, once before the context is used, not both.
+    public var persistentStoreCoordinator: PersistentStoreCoordinator? {
+        get { ownCoordinator ?? parent?.persistentStoreCoordinator }
+        set {
+            precondition(parent == nil || newValue == nil, "A context has a parent or a coordinator, not both.")
+            ownCoordinator = newValue
+        }
+    }
+    private var ownCoordinator: PersistentStoreCoordinator?
+
+    /// The context this one is a child of (`parent`): it fetches and fills faults through the parent (seeing
+    /// the parent's unsaved changes), and its saves push its changes into the parent's objects instead of the
+    /// stores. A child is a scratch pad a modal editor can discard with ``rollback()``; the parent's save
+    /// writes what children pushed. Set it, or ``persistentStoreCoordinator``, once before use, not both.
+    ///
+    /// ```swift
+    /// let editor = ManagedObjectContext(concurrencyType: .privateQueue)
+    /// editor.parent = mainContext
+    /// try editor.performAndWait {
+    ///     let run = editor.object(with: runID)
+    ///     run.setValue(Int64(7), forKey: "processID")
+    ///     try editor.save()          // into mainContext, not the store
+    /// }
+    /// try mainContext.performAndWait { try mainContext.save() }   // now the store
+    /// ```
+    public var parent: ManagedObjectContext? {
+        didSet {
+            precondition(ownCoordinator == nil || parent == nil, "A context has a parent or a coordinator, not both.")
+            precondition(parent !== self, "A context cannot be its own parent.")
+            parent?.hasChildren.store(true, ordering: .relaxed)
+        }
+    }
+    /// Whether a child context was ever given this one as its parent; the context then remembers the permanent
+    /// IDs its saves give objects its children know by temporary ID.
+    let hasChildren = Atomic<Bool>(false)
+    /// Permanent IDs by the temporary IDs objects had before this context saved them (kept only for contexts
+    /// with children).
+    var permanentIDsByTemporaryID: [ObjectID: ObjectID] = [:]
+
+    /// How saves resolve optimistic-locking conflicts (``MergePolicy/error`` by default, as in Core Data).
+    public var mergePolicy: MergePolicy = .error
+    /// How many conflicts the merge policy has resolved in this context (for tests and diagnostics).
+    var resolvedConflictCount = 0
 
     let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
@@ -76,20 +120,21 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Runs a block on the context's queue and returns at once (`perform(_:)`).
     public func perform(_ block: @escaping @Sendable () -> Void) {
-        queue.async(execute: block)
+        queue.async { RunningContexts.run(self, block) }
     }
 
     /// Runs a block on the context's queue and returns its result (Swift concurrency form of `perform`).
     public func perform<T: Sendable>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             queue.async {
-                continuation.resume(with: Result { try block() })
+                continuation.resume(with: Result { try RunningContexts.run(self, block) })
             }
         }
     }
 
     /// Runs a block on the context's queue and waits for it (`performAndWait(_:)`); runs it directly when
-    /// already on that queue, so calls nest.
+    /// the calling thread already runs a block of this context (on its queue, or further up the stack, as
+    /// when a child context called from its parent's block asks the parent for rows), so calls nest.
     public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
         if DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self) {
             return try block()
@@ -97,7 +142,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
         if concurrencyType == .mainQueue && Thread.isMainThread {
             return try block()
         }
-        return try queue.sync(execute: block)
+        if RunningContexts.contains(self) {
+            return try block()
+        }
+        return try queue.sync { try RunningContexts.run(self, block) }
     }
 
     // MARK: Model
@@ -156,7 +204,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// - Throws: ``QuireError/Code/managedObjectReferentialIntegrity`` when no store has the record.
     public func existingObject(with objectID: ObjectID) throws -> ManagedObject {
         if let existing = registry[objectID], !existing.faultFlag { return existing }
-        if objectID.isTemporaryID {
+        if objectID.isTemporaryID && parent == nil {
             throw QuireError(
                 .managedObjectReferentialIntegrity,
                 "The object \(objectID) is not registered in this context.",
@@ -306,27 +354,33 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public func reset() {
         rollback()
         for object in registry.removeAll() { object.managedObjectContext = nil }
+        permanentIDsByTemporaryID = [:]
     }
 
     /// Turns an object back into a fault (`refresh(_:mergeChanges:)`), releasing its values, or with
-    /// `mergeChanges` reloads the store's values and reapplies the object's unsaved changes on top.
+    /// `mergeChanges` reloads the store's values (for a child context, the parent's) and reapplies the
+    /// object's unsaved changes on top, so its next save does not conflict with what it reloaded.
+    ///
+    /// An object whose record no longer exists leaves the context (see ``mergeChanges(fromContextDidSave:)``).
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.managedObjectContext === self, !object.faultFlag, !object.insertedFlag else { return }
         if mergeChanges && object.hasChanges {
-            guard let snapshot = try? coordinatorOrFail().freshSnapshot(for: object.objectID) else { return }
-            let committed = object.committedAttributes ?? snapshot.attributes
-            var merged = snapshot.attributes
-            for index in merged.indices where index < committed.count && committed[index] != object.attributeStorage[index] {
-                merged[index] = object.attributeStorage[index]
+            let row: RowSnapshot?
+            do {
+                row = try freshRow(for: object.objectID)
+            } catch {
+                return
             }
-            object.committedAttributes = snapshot.attributes
-            object.attributeStorage = merged
-            object.version = snapshot.version
+            guard let row else {
+                forgetObjectDeletedElsewhere(object)
+                return
+            }
+            object.rebase(on: row, rule: .objectTrump)
             return
         }
         object.willTurnIntoFault()
         if object.hasChanges {
-                    pendingDeletes.removeAll { $0 === object }
+            pendingDeletes.removeAll { $0 === object }
             object.updatedFlag = false
             object.deletedFlag = false
         }
@@ -335,7 +389,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.attributeStorage = []
         object.relationshipStorage = []
         object.faultFlag = true
-        if !mergeChanges { coordinatorOrFail().forgetSnapshot(for: object.objectID) }
+        if !mergeChanges && parent == nil { coordinatorOrFail().forgetSnapshot(for: object.objectID) }
         object.didTurnIntoFault()
     }
 }

@@ -209,7 +209,23 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     }
 
     /// Saves a context's changes, store by store, and drops the cached rows the save made stale.
+    ///
+    /// - Throws: ``QuireError/Code/persistentStoreSaveConflicts`` with the store's rows in
+    ///   ``QuireError/conflicts`` (the row cache takes those rows, so faults read the store's values).
     func save(_ request: SaveRequest) throws -> SaveResult {
+        do {
+            return try unconditionalSave(request)
+        } catch let error as QuireError where !error.conflicts.isEmpty {
+            locked {
+                for conflict in error.conflicts {
+                    if let row = conflict.storeRow { rowCache[conflict.objectID] = row } else { rowCache[conflict.objectID] = nil }
+                }
+            }
+            throw error
+        }
+    }
+
+    private func unconditionalSave(_ request: SaveRequest) throws -> SaveResult {
         try locked {
             var result = SaveResult()
             let involved = stores.filter { store in

@@ -20,12 +20,40 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     /// The name of the value transformer of a transformable attribute (see ``ValueTransformerRegistry``).
     public var valueTransformerName: String? { didSet { checkEditable() } }
 
-    /// The smallest value (numbers, dates) or length (strings, data) that validation accepts.
+    /// The smallest value (numbers, dates) or length (strings, in UTF-16 units as `NSString` counts them)
+    /// that validation accepts.
     public var minimumValue: AttributeValue? { didSet { checkEditable() } }
-    /// The largest value (numbers, dates) or length (strings, data) that validation accepts.
+    /// The largest value (numbers, dates) or length (strings, in UTF-16 units) that validation accepts.
     public var maximumValue: AttributeValue? { didSet { checkEditable() } }
     /// An ICU regular expression that string values must match as a whole.
     public var regularExpression: String? { didSet { checkEditable() } }
+
+    /// ``regularExpression`` compiled, set when the model is frozen (read-only from then on).
+    private(set) var compiledRegularExpression: NSRegularExpression?
+
+    /// Whether validation checks more than optionality: a minimum, maximum, pattern or predicate.
+    var hasValueRules: Bool {
+        minimumValue != nil || maximumValue != nil || regularExpression != nil || !validationPredicates.isEmpty
+    }
+
+    /// Compiles the regular expression; called while freezing the model.
+    ///
+    /// - Throws: ``QuireError/Code/invalidModel`` when the pattern is not a valid ICU regular expression.
+    func compileRegularExpression() throws {
+        guard let pattern = regularExpression else {
+            compiledRegularExpression = nil
+            return
+        }
+        do {
+            // Anchored at both ends, so the whole string must match (as `MATCHES` does).
+            compiledRegularExpression = try NSRegularExpression(pattern: "\\A(?:\(pattern))\\z")
+        } catch {
+            throw QuireError(
+                .invalidModel,
+                "The regular expression '\(pattern)' of '\(entity?.name ?? "?").\(name)' is not a valid ICU pattern.",
+                context: .init(entity: entity?.name, key: name))
+        }
+    }
 
     /// Creates an attribute.
     ///

@@ -158,6 +158,15 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     private(set) var transientAttributeSlots: [Int] = []
     private(set) var transientRelationshipSlots: [Int] = []
     private(set) var requiredAttributeSlots: [Int] = []
+    /// Slots of the attributes validation checks (required persistent ones, and those with a minimum,
+    /// maximum, pattern or predicate), so objects of entities without rules cost nothing to validate.
+    private(set) var validatedAttributeSlots: [Int] = []
+    /// Slots of the persistent relationships validation checks (required, counted, or with predicates).
+    private(set) var validatedRelationshipSlots: [Int] = []
+    /// Slots of the relationships with the deny delete rule.
+    private(set) var denyRelationshipSlots: [Int] = []
+    /// The properties whose key the class's ``ManagedObject/keysWithValidationMethods`` names.
+    private(set) var propertiesWithValidationMethods: [PropertyDescription] = []
     /// Attribute names and types by slot, for the key-value fast path.
     private(set) var frozenAttributeNames: [String] = []
     private(set) var frozenAttributeTypes: [AttributeType] = []
@@ -198,6 +207,15 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         transientAttributeSlots = allAttributes.indices.filter { allAttributes[$0].isTransient }
         transientRelationshipSlots = allRelationships.indices.filter { allRelationships[$0].isTransient }
         requiredAttributeSlots = allAttributes.indices.filter { !allAttributes[$0].isOptional && !allAttributes[$0].isTransient }
+        validatedAttributeSlots = allAttributes.indices.filter { slot in
+            let attribute = allAttributes[slot]
+            return (!attribute.isOptional && !attribute.isTransient) || attribute.hasValueRules
+        }
+        validatedRelationshipSlots = allRelationships.indices.filter { allRelationships[$0].hasValidationRules }
+        denyRelationshipSlots = allRelationships.indices.filter { allRelationships[$0].deleteRule == .deny }
+        let methodKeys = managedObjectClass.keysWithValidationMethods
+        propertiesWithValidationMethods =
+            methodKeys.isEmpty ? [] : frozenPropertyList.filter { methodKeys.contains($0.name) }
         frozenAttributeTypes = allAttributes.map(\.attributeType)
         defaultAttributeValues = allAttributes.map(\.defaultAttributeValue)
         emptyRelationshipValues = allRelationships.map(RelationshipStorage.empty(for:))

@@ -28,14 +28,16 @@ extension ManagedObjectModel {
     }
 
     /// Reads a model file: one written by ``write(to:)``, an Xcode `.xcdatamodel` folder, or the current version
-    /// of an Xcode `.xcdatamodeld` bundle (see ``ModelBundle`` for every version).
+    /// of an Xcode `.xcdatamodeld` bundle (see ``ModelBundle`` for every version), with the localization of the
+    /// strings files beside it (`<name>Model.strings`, then `<name>.strings`; see ``loadLocalization(contentsOf:)``).
     ///
     /// ```swift
     /// let model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: "Journal.xcdatamodeld"))
     /// ```
     ///
     /// - Throws: ``QuireError/Code/fileReadNoSuchFile`` or ``QuireError/Code/invalidModel`` naming the file (and
-    ///   for Xcode models the element and line) that is malformed.
+    ///   for Xcode models the element and line) that is malformed; a malformed strings file beside it,
+    ///   ``QuireError/Code/fileReadCorruptFile``.
     public convenience init(contentsOf url: URL) throws {
         if let document = try XcodeModelReader.documentIfXcodeModel(at: url) {
             self.init()
@@ -54,6 +56,10 @@ extension ManagedObjectModel {
             error.context.file = url
             error.message = "In '\(url.path)': " + error.message
             throw error
+        }
+        // The strings files beside the model localize it, over what the model file holds (the later file wins).
+        for file in Self.localizationFiles(besideModelAt: url) where FileManager.default.fileExists(atPath: file.path) {
+            try loadLocalization(contentsOf: file)
         }
     }
 
@@ -84,6 +90,9 @@ struct ModelDocument: Codable {
         var userInfo: [String: String]
         var renamingIdentifier: String?
         var versionHashModifier: String?
+        /// Validation predicates as format strings, and their warnings; absent when there are none.
+        var validationPredicates: [String]?
+        var validationWarnings: [String]?
     }
 
     struct Relationship: Codable {
@@ -101,6 +110,8 @@ struct ModelDocument: Codable {
         var userInfo: [String: String]
         var renamingIdentifier: String?
         var versionHashModifier: String?
+        var validationPredicates: [String]?
+        var validationWarnings: [String]?
     }
 
     struct Entity: Codable {
@@ -143,7 +154,9 @@ struct ModelDocument: Codable {
                         storedInExternalRecord: a.isStoredInExternalRecord, valueTransformerName: a.valueTransformerName,
                         minimum: a.minimumValue, maximum: a.maximumValue, regularExpression: a.regularExpression,
                         userInfo: a.userInfo, renamingIdentifier: a.renamingIdentifier,
-                        versionHashModifier: a.versionHashModifier)
+                        versionHashModifier: a.versionHashModifier,
+                        validationPredicates: Self.formats(a.validationPredicates),
+                        validationWarnings: a.validationPredicates.isEmpty ? nil : a.validationWarnings)
                 },
                 relationships: entity.properties.compactMap { $0 as? RelationshipDescription }.map { r in
                     Relationship(
@@ -151,7 +164,9 @@ struct ModelDocument: Codable {
                         toMany: r.isToMany, ordered: r.isOrdered, deleteRule: r.deleteRule, minCount: r.minCount,
                         maxCount: r.maxCount, optional: r.isOptional, transient: r.isTransient,
                         indexedBySpotlight: r.isIndexedBySpotlight, userInfo: r.userInfo,
-                        renamingIdentifier: r.renamingIdentifier, versionHashModifier: r.versionHashModifier)
+                        renamingIdentifier: r.renamingIdentifier, versionHashModifier: r.versionHashModifier,
+                        validationPredicates: Self.formats(r.validationPredicates),
+                        validationWarnings: r.validationPredicates.isEmpty ? nil : r.validationWarnings)
                 },
                 userInfo: entity.userInfo,
                 renamingIdentifier: entity.renamingIdentifier,
@@ -195,6 +210,7 @@ struct ModelDocument: Codable {
                 attribute.userInfo = a.userInfo
                 attribute.renamingIdentifier = a.renamingIdentifier
                 attribute.versionHashModifier = a.versionHashModifier
+                try Self.applyValidation(a.validationPredicates, a.validationWarnings, to: attribute, entity: e.name)
                 properties.append(attribute)
             }
             for r in e.relationships {
@@ -209,6 +225,7 @@ struct ModelDocument: Codable {
                 relationship.userInfo = r.userInfo
                 relationship.renamingIdentifier = r.renamingIdentifier
                 relationship.versionHashModifier = r.versionHashModifier
+                try Self.applyValidation(r.validationPredicates, r.validationWarnings, to: relationship, entity: e.name)
                 properties.append(relationship)
             }
             entity.properties = properties
@@ -246,6 +263,36 @@ struct ModelDocument: Codable {
         for (name, template) in fetchRequestTemplates ?? [:] {
             model.setFetchRequestTemplate(template, forName: name)
         }
+    }
+
+    private static func formats(_ predicates: [QueryPredicate]) -> [String]? {
+        predicates.isEmpty ? nil : predicates.map(\.predicateFormat)
+    }
+
+    /// Parses a property's validation predicates and pairs them with their warnings.
+    private static func applyValidation(
+        _ formats: [String]?, _ warnings: [String]?, to property: PropertyDescription, entity: String
+    ) throws {
+        guard let formats, !formats.isEmpty else { return }
+        let warnings = warnings ?? []
+        guard warnings.count == formats.count else {
+            throw QuireError(
+                .invalidModel,
+                "'\(entity).\(property.name)' has \(formats.count) validation predicates but \(warnings.count) warnings.",
+                context: .init(entity: entity, key: property.name))
+        }
+        var predicates: [QueryPredicate] = []
+        for format in formats {
+            do {
+                predicates.append(try QueryPredicate(format: format))
+            } catch let error as QuireError {
+                throw QuireError(
+                    .invalidModel,
+                    "The validation predicate \"\(format)\" of '\(entity).\(property.name)' does not parse: \(error.message)",
+                    context: .init(entity: entity, key: property.name), underlying: error)
+            }
+        }
+        property.setValidationPredicates(predicates, withValidationWarnings: warnings)
     }
 
     static func describe(_ error: Error) -> String {

@@ -107,6 +107,9 @@ public final class ManagedObjectModel: @unchecked Sendable, CustomStringConverti
             done.insert(ObjectIdentifier(entity))
         }
         entities.forEach(layout)
+        for entity in entities {
+            for case let attribute as AttributeDescription in entity.properties { try attribute.compileRegularExpression() }
+        }
         frozenEntitiesByName = [:]
         for entity in entities { frozenEntitiesByName[entity.name] = entity }
         for entity in entities {

@@ -29,6 +29,37 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
     /// A string mixed into the version hash, to mark a change that the hash would not otherwise see.
     public var versionHashModifier: String? { didSet { checkEditable() } }
 
+    /// Predicates a non-nil value must satisfy when saved (`validationPredicates`); `SELF` is the value (an
+    /// attribute's value, a to-one relationship's object, a to-many relationship's objects).
+    ///
+    /// Set them with ``setValidationPredicates(_:withValidationWarnings:)``. They do not change the version
+    /// hash (Core Data's hashes ignore validation).
+    public private(set) var validationPredicates: [QueryPredicate] = []
+    /// The warning of each predicate in ``validationPredicates``, in the same order: the message of the
+    /// validation error when that predicate fails, localized through the model's `ErrorString/<warning>` key.
+    public private(set) var validationWarnings: [String] = []
+
+    /// Sets the predicates a value must satisfy and the warning each reports when it fails
+    /// (`setValidationPredicates(_:withValidationWarnings:)`), as Core Data's tutorial does:
+    ///
+    /// ```swift
+    /// let processID = AttributeDescription(name: "processID", type: .integer64, isOptional: false, defaultValue: -1)
+    /// processID.setValidationPredicates([try QueryPredicate(format: "SELF > 0")], withValidationWarnings: ["Process ID < 1"])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - predicates: The predicates; `SELF` stands for the value.
+    ///   - warnings: One warning per predicate.
+    /// - Precondition: The two arrays have the same count, and the model is editable.
+    public func setValidationPredicates(_ predicates: [QueryPredicate], withValidationWarnings warnings: [String]) {
+        checkEditable()
+        precondition(
+            predicates.count == warnings.count,
+            "'\(name)' was given \(predicates.count) validation predicates and \(warnings.count) warnings; give one warning per predicate.")
+        validationPredicates = predicates
+        validationWarnings = warnings
+    }
+
     /// The entity the property belongs to (unowned, like the other back-pointers of a model; see
     /// ``EntityDescription/superentity``).
     public internal(set) unowned var entity: EntityDescription?

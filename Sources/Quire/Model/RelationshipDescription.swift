@@ -77,6 +77,13 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
     unowned var resolvedDestination: EntityDescription?
     unowned var resolvedInverse: RelationshipDescription?
 
+    /// Whether validation checks the relationship: it is persistent and required, counted or has predicates.
+    var hasValidationRules: Bool {
+        guard !isTransient else { return false }
+        if !isOptional || !validationPredicates.isEmpty { return true }
+        return isToMany && (minCount > 0 || maxCount > 0)
+    }
+
     override var versionHashText: String {
         super.versionHashText
             + ";kind=relationship;destination=\(destinationEntityName);inverse=\(inverseRelationshipName ?? "")"

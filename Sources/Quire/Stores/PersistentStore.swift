@@ -74,6 +74,13 @@ public class PersistentStore: @unchecked Sendable, CustomStringConvertible {
         return result
     }
     /// Writes the changes that belong to this store, in one transaction or one atomic write.
+    ///
+    /// Every store type locks optimistically: an updated or deleted record whose version is no longer the
+    /// change's ``SaveRequest/Change/version`` (another context or coordinator saved it since it was read)
+    /// fails the whole save, writing nothing, with ``QuireError/Code/persistentStoreSaveConflicts`` and one
+    /// ``MergeConflict`` per such record in ``QuireError/conflicts`` carrying the record's row as the store has
+    /// it now (nil when deleted). Contexts resolve them by their merge policy and save again. SQLite keeps the
+    /// version in `Z_OPT`; an atomic store keeps one per object in its cache.
     func save(_ request: SaveRequest) throws -> SaveResult { throw unsupported("save") }
     /// Writes pending metadata and closes the store.
     func close() throws {}

@@ -50,14 +50,27 @@ public struct QuireError: Error, Sendable, CustomStringConvertible, LocalizedErr
         public var object: URL?
         /// A position in the input (a byte offset, or a character offset into a format string).
         public var position: Int?
+        /// The ID of the object involved (validation errors carry it, so the object can be found again with
+        /// ``ManagedObjectContext/object(with:)``).
+        public var objectID: ObjectID?
+        /// The value that failed validation: an attribute's value, or a relationship's object count.
+        public var value: AttributeValue?
+        /// The validation predicate that failed, for predicate failures.
+        public var predicate: QueryPredicate?
 
         /// Creates a context; every field is optional.
-        public init(file: URL? = nil, entity: String? = nil, key: String? = nil, object: URL? = nil, position: Int? = nil) {
+        public init(
+            file: URL? = nil, entity: String? = nil, key: String? = nil, object: URL? = nil, position: Int? = nil,
+            objectID: ObjectID? = nil, value: AttributeValue? = nil, predicate: QueryPredicate? = nil
+        ) {
             self.file = file
             self.entity = entity
             self.key = key
             self.object = object
             self.position = position
+            self.objectID = objectID
+            self.value = value
+            self.predicate = predicate
         }
     }
 
@@ -71,6 +84,9 @@ public struct QuireError: Error, Sendable, CustomStringConvertible, LocalizedErr
     public var context: Context
     /// The individual failures of a ``Code/validationMultipleErrors`` error (or of any other aggregate).
     public var detailedErrors: [QuireError]
+    /// The optimistic-locking conflicts of a ``Code/managedObjectMerge`` or
+    /// ``Code/persistentStoreSaveConflicts`` error: per object, its values and the store's.
+    public var conflicts: [MergeConflict] = []
 
     /// Creates an error.
     ///

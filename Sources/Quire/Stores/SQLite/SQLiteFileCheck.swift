@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Checks a file before SQLite opens it, so that a non-database, a truncated database or a read-only file
 /// is refused with a clear error and nothing is written (SQLite would otherwise create `-wal` files, or
@@ -43,6 +44,11 @@ enum SQLiteFileCheck {
         }
         let size = Int64(status.st_size)
         if size == 0 { return .empty }
+        // Closing a descriptor of a file drops every POSIX lock this process holds on it, including the
+        // shared lock an open SQLite connection keeps in WAL mode; another process could then believe no one
+        // has the database open, checkpoint it and delete its WAL under that connection. A file this process
+        // already has open as a store was checked when it was first opened, so it is not opened again here.
+        if OpenFiles.contains(status) { return .database }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw QuireError(.fileReadNoPermission, "The store '\(path)' cannot be read.", context: .init(file: url))
         }
@@ -78,5 +84,44 @@ enum SQLiteFileCheck {
                 context: .init(file: url, position: Int(size)))
         }
         return .database
+    }
+}
+
+/// The store files this process has open through SQLite, by device and inode, so that
+/// ``SQLiteFileCheck`` does not open (and close) them again.
+enum OpenFiles {
+    private struct Key: Hashable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
+    private static let counts = Mutex<[Key: Int]>([:])
+
+    private static func key(_ status: stat) -> Key {
+        Key(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+    }
+
+    /// Whether a store of this process has the file open.
+    static func contains(_ status: stat) -> Bool {
+        let key = key(status)
+        return counts.withLock { $0[key, default: 0] > 0 }
+    }
+
+    /// Notes that a store opened the file at `path`; returns a token for ``closed(_:)``.
+    static func opened(_ path: String) -> AnyHashable? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        let key = key(status)
+        counts.withLock { $0[key, default: 0] += 1 }
+        return AnyHashable(key)
+    }
+
+    /// Notes that the store holding `token` closed its file.
+    static func closed(_ token: AnyHashable?) {
+        guard let key = token?.base as? Key else { return }
+        counts.withLock { counts in
+            let remaining = counts[key, default: 0] - 1
+            counts[key] = remaining > 0 ? remaining : nil
+        }
     }
 }

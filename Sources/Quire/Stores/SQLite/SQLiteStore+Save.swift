@@ -5,8 +5,9 @@ extension SQLiteStore {
     /// Writes a save in one transaction: permanent keys from `Z_PRIMARYKEY`, inserts, optimistic-locked
     /// updates and deletes (`Z_OPT`), join-table rows and ordered-relationship keys.
     ///
-    /// - Throws: ``QuireError/Code/persistentStoreSaveConflicts`` naming the objects another coordinator
-    ///   changed or deleted since they were read; the transaction is rolled back and nothing is written.
+    /// - Throws: ``QuireError/Code/persistentStoreSaveConflicts`` naming the objects another context or
+    ///   coordinator changed or deleted since they were read, with each one's row as the store has it now in
+    ///   ``QuireError/conflicts``; the transaction is rolled back and nothing is written.
     func sqliteSave(_ request: SaveRequest) throws -> SaveResult {
         guard !options.isReadOnly else { throw readOnlyError() }
         let connection = try db()
@@ -16,26 +17,19 @@ extension SQLiteStore {
             // Relationships may point at inserted objects by temporary ID; the map is needed only then.
             let map = request.involvesRelationships ? result.permanentIDsByTemporaryID(for: request) : [:]
             func permanent(_ id: ObjectID) -> ObjectID { map[id] ?? id }
-            var conflicts: [ObjectID] = []
+            var conflicting: [SaveRequest.Change] = []
             for (change, id) in zip(request.inserted, result.permanentIDs) {
                 try writeRow(change, id: id, map: map, insert: true, connection)
             }
             for change in request.updated {
                 if try !writeRow(change, id: change.objectID, map: map, insert: false, connection) {
-                    conflicts.append(change.objectID)
+                    conflicting.append(change)
                 }
             }
             for change in request.deleted {
-                if try !deleteRow(change, connection) { conflicts.append(change.objectID) }
+                if try !deleteRow(change, connection) { conflicting.append(change) }
             }
-            if !conflicts.isEmpty {
-                throw QuireError(
-                    .persistentStoreSaveConflicts,
-                    "Could not save: \(conflicts.count) object\(conflicts.count == 1 ? " was" : "s were") changed or deleted "
-                        + "in the store '\(storeURL.path)' since read (\(conflicts.prefix(5).map(\.description).joined(separator: ", "))"
-                        + "\(conflicts.count > 5 ? ", …" : "")).",
-                    context: .init(file: storeURL, entity: conflicts.first?.entity.name, object: conflicts.first?.uriRepresentation()))
-            }
+            if !conflicting.isEmpty { throw try conflictError(conflicting) }
             // Join rows first, from the owning sides; then the inverse sides' order columns, which update rows
             // the owners may only just have inserted in this save.
             for inverseSides in [false, true] {
@@ -48,6 +42,27 @@ extension SQLiteStore {
             }
             return result
         }
+    }
+
+    /// The error of a save whose optimistic-locking check failed: each conflicting object with the store's
+    /// row as it is now (read inside the failing transaction, before it is rolled back), or none when deleted.
+    private func conflictError(_ conflicting: [SaveRequest.Change]) throws -> QuireError {
+        var conflicts: [MergeConflict] = []
+        for change in conflicting {
+            let row = try sqliteSnapshot(for: change.objectID)
+            conflicts.append(MergeConflict(
+                objectID: change.objectID, oldVersion: change.version, storeRow: row, attributes: change.attributes,
+                relationships: change.relationships))
+        }
+        let ids = conflicting.map(\.objectID)
+        var error = QuireError(
+            .persistentStoreSaveConflicts,
+            "Could not save: \(ids.count) object\(ids.count == 1 ? " was" : "s were") changed or deleted "
+                + "in the store '\(storeURL.path)' since read (\(ids.prefix(5).map(\.description).joined(separator: ", "))"
+                + "\(ids.count > 5 ? ", …" : "")).",
+            context: .init(file: storeURL, entity: ids.first?.entity.name, object: ids.first?.uriRepresentation(), objectID: ids.first))
+        error.conflicts = conflicts
+        return error
     }
 
     private func assignPrimaryKeys(_ inserted: [SaveRequest.Change], into result: inout SaveResult, _ connection: SQLiteConnection) throws {

@@ -28,6 +28,8 @@ final class WritePlan {
 /// `@unchecked Sendable` (inherited): used only under the coordinator's lock.
 final class SQLiteStore: PersistentStore, @unchecked Sendable {
     private(set) var connection: SQLiteConnection?
+    /// This store's entry in ``OpenFiles`` while its connection is open.
+    private var openFileToken: AnyHashable?
     let schema: SQLiteSchema
     /// Per entity: how to read its rows.
     var readers: [ObjectIdentifier: RowReader] = [:]
@@ -75,6 +77,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
             throw error
         }
         self.connection = connection
+        openFileToken = OpenFiles.opened(storeURL.path)
     }
 
     private func removeCreatedFiles() {
@@ -235,6 +238,8 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         }
         connection.close()
         self.connection = nil
+        OpenFiles.closed(openFileToken)
+        openFileToken = nil
         readers = [:]
         readersByNumber = []
         writePlans = [:]

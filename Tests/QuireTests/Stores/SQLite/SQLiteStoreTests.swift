@@ -111,8 +111,12 @@ import Testing
 
         run.setValue(1, forKey: "processID")
         let error = try #require(throws: QuireError.self) { try firstContext.save() }
-        #expect(error.code == .persistentStoreSaveConflicts)
+        // The store reports the conflict; the context's default merge policy (error) makes it a merge error.
+        #expect(error.code == .managedObjectMerge)
+        #expect((error.underlying as? QuireError)?.code == .persistentStoreSaveConflicts)
         #expect(error.message.contains(run.objectID.description))
+        #expect(error.conflicts.map(\.objectID) == [run.objectID])
+        #expect(error.conflicts.first?.persistedSnapshot?["processID"] == .integer(2))
         #expect(run.isUpdated)
         #expect(try sqlite3(url, "SELECT ZPROCESSID, Z_OPT FROM ZRUN") == "2|2")
 

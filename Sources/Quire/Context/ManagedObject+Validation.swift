@@ -1,0 +1,61 @@
+import Foundation
+import OrderedCollections
+
+extension ManagedObject {
+    /// Checks a value for one property without setting it (`validateValue(_:forKey:)`): the property's rules
+    /// in the model, then the subclass's method when ``keysWithValidationMethods`` names the key.
+    ///
+    /// ```swift
+    /// var pid: Any? = Int64(0)
+    /// do {
+    ///     try run.validateValue(&pid, forKey: "processID")
+    /// } catch let error as QuireError {
+    ///     print(error.message)   // Process ID must not be less than 1
+    /// }
+    /// ```
+    ///
+    /// Values set with ``setValue(_:forKey:)`` are not checked until the context saves; call this to check one
+    /// before setting it (an editor's field, say).
+    ///
+    /// - Parameters:
+    ///   - value: The value, as ``setValue(_:forKey:)`` takes it; a validation method may replace it.
+    ///   - key: The property's key. An unknown key is a programmer error.
+    /// - Throws: The failure (codes 1550–1680), ``QuireError/Code/validationMultipleErrors`` listing several,
+    ///   or ``QuireError/Code/invalidValue`` for a value of the wrong type.
+    public func validateValue(_ value: inout Any?, forKey key: String) throws {
+        guard let property = self.property(forKey: key) else { return }
+        var errors: [QuireError] = []
+        switch property {
+        case let attribute as AttributeDescription:
+            let converted = try ValueCoercion.attributeValue(from: value, for: attribute)
+            SaveValidation.check(converted, of: attribute, object: self, into: &errors)
+        case let relationship as RelationshipDescription:
+            if relationship.hasValidationRules {
+                SaveValidation.check(validationStorage(from: value, for: relationship), of: relationship, object: self, into: &errors)
+            }
+        default:
+            break
+        }
+        if type(of: self).keysWithValidationMethods.contains(key) {
+            SaveValidation.callValidationMethod(of: self, property: property, value: &value, into: &errors)
+        }
+        try SaveValidation.throwIfAny(errors)
+    }
+
+    /// A relationship value, as given to ``validateValue(_:forKey:)``, as stored IDs.
+    private func validationStorage(from value: Any?, for relationship: RelationshipDescription) -> RelationshipStorage {
+        var objects: [ManagedObject] = []
+        switch value {
+        case nil: break
+        case let object as ManagedObject: objects = [object]
+        case let set as Set<ManagedObject>: objects = Array(set)
+        case let array as [ManagedObject]: objects = array
+        case let ordered as OrderedSet<ManagedObject>: objects = Array(ordered)
+        default:
+            preconditionFailure("Relationship '\(relationship.name)' takes managed objects, not \(type(of: value)).")
+        }
+        let ids = objects.map(\.objectID)
+        if !relationship.isToMany { return .toOne(ids.first) }
+        return relationship.isOrdered ? .ordered(OrderedSet(ids)) : .toMany(Set(ids))
+    }
+}
