@@ -168,6 +168,25 @@ struct ObjectRegistry {
     }
 
     /// Empties the registry, returning what it held (in the order of ``all``).
+    /// Empties the registry in key order, calling `survivor` for each object someone else still holds (the
+    /// others are released on the spot, in the order they were made, which frees memory fastest).
+    mutating func releaseAll(survivor: (ManagedObject) -> Void) {
+        for table in Array(tables.values) + [temporaries] {
+            for index in table.objects.indices where table.objects[index] != nil {
+                if !isKnownUniquelyReferenced(&table.objects[index]), let object = table.objects[index] { survivor(object) }
+                table.objects[index] = nil
+            }
+            table.count = 0
+        }
+        for object in sparse.values { survivor(object) }
+        tables = [:]
+        temporaries.objects = []
+        lastKey = nil
+        lastTable = nil
+        sparse = [:]
+        count = 0
+    }
+
     mutating func removeAll() -> [ManagedObject] {
         let held = all
         tables = [:]
