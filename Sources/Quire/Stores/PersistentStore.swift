@@ -19,6 +19,8 @@ public class PersistentStore: @unchecked Sendable, CustomStringConvertible {
     public internal(set) var identifier: String = UUID().uuidString
     /// The store's metadata (`NSStoreType`, `NSStoreUUID`, model version hashes, and user keys).
     public internal(set) var metadata: [String: PropertyListValue] = [:]
+    /// Whether the metadata changed since the store last wrote it (written with the next save or on close).
+    var metadataIsDirty = false
     /// Whether writes throw.
     public var isReadOnly: Bool { options.isReadOnly }
 

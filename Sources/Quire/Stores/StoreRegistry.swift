@@ -11,7 +11,16 @@ enum StoreRegistry {
                 throw QuireError(.persistentStoreOpen, "An SQLite store needs a file URL.")
             }
             return SQLiteStore(url: url, configurationName: configuration, options: options, model: model)
-        }
+        },
+        .binary: { url, configuration, options, model in
+            guard let url else {
+                throw QuireError(.persistentStoreOpen, "A binary store needs a file URL.")
+            }
+            return BinaryStore(url: url, configurationName: configuration, options: options, model: model)
+        },
+        .inMemory: { _, configuration, options, model in
+            InMemoryStore(configurationName: configuration, options: options, model: model)
+        },
     ])
 
     static func makeStore(
