@@ -18,6 +18,12 @@ enum StoreRegistry {
             }
             return BinaryStore(url: url, configurationName: configuration, options: options, model: model)
         },
+        .xml: { url, configuration, options, model in
+            guard let url else {
+                throw QuireError(.persistentStoreOpen, "An XML store needs a file URL.")
+            }
+            return XMLStore(url: url, configurationName: configuration, options: options, model: model)
+        },
         .inMemory: { _, configuration, options, model in
             InMemoryStore(configurationName: configuration, options: options, model: model)
         },

@@ -16,7 +16,7 @@ struct StoreKind: CustomTestStringConvertible, Sendable {
     // CUSTOM
 
     /// Every store type, the test's own custom store included.
-    static let all: [StoreKind] = [.sqlite, .binary, .inMemory]
+    static let all: [StoreKind] = [.sqlite, .xml, .binary, .inMemory]
     /// The store types that keep a file.
     static let persistent: [StoreKind] = all.filter { $0.fileName != nil }
 
