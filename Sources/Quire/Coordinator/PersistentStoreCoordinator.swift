@@ -49,7 +49,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// it when missing.
     ///
     /// - Parameters:
-    ///   - type: The store type.
+    ///   - type: The store type, or nil to tell SQLite, XML and binary stores from the file's content.
     ///   - configuration: The model configuration whose entities the store holds (`nil` for all).
     ///   - url: The store's file (ignored for in-memory stores).
     ///   - options: Read-only, journal mode, pragmas, migration.
@@ -58,9 +58,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     ///   written with an incompatible model, or cannot be opened for writing; nothing is written then.
     @discardableResult
     public func addPersistentStore(
-        type: StoreType, configuration: String? = nil, at url: URL?, options: StoreOptions = StoreOptions()
+        type: StoreType?, configuration: String? = nil, at url: URL?, options: StoreOptions = StoreOptions()
     ) throws -> PersistentStore {
-        try locked {
+        let type = try type ?? StoreTypeDetection.detect(at: url ?? URL(fileURLWithPath: "/dev/null"))
+        return try locked {
             if let url, stores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
                 throw QuireError(
                     .persistentStoreOpen, "The store at '\(url.path)' is already added to this coordinator.",
@@ -209,7 +210,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             var result = SaveResult()
             let involved = stores.filter { store in
                 request.inserted.contains { $0.store === store } || request.updated.contains { $0.store === store }
-                    || request.deleted.contains { $0.store === store }
+                    || request.deleted.contains { $0.store === store } || (store.metadataIsDirty && !store.isReadOnly)
             }
             for store in involved {
                 guard !store.isReadOnly else { throw store.readOnlyError() }

@@ -112,6 +112,20 @@ public enum StoreMetadataKey {
     /// The framework version that wrote the store.
     public static let persistenceFrameworkVersion = "NSPersistenceFrameworkVersion"
 
+    /// New metadata for a store: the given keys, with the store's type, and the UUID and model version keys
+    /// kept from `existing` when the new dictionary leaves them out.
+    static func merged(
+        _ metadata: [String: PropertyListValue], existing: [String: PropertyListValue], type: StoreType
+    ) -> [String: PropertyListValue] {
+        var result = metadata
+        result[storeType] = .string(type.rawValue)
+        for key in [storeUUID, modelVersionHashes, modelVersionHashesVersion, modelVersionIdentifiers, persistenceFrameworkVersion]
+        where result[key] == nil {
+            result[key] = existing[key]
+        }
+        return result
+    }
+
     /// The metadata Quire writes for a store of a model.
     static func standard(type: StoreType, uuid: String, model: ManagedObjectModel) -> [String: PropertyListValue] {
         [

@@ -10,7 +10,7 @@ extension SQLiteStore {
     func sqliteSave(_ request: SaveRequest) throws -> SaveResult {
         guard !options.isReadOnly else { throw readOnlyError() }
         let connection = try db()
-        return try connection.transaction {
+        let result = try connection.transaction {
             var result = SaveResult()
             try assignPrimaryKeys(request.inserted, into: &result, connection)
             // Relationships may point at inserted objects by temporary ID; the map is needed only then.
@@ -36,6 +36,7 @@ extension SQLiteStore {
                         + "\(conflicts.count > 5 ? ", …" : "")).",
                     context: .init(file: storeURL, entity: conflicts.first?.entity.name, object: conflicts.first?.uriRepresentation()))
             }
+            if metadataIsDirty { try SQLiteStore.write(metadata, connection) }
             for changes in [request.inserted, request.updated] {
                 for change in changes where change.objectID.entity.hasToManyRelationships {
                     try writeJoins(change, id: permanent(change.objectID), map: map, connection)
@@ -44,6 +45,8 @@ extension SQLiteStore {
             }
             return result
         }
+        metadataIsDirty = false
+        return result
     }
 
     private func assignPrimaryKeys(_ inserted: [SaveRequest.Change], into result: inout SaveResult, _ connection: SQLiteConnection) throws {

@@ -228,6 +228,10 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     override func close() throws {
         guard let connection else { return }
+        if metadataIsDirty && !options.isReadOnly {
+            try connection.transaction { try SQLiteStore.write(metadata, connection) }
+            metadataIsDirty = false
+        }
         if !options.isReadOnly && options.journalMode == .wal {
             // Checkpoint without waiting for other connections' readers; the last connection to close
             // checkpoints again and removes the -wal and -shm files.

@@ -18,6 +18,8 @@ final class XMLStoreParser: NSObject, XMLParserDelegate {
         var nextKey: Int64 = 1
         var metadata: [String: PropertyListValue]?
         var nodes: [Int64: RowSnapshot] = [:]
+        /// The embedded model as written (base64 of its canonical form).
+        var modelBase64 = ""
     }
 
     private let file: URL
@@ -214,8 +216,10 @@ final class XMLStoreParser: NSObject, XMLParserDelegate {
         path.removeLast()
         let parent = path.last
         switch (parent, name) {
-        case ("databaseInfo", "version"), ("databaseInfo", "quireModel"):
+        case ("databaseInfo", "version"):
             break
+        case ("databaseInfo", "quireModel"):
+            result.modelBase64 = text
         case ("databaseInfo", "UUID"):
             result.uuid = text.trimmingCharacters(in: .whitespacesAndNewlines)
         case ("databaseInfo", "nextObjectID"):

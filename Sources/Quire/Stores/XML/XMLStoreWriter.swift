@@ -90,13 +90,17 @@ struct XMLStoreWriter {
 
     /// The document up to and including `</databaseInfo>`.
     mutating func head(metadata: [String: PropertyListValue], uuid: String, nextKey: Int64, model: Data) {
+        head(metadata: metadata, uuid: uuid, nextKey: nextKey, modelBase64: model.base64EncodedString())
+    }
+
+    mutating func head(metadata: [String: PropertyListValue], uuid: String, nextKey: Int64, modelBase64: String) {
         raw("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n")
         raw(Self.doctype + "\n\n<database>\n    <databaseInfo>\n")
         raw("        <version>\(Self.coreDataVersion)</version>\n        <UUID>"); text(uuid); raw("</UUID>\n")
         raw("        <nextObjectID>\(nextKey)</nextObjectID>\n        <metadata>\n")
         propertyList(metadata, indent: "            ")
         raw("        </metadata>\n")
-        raw("        <quireModel>" + model.base64EncodedString() + "</quireModel>\n")
+        if !modelBase64.isEmpty { raw("        <quireModel>" + modelBase64 + "</quireModel>\n") }
         raw("    </databaseInfo>\n")
     }
 
