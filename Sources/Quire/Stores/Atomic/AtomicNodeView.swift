@@ -1,9 +1,34 @@
 import Foundation
 
-/// A record of an atomic store's cache as predicates and sort keys see it: attributes by name, to-one
+/// A store that can hand out any of its records by ID, for evaluating predicates over them.
+protocol StoreNodeSource: AnyObject {
+    func node(for id: ObjectID) -> RowSnapshot?
+}
+
+/// Evaluates a fetch over rows a store read: predicate, sort keys, then offset and limit.
+enum StoreNodeSourceFetch {
+    static func evaluate(_ rows: [RowSnapshot], _ fetch: StoreFetch, source: any StoreNodeSource, window: Bool = true) throws -> [RowSnapshot] {
+        var matches = rows
+        if let predicate = fetch.predicate, predicate != .true {
+            matches = try matches.filter { try predicate.evaluate(with: AtomicNodeView(source: source, node: $0)) }
+        }
+        if !fetch.sortKeys.isEmpty {
+            matches = try matches.map { AtomicNodeView(source: source, node: $0) }.sorted(by: fetch.sortKeys).map(\.node)
+        } else {
+            // Unsorted fetches come in key order, so they are the same from run to run.
+            matches.sort { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) }
+        }
+        guard window else { return matches }
+        let start = min(fetch.offset, matches.count)
+        let end = fetch.limit > 0 ? min(matches.count, start + fetch.limit) : matches.count
+        return start == 0 && end == matches.count ? matches : Array(matches[start..<end])
+    }
+}
+
+/// A record of a store's records as predicates and sort keys see it: attributes by name, to-one
 /// relationships as the related record, to-many relationships as collections of records.
 struct AtomicNodeView: PredicateEvaluable {
-    unowned(unsafe) let store: AtomicStore
+    unowned(unsafe) let source: any StoreNodeSource
     let node: RowSnapshot
 
     func predicateValue(forKey key: String) throws -> PredicateValue {
@@ -28,8 +53,7 @@ struct AtomicNodeView: PredicateEvaluable {
     }
 
     private func view(of id: ObjectID) -> AtomicNodeView? {
-        guard let key = id.primaryKey, let node = store.nodes[key] else { return nil }
-        return AtomicNodeView(store: store, node: node)
+        source.node(for: id).map { AtomicNodeView(source: source, node: $0) }
     }
 
     var predicateObjectID: ObjectID? { node.objectID }

@@ -21,7 +21,7 @@ struct AtomicStoreImage {
 /// Subclasses say how bytes become an ``AtomicStoreImage`` and back.
 ///
 /// `@unchecked Sendable` (inherited): used only under the coordinator's lock.
-class AtomicStore: PersistentStore, @unchecked Sendable {
+class AtomicStore: PersistentStore, StoreNodeSource, @unchecked Sendable {
     /// Every record by primary key.
     var nodes: [Int64: RowSnapshot] = [:]
     var nextKey: Int64 = 1
@@ -187,22 +187,17 @@ class AtomicStore: PersistentStore, @unchecked Sendable {
         transientNames.isEmpty || !PredicateKeyScan.keys(of: predicate).contains { transientNames.contains($0) }
     }
 
+    func node(for id: ObjectID) -> RowSnapshot? { id.primaryKey.flatMap { nodes[$0] } }
+
     /// The records of a fetch's entities, filtered by its predicate and sorted, before offset and limit.
     private func matchingNodes(_ fetch: StoreFetch, sorted: Bool) throws -> [RowSnapshot] {
         let numbers = fetch.includesSubentities ? fetch.entity.hierarchyEntityNumbers : [fetch.entity.entityNumber]
         var wanted = [Bool](repeating: false, count: model.entitiesByNumber.count + 1)
         for number in numbers where number < wanted.count { wanted[number] = true }
-        var matches = nodes.values.filter { wanted[$0.objectID.entity.entityNumber] }
-        if let predicate = fetch.predicate, predicate != .true {
-            matches = try matches.filter { try predicate.evaluate(with: AtomicNodeView(store: self, node: $0)) }
-        }
-        if sorted && !fetch.sortKeys.isEmpty {
-            let views = matches.map { AtomicNodeView(store: self, node: $0) }
-            return try views.sorted(by: fetch.sortKeys).map(\.node)
-        }
-        // Unsorted fetches come in key order, so they are the same from run to run.
-        matches.sort { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) }
-        return matches
+        let rows = nodes.values.filter { wanted[$0.objectID.entity.entityNumber] }
+        var unsorted = fetch
+        if !sorted { unsorted.sortKeys = [] }
+        return try StoreNodeSourceFetch.evaluate(rows, unsorted, source: self, window: false)
     }
 
     private func window<T>(_ items: [T], _ fetch: StoreFetch) -> [T] {

@@ -13,10 +13,11 @@ struct StoreKind: CustomTestStringConvertible, Sendable {
     static let xml = StoreKind(type: .xml, fileName: "Store.xml")
     static let binary = StoreKind(type: .binary, fileName: "Store.quire")
     static let inMemory = StoreKind(type: .inMemory, fileName: nil)
-    // CUSTOM
+    static let customAtomic = StoreKind(type: TestJSONStore.storeType, fileName: "Store.json")
+    static let customIncremental = StoreKind(type: TestFolderStore.storeType, fileName: "Store.folder")
 
     /// Every store type, the test's own custom store included.
-    static let all: [StoreKind] = [.sqlite, .xml, .binary, .inMemory]
+    static let all: [StoreKind] = [.sqlite, .xml, .binary, .inMemory, .customAtomic, .customIncremental]
     /// The store types that keep a file.
     static let persistent: [StoreKind] = all.filter { $0.fileName != nil }
 
@@ -26,7 +27,8 @@ struct StoreKind: CustomTestStringConvertible, Sendable {
     func stack(
         _ model: ManagedObjectModel, in folder: TemporaryFolder, options: StoreOptions = StoreOptions()
     ) throws -> ConformanceStack {
-        // REGISTER
+        TestJSONStore.register()
+        TestFolderStore.register()
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
         let url = fileName.map { folder.file($0) }
         try coordinator.addPersistentStore(type: type, at: url, options: options)
