@@ -80,6 +80,26 @@ public class PersistentStore: @unchecked Sendable, CustomStringConvertible {
     /// Writes pending metadata and closes the store.
     func close() throws {}
 
+    // MARK: External binary data
+
+    /// The folder of the store's external data files (nil for a store without a file).
+    var externalDataFolder: ExternalDataFolder? { url.map(ExternalDataFolder.init(storeURL:)) }
+
+    /// The length the store recorded for an external data file, when the reference does not carry it.
+    func recordedLength(ofExternalData name: String) -> Int64? { nil }
+
+    /// Reads the bytes of an external data reference held by one of the store's objects.
+    func readExternalData(_ reference: ExternalDataReference, of objectID: ObjectID, key: String) throws -> Data {
+        guard let folder = externalDataFolder else {
+            throw QuireError(
+                .fileReadNoSuchFile, "The external data of '\(key)' of \(objectID) cannot be read: the store has no folder.",
+                context: .init(entity: objectID.entity.name, key: key, object: objectID.uriRepresentation()))
+        }
+        return try folder.read(
+            reference, expectedLength: reference.length ?? recordedLength(ofExternalData: reference.uuid), object: objectID,
+            key: key)
+    }
+
     func unsupported(_ what: String) -> QuireError {
         QuireError(
             .persistentStoreUnsupportedRequestType, "The \(type) store does not support \(what) requests.",

@@ -12,6 +12,9 @@ extension AtomicStore {
         var result = SaveResult()
         let savedNextKey = nextKey
         var undo: [(Int64, RowSnapshot?)] = []
+        let writes = persistsToFile ? externalDataFolder.map { ExternalDataWrites(folder: $0, threshold: options.externalDataThreshold) } : nil
+        blobWrites = writes
+        defer { blobWrites = nil }
         func record(_ key: Int64) { undo.append((key, nodes[key])) }
         do {
             result.permanentIDs.reserveCapacity(request.inserted.count)
@@ -63,8 +66,10 @@ extension AtomicStore {
                 nodes[key] = nil
                 removeReferences(to: node, recording: record)
             }
+            writes?.finish()
             if metadataIsDirty || !request.isEmpty { try writeFile() }
         } catch {
+            writes?.discard()
             for (key, node) in undo.reversed() { nodes[key] = node }
             nextKey = savedNextKey
             throw error

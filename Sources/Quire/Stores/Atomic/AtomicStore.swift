@@ -135,6 +135,7 @@ class AtomicStore: PersistentStore, StoreNodeSource, @unchecked Sendable {
     /// Writes the whole store to its file atomically (nothing for the in-memory store).
     func writeFile() throws {
         guard persistsToFile else { return }
+        if options.storesExternalDataInline { try inlineExternalData() }
         try AtomicFileWriter.write(try encode(image), to: fileURL)
         fileStamp = FileStamp(fileURL)
         metadataIsDirty = false
@@ -151,11 +152,44 @@ class AtomicStore: PersistentStore, StoreNodeSource, @unchecked Sendable {
 
     override func save(_ request: SaveRequest) throws -> SaveResult { try atomicSave(request) }
 
-    /// The attribute values a record keeps, for values being saved (large data may move to files).
-    func storedAttributes(_ values: [AttributeValue], of id: ObjectID) throws -> [AttributeValue] { values }
+    /// The external data files of the save in progress.
+    var blobWrites: ExternalDataWrites?
 
-    /// Called after a successful save (external data no longer referenced is collected).
-    func didSaveExternalData() {}
+    /// The attribute values a record keeps, for values being saved: data above the threshold moves to a
+    /// file beside the store, unless the store keeps external data inline (then files are read back in).
+    func storedAttributes(_ values: [AttributeValue], of id: ObjectID) throws -> [AttributeValue] {
+        let entity = id.entity
+        var result = values
+        for attribute in entity.allAttributes where attribute.allowsExternalBinaryDataStorage && attribute.slot < result.count {
+            if options.storesExternalDataInline {
+                if case .externalData(let reference) = result[attribute.slot] {
+                    result[attribute.slot] = .data(try readExternalData(reference, of: id, key: attribute.name))
+                }
+            } else if let writes = blobWrites {
+                result[attribute.slot] = try writes.stored(result[attribute.slot], external: true)
+            }
+        }
+        return result
+    }
+
+    /// Reads every external data file into the records, for a store that keeps its data inline.
+    func inlineExternalData() throws {
+        for (key, node) in nodes where node.attributes.contains(where: { if case .externalData = $0 { true } else { false } }) {
+            var inlined = node
+            inlined.attributes = try storedAttributes(node.attributes, of: node.objectID)
+            nodes[key] = inlined
+        }
+    }
+
+    /// Removes the external data files no record refers to, after a successful save.
+    func didSaveExternalData() {
+        guard let folder = externalDataFolder, persistsToFile, !folder.fileNames().isEmpty else { return }
+        var referenced = Set<String>()
+        for node in nodes.values {
+            for value in node.attributes { if case .externalData(let reference) = value { referenced.insert(reference.uuid) } }
+        }
+        folder.collect(keeping: referenced)
+    }
 
     override func close() throws {
         if metadataIsDirty && !options.isReadOnly { try writeFile() }

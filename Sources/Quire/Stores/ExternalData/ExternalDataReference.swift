@@ -4,7 +4,7 @@ import Foundation
 /// attribute that allows external storage holds it once saved.
 ///
 /// Fetches hand out references, never the bytes: ``ManagedObject/value(forKey:)`` reads the file when the
-/// value is asked for, and ``ManagedObject/externalDataValue(forKey:)`` does the same but throws when the
+/// value is asked for, and ``ManagedObject/dataValue(forKey:)`` does the same but throws when the
 /// file is missing or truncated. The file is found through the store of the object holding the reference,
 /// so a reference stays valid when the object's store moves (Save As links the files into the new store's
 /// folder under the same names).

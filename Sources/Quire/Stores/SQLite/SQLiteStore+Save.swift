@@ -10,7 +10,23 @@ extension SQLiteStore {
     func sqliteSave(_ request: SaveRequest) throws -> SaveResult {
         guard !options.isReadOnly else { throw readOnlyError() }
         let connection = try db()
-        let result = try connection.transaction {
+        let writes = externalDataFolder.map { ExternalDataWrites(folder: $0, threshold: options.externalDataThreshold) }
+        blobWrites = writes
+        defer { blobWrites = nil }
+        let result: SaveResult
+        do {
+            result = try transaction(request, connection)
+        } catch {
+            writes?.discard()
+            throw error
+        }
+        metadataIsDirty = false
+        if Self.mayUnreferenceExternalData(request) { try? collectExternalData() }
+        return result
+    }
+
+    private func transaction(_ request: SaveRequest, _ connection: SQLiteConnection) throws -> SaveResult {
+        try connection.transaction {
             var result = SaveResult()
             try assignPrimaryKeys(request.inserted, into: &result, connection)
             // Relationships may point at inserted objects by temporary ID; the map is needed only then.
@@ -43,10 +59,12 @@ extension SQLiteStore {
                     try writeOrderKeys(change, map: map, connection)
                 }
             }
+            if let writes = blobWrites, !writes.written.isEmpty {
+                try recordExternalData(writes.lengths, connection)
+                writes.finish()
+            }
             return result
         }
-        metadataIsDirty = false
-        return result
     }
 
     private func assignPrimaryKeys(_ inserted: [SaveRequest.Change], into result: inout SaveResult, _ connection: SQLiteConnection) throws {
@@ -104,7 +122,11 @@ extension SQLiteStore {
             statement.bind(Int64(1), at: 3)
         }
         for (slot, external) in plan.attributeSlots {
-            statement.bind(change.attributes[slot], at: index, externalFormat: external)
+            if external, let writes = blobWrites {
+                statement.bind(try writes.stored(change.attributes[slot], external: true), at: index, externalFormat: true)
+            } else {
+                statement.bind(change.attributes[slot], at: index, externalFormat: external)
+            }
             index += 1
         }
         for (slot, withEntity) in plan.relationshipSlots {

@@ -38,6 +38,8 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// Per table: the select list and the select of one row by key.
     var selectLists: [ObjectIdentifier: String] = [:]
     var rowByKeySQL: [ObjectIdentifier: String] = [:]
+    /// The external data files of the save in progress.
+    var blobWrites: ExternalDataWrites?
 
     init(url: URL, configurationName: String?, options: StoreOptions, model: ManagedObjectModel) {
         self.schema = SQLiteSchema(model: model)
@@ -225,6 +227,7 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         try sqliteRelatedObjectIDs(of: objectIDs, relationship: relationship)
     }
     override func save(_ request: SaveRequest) throws -> SaveResult { try sqliteSave(request) }
+    override func recordedLength(ofExternalData name: String) -> Int64? { sqliteRecordedLength(ofExternalData: name) }
 
     override func close() throws {
         guard let connection else { return }
