@@ -34,7 +34,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// A name for debugging.
     public var name: String?
     /// The coordinator the context fetches from and saves to.
-    public var persistentStoreCoordinator: PersistentStoreCoordinator?
+    public var persistentStoreCoordinator: PersistentStoreCoordinator? {
+        didSet { persistentStoreCoordinator?.register(self) }
+    }
 
     let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()

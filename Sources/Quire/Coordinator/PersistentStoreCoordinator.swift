@@ -19,6 +19,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     var rowCache: [ObjectID: RowSnapshot] = [:]
     /// The most rows the cache keeps; past that it starts afresh (cheaper than tracking use of each row).
     var rowCacheLimit = 500_000
+    /// The contexts using the coordinator, held weakly, so Save As can re-point their objects.
+    var registeredContexts: [WeakContextReference] = []
 
     /// Creates a coordinator for a model, freezing the model.
     ///
@@ -77,6 +79,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             stores.append(store)
             return store
         }
+    }
+
+    /// Adds an opened store to the list (the caller holds the lock and retained it).
+    func appendStore(_ store: PersistentStore) {
+        stores.append(store)
     }
 
     /// Detaches a store, closing it (`remove(_:)`). Objects from it can no longer be fulfilled.

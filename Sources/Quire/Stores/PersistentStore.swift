@@ -80,10 +80,32 @@ public class PersistentStore: @unchecked Sendable, CustomStringConvertible {
     /// Writes pending metadata and closes the store.
     func close() throws {}
 
+    // MARK: Import (the target of Save As)
+
+    /// Whether primary keys are unique across the whole store (atomic stores, like Core Data's XML store's
+    /// `nextObjectID`) rather than within each entity hierarchy (SQLite).
+    var keysAreStoreWide: Bool { false }
+    /// Starts copying records into the new, empty store.
+    func beginImport() throws { throw unsupported("import") }
+    /// Adds records with their final IDs and versions; to-many relationships follow separately.
+    func importRecords(_ rows: [RowSnapshot]) throws { throw unsupported("import") }
+    /// Sets the members of to-many relationships of imported records.
+    func importRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
+        throw unsupported("import")
+    }
+    /// Which of two passes writes a to-many relationship (0 or 1).
+    func importPass(for relationship: RelationshipDescription) -> Int { 0 }
+    /// Makes the imported records durable, with the highest key of each entity hierarchy.
+    func finishImport(maximumKeys: [ObjectIdentifier: Int64]) throws { throw unsupported("import") }
+
     // MARK: External binary data
 
     /// The folder of the store's external data files (nil for a store without a file).
     var externalDataFolder: ExternalDataFolder? { url.map(ExternalDataFolder.init(storeURL:)) }
+
+    /// Whether the store keeps large binary values in files beside it (not for in-memory stores, nor for
+    /// stores added with ``StoreOptions/storesExternalDataInline``).
+    var keepsExternalDataFiles: Bool { url != nil && !options.storesExternalDataInline }
 
     /// The length the store recorded for an external data file, when the reference does not carry it.
     func recordedLength(ofExternalData name: String) -> Int64? { nil }

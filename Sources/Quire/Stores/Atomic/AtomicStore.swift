@@ -152,6 +152,14 @@ class AtomicStore: PersistentStore, StoreNodeSource, @unchecked Sendable {
 
     override func save(_ request: SaveRequest) throws -> SaveResult { try atomicSave(request) }
 
+    override var keysAreStoreWide: Bool { true }
+    override func beginImport() throws { atomicBeginImport() }
+    override func importRecords(_ rows: [RowSnapshot]) throws { try atomicImportRecords(rows) }
+    override func importRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
+        atomicImportRelationships(owners)
+    }
+    override func finishImport(maximumKeys: [ObjectIdentifier: Int64]) throws { try atomicFinishImport() }
+
     /// The external data files of the save in progress.
     var blobWrites: ExternalDataWrites?
 

@@ -41,6 +41,18 @@ final class CustomIncrementalStore: PersistentStore, StoreNodeSource, @unchecked
         try backend.close()
     }
 
+    // MARK: Import
+
+    override func beginImport() throws {}
+    override func importRecords(_ rows: [RowSnapshot]) throws { try incrementalImportRecords(rows) }
+    override func importRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
+        try incrementalImportRelationships(owners)
+    }
+    override func finishImport(maximumKeys: [ObjectIdentifier: Int64]) throws {
+        try backend.save(IncrementalStoreChanges(metadata: metadata))
+        metadataIsDirty = false
+    }
+
     // MARK: Records
 
     private func row(_ record: IncrementalStoreRecord) throws -> RowSnapshot {

@@ -66,6 +66,25 @@ struct ExternalDataFolder {
         let target = file(reference.uuid)
         let what = "The external data of '\(key)' of \(object)"
         let context = QuireError.Context(file: target, entity: object.entity.name, key: key, object: object.uriRepresentation())
+        _ = try check(reference, expectedLength: expectedLength, object: object, key: key)
+        do {
+            let data = try Data(contentsOf: target)
+            if let expectedLength, Int64(data.count) != expectedLength {
+                throw QuireError(.fileReadCorruptFile, "\(what) is truncated: '\(target.path)' changed while read.", context: context)
+            }
+            return data
+        } catch let error as QuireError {
+            throw error
+        } catch {
+            throw QuireError(.fileReadNoPermission, "\(what) cannot be read from '\(target.path)'.", context: context, underlying: QuireUnderlyingError(error))
+        }
+    }
+
+    /// Checks that a file is there and has the recorded length, without reading it; returns its length.
+    func check(_ reference: ExternalDataReference, expectedLength: Int64?, object: ObjectID, key: String) throws -> Int64 {
+        let target = file(reference.uuid)
+        let what = "The external data of '\(key)' of \(object)"
+        let context = QuireError.Context(file: target, entity: object.entity.name, key: key, object: object.uriRepresentation())
         guard ExternalDataReference.isValidName(reference.uuid) else {
             throw QuireError(.fileReadCorruptFile, "\(what) has a malformed file name.", context: context)
         }
@@ -79,17 +98,7 @@ struct ExternalDataFolder {
                 "\(what) is truncated or damaged: '\(target.path)' holds \(status.st_size) bytes, not \(expectedLength).",
                 context: context)
         }
-        do {
-            let data = try Data(contentsOf: target)
-            if let expectedLength, Int64(data.count) != expectedLength {
-                throw QuireError(.fileReadCorruptFile, "\(what) is truncated: '\(target.path)' changed while read.", context: context)
-            }
-            return data
-        } catch let error as QuireError {
-            throw error
-        } catch {
-            throw QuireError(.fileReadNoPermission, "\(what) cannot be read from '\(target.path)'.", context: context, underlying: QuireUnderlyingError(error))
-        }
+        return Int64(status.st_size)
     }
 
     /// Removes every file not named in `referenced`; returns the names removed.

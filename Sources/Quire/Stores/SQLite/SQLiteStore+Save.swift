@@ -109,8 +109,9 @@ extension SQLiteStore {
 
     /// Inserts or updates one row; returns false when an update found the row changed or gone.
     @discardableResult
-    private func writeRow(
-        _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], insert: Bool, _ connection: SQLiteConnection
+    func writeRow(
+        _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], insert: Bool, version: Int64 = 1,
+        _ connection: SQLiteConnection
     ) throws -> Bool {
         let entity = id.entity
         guard let plan = writePlan(for: entity), let pk = id.primaryKey else { return false }
@@ -119,7 +120,7 @@ extension SQLiteStore {
         if insert {
             statement.bind(pk, at: 1)
             statement.bind(Int64(entity.entityNumber), at: 2)
-            statement.bind(Int64(1), at: 3)
+            statement.bind(version, at: 3)
         }
         for (slot, external) in plan.attributeSlots {
             if external, let writes = blobWrites {
@@ -213,7 +214,7 @@ extension SQLiteStore {
 
     /// Join-table rows for the to-many relationships this object owns (the side that names the join table);
     /// the inverse side only updates its order column.
-    private func writeJoins(_ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], _ connection: SQLiteConnection) throws {
+    func writeJoins(_ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], _ connection: SQLiteConnection) throws {
         guard let pk = id.primaryKey else { return }
         for relationship in id.entity.allRelationships where relationship.isToMany {
             guard let join = schema.joinTable(for: relationship) else { continue }
@@ -269,7 +270,7 @@ extension SQLiteStore {
     }
 
     /// `Z_FOK_` keys of the members of ordered to-many relationships kept by the members' foreign keys.
-    private func writeOrderKeys(_ change: SaveRequest.Change, map: [ObjectID: ObjectID], _ connection: SQLiteConnection) throws {
+    func writeOrderKeys(_ change: SaveRequest.Change, map: [ObjectID: ObjectID], _ connection: SQLiteConnection) throws {
         for relationship in change.objectID.entity.allRelationships where relationship.isOrdered && SQLiteSchema.usesForeignKey(relationship) {
             guard case .ordered(let members) = change.relationships[relationship.slot], let inverse = relationship.resolvedInverse,
                 let owner = inverse.entity, let mapping = schema.mapping(for: owner), mapping.orderKeyColumns[inverse.slot] >= 0

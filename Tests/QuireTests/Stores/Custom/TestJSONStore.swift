@@ -92,7 +92,10 @@ final class TestFolderStore: IncrementalStoreBackend {
     func obtainPermanentReferences(for entity: EntityDescription, count: Int) throws -> [Int64] {
         let root = entity.rootEntity
         let counter = folder.appendingPathComponent("counter-\(root.name)")
-        let last = (try? String(contentsOf: counter, encoding: .utf8)).flatMap { Int64($0) } ?? 0
+        // Records copied in by Save As keep the numbers Quire chose: hand out higher ones.
+        func hierarchy(_ entity: EntityDescription) -> [EntityDescription] { [entity] + entity.subentities.flatMap(hierarchy) }
+        let existing = try hierarchy(root).flatMap { try references(for: $0) }.max() ?? 0
+        let last = max(existing, (try? String(contentsOf: counter, encoding: .utf8)).flatMap { Int64($0) } ?? 0)
         try String(last + Int64(count)).write(to: counter, atomically: true, encoding: .utf8)
         return (0..<Int64(count)).map { last + 1 + $0 }
     }
