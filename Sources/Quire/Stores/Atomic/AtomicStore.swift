@@ -257,7 +257,13 @@ class AtomicStore: PersistentStore, StoreNodeSource, @unchecked Sendable {
     }
 
     override func count(_ fetch: StoreFetch) throws -> Int {
-        window(try matchingNodes(fetch, sorted: false), fetch).count
+        if fetch.predicate == nil || fetch.predicate == .true {
+            let numbers = Set(fetch.includesSubentities ? fetch.entity.hierarchyEntityNumbers : [fetch.entity.entityNumber])
+            let total = nodes.values.reduce(0) { $0 + (numbers.contains($1.objectID.entity.entityNumber) ? 1 : 0) }
+            let afterOffset = max(0, total - fetch.offset)
+            return fetch.limit > 0 ? min(afterOffset, fetch.limit) : afterOffset
+        }
+        return window(try matchingNodes(fetch, sorted: false), fetch).count
     }
 }
 

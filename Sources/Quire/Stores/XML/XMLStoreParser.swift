@@ -114,7 +114,8 @@ final class XMLStoreParser: NSObject, XMLParserDelegate {
     /// The bytes with Core Data's `<!DOCTYPE>` blanked out (line numbers kept); any other document type
     /// declaration, and any internal subset, is refused.
     static func sanitized(_ data: Data, file: URL) throws -> Data {
-        let prologEnd = data.range(of: Data("<database".utf8), in: 0..<min(data.count, 4096))?.lowerBound ?? min(data.count, 4096)
+        // Everything before the root element, however long (comments may come first).
+        let prologEnd = data.range(of: Data("<database".utf8))?.lowerBound ?? data.count
         if data.range(of: Data("<!ENTITY".utf8), in: 0..<prologEnd) != nil { throw doctypeError(file) }
         guard let doctype = data.range(of: Data("<!DOCTYPE".utf8), in: 0..<prologEnd) else { return data }
         guard let close = data.range(of: Data(">".utf8), in: doctype.upperBound..<prologEnd) else { throw doctypeError(file) }
@@ -134,7 +135,9 @@ final class XMLStoreParser: NSObject, XMLParserDelegate {
     }
 
     private func run(_ data: Data) throws -> Result {
-        let parser = XMLParser(data: data)
+        // A stream, so the parser is fed in chunks: libxml2's push parser refuses one chunk larger than its
+        // 10 MB lookup limit ("huge input lookup"), which large stores exceed.
+        let parser = XMLParser(stream: InputStream(data: data))
         parser.shouldResolveExternalEntities = false
         parser.shouldProcessNamespaces = false
         parser.shouldReportNamespacePrefixes = false

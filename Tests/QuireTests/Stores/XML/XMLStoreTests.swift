@@ -91,6 +91,13 @@ import Testing
             """)
         #expect(error.code == .fileReadCorruptFile)
         #expect(error.message.contains("document type"))
+        let padded = try openError("""
+            <?xml version="1.0"?>
+            <!-- \(String(repeating: "padding ", count: 1000)) -->
+            <!DOCTYPE database [<!ENTITY a "aaaaaaaaaa">]>
+            <database>\(info)<object type="DEPARTMENT" id="z1"><attribute name="name" type="string">&a;</attribute></object></database>
+            """)
+        #expect(padded.message.contains("document type"))
     }
 
     @Test func externalEntitiesAreRefused() throws {
