@@ -213,7 +213,7 @@ if needsStores {
             let load = try StoreBench.load(url, type: type, runs: runs)
             rows.append(BenchmarkRow(
                 name: "\(name)-load-100k", quireMilliseconds: load, baselineMilliseconds: rawLoad, target: type == .binary ? 2 : 5,
-                note: "add the store (every record decoded into rows) + count + remove"))
+                note: "add the store (every record decoded into rows) + count + remove (records freed on a background queue)"))
         }
     }
     if wanted("metadata-read-100k") {

@@ -201,7 +201,11 @@ class AtomicStore: PersistentStore, StoreNodeSource, @unchecked Sendable {
 
     override func close() throws {
         if metadataIsDirty && !options.isReadOnly { try writeFile() }
+        // The records are freed on another thread: releasing every string, data and array of a large store
+        // takes longer than reading it, and closing need not wait for it.
+        let released = nodes
         nodes = [:]
+        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(released) {} }
     }
 
     // MARK: Faults

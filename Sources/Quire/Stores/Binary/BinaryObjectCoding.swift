@@ -195,18 +195,31 @@ enum BinaryObjectCoding {
             let entity = entry.entity
             let defaultAttributes = [AttributeValue](repeating: .null, count: entity.allAttributes.count)
             let defaultRelationships = [RelationshipStorage](repeating: .fault, count: entity.allRelationships.count)
+            // The usual case: the file lists every attribute in slot order, so values are appended as read.
+            let inSlotOrder = entry.attributes.count == entity.allAttributes.count
+                && entry.attributes.enumerated().allSatisfy { $0.element?.slot == $0.offset }
+            let attributeTypes = entry.attributes.map { $0?.type }
             for _ in 0..<count {
                 let key = try reader.read(Int64.self)
                 let version = try reader.read(Int64.self)
                 guard key > 0 else { throw reader.corrupt("has a record with key \(key)") }
-                var attributes = defaultAttributes
-                for read in entry.attributes {
-                    let value = try decodeValue(&reader)
-                    guard let read else { continue }
-                    guard fits(value, read.type) else {
-                        throw reader.corrupt("holds a value of the wrong type for an attribute of '\(entity.name)'")
+                var attributes: [AttributeValue]
+                if inSlotOrder {
+                    attributes = []
+                    attributes.reserveCapacity(attributeTypes.count)
+                    for type in attributeTypes {
+                        guard let type else { throw reader.corrupt("holds an attribute the model lacks") }
+                        attributes.append(try decodeValue(&reader, as: type, entity: entity))
                     }
-                    attributes[read.slot] = value
+                } else {
+                    attributes = defaultAttributes
+                    for read in entry.attributes {
+                        guard let read else {
+                            _ = try decodeValue(&reader)
+                            continue
+                        }
+                        attributes[read.slot] = try decodeValue(&reader, as: read.type, entity: entity)
+                    }
                 }
                 var relationships = defaultRelationships
                 for read in entry.relationships {
@@ -249,9 +262,24 @@ enum BinaryObjectCoding {
         return ObjectID(entity: table[index].entity, store: store, primaryKey: key)
     }
 
+    /// Decodes a value, checking by its tag (before the value is made) that the attribute's type can hold it.
+    @inline(__always)
+    private static func decodeValue(_ reader: inout ByteReader, as type: AttributeType, entity: EntityDescription) throws -> AttributeValue {
+        guard let tag = ValueTag(rawValue: try reader.readByte()) else { throw reader.corrupt("holds an unknown value tag") }
+        guard fits(tag, type) else {
+            throw reader.corrupt("holds a value of the wrong type for an attribute of '\(entity.name)'")
+        }
+        return try decodeValue(&reader, tag: tag)
+    }
+
     @inline(__always)
     private static func decodeValue(_ reader: inout ByteReader) throws -> AttributeValue {
         guard let tag = ValueTag(rawValue: try reader.readByte()) else { throw reader.corrupt("holds an unknown value tag") }
+        return try decodeValue(&reader, tag: tag)
+    }
+
+    @inline(__always)
+    private static func decodeValue(_ reader: inout ByteReader, tag: ValueTag) throws -> AttributeValue {
         switch tag {
         case .null: return .null
         case .integer: return .integer(try reader.read(Int64.self))
@@ -284,18 +312,21 @@ enum BinaryObjectCoding {
         }
     }
 
-    /// Whether a decoded value may be held by an attribute of a type.
+    /// Whether a value with a tag may be held by an attribute of a type.
     @inline(__always)
-    private static func fits(_ value: AttributeValue, _ type: AttributeType) -> Bool {
-        switch (value, type) {
-        case (.null, _): return true
-        case (.integer, .integer16), (.integer, .integer32), (.integer, .integer64): return true
-        case (.double, .double), (.float, .float), (.decimal, .decimal), (.string, .string), (.boolean, .boolean),
-            (.date, .date), (.uuid, .uuid), (.uri, .uri):
-            return true
-        case (.data, .binaryData), (.data, .transformable), (.externalData, .binaryData), (.externalData, .transformable):
-            return true
-        default: return false
+    private static func fits(_ tag: ValueTag, _ type: AttributeType) -> Bool {
+        switch tag {
+        case .null: return true
+        case .integer: return type == .integer64 || type == .integer32 || type == .integer16
+        case .double: return type == .double
+        case .float: return type == .float
+        case .decimal: return type == .decimal
+        case .string: return type == .string
+        case .falseValue, .trueValue: return type == .boolean
+        case .date: return type == .date
+        case .data, .externalData: return type == .binaryData || type == .transformable
+        case .uuid: return type == .uuid
+        case .uri: return type == .uri
         }
     }
 }
