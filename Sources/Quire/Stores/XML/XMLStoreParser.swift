@@ -224,9 +224,9 @@ final class XMLStoreParser: NSObject, XMLParserDelegate {
         case ("databaseInfo", "quireModel"):
             result.modelBase64 = text
         case ("databaseInfo", "UUID"):
-            result.uuid = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            result.uuid = Self.trimmed(text)
         case ("databaseInfo", "nextObjectID"):
-            guard let next = Int64(text.trimmingCharacters(in: .whitespacesAndNewlines)), next > 0 else {
+            guard let next = Int64(Self.trimmed(text)), next > 0 else {
                 return fail("'\(text.prefix(40))' is not a positive object number", element: name)
             }
             result.nextKey = next
@@ -340,13 +340,26 @@ final class XMLStoreParser: NSObject, XMLParserDelegate {
         attributes[attribute.slot] = value
     }
 
+    private static let posix = Locale(identifier: "en_US_POSIX")
+
+    /// The text without leading and trailing XML white space (space, tab, line feed, return); no copy when
+    /// there is none, which is the common case.
+    static func trimmed(_ text: String) -> String {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        let utf8 = text.utf8
+        guard let first = utf8.first, let last = utf8.last, isSpace(first) || isSpace(last) else { return text }
+        let start = utf8.firstIndex { !isSpace($0) } ?? utf8.endIndex
+        guard start != utf8.endIndex, let end = utf8.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(text[start...end])
+    }
+
     static func value(_ text: String, _ type: AttributeType, base64: Bool = false) -> AttributeValue? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = trimmed(text)
         switch type {
         case .integer16, .integer32, .integer64:
             guard let value = Int64(trimmed), type.integerRange?.contains(value) == true else { return nil }
             return .integer(value)
-        case .decimal: return Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) }
+        case .decimal: return Decimal(string: trimmed, locale: posix).map { .decimal($0) }
         case .double: return Double(trimmed).map { .double($0) }
         case .float: return Float(trimmed).map { .float($0) }
         case .string:
@@ -427,7 +440,7 @@ final class XMLStoreParser: NSObject, XMLParserDelegate {
     }
 
     private func endPlistElement(_ name: String) {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = Self.trimmed(text)
         var value: PropertyListValue?
         switch name {
         case "key":
