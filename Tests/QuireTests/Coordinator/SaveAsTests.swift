@@ -124,6 +124,27 @@ import Glibc
         #expect(try stack.fetch("Employee", "salary == 1").count == 1)
     }
 
+    @Test func theTargetsOptionsApply() throws {
+        let stack = try StoreKind.binary.stack(Fixtures.companyModel(), in: folder)
+        try makeCompany(stack)
+        var options = StoreOptions()
+        options.journalMode = .delete
+        let url = folder.file("Copy.sqlite")
+        let saved = try stack.coordinator.migratePersistentStore(try #require(stack.store), to: url, options: options, type: .sqlite)
+        let connection = try #require((saved as? SQLiteStore)?.connection)
+        let mode = try connection.prepare("PRAGMA journal_mode")
+        defer { mode.finalize() }
+        #expect(try mode.step())
+        #expect(mode.string(at: 0) == "delete")
+        var readOnly = StoreOptions()
+        readOnly.isReadOnly = true
+        let copy = try stack.coordinator.migratePersistentStore(saved, to: folder.file("Copy.xml"), options: readOnly, type: .xml)
+        #expect(copy.isReadOnly)
+        let ada = try #require(try stack.fetch("Employee", "name == 'Ada'").first)
+        ada.setValue(1, forKey: "salary")
+        #expect(throws: QuireError.self) { try stack.context.save() }
+    }
+
     @Test func externalDataIsHardLinkedAndAMissingFileFailsCleanly() throws {
         var options = StoreOptions()
         options.externalDataThreshold = 100

@@ -66,6 +66,26 @@ import Testing
         }
     }
 
+    @Test func aFileRewrittenByAnotherWriterIsAConflict() throws {
+        let url = try makeStore("Shared.quire", count: 3)
+        var stacks: [(PersistentStoreCoordinator, ManagedObjectContext)] = []
+        for _ in 0..<2 {
+            let coordinator = try PersistentStoreCoordinator(managedObjectModel: Fixtures.companyModel())
+            try coordinator.addPersistentStore(type: .binary, at: url)
+            let context = ManagedObjectContext()
+            context.persistentStoreCoordinator = coordinator
+            stacks.append((coordinator, context))
+        }
+        for (index, (coordinator, context)) in stacks.enumerated() {
+            let department = ManagedObject(entity: try #require(coordinator.managedObjectModel.entitiesByName["Department"]), insertInto: context)
+            department.setValue("D\(index)", forKey: "name")
+        }
+        try stacks[0].1.save()
+        let error = try #require(throws: QuireError.self) { try stacks[1].1.save() }
+        #expect(error.code == .persistentStoreSaveConflicts)
+        #expect(stacks[1].1.hasChanges)
+    }
+
     @Test func otherFilesAreNotBinaryStores() throws {
         let url = folder.file("Photo.quire")
         try Data("\u{89}PNG\r\n\u{1A}\n".utf8 + (0..<2000).map { UInt8($0 % 251) }).write(to: url)
