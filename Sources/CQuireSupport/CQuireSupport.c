@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -58,6 +59,54 @@ int quire_fsync_directory(const char *path) {
     close(fd);
     errno = saved;
     return result;
+}
+
+#ifndef FICLONE
+#define FICLONE _IOW(0x94, 9, int)
+#endif
+
+int quire_clone_file(int source, int destination) {
+    if (ioctl(destination, FICLONE, source) == 0) {
+        return 0;
+    }
+    for (;;) {
+        ssize_t copied = copy_file_range(source, NULL, destination, NULL, (size_t)1 << 30, 0);
+        if (copied == 0) {
+            return 1;
+        }
+        if (copied < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            if (errno == ENOSYS || errno == EXDEV || errno == EINVAL || errno == EOPNOTSUPP) {
+                break;
+            }
+            return -1;
+        }
+    }
+    char buffer[1 << 16];
+    for (;;) {
+        ssize_t count = read(source, buffer, sizeof buffer);
+        if (count == 0) {
+            return 1;
+        }
+        if (count < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return -1;
+        }
+        for (ssize_t done = 0; done < count;) {
+            ssize_t written = write(destination, buffer + done, (size_t)(count - done));
+            if (written < 0) {
+                if (errno == EINTR) {
+                    continue;
+                }
+                return -1;
+            }
+            done += written;
+        }
+    }
 }
 
 int quire_errno(void) {

@@ -29,6 +29,12 @@ int quire_rename_noreplace(const char *from, const char *to);
 /// Returns 0 or -1 with errno set.
 int quire_fsync_directory(const char *path);
 
+/// Copies the whole content of the open file `source` into the open, empty file `destination`: a reflink
+/// clone (`ioctl(FICLONE)`, btrfs and XFS) when the file system can share the blocks, otherwise
+/// `copy_file_range(2)`, otherwise read and write. Wrapped because `ioctl` is variadic and Glibc's module does
+/// not export `copy_file_range`. Returns 0 for a clone, 1 for a copy, or -1 with errno set.
+int quire_clone_file(int source, int destination);
+
 /// The errno of the calling thread (Swift reaches it, but this keeps call sites uniform).
 int quire_errno(void);
 

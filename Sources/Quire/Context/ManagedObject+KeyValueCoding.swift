@@ -13,7 +13,13 @@ extension ManagedObject {
     public func value(forKey key: String) -> Any? {
         switch property(forKey: key) {
         case let attribute as AttributeDescription:
-            return ValueCoercion.publicValue(attributeValue(at: attribute.slot), for: attribute)
+            let value = attributeValue(at: attribute.slot)
+            if case .externalData = value {
+                // The file is read now; a missing or damaged file gives nil (dataValue(forKey:) throws instead).
+                guard let bytes = try? resolvedAttributeValue(at: attribute.slot, key: attribute.name) else { return nil }
+                return ValueCoercion.publicValue(bytes, for: attribute)
+            }
+            return ValueCoercion.publicValue(value, for: attribute)
         case let relationship as RelationshipDescription:
             return relatedObjects(for: relationship)
         default:

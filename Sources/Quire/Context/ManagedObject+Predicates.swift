@@ -13,7 +13,7 @@ extension ManagedObject: PredicateEvaluable {
                 context: .init(entity: entity.name, key: key))
         }
         if let attribute = property as? AttributeDescription {
-            return .value(attributeValue(at: attribute.slot))
+            return .value(try resolvedAttributeValue(at: attribute.slot, key: attribute.name))
         }
         guard let relationship = property as? RelationshipDescription, let context = managedObjectContext else {
             return .value(.null)

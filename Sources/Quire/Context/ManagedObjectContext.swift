@@ -42,6 +42,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         set {
             precondition(parent == nil || newValue == nil, "A context has a parent or a coordinator, not both.")
             ownCoordinator = newValue
+            newValue?.register(self)
         }
     }
     private var ownCoordinator: PersistentStoreCoordinator?
@@ -66,6 +67,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             precondition(ownCoordinator == nil || parent == nil, "A context has a parent or a coordinator, not both.")
             precondition(parent !== self, "A context cannot be its own parent.")
             parent?.hasChildren.store(true, ordering: .relaxed)
+            parent?.persistentStoreCoordinator?.register(self)
         }
     }
     /// Whether a child context was ever given this one as its parent; the context then remembers the permanent

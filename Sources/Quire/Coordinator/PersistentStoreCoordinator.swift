@@ -19,6 +19,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     var rowCache: [ObjectID: RowSnapshot] = [:]
     /// The most rows the cache keeps; past that it starts afresh (cheaper than tracking use of each row).
     var rowCacheLimit = 500_000
+    /// The contexts using the coordinator, held weakly, so Save As can re-point their objects.
+    var registeredContexts: [WeakContextReference] = []
 
     /// Creates a coordinator for a model, freezing the model.
     ///
@@ -49,7 +51,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// it when missing.
     ///
     /// - Parameters:
-    ///   - type: The store type.
+    ///   - type: The store type, or nil to tell SQLite, XML and binary stores from the file's content.
     ///   - configuration: The model configuration whose entities the store holds (`nil` for all).
     ///   - url: The store's file (ignored for in-memory stores).
     ///   - options: Read-only, journal mode, pragmas, migration.
@@ -59,9 +61,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     ///   mapping), or cannot be opened for writing; nothing is written then.
     @discardableResult
     public func addPersistentStore(
-        type: StoreType, configuration: String? = nil, at url: URL?, options: StoreOptions = StoreOptions()
+        type: StoreType?, configuration: String? = nil, at url: URL?, options: StoreOptions = StoreOptions()
     ) throws -> PersistentStore {
-        try locked {
+        let type = try type ?? StoreTypeDetection.detect(at: url ?? URL(fileURLWithPath: "/dev/null"))
+        return try locked {
             if let url, stores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
                 throw QuireError(
                     .persistentStoreOpen, "The store at '\(url.path)' is already added to this coordinator.",
@@ -81,6 +84,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             stores.append(store)
             return store
         }
+    }
+
+    /// Adds an opened store to the list (the caller holds the lock and retained it).
+    func appendStore(_ store: PersistentStore) {
+        stores.append(store)
     }
 
     /// Detaches a store, closing it (`remove(_:)`). Objects from it can no longer be fulfilled.
@@ -230,7 +238,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             var result = SaveResult()
             let involved = stores.filter { store in
                 request.inserted.contains { $0.store === store } || request.updated.contains { $0.store === store }
-                    || request.deleted.contains { $0.store === store }
+                    || request.deleted.contains { $0.store === store } || (store.metadataIsDirty && !store.isReadOnly)
             }
             for store in involved {
                 guard !store.isReadOnly else { throw store.readOnlyError() }

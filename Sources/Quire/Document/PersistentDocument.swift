@@ -172,7 +172,8 @@ open class PersistentDocument {
     /// Fills the working tree from the document at `url`.
     func loadWorkingTree(from url: URL, typeName: String) throws {
         let type = try Self.documentTypes.type(named: typeName)
-        if type.format == .package { try SafeSave.recover(at: url) }
+        // Finish or undo a save a crash interrupted; for flat archives, remove the temporary file it left.
+        try SafeSave.recover(at: url)
         let sniffed = try DocumentSniffer.sniff(url)
         guard sniffed.format == type.format, sniffed.mimeType == type.mimeType else {
             throw QuireError(

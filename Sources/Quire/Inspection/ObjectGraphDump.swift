@@ -115,7 +115,17 @@ public struct ObjectGraphDump: Sendable, Equatable, Codable {
     static func canonicalAttributes(of object: ManagedObject) -> [String: String] {
         var result: [String: String] = [:]
         for attribute in object.entity.allAttributes where !attribute.isTransient {
-            result[attribute.name] = canonical(object.attributeValue(forKey: attribute.name))
+            var value = object.attributeValue(forKey: attribute.name)
+            if case .externalData(let reference) = value {
+                // Blobs stored beside the store dump like inline ones: by size and digest of their bytes.
+                do {
+                    value = try object.dataValue(forKey: attribute.name).map(AttributeValue.data) ?? .null
+                } catch {
+                    result[attribute.name] = "data(unreadable external file \(reference.uuid))"
+                    continue
+                }
+            }
+            result[attribute.name] = canonical(value)
         }
         return result
     }
@@ -132,6 +142,7 @@ public struct ObjectGraphDump: Sendable, Equatable, Codable {
         case .boolean(let v): return v ? "true" : "false"
         case .date(let v): return "date(\(v.timeIntervalSinceReferenceDate))"
         case .data(let v): return "data(\(v.count) bytes, sha256 \(SHA256.hexHash(v)))"
+        case .externalData(let reference): return "data(external file \(reference.uuid))"
         case .uuid(let v): return "uuid(\(v.uuidString))"
         case .uri(let v): return "uri(\(quoted(v.absoluteString)))"
         }

@@ -29,6 +29,9 @@ public enum AttributeValue: Sendable, Hashable {
     case uuid(UUID)
     /// A URI.
     case uri(URL)
+    /// Bytes kept in a file beside the store, not read yet (an attribute that allows external storage, as
+    /// fetched). ``ManagedObject/value(forKey:)`` reads the file and gives `Data`.
+    case externalData(ExternalDataReference)
 
     /// True for ``null``.
     public var isNull: Bool {
@@ -50,6 +53,7 @@ public enum AttributeValue: Sendable, Hashable {
         case .data(let v): return v
         case .uuid(let v): return v
         case .uri(let v): return v
+        case .externalData(let v): return v
         }
     }
 
@@ -118,6 +122,7 @@ extension AttributeValue: CustomStringConvertible {
         case .data(let v): return "<\(v.count) bytes>"
         case .uuid(let v): return v.uuidString
         case .uri(let v): return v.absoluteString
+        case .externalData(let v): return v.description
         }
     }
 }

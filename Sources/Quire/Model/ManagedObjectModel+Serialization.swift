@@ -346,6 +346,12 @@ extension AttributeValue: Codable {
                 throw DecodingError.dataCorruptedError(forKey: .value, in: container, debugDescription: "'\(text)' is not a UUID")
             }
             self = .uuid(uuid)
+        case "externalData":
+            let text = try container.decode(String.self, forKey: .value)
+            guard ExternalDataReference.isValidName(text) else {
+                throw DecodingError.dataCorruptedError(forKey: .value, in: container, debugDescription: "'\(text)' is not a UUID")
+            }
+            self = .externalData(ExternalDataReference(uuid: text, length: nil))
         case "uri":
             let text = try container.decode(String.self, forKey: .value)
             guard let url = URL(string: text) else {
@@ -374,6 +380,9 @@ extension AttributeValue: Codable {
         case .data(let v): try container.encode("data", forKey: .type); try container.encode(v.base64EncodedString(), forKey: .value)
         case .uuid(let v): try container.encode("uuid", forKey: .type); try container.encode(v.uuidString, forKey: .value)
         case .uri(let v): try container.encode("uri", forKey: .type); try container.encode(v.absoluteString, forKey: .value)
+        case .externalData(let v):
+            try container.encode("externalData", forKey: .type)
+            try container.encode(v.uuid, forKey: .value)
         }
     }
 }

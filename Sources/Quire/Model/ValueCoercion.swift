@@ -80,7 +80,7 @@ enum ValueCoercion {
         case (.boolean, .boolean): return value
         case (.boolean, .integer(let i)): return .boolean(i != 0)
         case (.string, .string), (.date, .date), (.binaryData, .data), (.uuid, .uuid), (.uri, .uri),
-            (.transformable, .data):
+            (.transformable, .data), (.binaryData, .externalData), (.transformable, .externalData):
             return value
         case (.uri, .string(let s)):
             guard let url = URL(string: s) else { throw mismatch(s, attribute, "it is not a URI") }

@@ -199,6 +199,8 @@ struct PredicatePrinter {
             writeCast(literal: v.uuidString, type: PredicateCast.uuid)
         case .uri(let v):
             writeCast(literal: v.absoluteString, type: PredicateCast.url)
+        case .externalData(let v):
+            writeString(v.uuid)
         }
     }
 

@@ -66,7 +66,7 @@ public struct SortKey: Hashable, Sendable {
             case .integer, .double, .float, .decimal, .boolean: return 1
             case .string: return 2
             case .date: return 3
-            case .data: return 4
+            case .data, .externalData: return 4
             case .uuid: return 5
             case .uri: return 6
             }

@@ -19,6 +19,8 @@ public class PersistentStore: @unchecked Sendable, CustomStringConvertible {
     public internal(set) var identifier: String = UUID().uuidString
     /// The store's metadata (`NSStoreType`, `NSStoreUUID`, model version hashes, and user keys).
     public internal(set) var metadata: [String: PropertyListValue] = [:]
+    /// Whether the metadata changed since the store last wrote it (written with the next save or on close).
+    var metadataIsDirty = false
     /// Whether writes throw.
     public var isReadOnly: Bool { options.isReadOnly }
 
@@ -85,6 +87,48 @@ public class PersistentStore: @unchecked Sendable, CustomStringConvertible {
     /// Writes pending metadata and closes the store.
     func close() throws {}
 
+    // MARK: Import (the target of Save As)
+
+    /// Whether primary keys are unique across the whole store (atomic stores, like Core Data's XML store's
+    /// `nextObjectID`) rather than within each entity hierarchy (SQLite).
+    var keysAreStoreWide: Bool { false }
+    /// Starts copying records into the new, empty store.
+    func beginImport() throws { throw unsupported("import") }
+    /// Adds records with their final IDs and versions; to-many relationships follow separately.
+    func importRecords(_ rows: [RowSnapshot]) throws { throw unsupported("import") }
+    /// Sets the members of to-many relationships of imported records.
+    func importRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
+        throw unsupported("import")
+    }
+    /// Which of two passes writes a to-many relationship (0 or 1).
+    func importPass(for relationship: RelationshipDescription) -> Int { 0 }
+    /// Makes the imported records durable, with the highest key of each entity hierarchy.
+    func finishImport(maximumKeys: [ObjectIdentifier: Int64]) throws { throw unsupported("import") }
+
+    // MARK: External binary data
+
+    /// The folder of the store's external data files (nil for a store without a file).
+    var externalDataFolder: ExternalDataFolder? { url.map(ExternalDataFolder.init(storeURL:)) }
+
+    /// Whether the store keeps large binary values in files beside it (not for in-memory stores, nor for
+    /// stores added with ``StoreOptions/storesExternalDataInline``).
+    var keepsExternalDataFiles: Bool { url != nil && !options.storesExternalDataInline }
+
+    /// The length the store recorded for an external data file, when the reference does not carry it.
+    func recordedLength(ofExternalData name: String) -> Int64? { nil }
+
+    /// Reads the bytes of an external data reference held by one of the store's objects.
+    func readExternalData(_ reference: ExternalDataReference, of objectID: ObjectID, key: String) throws -> Data {
+        guard let folder = externalDataFolder else {
+            throw QuireError(
+                .fileReadNoSuchFile, "The external data of '\(key)' of \(objectID) cannot be read: the store has no folder.",
+                context: .init(entity: objectID.entity.name, key: key, object: objectID.uriRepresentation()))
+        }
+        return try folder.read(
+            reference, expectedLength: reference.length ?? recordedLength(ofExternalData: reference.uuid), object: objectID,
+            key: key)
+    }
+
     func unsupported(_ what: String) -> QuireError {
         QuireError(
             .persistentStoreUnsupportedRequestType, "The \(type) store does not support \(what) requests.",
@@ -116,6 +160,20 @@ public enum StoreMetadataKey {
     public static let modelVersionIdentifiers = "NSStoreModelVersionIdentifiers"
     /// The framework version that wrote the store.
     public static let persistenceFrameworkVersion = "NSPersistenceFrameworkVersion"
+
+    /// New metadata for a store: the given keys, with the store's type, and the UUID and model version keys
+    /// kept from `existing` when the new dictionary leaves them out.
+    static func merged(
+        _ metadata: [String: PropertyListValue], existing: [String: PropertyListValue], type: StoreType
+    ) -> [String: PropertyListValue] {
+        var result = metadata
+        result[storeType] = .string(type.rawValue)
+        for key in [storeUUID, modelVersionHashes, modelVersionHashesVersion, modelVersionIdentifiers, persistenceFrameworkVersion]
+        where result[key] == nil {
+            result[key] = existing[key]
+        }
+        return result
+    }
 
     /// The metadata Quire writes for a store of a model.
     static func standard(type: StoreType, uuid: String, model: ManagedObjectModel) -> [String: PropertyListValue] {

@@ -36,6 +36,13 @@ public struct StoreOptions: Sendable, Hashable {
     public var migratesAutomatically = false
     /// Infer the mapping when migrating automatically (`NSInferMappingModelAutomaticallyOption`).
     public var infersMappingModel = false
+    /// Values of attributes that allow external storage larger than this many bytes are kept in files
+    /// beside the store (`.<store>_SUPPORT/_EXTERNAL_DATA/<UUID>`); 1 MB by default, the value Core Data was
+    /// observed to use.
+    public var externalDataThreshold = 1_048_576
+    /// Keep every binary value inside the XML or binary store's file, as Core Data's own XML store does, for
+    /// files meant for Core Data on a Mac. Values already in files are read into the store when it is saved.
+    public var storesExternalDataInline = false
 
     /// Creates default options.
     public init() {}

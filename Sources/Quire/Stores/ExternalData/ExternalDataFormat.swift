@@ -33,16 +33,20 @@ enum ExternalDataFormat {
         }
     }
 
-    /// Decodes a column into an attribute value, for inline data; external references throw until read
-    /// through the store's external data folder.
+    /// Decodes a column into an attribute value: the bytes for inline data, a reference for external data
+    /// (the file is not read).
     static func decodeColumn(_ bytes: Data, column: String) throws -> AttributeValue {
         switch try parse(bytes, column: column) {
         case .inline(let data): return .data(Data(data))
-        case .external(let name):
-            throw QuireError(
-                .persistentStoreOperation,
-                "Column \(column) refers to external data '\(name)', which this store cannot read.",
-                context: .init(key: column))
+        case .external(let name): return .externalData(ExternalDataReference(uuid: name, length: nil))
         }
+    }
+
+    /// A column holding a reference: `0x02`, the 36-character UUID, `0x00`.
+    static func externalColumn(_ uuid: String) -> Data {
+        var bytes = Data([0x02])
+        bytes.append(contentsOf: uuid.utf8)
+        bytes.append(0)
+        return bytes
     }
 }

@@ -53,7 +53,7 @@ struct SQLitePredicateCompiler {
             case .integer, .double, .float, .decimal, .boolean: self = .number
             case .string: self = .string
             case .date: self = .date
-            case .data: self = .data
+            case .data, .externalData: self = .data
             case .uuid: self = .uuid
             case .uri: self = .uri
             }

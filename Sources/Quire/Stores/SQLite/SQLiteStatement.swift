@@ -92,6 +92,7 @@ final class SQLiteStatement {
             let bytes: [UInt8] = withUnsafeBytes(of: v.uuid) { Array($0) }
             bind(Data(bytes), at: index)
         case .uri(let v): bind(v.absoluteString, at: index)
+        case .externalData(let v): bind(ExternalDataFormat.externalColumn(v.uuid), at: index)
         }
     }
 

@@ -11,7 +11,23 @@ extension SQLiteStore {
     func sqliteSave(_ request: SaveRequest) throws -> SaveResult {
         guard !options.isReadOnly else { throw readOnlyError() }
         let connection = try db()
-        return try connection.transaction {
+        let writes = externalDataFolder.map { ExternalDataWrites(folder: $0, threshold: options.externalDataThreshold) }
+        blobWrites = writes
+        defer { blobWrites = nil }
+        let result: SaveResult
+        do {
+            result = try transaction(request, connection)
+        } catch {
+            writes?.discard()
+            throw error
+        }
+        metadataIsDirty = false
+        if Self.mayUnreferenceExternalData(request) { try? collectExternalData() }
+        return result
+    }
+
+    private func transaction(_ request: SaveRequest, _ connection: SQLiteConnection) throws -> SaveResult {
+        try connection.transaction {
             var result = SaveResult()
             try assignPrimaryKeys(request.inserted, into: &result, connection)
             // Relationships may point at inserted objects by temporary ID; the map is needed only then.
@@ -30,6 +46,7 @@ extension SQLiteStore {
                 if try !deleteRow(change, connection) { conflicting.append(change) }
             }
             if !conflicting.isEmpty { throw try conflictError(conflicting) }
+            if metadataIsDirty { try SQLiteStore.write(metadata, connection) }
             // Join rows first, from the owning sides; then the inverse sides' order columns, which update rows
             // the owners may only just have inserted in this save.
             for inverseSides in [false, true] {
@@ -39,6 +56,10 @@ extension SQLiteStore {
                         if !inverseSides { try writeOrderKeys(change, map: map, connection) }
                     }
                 }
+            }
+            if let writes = blobWrites, !writes.written.isEmpty {
+                try recordExternalData(writes.lengths, connection)
+                writes.finish()
             }
             return result
         }
@@ -107,8 +128,9 @@ extension SQLiteStore {
 
     /// Inserts or updates one row; returns false when an update found the row changed or gone.
     @discardableResult
-    private func writeRow(
-        _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], insert: Bool, _ connection: SQLiteConnection
+    func writeRow(
+        _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], insert: Bool, version: Int64 = 1,
+        _ connection: SQLiteConnection
     ) throws -> Bool {
         let entity = id.entity
         guard let plan = writePlan(for: entity), let pk = id.primaryKey else { return false }
@@ -117,10 +139,14 @@ extension SQLiteStore {
         if insert {
             statement.bind(pk, at: 1)
             statement.bind(Int64(entity.entityNumber), at: 2)
-            statement.bind(Int64(1), at: 3)
+            statement.bind(version, at: 3)
         }
         for (slot, external) in plan.attributeSlots {
-            statement.bind(change.attributes[slot], at: index, externalFormat: external)
+            if external, let writes = blobWrites {
+                statement.bind(try writes.stored(change.attributes[slot], external: true), at: index, externalFormat: true)
+            } else {
+                statement.bind(change.attributes[slot], at: index, externalFormat: external)
+            }
             index += 1
         }
         for (slot, withEntity) in plan.relationshipSlots {
@@ -207,7 +233,7 @@ extension SQLiteStore {
 
     /// Join-table rows for the to-many relationships this object owns (the side that names the join table);
     /// the inverse side only updates its order column.
-    private func writeJoins(
+    func writeJoins(
         _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], inverseSides: Bool, _ connection: SQLiteConnection
     ) throws {
         guard let pk = id.primaryKey else { return }
@@ -266,7 +292,7 @@ extension SQLiteStore {
     }
 
     /// `Z_FOK_` keys of the members of ordered to-many relationships kept by the members' foreign keys.
-    private func writeOrderKeys(_ change: SaveRequest.Change, map: [ObjectID: ObjectID], _ connection: SQLiteConnection) throws {
+    func writeOrderKeys(_ change: SaveRequest.Change, map: [ObjectID: ObjectID], _ connection: SQLiteConnection) throws {
         for relationship in change.objectID.entity.allRelationships where relationship.isOrdered && SQLiteSchema.usesForeignKey(relationship) {
             guard case .ordered(let members) = change.relationships[relationship.slot], let inverse = relationship.resolvedInverse,
                 let owner = inverse.entity, let mapping = schema.mapping(for: owner), mapping.orderKeyColumns[inverse.slot] >= 0

@@ -40,6 +40,10 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// Per table: the select list and the select of one row by key.
     var selectLists: [ObjectIdentifier: String] = [:]
     var rowByKeySQL: [ObjectIdentifier: String] = [:]
+    /// The external data files of the save in progress.
+    var blobWrites: ExternalDataWrites?
+    /// The lengths of external data files carried into the store by an import.
+    var importedLengths: [String: Int64] = [:]
 
     init(url: URL, configurationName: String?, options: StoreOptions, model: ManagedObjectModel) {
         self.schema = SQLiteSchema(model: model)
@@ -228,9 +232,21 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
         try sqliteRelatedObjectIDs(of: objectIDs, relationship: relationship)
     }
     override func save(_ request: SaveRequest) throws -> SaveResult { try sqliteSave(request) }
+    override func recordedLength(ofExternalData name: String) -> Int64? { sqliteRecordedLength(ofExternalData: name) }
+    override func beginImport() throws { try sqliteBeginImport() }
+    override func importRecords(_ rows: [RowSnapshot]) throws { try sqliteImportRecords(rows) }
+    override func importRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
+        try sqliteImportRelationships(owners)
+    }
+    override func importPass(for relationship: RelationshipDescription) -> Int { sqliteImportPass(for: relationship) }
+    override func finishImport(maximumKeys: [ObjectIdentifier: Int64]) throws { try sqliteFinishImport(maximumKeys: maximumKeys) }
 
     override func close() throws {
         guard let connection else { return }
+        if metadataIsDirty && !options.isReadOnly {
+            try connection.transaction { try SQLiteStore.write(metadata, connection) }
+            metadataIsDirty = false
+        }
         if !options.isReadOnly && options.journalMode == .wal {
             // Checkpoint without waiting for other connections' readers; the last connection to close
             // checkpoints again and removes the -wal and -shm files.

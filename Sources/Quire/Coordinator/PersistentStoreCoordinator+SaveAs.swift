@@ -1,0 +1,121 @@
+import Foundation
+
+/// A context a coordinator knows without keeping it alive.
+struct WeakContextReference {
+    weak var context: ManagedObjectContext?
+}
+
+extension PersistentStoreCoordinator {
+    /// Remembers a context, so that Save As can tell it that its objects' IDs changed.
+    func register(_ context: ManagedObjectContext) {
+        locked {
+            registeredContexts.removeAll { $0.context == nil || $0.context === context }
+            registeredContexts.append(WeakContextReference(context: context))
+        }
+    }
+
+    /// Save As (`migratePersistentStore(_:to:options:type:)`): copies a store into a new store of any type at
+    /// any location, attaches the new store, removes the old one, and re-points every context's objects to
+    /// the new store, so they keep working.
+    ///
+    /// ```swift
+    /// let saved = try coordinator.migratePersistentStore(store, to: folder.appendingPathComponent("Copy.xml"), type: .xml)
+    /// ```
+    ///
+    /// Records are copied in batches (memory stays bounded when the source is SQLite); relationships are
+    /// rebuilt; the metadata is carried over with the new type and a new UUID; external data files are
+    /// hard-linked into the new store's folder (copied across file systems), never lost. The options apply to
+    /// the new store as to any added store.
+    ///
+    /// Call it from a context's queue or a thread that no context's queue waits for: the coordinator runs each
+    /// context's re-pointing on that context's queue.
+    ///
+    /// - Parameters:
+    ///   - store: An attached store.
+    ///   - url: Where the new store goes (nil for an in-memory store); nothing may be there yet.
+    ///   - options: The new store's options.
+    ///   - type: The new store's type.
+    /// - Returns: The new store, attached.
+    /// - Throws: ``QuireError`` when the target is bad or unwritable, the disk is full, or the source cannot be
+    ///   read (a missing external data file included). The source store stays attached and unchanged, and
+    ///   whatever was written of the target is removed.
+    @discardableResult
+    public func migratePersistentStore(
+        _ store: PersistentStore, to url: URL?, options: StoreOptions = StoreOptions(), type: StoreType
+    ) throws -> PersistentStore {
+        let (target, map) = try locked { try migrateLocked(store, to: url, options: options, type: type) }
+        let contexts = locked { registeredContexts.compactMap(\.context) }
+        for context in contexts { context.performAndWait { context.storeDidMigrate(map) } }
+        return target
+    }
+
+    private func migrateLocked(
+        _ store: PersistentStore, to url: URL?, options: StoreOptions, type: StoreType
+    ) throws -> (PersistentStore, StoreMigrationMap) {
+        guard persistentStores.contains(where: { $0 === store }) else {
+            throw QuireError(.persistentStoreOperation, "The store \(store) is not attached to this coordinator.")
+        }
+        let entry = try StoreRegistry.entry(for: type, url: url)
+        if let url {
+            if url.standardizedFileURL == store.url?.standardizedFileURL {
+                throw QuireError(
+                    .persistentStoreOperation, "Save As cannot write the store '\(url.path)' over itself.", context: .init(file: url))
+            }
+            if FileManager.default.fileExists(atPath: url.path) {
+                throw QuireError(
+                    .persistentStoreOperation,
+                    "Save As needs a new location, but '\(url.path)' already exists; destroy or replace it first.",
+                    context: .init(file: url))
+            }
+        } else if type != .inMemory {
+            throw QuireError(.persistentStoreOperation, "Save As to a \(type) store needs a file URL.")
+        }
+        let support = url.map(ExternalDataFolder.supportFolder(forStore:))
+        let createdSupport = support.map { !FileManager.default.fileExists(atPath: $0.path) } ?? false
+        var writable = options
+        writable.isReadOnly = false
+        var made: PersistentStore?
+        do {
+            let target = try entry.make(url, store.configurationName, writable, managedObjectModel)
+            made = target
+            try target.load()
+            target.metadata = StoreMetadataKey.migrated(store.metadata, type: type, uuid: target.identifier, model: managedObjectModel)
+            target.metadataIsDirty = true
+            let map = try StoreMigration.copy(from: store, to: target)
+            var attached = target
+            if options.isReadOnly {
+                try target.close()
+                attached = try entry.make(url, store.configurationName, options, managedObjectModel)
+                try attached.load()
+            }
+            _ = Unmanaged.passRetained(attached)
+            attached.persistentStoreCoordinator = self
+            appendStore(attached)
+            try? remove(store)
+            return (attached, map.retargeted(to: attached))
+        } catch {
+            try? made?.close()
+            if let url {
+                for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+                if createdSupport, let support { try? FileManager.default.removeItem(at: support) }
+            }
+            let cause = error as? QuireError
+            throw QuireError(
+                cause?.code ?? .migration,
+                "Save As of the store '\(store.url?.path ?? "memory")' to '\(url?.path ?? "memory")' failed; the store is "
+                    + "unchanged: \(cause?.message ?? String(describing: error))",
+                context: cause?.context ?? .init(file: url), underlying: cause ?? QuireUnderlyingError(error))
+        }
+    }
+}
+
+extension StoreMetadataKey {
+    /// The metadata of a store made by Save As: the source's keys, the new type and UUID, the model's hashes.
+    static func migrated(
+        _ metadata: [String: PropertyListValue], type: StoreType, uuid: String, model: ManagedObjectModel
+    ) -> [String: PropertyListValue] {
+        var result = metadata
+        for (key, value) in standard(type: type, uuid: uuid, model: model) { result[key] = value }
+        return result
+    }
+}

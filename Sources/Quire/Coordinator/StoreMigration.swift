@@ -1,0 +1,118 @@
+import Foundation
+
+/// Where the records of a store went when it was copied into another: the same keys, moved by a per-hierarchy
+/// offset when the target's keys are unique across the store (atomic stores) and the source's only within
+/// each entity hierarchy (SQLite). A few numbers, whatever the store's size.
+struct StoreMigrationMap: Sendable {
+    /// The store the records came from, and the one they are in now. Stores added to a coordinator live for
+    /// the rest of the process (see ``PersistentStoreCoordinator/addPersistentStore(type:configuration:at:options:)``).
+    unowned(unsafe) let source: PersistentStore
+    unowned(unsafe) let target: PersistentStore
+    /// The offset added to the keys of each entity hierarchy, by root entity.
+    let offsets: [ObjectIdentifier: Int64]
+
+    /// The new ID of a record of the source store; nil for IDs of other stores and temporary IDs.
+    func map(_ id: ObjectID) -> ObjectID? {
+        guard id.persistentStore === source, let key = id.primaryKey else { return nil }
+        return ObjectID(entity: id.entity, store: target, primaryKey: key + (offsets[ObjectIdentifier(id.entity.rootEntity)] ?? 0))
+    }
+
+    func retargeted(to store: PersistentStore) -> StoreMigrationMap {
+        StoreMigrationMap(source: source, target: store, offsets: offsets)
+    }
+}
+
+/// Copies every record of one store into a new, empty store: IDs first (only IDs are held for the whole
+/// store), then records in batches, then the members of to-many relationships in batches, so memory stays
+/// bounded by the batch size when the source is SQLite. External data files are hard-linked (or copied
+/// across file systems) into the target's folder under the same names, never read, unless the target keeps
+/// data inline or in memory.
+enum StoreMigration {
+    static let batchSize = 1000
+
+    static func copy(from source: PersistentStore, to target: PersistentStore) throws -> StoreMigrationMap {
+        let entities = source.entities.filter { !$0.isAbstract }.sorted { $0.entityNumber < $1.entityNumber }
+        var idsByEntity: [(EntityDescription, [ObjectID])] = []
+        var maximum: [ObjectIdentifier: Int64] = [:]
+        for entity in entities {
+            let fetch = StoreFetch(
+                entity: entity, predicate: nil, sortKeys: [], limit: 0, offset: 0, includesSubentities: false, kind: .objectIDs)
+            let ids = try source.fetchObjectIDs(fetch).sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
+            idsByEntity.append((entity, ids))
+            let root = ObjectIdentifier(entity.rootEntity)
+            maximum[root] = max(maximum[root] ?? 0, ids.last?.primaryKey ?? 0)
+        }
+        var offsets: [ObjectIdentifier: Int64] = [:]
+        if !source.keysAreStoreWide && target.keysAreStoreWide {
+            var total: Int64 = 0
+            for root in source.model.entitiesByNumber where root.superentity == nil {
+                offsets[ObjectIdentifier(root)] = total
+                total += maximum[ObjectIdentifier(root)] ?? 0
+            }
+        }
+        let map = StoreMigrationMap(source: source, target: target, offsets: offsets)
+        var targetMaximum: [ObjectIdentifier: Int64] = [:]
+        for (root, key) in maximum { targetMaximum[root] = key + (offsets[root] ?? 0) }
+
+        try target.beginImport()
+        for (_, ids) in idsByEntity {
+            for start in stride(from: 0, to: ids.count, by: batchSize) {
+                let batch = Array(ids[start..<min(ids.count, start + batchSize)])
+                let rows = try source.snapshots(for: batch)
+                try target.importRecords(try rows.map { try convert($0, map, source: source, target: target) })
+            }
+        }
+        for pass in 0...1 {
+            for (entity, ids) in idsByEntity {
+                for relationship in entity.allRelationships
+                where relationship.isToMany && !relationship.isTransient && target.importPass(for: relationship) == pass {
+                    for start in stride(from: 0, to: ids.count, by: batchSize) {
+                        let batch = Array(ids[start..<min(ids.count, start + batchSize)])
+                        let members = try source.relatedObjectIDs(of: batch, relationship: relationship)
+                        var owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])] = []
+                        for id in batch {
+                            guard let owner = map.map(id) else { continue }
+                            let related = (members[id] ?? []).compactMap(map.map)
+                            if !related.isEmpty { owners.append((owner, relationship, related)) }
+                        }
+                        if !owners.isEmpty { try target.importRelationships(owners) }
+                    }
+                }
+            }
+        }
+        try target.finishImport(maximumKeys: targetMaximum)
+        return map
+    }
+
+    /// A source row in the target's terms: IDs mapped, to-many relationships left for later, external data
+    /// linked into the target's folder (or read, for a target that keeps it inline or in memory).
+    private static func convert(
+        _ row: RowSnapshot, _ map: StoreMigrationMap, source: PersistentStore, target: PersistentStore
+    ) throws -> RowSnapshot {
+        let entity = row.objectID.entity
+        guard let id = map.map(row.objectID) else { return row }
+        var attributes = row.attributes
+        for index in attributes.indices {
+            guard case .externalData(let reference) = attributes[index], index < entity.allAttributes.count else { continue }
+            let key = entity.allAttributes[index].name
+            if target.keepsExternalDataFiles, let from = source.externalDataFolder, let to = target.externalDataFolder {
+                let expected = reference.length ?? source.recordedLength(ofExternalData: reference.uuid)
+                let length = try from.check(reference, expectedLength: expected, object: row.objectID, key: key)
+                try to.createIfNeeded()
+                try to.link(reference.uuid, from: from)
+                attributes[index] = .externalData(ExternalDataReference(uuid: reference.uuid, length: length))
+            } else {
+                attributes[index] = .data(try source.readExternalData(reference, of: row.objectID, key: key))
+            }
+        }
+        var relationships = row.relationships
+        for relationship in entity.allRelationships where relationship.slot < relationships.count {
+            if relationship.isToMany {
+                relationships[relationship.slot] = .fault
+            } else if case .toOne(let target?) = relationships[relationship.slot] {
+                relationships[relationship.slot] = .toOne(map.map(target))
+            }
+        }
+        return RowSnapshot(objectID: id, version: row.version, attributes: attributes, relationships: relationships)
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Quire's binary store: an atomic store in one compact, checksummed file (see `Docs/BinaryStoreFormat.md`).
+///
+/// `@unchecked Sendable` (inherited): used only under the coordinator's lock.
+final class BinaryStore: AtomicStore, @unchecked Sendable {
+    init(url: URL, configurationName: String?, options: StoreOptions, model: ManagedObjectModel) {
+        super.init(type: .binary, url: url, configurationName: configurationName, options: options, model: model)
+    }
+
+    override func decode(_ data: Data) throws -> AtomicStoreImage {
+        let file = fileURL
+        return try data.withUnsafeBytes { bytes in
+            let header = try BinaryStoreFormat.Header.decode(bytes, file: file)
+            guard bytes.count >= header.sectionsOffset else {
+                throw QuireError(
+                    .fileReadCorruptFile,
+                    "The binary store '\(file.path)' is truncated (\(bytes.count) bytes, shorter than its metadata blocks).",
+                    context: .init(file: file, position: bytes.count))
+            }
+            let slot = try BinaryStoreFormat.newestSlot(bytes, header: header, file: file)
+            let metadata = try BinaryStoreFormat.decodeMetadata(slot.payload, file: file)
+            try checkMetadata(metadata)
+            let sections = try BinaryStoreFormat.sections(bytes, header: header, file: file)
+            guard let objects = sections[BinaryStoreFormat.objectsTag] else {
+                throw QuireError(
+                    .fileReadCorruptFile, "The binary store '\(file.path)' has no objects section.", context: .init(file: file))
+            }
+            let (nextKey, nodes) = try BinaryObjectCoding.decode(bytes, range: objects, model: model, store: self, file: file)
+            return AtomicStoreImage(metadata: metadata, nextKey: nextKey, nodes: nodes)
+        }
+    }
+
+    override func encode(_ image: AtomicStoreImage) throws -> [Data] {
+        try Self.encode(image, model: model)
+    }
+
+    /// The chunks of a whole binary store file.
+    static func encode(_ image: AtomicStoreImage, model: ManagedObjectModel) throws -> [Data] {
+        let metadata = try PropertyListValue.encode(image.metadata, format: .binary)
+        let header = BinaryStoreFormat.Header(slotCapacity: BinaryStoreFormat.slotCapacity(for: metadata.count))
+        var chunks = [Data(header.encoded())]
+        chunks.append(Data(BinaryStoreFormat.encodeSlot(generation: 1, payload: metadata, capacity: header.slotCapacity)))
+        chunks.append(Data(count: header.slotCapacity))
+        BinaryStoreFormat.appendSection(BinaryStoreFormat.modelTag, payload: try model.serializedRepresentation(), to: &chunks)
+        BinaryStoreFormat.appendSection(BinaryStoreFormat.objectsTag, payload: BinaryObjectCoding.encode(image, model: model), to: &chunks)
+        BinaryStoreFormat.appendSection(BinaryStoreFormat.endTag, payload: Data(), to: &chunks)
+        return chunks
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+/// Core Data's XML store: an atomic store in one XML file (see ``XMLStoreWriter`` and ``XMLStoreParser``).
+///
+/// `@unchecked Sendable` (inherited): used only under the coordinator's lock.
+final class XMLStore: AtomicStore, @unchecked Sendable {
+    init(url: URL, configurationName: String?, options: StoreOptions, model: ManagedObjectModel) {
+        super.init(type: .xml, url: url, configurationName: configurationName, options: options, model: model)
+    }
+
+    override func decode(_ data: Data) throws -> AtomicStoreImage {
+        let parsed = try XMLStoreParser.parse(data, file: fileURL, model: model, store: self)
+        guard var metadata = parsed.metadata else {
+            throw QuireError(
+                .fileReadCorruptFile, "The XML store '\(fileURL.path)' has no <metadata> in its <databaseInfo>.",
+                context: .init(file: fileURL))
+        }
+        // Core Data's own XML stores name their UUID in <UUID>; the metadata may lack it.
+        if metadata[StoreMetadataKey.storeUUID] == nil, let uuid = parsed.uuid { metadata[StoreMetadataKey.storeUUID] = .string(uuid) }
+        return AtomicStoreImage(metadata: metadata, nextKey: parsed.nextKey, nodes: parsed.nodes)
+    }
+
+    override func encode(_ image: AtomicStoreImage) throws -> [Data] {
+        try Self.encode(image, model: model, uuid: identifier)
+    }
+
+    static func encode(_ image: AtomicStoreImage, model: ManagedObjectModel, uuid: String) throws -> [Data] {
+        var writer = XMLStoreWriter(capacity: 256 + image.nodes.count * 400)
+        writer.head(metadata: image.metadata, uuid: uuid, nextKey: image.nextKey, model: try model.serializedRepresentation())
+        for key in image.nodes.keys.sorted() {
+            guard let node = image.nodes[key] else { continue }
+            writer.object(node)
+        }
+        writer.tail()
+        return [Data(writer.output)]
+    }
+}

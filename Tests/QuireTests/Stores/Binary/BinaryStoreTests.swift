@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+@testable import Quire
+
+/// The binary store's checksums and bounds: corrupt or truncated files are refused, never misread.
+@Suite struct BinaryStoreTests {
+    let folder: TemporaryFolder
+
+    init() throws { folder = try TemporaryFolder() }
+
+    private func makeStore(_ name: String, count: Int = 50) throws -> URL {
+        let url = folder.file(name)
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: Fixtures.companyModel())
+        try coordinator.addPersistentStore(type: .binary, at: url)
+        let context = ManagedObjectContext()
+        context.persistentStoreCoordinator = coordinator
+        let entity = try #require(coordinator.managedObjectModel.entitiesByName["Employee"])
+        for index in 0..<count {
+            let employee = ManagedObject(entity: entity, insertInto: context)
+            employee.setValue("Employee \(index)", forKey: "name")
+            employee.setValue(Int64(index), forKey: "salary")
+        }
+        try context.save()
+        for store in coordinator.persistentStores { try coordinator.remove(store) }
+        return url
+    }
+
+    private func openError(_ url: URL) throws -> QuireError {
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: Fixtures.companyModel())
+        let error = try #require(throws: QuireError.self) { try coordinator.addPersistentStore(type: .binary, at: url) }
+        #expect(error.context.file?.path == url.path)
+        return error
+    }
+
+    @Test func startsWithItsMagicAndAHeaderChecksum() throws {
+        let bytes = [UInt8](try Data(contentsOf: try makeStore("Magic.quire")))
+        #expect(Array(bytes.prefix(8)) == BinaryStoreFormat.magic)
+        #expect(bytes[8] == 1)
+    }
+
+    @Test func aFlippedByteAnywhereIsDetected() throws {
+        let url = try makeStore("Flip.quire")
+        let whole = try Data(contentsOf: url)
+        let header = BinaryStoreFormat.headerSize
+        let capacity = 4096
+        // The header, the live metadata slot's payload, the model section and the objects section.
+        for offset in [12, header + 20, header + 2 * capacity + 40, whole.count - 200] {
+            var damaged = whole
+            damaged[offset] ^= 0x40
+            let copy = folder.file("Flip-\(offset).quire")
+            try damaged.write(to: copy)
+            let error = try openError(copy)
+            #expect(error.code == .fileReadCorruptFile, "offset \(offset): \(error)")
+        }
+    }
+
+    @Test func truncationAtAnyLengthIsRefused() throws {
+        let url = try makeStore("Cut.quire")
+        let whole = try Data(contentsOf: url)
+        for length in [1, 7, 20, 31, 40, 5000, 8300, whole.count / 2, whole.count - 30, whole.count - 1] {
+            let copy = folder.file("Cut-\(length).quire")
+            try whole.prefix(length).write(to: copy)
+            let error = try openError(copy)
+            #expect(error.code == .fileReadCorruptFile, "length \(length): \(error)")
+        }
+    }
+
+    @Test func aFileRewrittenByAnotherWriterIsAConflict() throws {
+        let url = try makeStore("Shared.quire", count: 3)
+        var stacks: [(PersistentStoreCoordinator, ManagedObjectContext)] = []
+        for _ in 0..<2 {
+            let coordinator = try PersistentStoreCoordinator(managedObjectModel: Fixtures.companyModel())
+            try coordinator.addPersistentStore(type: .binary, at: url)
+            let context = ManagedObjectContext()
+            context.persistentStoreCoordinator = coordinator
+            stacks.append((coordinator, context))
+        }
+        for (index, (coordinator, context)) in stacks.enumerated() {
+            let department = ManagedObject(entity: try #require(coordinator.managedObjectModel.entitiesByName["Department"]), insertInto: context)
+            department.setValue("D\(index)", forKey: "name")
+        }
+        try stacks[0].1.save()
+        let error = try #require(throws: QuireError.self) { try stacks[1].1.save() }
+        #expect(error.code == .persistentStoreSaveConflicts)
+        #expect(stacks[1].1.hasChanges)
+    }
+
+    @Test func otherFilesAreNotBinaryStores() throws {
+        let url = folder.file("Photo.quire")
+        try Data("\u{89}PNG\r\n\u{1A}\n".utf8 + (0..<2000).map { UInt8($0 % 251) }).write(to: url)
+        let error = try openError(url)
+        #expect(error.message.contains("not a Quire binary store"))
+    }
+}
