@@ -179,6 +179,33 @@ import Testing
         #expect(try DocumentFixtures.titles(at: first, kind: package) == ["x", "y"])
     }
 
+    @Test func saveAsMigratesBetweenStoreTypesAndKeepsObjectsWorking() throws {
+        let sqlitePackage = DocumentFixtures.Kind(format: .package, storeType: .sqlite)
+        let xmlZip = DocumentFixtures.Kind(format: .zipArchive, storeType: .xml)
+        let binaryTar = DocumentFixtures.Kind(format: .tarArchive, storeType: .binary)
+        for kind in [sqlitePackage, xmlZip, binaryTar] { _ = kind.register() }
+        let document = try PersistentDocument(type: sqlitePackage.typeName, model: DocumentFixtures.model())
+        DocumentFixtures.fill(document, titles: ["a", "b", "c"])
+        try document.save(to: folder.file("One.\(sqlitePackage.fileExtension)"), ofType: sqlitePackage.typeName, for: .saveAs)
+        let context = document.managedObjectContext
+        let note = try context.performAndWait {
+            try #require(context.fetch(FetchRequest<ManagedObject>(entityName: "Note")).first { $0.value(forKey: "title") as? String == "b" })
+        }
+        for (index, kind) in [xmlZip, binaryTar].enumerated() {
+            let url = folder.file("Converted\(index).\(kind.fileExtension)")
+            try document.save(to: url, ofType: kind.typeName, for: .saveAs)
+            let store = try #require(document.persistentStoreCoordinator.persistentStores.first)
+            #expect(store.type == kind.storeType)
+            context.performAndWait {
+                #expect(note.objectID.persistentStore === store)
+                note.setValue("b\(index)", forKey: "title")
+            }
+            try document.save()
+            #expect(try DocumentFixtures.titles(at: url, kind: kind) == ["a", "b\(index)", "c"])
+        }
+        document.close()
+    }
+
     @Test func openingChecksTheType() throws {
         let package = DocumentFixtures.Kind(format: .package, storeType: .sqlite)
         let zip = DocumentFixtures.Kind(format: .zipArchive, storeType: .sqlite)
