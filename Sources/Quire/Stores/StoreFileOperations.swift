@@ -5,8 +5,8 @@ import Synchronization
 /// the embedded model of a closed store, rewrite its metadata, and know which companion files it keeps beside
 /// itself while open.
 ///
-/// Every store type that can be migrated registers one with ``StoreFileOperations/register(_:for:)``; SQLite's
-/// is built in.
+/// Every store type that can be migrated registers one with ``StoreFileOperations/register(_:for:)``; SQLite's,
+/// XML's and the binary store's are built in.
 struct StoreFileOperations: Sendable {
     /// What a closed store file says about itself.
     struct Contents: Sendable {
@@ -34,7 +34,7 @@ struct StoreFileOperations: Sendable {
     /// The largest embedded model read, in bytes (real ones are a few hundred kilobytes at most).
     static let maximumModelSize = 64 * 1024 * 1024
 
-    private static let registry = Mutex<[StoreType: StoreFileOperations]>([.sqlite: .sqlite])
+    private static let registry = Mutex<[StoreType: StoreFileOperations]>([.sqlite: .sqlite, .xml: .xml, .binary: .binary])
 
     /// Registers the operations of a store type.
     static func register(_ operations: StoreFileOperations, for type: StoreType) {

@@ -75,3 +75,35 @@ import Testing
         #expect(error.message.contains("embeds no model"))
     }
 }
+
+/// The dump is the same whichever store type holds the graph.
+@Suite struct ObjectGraphDumpAcrossStoreTypesTests {
+    @Test(arguments: [StoreType.xml, .binary])
+    func savingAsAnotherTypeKeepsTheDump(type: StoreType) throws {
+        let folder = try TemporaryFolder()
+        let source = folder.file("Company.sqlite")
+        let (coordinator, context) = try Fixtures.stack(Fixtures.companyModel(), at: source)
+        let model = coordinator.managedObjectModel
+        let department = ManagedObject(entity: try #require(model.entitiesByName["Department"]), insertInto: context)
+        department.setValue("Research", forKey: "name")
+        let project = ManagedObject(entity: try #require(model.entitiesByName["Project"]), insertInto: context)
+        for name in ["Ada", "Grace", "Linus"] {
+            let employee = ManagedObject(entity: try #require(model.entitiesByName["Employee"]), insertInto: context)
+            employee.setValue(name, forKey: "name")
+            employee.setValue(department, forKey: "department")
+            employee.addObject(project, toRelationship: "projects")
+        }
+        try context.save()
+        let before = try ObjectGraphDump(context: context)
+        let store = try #require(coordinator.persistentStores.first)
+        let target = folder.file("Company.\(type.rawValue.lowercased())")
+        try context.performAndWait {
+            _ = try coordinator.migratePersistentStore(store, to: target, type: type)
+        }
+        for store in coordinator.persistentStores { try coordinator.remove(store) }
+        let after = try ObjectGraphDump(storeAt: target, type: type)
+        #expect(before.differences(from: after).isEmpty)
+        #expect(before == after)
+        #expect(after.counts["Employee"] == 3)
+    }
+}

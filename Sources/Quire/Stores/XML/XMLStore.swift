@@ -9,6 +9,13 @@ final class XMLStore: AtomicStore, @unchecked Sendable {
     }
 
     override func decode(_ data: Data) throws -> AtomicStoreImage {
+        // The head first: a store of another model version is refused as such (and can be migrated) before
+        // its objects meet a model they do not fit.
+        let (head, _) = try XMLStoreParser.readHead(at: fileURL)
+        if var headMetadata = head.metadata {
+            if headMetadata[StoreMetadataKey.storeUUID] == nil, let uuid = head.uuid { headMetadata[StoreMetadataKey.storeUUID] = .string(uuid) }
+            try checkMetadata(headMetadata)
+        }
         let parsed = try XMLStoreParser.parse(data, file: fileURL, model: model, store: self)
         guard var metadata = parsed.metadata else {
             throw QuireError(
