@@ -55,7 +55,9 @@ struct ObjectRegistry {
         if index >= table.objects.count {
             // Grow for keys near the end; keys far beyond what the table holds stay sparse.
             guard creating, index <= table.objects.count * 2 + 4096 else { return nil }
-            table.objects.append(contentsOf: repeatElement(nil, count: index + 1 - table.objects.count))
+            // Grow geometrically, so filling a table key by key costs amortized constant time.
+            let newCount = max(index + 1, min(table.objects.count * 2, index + 1 + 65_536), 256)
+            table.objects.append(contentsOf: repeatElement(nil, count: newCount - table.objects.count))
         }
         return (table, index)
     }
@@ -72,7 +74,8 @@ struct ObjectRegistry {
         let index = Int(offset)
         if index >= temporaries.objects.count {
             guard creating, index <= temporaries.objects.count * 2 + 4096 else { return nil }
-            temporaries.objects.append(contentsOf: repeatElement(nil, count: index + 1 - temporaries.objects.count))
+            let newCount = max(index + 1, min(temporaries.objects.count * 2, index + 1 + 65_536), 256)
+            temporaries.objects.append(contentsOf: repeatElement(nil, count: newCount - temporaries.objects.count))
         }
         return (temporaries, index)
     }
