@@ -25,23 +25,7 @@ enum StoreBench {
     /// The 100,000 benchmark rows as inserted objects of a context (not timed).
     static func fill(_ context: ManagedObjectContext, _ coordinator: PersistentStoreCoordinator, count: Int = BenchData.rowCount) {
         guard let entity = coordinator.managedObjectModel.entitiesByName["Item"] else { return }
-        context.performAndWait {
-            for index in 0..<count {
-                let row = BenchData.row(index)
-                let item = ManagedObject(entity: entity, insertInto: context)
-                item.setValue(row.i1, forKey: "i1")
-                item.setValue(row.i2, forKey: "i2")
-                item.setValue(row.d1, forKey: "d1")
-                item.setValue(row.d2, forKey: "d2")
-                item.setValue(row.s1, forKey: "s1")
-                item.setValue(row.s2, forKey: "s2")
-                item.setValue(row.s3, forKey: "s3")
-                item.setValue(row.flag, forKey: "flag")
-                item.setValue(row.date, forKey: "date")
-                item.setValue(row.blob, forKey: "blob")
-                item.setValue(row.tag, forKey: "tag")
-            }
-        }
+        context.performAndWait { insertBenchItems(into: context, entity: entity, count: count) }
     }
 
     /// The fastest of `runs` saves of 100,000 inserted objects into a new store of `type`: the context's save

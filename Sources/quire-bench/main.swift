@@ -67,21 +67,7 @@ func quireInsert(at url: URL) throws {
     let (coordinator, context) = try openStack(url)
     guard let entity = coordinator.managedObjectModel.entitiesByName["Item"] else { return }
     try context.performAndWait {
-        for index in 0..<BenchData.rowCount {
-            let row = BenchData.row(index)
-            let item = ManagedObject(entity: entity, insertInto: context)
-            item.setValue(row.i1, forKey: "i1")
-            item.setValue(row.i2, forKey: "i2")
-            item.setValue(row.d1, forKey: "d1")
-            item.setValue(row.d2, forKey: "d2")
-            item.setValue(row.s1, forKey: "s1")
-            item.setValue(row.s2, forKey: "s2")
-            item.setValue(row.s3, forKey: "s3")
-            item.setValue(row.flag, forKey: "flag")
-            item.setValue(row.date, forKey: "date")
-            item.setValue(row.blob, forKey: "blob")
-            item.setValue(row.tag, forKey: "tag")
-        }
+        insertBenchItems(into: context, entity: entity)
         try context.save()
     }
     try closeStack(coordinator)

@@ -16,6 +16,14 @@ struct ObjectRegistry {
     private final class DenseTable {
         var objects: [ManagedObject?] = []
         var count = 0
+
+        /// Makes `index` a valid slot, growing geometrically so that filling a table key by key costs
+        /// amortized constant time.
+        func grow(toInclude index: Int) {
+            guard index >= objects.count else { return }
+            let newCount = max(index + 1, min(objects.count * 2, index + 1 + 65_536), 256)
+            objects.append(contentsOf: repeatElement(nil, count: newCount - objects.count))
+        }
     }
 
     private struct TableKey: Hashable {
@@ -55,9 +63,7 @@ struct ObjectRegistry {
         if index >= table.objects.count {
             // Grow for keys near the end; keys far beyond what the table holds stay sparse.
             guard creating, index <= table.objects.count * 2 + 4096 else { return nil }
-            // Grow geometrically, so filling a table key by key costs amortized constant time.
-            let newCount = max(index + 1, min(table.objects.count * 2, index + 1 + 65_536), 256)
-            table.objects.append(contentsOf: repeatElement(nil, count: newCount - table.objects.count))
+            table.grow(toInclude: index)
         }
         return (table, index)
     }
@@ -74,8 +80,7 @@ struct ObjectRegistry {
         let index = Int(offset)
         if index >= temporaries.objects.count {
             guard creating, index <= temporaries.objects.count * 2 + 4096 else { return nil }
-            let newCount = max(index + 1, min(temporaries.objects.count * 2, index + 1 + 65_536), 256)
-            temporaries.objects.append(contentsOf: repeatElement(nil, count: newCount - temporaries.objects.count))
+            temporaries.grow(toInclude: index)
         }
         return (temporaries, index)
     }

@@ -19,11 +19,7 @@ extension StoreFileOperations {
         writeMetadata: { url, metadata in try XMLStore.writeMetadata(metadata, at: url) },
         companionSuffixes: [],
         prepareForReplacement: { _ in },
-        destinationOptions: { options in
-            var options = options
-            options.isReadOnly = false
-            return options
-        })
+        destinationOptions: writable)
 
     /// Binary: metadata from the header's slots, the embedded model from its checksummed section.
     static let binary = StoreFileOperations(
@@ -57,9 +53,12 @@ extension StoreFileOperations {
         writeMetadata: { url, metadata in try BinaryStore.writeMetadata(metadata, at: url) },
         companionSuffixes: [],
         prepareForReplacement: { _ in },
-        destinationOptions: { options in
-            var options = options
-            options.isReadOnly = false
-            return options
-        })
+        destinationOptions: writable)
+
+    /// The options as given, made writable: atomic stores write a migration's new file whole, once.
+    private static func writable(_ options: StoreOptions) -> StoreOptions {
+        var options = options
+        options.isReadOnly = false
+        return options
+    }
 }
