@@ -135,6 +135,31 @@ public class PersistentStore: @unchecked Sendable, CustomStringConvertible {
             context: .init(file: url))
     }
 
+    /// Checks that a store file's metadata names this store's type and a UUID, and returns the UUID.
+    func checkTypeAndUUID(_ metadata: [String: PropertyListValue], file: URL) throws -> String {
+        let storedType = metadata[StoreMetadataKey.storeType]?.stringValue
+        guard storedType == type.rawValue else {
+            throw QuireError(
+                .persistentStoreTypeMismatch, "The store '\(file.path)' says its type is '\(storedType ?? "none")', not \(type).",
+                context: .init(file: file))
+        }
+        guard let uuid = metadata[StoreMetadataKey.storeUUID]?.stringValue, !uuid.isEmpty else {
+            throw QuireError(
+                .persistentStoreIncompatibleSchema, "The store '\(file.path)' has no NSStoreUUID in its metadata.",
+                context: .init(file: file))
+        }
+        return uuid
+    }
+
+    /// The error for a store written with another version of the model.
+    func incompatibleModelError(_ file: URL) -> QuireError {
+        QuireError(
+            .persistentStoreIncompatibleVersionHash,
+            "The store '\(file.path)' was written with another version of the model; "
+                + "its entity version hashes differ from the model's.",
+            context: .init(file: file))
+    }
+
     func readOnlyError() -> QuireError {
         QuireError(
             .persistentStoreOperation,

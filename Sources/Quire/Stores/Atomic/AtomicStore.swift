@@ -105,26 +105,9 @@ class AtomicStore: PersistentStore, StoreNodeSource, @unchecked Sendable {
 
     /// Checks that the file's metadata names this store type and this model.
     func checkMetadata(_ metadata: [String: PropertyListValue]) throws {
-        let storedType = metadata[StoreMetadataKey.storeType]?.stringValue
-        guard storedType == type.rawValue else {
-            throw QuireError(
-                .persistentStoreTypeMismatch,
-                "The store '\(fileURL.path)' says its type is '\(storedType ?? "none")', not \(type).",
-                context: .init(file: fileURL))
-        }
-        guard let uuid = metadata[StoreMetadataKey.storeUUID]?.stringValue, !uuid.isEmpty else {
-            throw QuireError(
-                .persistentStoreIncompatibleSchema, "The store '\(fileURL.path)' has no NSStoreUUID in its metadata.",
-                context: .init(file: fileURL))
-        }
+        let uuid = try checkTypeAndUUID(metadata, file: fileURL)
         let storedHashes = metadata[StoreMetadataKey.modelVersionHashes]?.dictionaryValue?.compactMapValues(\.dataValue)
-        if let storedHashes, storedHashes != model.entityVersionHashesByName {
-            throw QuireError(
-                .persistentStoreIncompatibleVersionHash,
-                "The store '\(fileURL.path)' was written with another version of the model; "
-                    + "its entity version hashes differ from the model's.",
-                context: .init(file: fileURL))
-        }
+        if let storedHashes, storedHashes != model.entityVersionHashesByName { throw incompatibleModelError(fileURL) }
         identifier = uuid
     }
 

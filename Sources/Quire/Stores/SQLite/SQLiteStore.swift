@@ -147,27 +147,11 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 context: .init(file: storeURL))
         }
         let metadata = try SQLiteStore.readMetadata(connection, url: storeURL)
-        guard metadata[StoreMetadataKey.storeType]?.stringValue == StoreType.sqlite.rawValue else {
-            throw QuireError(
-                .persistentStoreTypeMismatch,
-                "The store '\(storeURL.path)' says its type is '\(metadata[StoreMetadataKey.storeType]?.stringValue ?? "none")', not SQLite.",
-                context: .init(file: storeURL))
-        }
-        guard let uuid = metadata[StoreMetadataKey.storeUUID]?.stringValue, !uuid.isEmpty else {
-            throw QuireError(
-                .persistentStoreIncompatibleSchema, "The store '\(storeURL.path)' has no NSStoreUUID in its metadata.",
-                context: .init(file: storeURL))
-        }
+        let uuid = try checkTypeAndUUID(metadata, file: storeURL)
         let storedHashes = metadata[StoreMetadataKey.modelVersionHashes]?.dictionaryValue?.compactMapValues(\.dataValue)
         let sameModel = storedHashes == model.entityVersionHashesByName
         let missing = try missingColumns(connection, tables: tables)
-        if !sameModel && (tables.contains("Z_QUIREMODEL") || !missing.isEmpty) {
-            throw QuireError(
-                .persistentStoreIncompatibleVersionHash,
-                "The store '\(storeURL.path)' was written with another version of the model; "
-                    + "its entity version hashes differ from the model's.",
-                context: .init(file: storeURL))
-        }
+        if !sameModel && (tables.contains("Z_QUIREMODEL") || !missing.isEmpty) { throw incompatibleModelError(storeURL) }
         if let first = missing.first {
             throw QuireError(
                 .persistentStoreIncompatibleSchema,
