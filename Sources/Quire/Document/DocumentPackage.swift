@@ -25,6 +25,9 @@ public enum DocumentPackageLayout {
     public static let metadata = "Metadata"
     /// The ODF meta file Tracker reads.
     public static let metaXML = "Metadata/meta.xml"
+    /// A copy of the ODF meta file at the top of flat archives, where Tracker's ODF extractor looks for it
+    /// (checked with Tracker 3.4's `tracker3 extract`: it reads `meta.xml` only at an archive's top level).
+    public static let archiveMetaXML = "meta.xml"
     /// The plain-text summary.
     public static let summary = "Metadata/summary.txt"
     /// The folder of the application's additional content (like `UIManagedDocument`'s).

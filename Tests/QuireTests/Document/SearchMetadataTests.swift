@@ -21,6 +21,21 @@ import Testing
         #expect(summary.contains("Comment: line 1 line 2"))
     }
 
+    @Test func archivesCarryMetaXMLAtTheTopForTracker() throws {
+        let folder = try TemporaryFolder()
+        let kind = DocumentFixtures.Kind(format: .zipArchive, storeType: .sqlite)
+        _ = kind.register()
+        let document = try PersistentDocument(type: kind.typeName, model: DocumentFixtures.model())
+        document.searchMetadata.title = "Quarterly"
+        let url = folder.file("Top.\(kind.fileExtension)")
+        try document.save(to: url, ofType: kind.typeName, for: .saveAs)
+        document.close()
+        let top = try #require(try FlatArchive.entryData(of: url, at: DocumentPackageLayout.archiveMetaXML, maximumSize: 1 << 20))
+        let nested = try #require(try FlatArchive.entryData(of: url, at: DocumentPackageLayout.metaXML, maximumSize: 1 << 20))
+        #expect(top == nested)
+        #expect(String(decoding: top, as: UTF8.self).contains("<dc:title>Quarterly</dc:title>"))
+    }
+
     @Test func malformedMetaXMLIsRefused() throws {
         var parsed = SearchMetadata()
         let error = expectQuireError(.fileReadCorruptFile) {
