@@ -74,72 +74,26 @@ struct Convert: ParsableCommand {
             throw CommandFailure(status: .usage, message: "'\(outputURL.path)' is the input; convert to a new location.")
         }
         try checkOutputFree(outputURL, force: force)
-
-        let model = try reading(inputURL) { try ManagedObjectModel.embedded(inStoreAt: source.storeURL, type: source.storeType) }
-        let coordinator = try reading(inputURL) { try PersistentStoreCoordinator(managedObjectModel: model) }
-        var readOnly = StoreOptions()
-        readOnly.isReadOnly = true
-        let store = try reading(inputURL) {
-            try coordinator.addPersistentStore(type: source.storeType, at: source.storeURL, options: readOnly)
-        }
-        let objectCount = try reading(inputURL) { try Self.count(coordinator, model) }
         let blobs = source.externalDataFiles()
-
-        let staging = try stagingFolder(beside: outputURL)
-        defer { try? FileManager.default.removeItem(at: staging) }
-        let work = staging.appendingPathComponent("work", isDirectory: true)
-        let storeName = container == .storeFile ? outputURL.lastPathComponent : DocumentPackageLayout.storeFileName
-        let target = work.appendingPathComponent(storeName)
         let progress = ProgressBar(
-            watching: work, totalBytes: Self.size(of: source.storeURL) + blobs.reduce(0) { $0 + $1.size },
-            totalObjects: objectCount, enabled: !json && isatty(STDERR_FILENO) == 1)
-        try writing(outputURL) {
-            try FileManager.default.createDirectory(at: work, withIntermediateDirectories: false)
-            var options = StoreOptions()
-            options.journalMode = .delete
-            progress.start()
-            defer { progress.stop() }
-            let migrated = try coordinator.migratePersistentStore(store, to: target, options: options, type: storeType)
-            try coordinator.remove(migrated)
-        }
-        let mimeType = self.mimeType ?? source.mimeType ?? "application/x-quire-document"
-        try writing(outputURL) {
-            switch container {
-            case .storeFile:
-                let support = Self.supportFolder(of: target)
-                let outputSupport = Self.supportFolder(of: outputURL)
-                if FileManager.default.fileExists(atPath: support.path) {
-                    if FileManager.default.fileExists(atPath: outputSupport.path) {
-                        guard force else {
-                            throw CommandFailure(
-                                status: .unwritableOutput,
-                                message: "'\(outputSupport.path)' already exists; pass --force to replace it.")
-                        }
-                        try FileManager.default.removeItem(at: outputSupport)
-                    }
-                    try moveIntoPlace(target, to: outputURL, force: force)
-                    do {
-                        try moveIntoPlace(support, to: outputSupport, force: force)
-                    } catch {
-                        try? FileManager.default.removeItem(at: outputURL)
-                        throw error
-                    }
-                } else {
-                    try moveIntoPlace(target, to: outputURL, force: force)
-                }
-            case .package:
-                let built = staging.appendingPathComponent("package", isDirectory: true)
-                try DocumentContents.writePackage(at: built, storeAt: target, mimeType: mimeType, objectCount: objectCount)
-                try moveIntoPlace(built, to: outputURL, force: force)
-            case .zipArchive, .tarArchive:
-                let built = staging.appendingPathComponent("package", isDirectory: true)
-                try DocumentContents.writePackage(at: built, storeAt: target, mimeType: mimeType, objectCount: objectCount)
-                let file = staging.appendingPathComponent("archive")
-                try DocumentContents.writeArchive(ofPackage: built, to: file, format: container.documentFormat ?? .zipArchive)
-                try moveIntoPlace(file, to: outputURL, force: force)
+            totalBytes: Self.size(of: source.storeURL) + blobs.reduce(0) { $0 + $1.size },
+            enabled: !json && isatty(STDERR_FILENO) == 1)
+        let summary: DocumentContents.ConversionSummary
+        do {
+            summary = try source.convert(
+                to: outputURL, container: container, storeType: storeType, mimeType: mimeType, replacing: force,
+                willCopy: { progress.start(watching: $0) }, didCopy: { progress.stop() })
+        } catch let error as QuireError {
+            // Errors naming the output or a file of its staging folder are output errors; the rest are the input's.
+            let file = error.context.file?.standardizedFileURL.path ?? ""
+            let hidden = outputURL.deletingLastPathComponent().appendingPathComponent("." + outputURL.lastPathComponent).path
+            if file.hasPrefix(outputURL.path) || file.hasPrefix(hidden) {
+                throw CommandFailure.output(error, outputURL)
             }
+            throw CommandFailure.input(error, inputURL)
         }
-        let blobBytes = blobs.reduce(0) { $0 + $1.size }
+        let objectCount = summary.objectCount
+        let blobBytes = summary.externalDataBytes
         if json {
             try printJSON([
                 "input": ["path": input, "container": source.container.rawValue, "storeType": source.storeType.rawValue],
@@ -152,24 +106,6 @@ struct Convert: ParsableCommand {
                     + "(\(container.rawValue), \(storeType)): \(objectCount) objects, \(blobs.count) external data files "
                     + "(\(byteCount(blobBytes))).")
         }
-    }
-
-    /// The number of saved objects of every root entity.
-    static func count(_ coordinator: PersistentStoreCoordinator, _ model: ManagedObjectModel) throws -> Int {
-        let context = ManagedObjectContext()
-        context.persistentStoreCoordinator = coordinator
-        return try context.performAndWait {
-            var count = 0
-            for entity in model.entities where entity.superentity == nil {
-                count += try context.count(for: FetchRequest<ManagedObject>(entityName: entity.name))
-            }
-            return count
-        }
-    }
-
-    /// A store file's external data folder, `.<name without extension>_SUPPORT` beside it.
-    static func supportFolder(of store: URL) -> URL {
-        store.deletingLastPathComponent().appendingPathComponent(".\(store.deletingPathExtension().lastPathComponent)_SUPPORT")
     }
 
     /// The size of a file, zero when unknown.

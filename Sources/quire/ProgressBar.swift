@@ -3,35 +3,31 @@ import Foundation
 import Synchronization
 
 /// A progress bar on standard error for long conversions: the bytes written so far into the output's
-/// staging folder against the input's size, the objects estimated in proportion, the rate and the time left.
+/// staging folder against the input's size, the rate and the time left.
 /// Drawn only when standard error is a terminal, and only once a conversion has run for half a second.
 ///
 /// `@unchecked Sendable`: the timer's handler only reads immutable properties and the atomics and mutexes;
 /// `timer` itself is read and written only under `lock`.
 final class ProgressBar: @unchecked Sendable {
-    private let folder: URL
     private let totalBytes: Int64
-    private let totalObjects: Int
     private let enabled: Bool
     private let lock = NSLock()
     private var timer: DispatchSourceTimer?
     private let started = Mutex<Date>(Date())
     private let drawn = Atomic<Bool>(false)
 
-    init(watching folder: URL, totalBytes: Int64, totalObjects: Int, enabled: Bool) {
-        self.folder = folder
+    init(totalBytes: Int64, enabled: Bool) {
         self.totalBytes = max(totalBytes, 1)
-        self.totalObjects = totalObjects
         self.enabled = enabled
     }
 
-    /// Starts redrawing every 200 ms.
-    func start() {
+    /// Starts redrawing every 200 ms the size of what appears in `folder`.
+    func start(watching folder: URL) {
         guard enabled else { return }
         started.withLock { $0 = Date() }
         let source = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
         source.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(200))
-        source.setEventHandler { [self] in draw() }
+        source.setEventHandler { [self] in draw(folder) }
         lock.withLock { timer = source }
         source.resume()
     }
@@ -46,7 +42,7 @@ final class ProgressBar: @unchecked Sendable {
         if drawn.load(ordering: .relaxed) { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
     }
 
-    private func draw() {
+    private func draw(_ folder: URL) {
         let written = Self.treeSize(folder)
         let fraction = min(Double(written) / Double(totalBytes), 1)
         let elapsed = Date().timeIntervalSince(started.withLock { $0 })
@@ -55,10 +51,9 @@ final class ProgressBar: @unchecked Sendable {
         let width = 24
         let filled = Int(fraction * Double(width))
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        let objects = Int(fraction * Double(totalObjects))
         let line = String(
-            format: "\r[%@] %3d%%  ~%d/%d objects  %@/%@  %@/s  %ds left", bar, Int(fraction * 100), objects,
-            totalObjects, byteCount(written), byteCount(totalBytes), byteCount(Int64(rate)), Int(left.rounded()))
+            format: "\r[%@] %3d%%  %@/%@  %@/s  %ds left", bar, Int(fraction * 100), byteCount(written),
+            byteCount(totalBytes), byteCount(Int64(rate)), Int(left.rounded()))
         FileHandle.standardError.write(Data(line.utf8))
         drawn.store(true, ordering: .relaxed)
     }
