@@ -7,9 +7,9 @@ struct Samples: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write the sample documents (Runs and Library, every store type, package, zip and tar) into a folder.",
         discussion: """
-            Contents, metadata and store UUIDs are the same at each run; external data file names are random \
-            UUIDs, so byte-for-byte equality holds for documents without external data, and `quire diff` \
-            equality for all.
+            Contents, metadata, store UUIDs and archive entry times are the same at each run; external data file \
+            names are random UUIDs, so the Runs documents are the same bytes at each run, and the Library ones \
+            differ only by those names (`quire diff` reports them equal).
             """)
 
     @Argument(help: "The folder to write into (created; it must not hold the samples yet unless --force).")
@@ -29,7 +29,11 @@ struct Samples: ParsableCommand {
         return options
     }
 
+    /// The entry time of the sample archives (2026-01-01), so that they are the same bytes at each run.
+    static let sourceDateEpoch = "1767225600"
+
     func run() throws {
+        setenv("SOURCE_DATE_EPOCH", Self.sourceDateEpoch, 1)
         let root = fileURL(folder)
         try writing(root) { try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true) }
         let types: [(StoreType, String)] = [(.sqlite, "sqlite"), (.xml, "xml"), (.binary, "binary")]
