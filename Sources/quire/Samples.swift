@@ -82,7 +82,7 @@ struct Samples: ParsableCommand {
             for byte in Array(name.utf8) + [UInt8(position)] {
                 hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
             }
-            bytes[position] = UInt8(truncatingIfNeeded: hash >> 24)
+            bytes[position] = UInt8(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) >> 56)
         }
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
