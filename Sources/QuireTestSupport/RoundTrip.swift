@@ -44,6 +44,12 @@ public struct RoundTripFailure: Error, CustomStringConvertible {
     /// The differences between the original graph ("here") and the converted one ("there").
     public var differences: [String]
 
+    /// Creates a failure.
+    public init(steps: [RoundTripStep], differences: [String]) {
+        self.steps = steps
+        self.differences = differences
+    }
+
     /// A readable account of where the graph changed and how.
     public var description: String {
         "The object graph changed after " + steps.map(\.description).joined(separator: " → ") + ":\n"
