@@ -44,10 +44,12 @@ struct Info: ParsableCommand {
         }
         print("\(document): \(contents.container.rawValue)\(contents.mimeType.map { " (\($0))" } ?? "")")
         print("Store: \(contents.storeType), UUID \(uuid)")
+        let width = (entities + hashes.keys).map(\.count).max() ?? 0
         print("Model version hashes:")
-        for name in hashes.keys.sorted() { print("  \(name)  \(hashes[name] ?? "")") }
+        for name in hashes.keys.sorted() {
+            print("  \(name.padding(toLength: width, withPad: " ", startingAt: 0))  \(hashes[name] ?? "")")
+        }
         print("Entities:")
-        let width = entities.map(\.count).max() ?? 0
         for name in entities {
             let count = counts[name] ?? 0
             print("  \(name.padding(toLength: width, withPad: " ", startingAt: 0))  \(count) object\(count == 1 ? "" : "s")")
