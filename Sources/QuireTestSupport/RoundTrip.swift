@@ -33,7 +33,7 @@ public struct RoundTripStep: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `"zip archive of a XML store"`.
+    /// The container and store type, such as `zip archive (XML)`.
     public var description: String { "\(container.rawValue) (\(storeType))" }
 }
 

@@ -124,11 +124,8 @@ struct Verify: ParsableCommand {
     func run() throws {
         let contents = try openContents(document)
         defer { contents.close() }
-        var problems = try reading(contents.url) {
+        let problems = try reading(contents.url) {
             try StoreVerification.problems(inStoreAt: contents.storeURL, type: contents.storeType)
-        }
-        if contents.container != .storeFile, let mimeType = contents.mimeType, mimeType.isEmpty {
-            problems.append("The mimetype member is empty.")
         }
         guard problems.isEmpty else {
             for problem in problems { printError("quire: \(document): \(problem)") }
