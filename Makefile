@@ -23,9 +23,26 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# The demo converts a sample document to a zip archive with a $(DEMO_TYPE) store and back, then shows with
+# `quire diff` that the object graph did not change. (DEMO_TYPE=xml or binary needs the XML and binary
+# stores' file operations, which let tools read the model those stores embed.)
+DEMO_TYPE ?= sqlite
+DEMO_DIR := .build/demo
+QUIRE := .build/debug/quire
+
 demo: deps
 	$(SWIFT) build --product quire
-	$(SWIFT) run quire demo
+	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
+	@echo "== quire info SampleDocuments/Library-sqlite.quiredoc"
+	@$(QUIRE) info SampleDocuments/Library-sqlite.quiredoc
+	@echo "== quire convert SampleDocuments/Library-sqlite.quiredoc $(DEMO_DIR)/Library.zip --type $(DEMO_TYPE)"
+	@$(QUIRE) convert SampleDocuments/Library-sqlite.quiredoc $(DEMO_DIR)/Library.zip --type $(DEMO_TYPE)
+	@echo "== quire convert $(DEMO_DIR)/Library.zip $(DEMO_DIR)/Library.quiredoc --package --type sqlite"
+	@$(QUIRE) convert $(DEMO_DIR)/Library.zip $(DEMO_DIR)/Library.quiredoc --package --type sqlite
+	@echo "== quire verify $(DEMO_DIR)/Library.quiredoc"
+	@$(QUIRE) verify $(DEMO_DIR)/Library.quiredoc
+	@echo "== quire diff SampleDocuments/Library-sqlite.quiredoc $(DEMO_DIR)/Library.quiredoc"
+	@$(QUIRE) diff SampleDocuments/Library-sqlite.quiredoc $(DEMO_DIR)/Library.quiredoc
 
 test: deps
 	$(SWIFT) build --build-tests

@@ -174,8 +174,15 @@ private struct ArchiveWriter {
         archive_entry_set_filetype(entry, UInt32(type))
         archive_entry_set_perm(entry, permissions)
         archive_entry_set_size(entry, size)
-        archive_entry_set_mtime(entry, time(nil), 0)
+        archive_entry_set_mtime(entry, Self.entryTime(), 0)
         return entry
+    }
+
+    /// The modification time of entries: `SOURCE_DATE_EPOCH` when set (reproducible archives, as the
+    /// reproducible-builds convention asks), now otherwise.
+    static func entryTime() -> time_t {
+        if let text = getenv("SOURCE_DATE_EPOCH"), let seconds = time_t(String(cString: text)), seconds >= 0 { return seconds }
+        return time(nil)
     }
 }
 

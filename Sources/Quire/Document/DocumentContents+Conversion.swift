@@ -1,0 +1,124 @@
+import Foundation
+
+extension DocumentContents {
+    /// What a conversion copied.
+    public struct ConversionSummary: Sendable, Hashable {
+        /// The number of objects copied.
+        public var objectCount: Int
+        /// The number of external data files carried over.
+        public var externalDataFiles: Int
+        /// Their total size in bytes.
+        public var externalDataBytes: Int64
+    }
+
+    /// Save As into any store type and container (what `quire convert` does): the store is migrated with
+    /// ``PersistentStoreCoordinator/migratePersistentStore(_:to:options:type:)`` into a hidden staging folder
+    /// beside `output`, wrapped in a package or archive when asked, then renamed into place. Metadata and
+    /// external data files are carried over; the new store gets a new UUID.
+    ///
+    /// ```swift
+    /// let source = try DocumentContents(contentsOf: packageURL)
+    /// defer { source.close() }
+    /// try source.convert(to: zipURL, container: .zipArchive, storeType: .xml)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - output: Where the result goes; for a store file, its external data goes to `.<name>_SUPPORT` beside.
+    ///   - container: The output's container.
+    ///   - storeType: The output's store type.
+    ///   - mimeType: The MIME type of a new package or archive (default: this document's, else
+    ///     `application/x-quire-document`).
+    ///   - replacing: Whether an existing output is replaced; otherwise it is an error.
+    ///   - willCopy: Called before the copy with the staging folder the new files appear in (for progress).
+    ///   - didCopy: Called after the copy, whether it succeeded or not.
+    /// - Returns: What was copied.
+    /// - Throws: ``QuireError`` naming the file: the source's when it cannot be read, the output's (or a file in
+    ///   its staging folder) when the result cannot be written. Nothing is left behind on failure.
+    @discardableResult
+    public func convert(
+        to output: URL, container: Container, storeType: StoreType, mimeType: String? = nil, replacing: Bool = false,
+        willCopy: (URL) -> Void = { _ in }, didCopy: () -> Void = {}
+    ) throws -> ConversionSummary {
+        if !replacing && DocumentFiles.kind(of: output) != .missing {
+            throw QuireError(
+                .fileWriteUnknown, "'\(output.path)' already exists; replace it or choose a new location.",
+                context: .init(file: output))
+        }
+        let model = try ManagedObjectModel.embedded(inStoreAt: storeURL, type: self.storeType)
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
+        var readOnly = StoreOptions()
+        readOnly.isReadOnly = true
+        let store = try coordinator.addPersistentStore(type: self.storeType, at: storeURL, options: readOnly)
+        defer { try? coordinator.remove(store) }
+        let context = ManagedObjectContext()
+        context.persistentStoreCoordinator = coordinator
+        let objectCount = try context.performAndWait {
+            var count = 0
+            for entity in model.entities where entity.superentity == nil {
+                count += try context.count(for: FetchRequest<ManagedObject>(entityName: entity.name))
+            }
+            return count
+        }
+        let blobs = externalDataFiles()
+
+        let staging = SafeSave.sibling(of: output, token: SafeSave.newToken(), suffix: "convert")
+        try DocumentFiles.makeDirectory(staging, mode: 0o700)
+        defer { DocumentFiles.removeTree(staging) }
+        let work = staging.appendingPathComponent("work", isDirectory: true)
+        try DocumentFiles.makeDirectory(work, mode: 0o700)
+        let storeName = container == .storeFile ? output.lastPathComponent : DocumentPackageLayout.storeFileName
+        let target = work.appendingPathComponent(storeName)
+        var options = StoreOptions()
+        options.journalMode = .delete
+        willCopy(work)
+        do {
+            defer { didCopy() }
+            let migrated = try coordinator.migratePersistentStore(store, to: target, options: options, type: storeType)
+            try coordinator.remove(migrated)
+        }
+        let mimeType = mimeType ?? self.mimeType ?? "application/x-quire-document"
+        switch container {
+        case .storeFile:
+            let support = ExternalDataFolder.supportFolder(forStore: target)
+            let outputSupport = ExternalDataFolder.supportFolder(forStore: output)
+            if DocumentFiles.kind(of: support) == .directory {
+                if DocumentFiles.kind(of: outputSupport) != .missing {
+                    guard replacing else {
+                        throw QuireError(
+                            .fileWriteUnknown, "'\(outputSupport.path)' already exists; replace it or choose a new location.",
+                            context: .init(file: outputSupport))
+                    }
+                    DocumentFiles.removeTree(outputSupport)
+                }
+                try Self.moveIntoPlace(target, to: output)
+                do {
+                    try DocumentFiles.rename(support, to: outputSupport)
+                } catch {
+                    DocumentFiles.removeTree(output)
+                    throw error
+                }
+            } else {
+                try Self.moveIntoPlace(target, to: output)
+            }
+        case .package:
+            let built = staging.appendingPathComponent("package", isDirectory: true)
+            try Self.writePackage(at: built, storeAt: target, mimeType: mimeType, objectCount: objectCount)
+            try Self.moveIntoPlace(built, to: output)
+        case .zipArchive, .tarArchive:
+            let built = staging.appendingPathComponent("package", isDirectory: true)
+            try Self.writePackage(at: built, storeAt: target, mimeType: mimeType, objectCount: objectCount)
+            let file = staging.appendingPathComponent("archive")
+            try Self.writeArchive(ofPackage: built, to: file, format: container.documentFormat ?? .zipArchive)
+            try Self.moveIntoPlace(file, to: output)
+        }
+        try DocumentFiles.fsyncDirectory(output.deletingLastPathComponent())
+        return ConversionSummary(
+            objectCount: objectCount, externalDataFiles: blobs.count, externalDataBytes: blobs.reduce(0) { $0 + $1.size })
+    }
+
+    /// Renames a finished file or folder over `destination`, removing what was there.
+    static func moveIntoPlace(_ built: URL, to destination: URL) throws {
+        if DocumentFiles.kind(of: destination) != .missing { DocumentFiles.removeTree(destination) }
+        try DocumentFiles.rename(built, to: destination)
+    }
+}

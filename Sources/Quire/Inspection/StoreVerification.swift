@@ -1,0 +1,116 @@
+import Foundation
+
+/// Integrity checks of a closed store file, opened read-only with the model it embeds (what `quire verify`
+/// runs): SQLite's integrity check, the store's metadata against its type and model, every external data
+/// file present with the size its reference records, and every relationship matched by its inverse.
+///
+/// ```swift
+/// let problems = try StoreVerification.problems(inStoreAt: url, type: .sqlite)
+/// problems.isEmpty    // true for a sound store
+/// ```
+public enum StoreVerification {
+    /// The problems found in a store file, one readable sentence each; empty when the store is sound.
+    ///
+    /// - Parameters:
+    ///   - url: A closed store file.
+    ///   - type: The store's type.
+    /// - Returns: The problems, in the order found.
+    /// - Throws: ``QuireError`` when the file cannot be opened at all (missing, of no known type, no
+    ///   embedded model): such a file is unreadable rather than inconsistent.
+    public static func problems(inStoreAt url: URL, type: StoreType) throws -> [String] {
+        var problems: [String] = []
+        if type == .sqlite {
+            let connection = try SQLiteConnection(url: url, readOnly: true, create: false)
+            defer { connection.close() }
+            let statement = try connection.prepare("PRAGMA integrity_check")
+            defer { statement.finalize() }
+            while try statement.step() {
+                let line = statement.string(at: 0) ?? ""
+                if line != "ok" { problems.append("SQLite integrity check: \(line)") }
+            }
+        }
+        let model = try ManagedObjectModel.embedded(inStoreAt: url, type: type)
+        let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
+        problems += metadataProblems(metadata, type: type, model: model)
+
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
+        var options = StoreOptions()
+        options.isReadOnly = true
+        let store = try coordinator.addPersistentStore(type: type, at: url, options: options)
+        defer { try? coordinator.remove(store) }
+        let context = ManagedObjectContext()
+        context.persistentStoreCoordinator = coordinator
+        let support = ExternalDataFolder.supportFolder(forStore: url).appendingPathComponent("_EXTERNAL_DATA")
+        problems += try context.performAndWait { () throws -> [String] in
+            var found: [String] = []
+            for entity in model.entities.sorted(by: { $0.name < $1.name }) where !entity.isAbstract {
+                let request = FetchRequest<ManagedObject>(entityName: entity.name)
+                request.includesSubentities = false
+                request.returnsObjectsAsFaults = false
+                let objects = try context.fetch(request).sorted {
+                    ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0)
+                }
+                for object in objects {
+                    let name = "\(entity.name) \(object.objectID.primaryKey ?? 0)"
+                    for attribute in entity.allAttributes where !attribute.isTransient {
+                        guard case .externalData(let reference) = object.attributeValue(forKey: attribute.name) else { continue }
+                        let file = support.appendingPathComponent(reference.uuid)
+                        switch DocumentFiles.kind(of: file) {
+                        case .file(let size):
+                            if let length = reference.length, Int64(size) != length {
+                                found.append(
+                                    "\(name).\(attribute.name): the external data file \(reference.uuid) has \(size) bytes, not \(length).")
+                            }
+                        default:
+                            found.append("\(name).\(attribute.name): the external data file \(reference.uuid) is missing.")
+                        }
+                    }
+                    for relationship in entity.allRelationships where !relationship.isTransient {
+                        guard let inverseName = relationship.inverseRelationshipName else { continue }
+                        for related in relatedObjects(object, relationship.name)
+                        where !relatedObjects(related, inverseName).contains(where: { $0.objectID == object.objectID }) {
+                            found.append(
+                                "\(name).\(relationship.name) holds \(related.entity.name) \(related.objectID.primaryKey ?? 0), "
+                                    + "whose inverse \(inverseName) does not hold it back.")
+                        }
+                    }
+                }
+            }
+            return found
+        }
+        return problems
+    }
+
+    /// The objects a relationship holds, whatever its kind.
+    private static func relatedObjects(_ object: ManagedObject, _ name: String) -> [ManagedObject] {
+        let value = object.value(forKey: name)
+        switch value {
+        case let single as ManagedObject: return [single]
+        case let set as Set<ManagedObject>: return Array(set)
+        default:
+            guard let sequence = value as? any Sequence else { return [] }
+            return sequence.compactMap { $0 as? ManagedObject }
+        }
+    }
+
+    /// Metadata that disagrees with the store's type or model.
+    static func metadataProblems(
+        _ metadata: [String: PropertyListValue], type: StoreType, model: ManagedObjectModel
+    ) -> [String] {
+        var problems: [String] = []
+        if metadata[StoreMetadataKey.storeType]?.stringValue != type.rawValue {
+            problems.append(
+                "Metadata: NSStoreType is \(metadata[StoreMetadataKey.storeType]?.stringValue ?? "missing"), but the file is a \(type) store.")
+        }
+        if (metadata[StoreMetadataKey.storeUUID]?.stringValue ?? "").isEmpty {
+            problems.append("Metadata: NSStoreUUID is missing.")
+        }
+        let expected = StoreMetadataKey.standard(type: type, uuid: "", model: model)[StoreMetadataKey.modelVersionHashes]
+        if let hashes = metadata[StoreMetadataKey.modelVersionHashes], hashes != expected {
+            problems.append("Metadata: NSStoreModelVersionHashes do not match the model the store embeds.")
+        } else if metadata[StoreMetadataKey.modelVersionHashes] == nil {
+            problems.append("Metadata: NSStoreModelVersionHashes is missing.")
+        }
+        return problems
+    }
+}

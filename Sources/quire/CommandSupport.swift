@@ -1,0 +1,197 @@
+import ArgumentParser
+import Foundation
+import Quire
+
+/// The exit statuses every `quire` command documents (Docs/CLI.md).
+enum ExitStatus: Int32 {
+    /// The command did what was asked (for `diff`: the graphs are equal).
+    case success = 0
+    /// `quire diff` found differences.
+    case differences = 1
+    /// The command line was wrong.
+    case usage = 2
+    /// An input could not be read or is not a valid store, package or archive.
+    case unreadableInput = 3
+    /// The output could not be written.
+    case unwritableOutput = 4
+}
+
+/// A failure that ends a command: one line on standard error and an exit status.
+struct CommandFailure: Error {
+    var status: ExitStatus
+    var message: String
+
+    /// A failure reading or understanding an input.
+    static func input(_ error: any Error, _ url: URL) -> CommandFailure {
+        CommandFailure(status: .unreadableInput, message: describe(error, url))
+    }
+
+    /// A failure writing an output.
+    static func output(_ error: any Error, _ url: URL) -> CommandFailure {
+        CommandFailure(status: .unwritableOutput, message: describe(error, url))
+    }
+
+    /// One line naming the file and the problem.
+    static func describe(_ error: any Error, _ url: URL) -> String {
+        let text: String
+        if let failure = error as? CommandFailure {
+            text = failure.message
+        } else if let error = error as? QuireError {
+            text = error.message.contains(url.path) || error.context.file != nil ? error.message : "'\(url.path)': \(error.message)"
+        } else {
+            text = "'\(url.path)': \(error)"
+        }
+        return text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+}
+
+/// Runs `body`, turning any error into an input failure naming `url`.
+func reading<T>(_ url: URL, _ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let failure as CommandFailure {
+        throw failure
+    } catch {
+        throw CommandFailure.input(error, url)
+    }
+}
+
+/// Runs `body`, turning any error into an output failure naming `url`.
+func writing<T>(_ url: URL, _ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let failure as CommandFailure {
+        throw failure
+    } catch {
+        throw CommandFailure.output(error, url)
+    }
+}
+
+/// A file URL for a command-line path.
+func fileURL(_ path: String) -> URL {
+    URL(fileURLWithPath: path).standardizedFileURL
+}
+
+/// Writes a line to standard error.
+func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+/// Prints JSON with sorted keys.
+func printJSON(_ value: Any) throws {
+    let data = try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    print(String(decoding: data, as: UTF8.self))
+}
+
+/// The store types the command line names.
+enum StoreTypeArgument: String, ExpressibleByArgument, CaseIterable {
+    case sqlite, xml, binary
+
+    var storeType: StoreType {
+        switch self {
+        case .sqlite: return .sqlite
+        case .xml: return .xml
+        case .binary: return .binary
+        }
+    }
+}
+
+/// The archive formats the command line names.
+enum ArchiveArgument: String, ExpressibleByArgument, CaseIterable {
+    case zip, tar
+
+    var format: DocumentType.Format { self == .zip ? .zipArchive : .tarArchive }
+}
+
+/// A JSON-friendly rendering of a metadata value.
+func jsonValue(_ value: PropertyListValue) -> Any {
+    switch value {
+    case .string(let v): return v
+    case .integer(let v): return v
+    case .real(let v): return v
+    case .boolean(let v): return v
+    case .date(let v): return v.formatted(.iso8601)
+    case .data(let v): return v.base64EncodedString()
+    case .array(let v): return v.map(jsonValue)
+    case .dictionary(let v): return v.mapValues(jsonValue)
+    }
+}
+
+/// A one-line rendering of a metadata value.
+func textValue(_ value: PropertyListValue) -> String {
+    switch value {
+    case .string(let v): return v
+    case .integer(let v): return String(v)
+    case .real(let v): return "\(v)"
+    case .boolean(let v): return v ? "true" : "false"
+    case .date(let v): return v.formatted(.iso8601)
+    case .data(let v): return "<\(v.count) bytes> " + v.base64EncodedString()
+    case .array(let v): return "[" + v.map(textValue).joined(separator: ", ") + "]"
+    case .dictionary(let v):
+        return "{" + v.sorted { $0.key < $1.key }.map { "\($0.key): \(textValue($0.value))" }.joined(separator: ", ") + "}"
+    }
+}
+
+/// Bytes as a short human figure.
+func byteCount(_ bytes: Int64) -> String {
+    if bytes < 1024 { return "\(bytes) bytes" }
+    let units = ["KiB", "MiB", "GiB", "TiB"]
+    var value = Double(bytes) / 1024
+    var unit = 0
+    while value >= 1024, unit < units.count - 1 {
+        value /= 1024
+        unit += 1
+    }
+    return String(format: "%.1f %@", value, units[unit])
+}
+
+/// A hidden sibling folder for building an output before it is renamed into place.
+func stagingFolder(beside output: URL) throws -> URL {
+    let folder = output.deletingLastPathComponent()
+        .appendingPathComponent(".\(output.lastPathComponent).quire-\(UUID().uuidString.prefix(8).lowercased()).staging")
+    try writing(output) {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+    }
+    return folder
+}
+
+/// Moves a finished output into place: refuses to overwrite unless `force`, then renames.
+func moveIntoPlace(_ built: URL, to output: URL, force: Bool) throws {
+    try writing(output) {
+        if FileManager.default.fileExists(atPath: output.path) || (try? FileManager.default.destinationOfSymbolicLink(atPath: output.path)) != nil {
+            guard force else {
+                throw CommandFailure(
+                    status: .unwritableOutput, message: "'\(output.path)' already exists; pass --force to replace it.")
+            }
+            try FileManager.default.removeItem(at: output)
+        }
+        guard rename(built.path, output.path) == 0 else {
+            throw CommandFailure(
+                status: .unwritableOutput,
+                message: "Unable to move the result into '\(output.path)': \(String(cString: strerror(errno))).")
+        }
+    }
+}
+
+/// Refuses an existing output up front (before any work) unless `force`.
+func checkOutputFree(_ output: URL, force: Bool) throws {
+    if !force && FileManager.default.fileExists(atPath: output.path) {
+        throw CommandFailure(status: .unwritableOutput, message: "'\(output.path)' already exists; pass --force to replace it.")
+    }
+    var isDirectory: ObjCBool = false
+    let parent = output.deletingLastPathComponent()
+    guard FileManager.default.fileExists(atPath: parent.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        throw CommandFailure(status: .unwritableOutput, message: "The folder of '\(output.path)' does not exist.")
+    }
+}
+
+/// Opens a document or store for reading, mapping failures to the input exit status.
+func openContents(_ path: String) throws -> DocumentContents {
+    let url = fileURL(path)
+    return try reading(url) { try DocumentContents(contentsOf: url) }
+}
+
+/// The canonical dump of a document or store.
+func dumpContents(_ contents: DocumentContents) throws -> ObjectGraphDump {
+    try reading(contents.url) { try ObjectGraphDump(storeAt: contents.storeURL, type: contents.storeType) }
+}

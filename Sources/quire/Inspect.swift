@@ -1,0 +1,136 @@
+import ArgumentParser
+import Foundation
+import Quire
+
+/// `quire info DOC`: what a document or store is and holds.
+struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show a document's kind, store type, UUID, model version hashes, entities, external data and layout.")
+
+    @Argument(help: "A document or store.")
+    var document: String
+
+    @Flag(help: "Print as JSON.")
+    var json = false
+
+    func run() throws {
+        let contents = try openContents(document)
+        defer { contents.close() }
+        let metadata = try reading(contents.url) {
+            try PersistentStoreCoordinator.metadataForPersistentStore(ofType: contents.storeType, at: contents.storeURL)
+        }
+        let counts = try dumpContents(contents).counts
+        let model = try reading(contents.url) { try ManagedObjectModel.embedded(inStoreAt: contents.storeURL, type: contents.storeType) }
+        let entities = model.entities.map(\.name).sorted()
+        var hashes: [String: String] = [:]
+        if case .dictionary(let values)? = metadata[StoreMetadataKey.modelVersionHashes] {
+            for (name, value) in values { if case .data(let data) = value { hashes[name] = data.base64EncodedString() } }
+        }
+        let blobs = contents.externalDataFiles()
+        let blobBytes = blobs.reduce(0) { $0 + $1.size }
+        let layout = try reading(contents.url) { try contents.layout() }
+        let uuid = metadata[StoreMetadataKey.storeUUID]?.stringValue ?? ""
+        if json {
+            var object: [String: Any] = [
+                "path": document, "container": contents.container.rawValue, "storeType": contents.storeType.rawValue,
+                "uuid": uuid, "modelVersionHashes": hashes,
+                "entities": Dictionary(uniqueKeysWithValues: entities.map { ($0, counts[$0] ?? 0) }),
+                "externalData": ["files": blobs.count, "bytes": blobBytes],
+            ]
+            if let mimeType = contents.mimeType { object["mimeType"] = mimeType }
+            if !layout.isEmpty { object["layout"] = layout }
+            try printJSON(object)
+            return
+        }
+        print("\(document): \(contents.container.rawValue)\(contents.mimeType.map { " (\($0))" } ?? "")")
+        print("Store: \(contents.storeType), UUID \(uuid)")
+        let width = (entities + hashes.keys).map(\.count).max() ?? 0
+        print("Model version hashes:")
+        for name in hashes.keys.sorted() {
+            print("  \(name.padding(toLength: width, withPad: " ", startingAt: 0))  \(hashes[name] ?? "")")
+        }
+        print("Entities:")
+        for name in entities {
+            let count = counts[name] ?? 0
+            print("  \(name.padding(toLength: width, withPad: " ", startingAt: 0))  \(count) object\(count == 1 ? "" : "s")")
+        }
+        print("External data: \(blobs.count) file\(blobs.count == 1 ? "" : "s"), \(byteCount(blobBytes))")
+        if !layout.isEmpty {
+            print("Layout:")
+            for path in layout { print("  \(path)") }
+        }
+    }
+}
+
+/// `quire dump DOC`: the canonical dump of a document's object graph.
+struct Dump: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print a canonical dump of a document's object graph (the same for the same graph in any store or container).")
+
+    @Argument(help: "A document or store.")
+    var document: String
+
+    @Flag(help: "Print as JSON.")
+    var json = false
+
+    func run() throws {
+        let contents = try openContents(document)
+        defer { contents.close() }
+        let dump = try dumpContents(contents)
+        if json {
+            print(String(decoding: try dump.json(), as: UTF8.self))
+        } else {
+            print(dump.text(), terminator: "")
+        }
+    }
+}
+
+/// `quire diff A B`: a semantic comparison of two documents' graphs.
+struct Diff: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Compare two documents' object graphs: exit 0 when equal, 1 with the differences otherwise.")
+
+    @Argument(help: "The first document or store.")
+    var first: String
+
+    @Argument(help: "The second document or store.")
+    var second: String
+
+    func run() throws {
+        let a = try openContents(first)
+        defer { a.close() }
+        let b = try openContents(second)
+        defer { b.close() }
+        let differences = try dumpContents(a).differences(from: try dumpContents(b))
+        if differences.isEmpty {
+            print("\(first) and \(second) hold the same object graph.")
+            return
+        }
+        print("\(first) and \(second) differ (\"here\" is \(first), \"there\" \(second)):")
+        for line in differences { print("  \(line)") }
+        throw ExitCode(ExitStatus.differences.rawValue)
+    }
+}
+
+/// `quire verify DOC`: integrity checks.
+struct Verify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check a document's integrity: SQLite's check, external data files, inverse relationships, metadata.",
+        discussion: "Exit status 0 when sound, 3 with one line per problem otherwise.")
+
+    @Argument(help: "A document or store.")
+    var document: String
+
+    func run() throws {
+        let contents = try openContents(document)
+        defer { contents.close() }
+        let problems = try reading(contents.url) {
+            try StoreVerification.problems(inStoreAt: contents.storeURL, type: contents.storeType)
+        }
+        guard problems.isEmpty else {
+            for problem in problems { printError("quire: \(document): \(problem)") }
+            throw ExitCode(ExitStatus.unreadableInput.rawValue)
+        }
+        print("\(document): OK (\(contents.container.rawValue), \(contents.storeType) store)")
+    }
+}
