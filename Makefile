@@ -23,10 +23,9 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# The demo converts a sample document to a zip archive with a $(DEMO_TYPE) store and back, then shows with
-# `quire diff` that the object graph did not change. (DEMO_TYPE=xml or binary needs the XML and binary
-# stores' file operations, which let tools read the model those stores embed.)
-DEMO_TYPE ?= sqlite
+# The demo converts a sample document (an SQLite package) to a zip archive with a $(DEMO_TYPE) store and back,
+# then shows with `quire diff` that the object graph did not change.
+DEMO_TYPE ?= xml
 DEMO_DIR := .build/demo
 QUIRE := .build/debug/quire
 

@@ -1,5 +1,6 @@
 import CArchive
 import Foundation
+import Glibc
 
 extension FlatArchive {
     /// Extracts an archive into `folder` (an existing, empty, private folder).
@@ -41,12 +42,12 @@ extension FlatArchive {
                     "The archive '\(url.path)' has a hard link '\(path)' to '\(String(cString: target))'; documents hold no links.",
                     context: .init(file: url))
             }
-            if archive_entry_symlink(entry) != nil || type == UInt32(S_IFLNK) {
+            if archive_entry_symlink(entry) != nil || type == UInt32(Glibc.S_IFLNK) {
                 throw QuireError(
                     .archiveUnsafeEntry, "The archive '\(url.path)' has a symbolic link '\(path)'; documents hold no links.",
                     context: .init(file: url))
             }
-            guard type == UInt32(S_IFREG) || type == UInt32(S_IFDIR) else {
+            guard type == UInt32(Glibc.S_IFREG) || type == UInt32(Glibc.S_IFDIR) else {
                 throw QuireError(
                     .archiveUnsafeEntry,
                     "The archive '\(url.path)' has '\(path)', which is a device, FIFO or socket, not a file or folder.",
@@ -56,7 +57,9 @@ extension FlatArchive {
                 throw QuireError(
                     .archiveUnsafeEntry, "The archive '\(url.path)' has the name '\(path)' twice.", context: .init(file: url))
             }
-            let isDirectory = type == UInt32(S_IFDIR)
+            let isDirectory = type == UInt32(Glibc.S_IFDIR)
+            // The top-level copy of the search metadata is for indexers; the package keeps Metadata/meta.xml.
+            if path == DocumentPackageLayout.archiveMetaXML && !isDirectory { continue }
             if !isDirectory && archive_entry_size_is_set(entry) != 0 && archive_entry_size(entry) > limits.maximumEntrySize {
                 throw entryTooLarge(url, path, limits)
             }

@@ -53,8 +53,14 @@ enum FlatArchive {
         mimeData.append(0x0A)
         if format == .zipArchive { try writer.check(archive_write_zip_set_compression_store(archive), "store mimetype") }
         try writer.addFile(named: DocumentPackageLayout.mimetype, data: mimeData)
+        // A copy of the search metadata at the top, where Tracker's ODF extractor reads it.
+        let meta = root.appendingPathComponent(DocumentPackageLayout.metaXML)
+        if case .file = DocumentFiles.kind(of: meta) {
+            if format == .zipArchive { try writer.check(archive_write_zip_set_compression_deflate(archive), "deflate meta.xml") }
+            try writer.addFile(named: DocumentPackageLayout.archiveMetaXML, data: try readFile(meta))
+        }
         try DocumentPackage.walk(root, relative: "") { path, kind in
-            if path == DocumentPackageLayout.mimetype { return }
+            if path == DocumentPackageLayout.mimetype || path == DocumentPackageLayout.archiveMetaXML { return }
             if kind == .directory {
                 try writer.addDirectory(named: path)
                 return

@@ -279,9 +279,6 @@ open class PersistentDocument {
         let metadata = try metadataForSave ?? currentSearchMetadata()
         try DocumentFiles.makeDirectory(url.appendingPathComponent(DocumentPackageLayout.metadata))
         try DocumentFiles.writeNewFile(metadata.metaXML(), to: url.appendingPathComponent(DocumentPackageLayout.metaXML))
-        if type.format.isArchive {
-            try DocumentFiles.writeNewFile(metadata.metaXML(), to: url.appendingPathComponent(DocumentPackageLayout.archiveMetaXML))
-        }
         try DocumentFiles.writeNewFile(metadata.summaryText(), to: url.appendingPathComponent(DocumentPackageLayout.summary))
         let additional = url.appendingPathComponent(DocumentPackageLayout.additionalContent)
         try DocumentFiles.makeDirectory(additional)
