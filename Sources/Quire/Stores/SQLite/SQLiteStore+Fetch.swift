@@ -20,10 +20,15 @@ final class RowReader {
     /// Per relationship slot; nil for to-many (and transient) relationships.
     let relationships: [RelationshipRead?]
 
+    /// The relationship values of a row whose to-one keys are all NULL: one shared array, so such rows (the
+    /// common case for optional relationships) allocate nothing for their relationships.
+    let unrelated: [RelationshipStorage]
+
     init(entity: EntityDescription, attributes: [AttributeRead?], relationships: [RelationshipRead?]) {
         self.entity = entity
         self.attributes = attributes
         self.relationships = relationships
+        self.unrelated = relationships.map { $0 == nil ? .fault : .toOne(nil) }
     }
 }
 
@@ -92,6 +97,11 @@ extension SQLiteStore {
                 continue
             }
             attributes.append(try statement.attributeValue(at: read.column, type: read.type, externalFormat: read.external))
+        }
+        if reader.relationships.allSatisfy({ $0.map { statement.isNull(at: $0.foreignKey) } ?? true }) {
+            return RowSnapshot(
+                objectID: ObjectID(entity: reader.entity, store: self, primaryKey: pk), version: statement.int64(at: 2),
+                attributes: attributes, relationships: reader.unrelated)
         }
         var relationships: [RelationshipStorage] = []
         relationships.reserveCapacity(reader.relationships.count)
