@@ -23,11 +23,13 @@ extension AtomicStore {
                 nextKey += 1
             }
             let map = request.involvesRelationships ? result.permanentIDsByTemporaryID(for: request) : [:]
-            var conflicts: [ObjectID] = []
-            for change in request.updated + request.deleted {
-                guard let key = change.objectID.primaryKey, let node = nodes[key], node.version == change.version else {
-                    conflicts.append(change.objectID)
-                    continue
+            var conflicts: [SaveRequest.Change] = []
+            for changes in [request.updated, request.deleted] {
+                for change in changes {
+                    guard let key = change.objectID.primaryKey, let node = nodes[key], node.version == change.version else {
+                        conflicts.append(change)
+                        continue
+                    }
                 }
             }
             if !conflicts.isEmpty { throw conflictError(conflicts) }
@@ -94,12 +96,22 @@ extension AtomicStore {
         }
     }
 
-    func conflictError(_ conflicts: [ObjectID]) -> QuireError {
-        QuireError(
+    /// The error of a save whose per-object version check failed: each conflicting object with the record as
+    /// the store holds it now (none when deleted), which merge policies resolve against.
+    func conflictError(_ conflicting: [SaveRequest.Change]) -> QuireError {
+        let ids = conflicting.map(\.objectID)
+        var error = QuireError(
             .persistentStoreSaveConflicts,
-            "Could not save: \(conflicts.count) object\(conflicts.count == 1 ? " was" : "s were") changed or deleted "
-                + "in the store '\(url?.path ?? "memory")' since read (\(conflicts.prefix(5).map(\.description).joined(separator: ", "))"
-                + "\(conflicts.count > 5 ? ", …" : "")).",
-            context: .init(file: url, entity: conflicts.first?.entity.name, object: conflicts.first?.uriRepresentation()))
+            "Could not save: \(ids.count) object\(ids.count == 1 ? " was" : "s were") changed or deleted "
+                + "in the store '\(url?.path ?? "memory")' since read (\(ids.prefix(5).map(\.description).joined(separator: ", "))"
+                + "\(ids.count > 5 ? ", …" : "")).",
+            context: .init(file: url, entity: ids.first?.entity.name, object: ids.first?.uriRepresentation(), objectID: ids.first))
+        error.conflicts = conflicting.map { change in
+            MergeConflict(
+                objectID: change.objectID, oldVersion: change.version,
+                storeRow: change.objectID.primaryKey.flatMap { nodes[$0] }, attributes: change.attributes,
+                relationships: change.relationships)
+        }
+        return error
     }
 }
