@@ -179,7 +179,7 @@ struct XMLStoreParser {
             guard let value = integer(trimmed(bytes)), type.integerRange?.contains(value) == true else { return nil }
             return .integer(value)
         case .string where !base64:
-            return String(validating: bytes, as: UTF8.self).map { .string($0) }
+            return XMLStoreParser.string(bytes).map { .string($0) }
         case .boolean:
             let trimmed = trimmed(bytes)
             if trimmed.count == 1, trimmed[0] == UInt8(ascii: "1") { return .boolean(true) }
@@ -189,28 +189,62 @@ struct XMLStoreParser {
         default:
             break
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        guard let text = XMLStoreParser.string(bytes) else { return nil }
         return value(text, type, base64: base64)
     }
 
     // MARK: The reader
 
+    /// Up to the first 16 bytes of a name packed in two words, with its length: comparing a name costs two
+    /// integer comparisons (longer names are then compared in full).
+    struct PackedName: Equatable {
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        var count = 0
+
+        init(_ bytes: UnsafeRawBufferPointer) {
+            count = bytes.count
+            var index = 0
+            while index < min(bytes.count, 16) {
+                if index < 8 {
+                    low |= UInt64(bytes[index]) << (8 * UInt64(index))
+                } else {
+                    high |= UInt64(bytes[index]) << (8 * UInt64(index - 8))
+                }
+                index += 1
+            }
+        }
+    }
+
     /// Per-entity lookups of stored properties by name bytes.
     private final class EntityTable {
         let entity: EntityDescription
-        let attributeNames: [[UInt8]]
         let attributes: [AttributeDescription]
+        let attributeNames: [[UInt8]]
+        let packedAttributeNames: [PackedName]
         let relationshipNames: [[UInt8]]
         let relationships: [RelationshipDescription]
-        /// Where the next attribute lookup starts: attributes usually come in the order they were written.
-        var hint = 0
+        /// The relationships of a new object: empty, transient ones faults.
+        let emptyRelationships: [RelationshipStorage]
 
         init(_ entity: EntityDescription) {
             self.entity = entity
             attributes = entity.allAttributes.filter { !$0.isTransient }
             attributeNames = attributes.map { Array($0.name.utf8) }
+            packedAttributeNames = attributeNames.map { name in name.withUnsafeBytes { PackedName($0) } }
             relationships = entity.allRelationships.filter { !$0.isTransient }
             relationshipNames = relationships.map { Array($0.name.utf8) }
+            emptyRelationships = entity.allRelationships.map { $0.isTransient ? .fault : .empty(for: $0) }
+        }
+    }
+
+    /// A string from bytes that must be valid UTF-8 (nil when they are not); ASCII takes a fast path.
+    static func string(_ bytes: UnsafeRawBufferPointer) -> String? {
+        bytes.withMemoryRebound(to: UInt8.self) { buffer in
+            var index = 0
+            while index < buffer.count, buffer[index] < 0x80 { index += 1 }
+            if index == buffer.count { return String(decoding: buffer, as: UTF8.self) }
+            return String(validating: buffer, as: UTF8.self)
         }
     }
 
@@ -250,7 +284,17 @@ struct XMLStoreParser {
         var key: Int64 = 0
         var attributes: [AttributeValue] = []
         var relationships: [RelationshipStorage] = []
-        var attribute: AttributeDescription?
+        /// The index in `table.attributes` of the attribute being read, or -1.
+        var attributeIndex = -1
+        /// The packed names of the current object's stored attributes.
+        var packedNames: [PackedName] = []
+        /// Where the next attribute name lookup starts: attributes usually come in the order they were written.
+        var hint = 0
+        /// The attribute being read.
+        var attribute: AttributeDescription? {
+            guard let table, attributeIndex >= 0, attributeIndex < table.attributes.count else { return nil }
+            return table.attributes[attributeIndex]
+        }
         var attributeIsBase64 = false
         var attributeExternal: ExternalDataReference?
         /// Relationships resolved once every object is read: owner key, slot, target keys, byte offset.
@@ -310,7 +354,7 @@ struct XMLStoreParser {
 
         /// The collected text as a string.
         func textString() throws -> String {
-            guard let string = withText({ String(validating: $0, as: UTF8.self) }) else {
+            guard let string = withText({ XMLStoreParser.string($0) }) else {
                 throw failure("the text is not valid UTF-8")
             }
             return string
@@ -347,7 +391,7 @@ struct XMLStoreParser {
             guard let attribute = scanner.attribute(name) else { return nil }
             var bytes: [UInt8] = []
             do { try scanner.decode(attribute.value, kind: attribute.kind, into: &bytes) } catch { throw failure(error) }
-            guard let string = String(validating: bytes, as: UTF8.self) else {
+            guard let string = bytes.withUnsafeBytes({ XMLStoreParser.string($0) }) else {
                 throw failure("the value of '\(name)' is not valid UTF-8")
             }
             return string
@@ -539,10 +583,11 @@ struct XMLStoreParser {
             }
             self.table = table
             self.key = key
-            table.hint = 0
-            let entity = table.entity
-            attributes = [AttributeValue](repeating: .null, count: entity.allAttributes.count)
-            relationships = entity.allRelationships.map { $0.isTransient ? .fault : .empty(for: $0) }
+            hint = 0
+            packedNames = table.packedAttributeNames
+            if result.nodes.isEmpty { result.nodes.reserveCapacity(Int(min(result.nextKey, Int64(scanner.bytes.count / 64)))) }
+            attributes = [AttributeValue](repeating: .null, count: table.entity.allAttributes.count)
+            relationships = table.emptyRelationships
         }
 
         mutating func endObject() throws {
@@ -558,32 +603,34 @@ struct XMLStoreParser {
             guard let nameAttribute = scanner.attribute("name") else {
                 throw failure("entity '\(table.entity.name)' has no stored attribute ''", element: "attribute")
             }
-            var found: AttributeDescription?
-            let count = table.attributes.count
+            let packed = PackedName(UnsafeRawBufferPointer(rebasing: scanner.bytes[nameAttribute.value.start..<nameAttribute.value.end]))
+            var found = -1
+            let count = packedNames.count
+            var index = hint < count ? hint : 0
             var step = 0
             while step < count {
-                let index = (table.hint + step) % count
-                if scanner.span(nameAttribute.value, equals: table.attributeNames[index]) {
-                    found = table.attributes[index]
-                    table.hint = index + 1
+                if packedNames[index] == packed, packed.count <= 16 || scanner.span(nameAttribute.value, equals: table.attributeNames[index]) {
+                    found = index
+                    hint = index + 1
                     break
                 }
+                index = index + 1 == count ? 0 : index + 1
                 step += 1
             }
-            if found == nil, nameAttribute.kind != .plain {
+            if found < 0, nameAttribute.kind != .plain {
                 let name = try attributeString("name") ?? ""
-                found = table.attributes.first { $0.name == name }
+                found = table.attributes.firstIndex { $0.name == name } ?? -1
             }
-            guard let attribute = found else {
+            guard found >= 0 else {
                 throw failure("entity '\(table.entity.name)' has no stored attribute '\(try attributeString("name") ?? "")'", element: "attribute")
             }
-            self.attribute = attribute
+            attributeIndex = found
             attributeIsBase64 = false
             attributeExternal = nil
             guard scanner.attributes.count > 2 else { return }
             attributeIsBase64 = try attributeString("encoding") == "base64"
             if let external = try attributeString("external") {
-                guard ExternalDataReference.isValidName(external),
+                guard ExternalDataReference.isValidName(external), let attribute,
                     attribute.attributeType == .binaryData || attribute.attributeType == .transformable
                 else { throw failure("'\(external.prefix(40))' is not a valid external data reference", element: "attribute") }
                 attributeExternal = ExternalDataReference(uuid: external, length: try attributeString("length").flatMap { Int64($0) })
@@ -591,8 +638,9 @@ struct XMLStoreParser {
         }
 
         mutating func endAttribute() throws {
-            guard let attribute else { return }
-            defer { self.attribute = nil }
+            guard let table, attributeIndex >= 0, attributeIndex < table.attributes.count else { return }
+            let attribute = table.attributes[attributeIndex]
+            defer { attributeIndex = -1 }
             if let attributeExternal {
                 attributes[attribute.slot] = .externalData(attributeExternal)
                 return
