@@ -165,13 +165,21 @@ struct XMLByteScanner {
         byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
     }
 
+    /// Bit `b` set for the ASCII bytes `b` below 64 that may continue a name (`-`, `.`, digits, `:`).
+    private static let nameMaskLow: UInt64 = (1 << 0x2D) | (1 << 0x2E) | (0x3FF << 0x30) | (1 << 0x3A)
+    /// Bit `b - 64` set for the ASCII bytes from 64 that may continue a name (letters and `_`).
+    private static let nameMaskHigh: UInt64 = (0x3FF_FFFF << 1) | (1 << 31) | (0x3FF_FFFF << 33)
+    /// Bit `b` set for the bytes below 64 that text scanning must look at: C0 controls but tab and line feed,
+    /// `&`, `<` and `>`.
+    private static let textSpecials: UInt64 = 0xFFFF_F9FF | (1 << 0x26) | (1 << 0x3C) | (1 << 0x3E)
+    /// Bit `b` set for the bytes below 64 that attribute value scanning must look at: C0 controls, quotes,
+    /// `&` and `<`.
+    private static let attributeSpecials: UInt64 = 0xFFFF_FFFF | (1 << 0x22) | (1 << 0x26) | (1 << 0x27) | (1 << 0x3C)
+
     @inline(__always) private static func isNameByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "-"), UInt8(ascii: "."), 0x80...0xFF:
-            return true
-        default: return false
-        }
+        if byte >= 0x80 { return true }
+        if byte >= 0x40 { return (nameMaskHigh >> UInt64(byte - 0x40)) & 1 != 0 }
+        return (nameMaskLow >> UInt64(byte)) & 1 != 0
     }
 
     @inline(__always) private static func isNameStart(_ byte: UInt8) -> Bool {
@@ -337,8 +345,8 @@ struct XMLByteScanner {
             while true {
                 guard position < bytes.count else { throw fail("the file ends inside an attribute value of <\(string(name))>") }
                 let byte = bytes[position]
-                if byte == quote { break }
-                if byte <= UInt8(ascii: "<") {
+                if byte < 0x40 && (Self.attributeSpecials >> UInt64(byte)) & 1 != 0 {
+                    if byte == quote { break }
                     switch byte {
                     case UInt8(ascii: "<"): throw fail("a '<' in the value of '\(string(attributeName))'", at: position)
                     case UInt8(ascii: "&"):
@@ -366,7 +374,7 @@ struct XMLByteScanner {
         var kind = ValueKind.plain
         while position < bytes.count {
             let byte = bytes[position]
-            if byte <= UInt8(ascii: ">") {
+            if byte < 0x40 && (Self.textSpecials >> UInt64(byte)) & 1 != 0 {
                 switch byte {
                 case UInt8(ascii: "<"):
                     return try finishText(start, kind)

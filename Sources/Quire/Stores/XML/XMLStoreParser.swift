@@ -222,6 +222,10 @@ struct XMLStoreParser {
         let attributes: [AttributeDescription]
         let attributeNames: [[UInt8]]
         let packedAttributeNames: [PackedName]
+        /// The slot of each stored attribute.
+        let attributeSlots: [Int]
+        /// The type of each stored attribute.
+        let attributeTypes: [AttributeType]
         let relationshipNames: [[UInt8]]
         let relationships: [RelationshipDescription]
         /// The relationships of a new object: empty, transient ones faults.
@@ -232,6 +236,8 @@ struct XMLStoreParser {
             attributes = entity.allAttributes.filter { !$0.isTransient }
             attributeNames = attributes.map { Array($0.name.utf8) }
             packedAttributeNames = attributeNames.map { name in name.withUnsafeBytes { PackedName($0) } }
+            attributeSlots = attributes.map(\.slot)
+            attributeTypes = attributes.map(\.attributeType)
             relationships = entity.allRelationships.filter { !$0.isTransient }
             relationshipNames = relationships.map { Array($0.name.utf8) }
             emptyRelationships = entity.allRelationships.map { $0.isTransient ? .fault : .empty(for: $0) }
@@ -288,8 +294,14 @@ struct XMLStoreParser {
         var attributeIndex = -1
         /// The packed names of the current object's stored attributes.
         var packedNames: [PackedName] = []
+        /// The slots of the current object's stored attributes.
+        var slots: [Int] = []
+        /// The types of the current object's stored attributes.
+        var types: [AttributeType] = []
         /// Where the next attribute name lookup starts: attributes usually come in the order they were written.
         var hint = 0
+        /// The name of the current object's entity, for messages.
+        var entityName: String { table?.entity.name ?? "" }
         /// The attribute being read.
         var attribute: AttributeDescription? {
             guard let table, attributeIndex >= 0, attributeIndex < table.attributes.count else { return nil }
@@ -585,6 +597,8 @@ struct XMLStoreParser {
             self.key = key
             hint = 0
             packedNames = table.packedAttributeNames
+            slots = table.attributeSlots
+            types = table.attributeTypes
             if result.nodes.isEmpty { result.nodes.reserveCapacity(Int(min(result.nextKey, Int64(scanner.bytes.count / 64)))) }
             attributes = [AttributeValue](repeating: .null, count: table.entity.allAttributes.count)
             relationships = table.emptyRelationships
@@ -599,9 +613,9 @@ struct XMLStoreParser {
         }
 
         mutating func startAttribute() throws {
-            guard let table else { return }
+            guard table != nil else { return }
             guard let nameAttribute = scanner.attribute("name") else {
-                throw failure("entity '\(table.entity.name)' has no stored attribute ''", element: "attribute")
+                throw failure("entity '\(entityName)' has no stored attribute ''", element: "attribute")
             }
             let packed = PackedName(UnsafeRawBufferPointer(rebasing: scanner.bytes[nameAttribute.value.start..<nameAttribute.value.end]))
             var found = -1
@@ -609,7 +623,7 @@ struct XMLStoreParser {
             var index = hint < count ? hint : 0
             var step = 0
             while step < count {
-                if packedNames[index] == packed, packed.count <= 16 || scanner.span(nameAttribute.value, equals: table.attributeNames[index]) {
+                if packedNames[index] == packed, packed.count <= 16 || scanner.span(nameAttribute.value, equals: table?.attributeNames[index] ?? []) {
                     found = index
                     hint = index + 1
                     break
@@ -619,10 +633,10 @@ struct XMLStoreParser {
             }
             if found < 0, nameAttribute.kind != .plain {
                 let name = try attributeString("name") ?? ""
-                found = table.attributes.firstIndex { $0.name == name } ?? -1
+                found = table?.attributes.firstIndex { $0.name == name } ?? -1
             }
             guard found >= 0 else {
-                throw failure("entity '\(table.entity.name)' has no stored attribute '\(try attributeString("name") ?? "")'", element: "attribute")
+                throw failure("entity '\(entityName)' has no stored attribute '\(try attributeString("name") ?? "")'", element: "attribute")
             }
             attributeIndex = found
             attributeIsBase64 = false
@@ -638,19 +652,29 @@ struct XMLStoreParser {
         }
 
         mutating func endAttribute() throws {
-            guard let table, attributeIndex >= 0, attributeIndex < table.attributes.count else { return }
-            let attribute = table.attributes[attributeIndex]
-            defer { attributeIndex = -1 }
+            let index = attributeIndex
+            guard index >= 0, index < slots.count, index < types.count else { return }
+            let slot = slots[index]
+            guard slot < attributes.count else { return }
             if let attributeExternal {
-                attributes[attribute.slot] = .externalData(attributeExternal)
+                attributes[slot] = .externalData(attributeExternal)
+                attributeIndex = -1
                 return
             }
+            let type = types[index]
             let base64 = attributeIsBase64
-            guard let value = withText({ XMLStoreParser.value($0, attribute.attributeType, base64: base64) }) else {
-                throw failure(
-                    "'\(textPrefix())' is not a valid \(attribute.attributeType.rawValue) value for '\(attribute.name)'", element: "attribute")
+            let value: AttributeValue?
+            if textInBuffer {
+                value = textBuffer.withUnsafeBytes { XMLStoreParser.value($0, type, base64: base64) }
+            } else {
+                value = XMLStoreParser.value(UnsafeRawBufferPointer(rebasing: scanner.bytes[text.start..<text.end]), type, base64: base64)
             }
-            attributes[attribute.slot] = value
+            guard let value else {
+                throw failure(
+                    "'\(textPrefix())' is not a valid \(type.rawValue) value for '\(attribute?.name ?? "")'", element: "attribute")
+            }
+            attributes[slot] = value
+            attributeIndex = -1
         }
 
         mutating func startRelationship() throws {
