@@ -291,13 +291,18 @@ struct XMLByteScanner {
         let start = position
         guard let first = byte(position) else { throw fail("the file ends inside a tag") }
         guard Self.isNameStart(first) else { throw fail("'\(Character(Unicode.Scalar(first)))' cannot start a name", at: position) }
-        position += 1
-        while position < bytes.count, Self.isNameByte(bytes[position]) { position += 1 }
-        return Span(start: start, end: position)
+        let bytes = bytes
+        var index = position + 1
+        while index < bytes.count, Self.isNameByte(bytes[index]) { index += 1 }
+        position = index
+        return Span(start: start, end: index)
     }
 
     @inline(__always) private mutating func skipSpace() {
-        while position < bytes.count, Self.isSpace(bytes[position]) { position += 1 }
+        let bytes = bytes
+        var index = position
+        while index < bytes.count, Self.isSpace(bytes[index]) { index += 1 }
+        position = index
     }
 
     private mutating func scanEndTag() throws(XMLSyntaxError) -> Token {
@@ -342,23 +347,26 @@ struct XMLByteScanner {
             position += 1
             let start = position
             var kind = ValueKind.plain
+            let bytes = bytes
+            var index = position
             while true {
-                guard position < bytes.count else { throw fail("the file ends inside an attribute value of <\(string(name))>") }
-                let byte = bytes[position]
+                guard index < bytes.count else { throw fail("the file ends inside an attribute value of <\(string(name))>") }
+                let byte = bytes[index]
                 if byte < 0x40 && (Self.attributeSpecials >> UInt64(byte)) & 1 != 0 {
                     if byte == quote { break }
                     switch byte {
-                    case UInt8(ascii: "<"): throw fail("a '<' in the value of '\(string(attributeName))'", at: position)
+                    case UInt8(ascii: "<"): throw fail("a '<' in the value of '\(string(attributeName))'", at: index)
                     case UInt8(ascii: "&"):
-                        position = try Self.reference(in: bytes, at: position).end - 1
+                        index = try Self.reference(in: bytes, at: index).end - 1
                         kind = .attribute
                     case 0x09, 0x0A, 0x0D: kind = .attribute
-                    case 0..<0x20: throw fail("control character \(byte) in the value of '\(string(attributeName))'", at: position)
+                    case 0..<0x20: throw fail("control character \(byte) in the value of '\(string(attributeName))'", at: index)
                     default: break
                     }
                 }
-                position += 1
+                index += 1
             }
+            position = index
             let value = Span(start: start, end: position)
             position += 1
             guard value.count <= maximumValueSize else { throw fail("a value is longer than \(maximumValueSize) bytes", at: start) }
@@ -370,30 +378,32 @@ struct XMLByteScanner {
     }
 
     private mutating func scanText() throws(XMLSyntaxError) -> Token {
+        let bytes = bytes
         let start = position
+        var index = position
         var kind = ValueKind.plain
-        while position < bytes.count {
-            let byte = bytes[position]
+        while index < bytes.count {
+            let byte = bytes[index]
             if byte < 0x40 && (Self.textSpecials >> UInt64(byte)) & 1 != 0 {
                 switch byte {
                 case UInt8(ascii: "<"):
+                    position = index
                     return try finishText(start, kind)
                 case UInt8(ascii: "&"):
-                    position = try Self.reference(in: bytes, at: position).end - 1
+                    index = try Self.reference(in: bytes, at: index).end - 1
                     kind = .text
                 case UInt8(ascii: ">"):
                     // "]]>" may not appear in text.
-                    if position >= start + 2, bytes[position - 1] == UInt8(ascii: "]"), bytes[position - 2] == UInt8(ascii: "]") {
-                        throw fail("']]>' in text", at: position - 2)
+                    if index >= start + 2, bytes[index - 1] == UInt8(ascii: "]"), bytes[index - 2] == UInt8(ascii: "]") {
+                        throw fail("']]>' in text", at: index - 2)
                     }
                 case 0x0D: kind = .text
-                case 0x09, 0x0A: break
-                case 0..<0x20: throw fail("control character \(byte) in text", at: position)
-                default: break
+                default: throw fail("control character \(byte) in text", at: index)
                 }
             }
-            position += 1
+            index += 1
         }
+        position = index
         return try finishText(start, kind)
     }
 
