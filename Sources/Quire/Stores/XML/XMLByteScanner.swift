@@ -176,6 +176,19 @@ struct XMLByteScanner {
     /// `&` and `<`.
     private static let attributeSpecials: UInt64 = 0xFFFF_FFFF | (1 << 0x22) | (1 << 0x26) | (1 << 0x27) | (1 << 0x3C)
 
+    /// Every byte of a word set to `byte`.
+    @inline(__always) private static func splat(_ byte: UInt8) -> UInt64 { 0x0101_0101_0101_0101 &* UInt64(byte) }
+
+    /// Whether any byte of a word is below `limit` (at most 128): eight bytes checked at once.
+    @inline(__always) private static func hasByte(below limit: UInt8, in word: UInt64) -> Bool {
+        (word &- splat(limit)) & ~word & 0x8080_8080_8080_8080 != 0
+    }
+
+    /// Whether any byte of a word equals `byte`.
+    @inline(__always) private static func hasByte(_ byte: UInt8, in word: UInt64) -> Bool {
+        hasByte(below: 1, in: word ^ splat(byte))
+    }
+
     @inline(__always) private static func isNameByte(_ byte: UInt8) -> Bool {
         if byte >= 0x80 { return true }
         if byte >= 0x40 { return (nameMaskHigh >> UInt64(byte - 0x40)) & 1 != 0 }
@@ -350,6 +363,14 @@ struct XMLByteScanner {
             let bytes = bytes
             var index = position
             while true {
+                // Eight plain bytes at a time: no control character, quote, '&' or '<'.
+                while index + 8 <= bytes.count {
+                    let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                    if Self.hasByte(below: 0x20, in: word) || Self.hasByte(quote, in: word) || Self.hasByte(UInt8(ascii: "&"), in: word)
+                        || Self.hasByte(UInt8(ascii: "<"), in: word)
+                    { break }
+                    index += 8
+                }
                 guard index < bytes.count else { throw fail("the file ends inside an attribute value of <\(string(name))>") }
                 let byte = bytes[index]
                 if byte < 0x40 && (Self.attributeSpecials >> UInt64(byte)) & 1 != 0 {
@@ -383,6 +404,15 @@ struct XMLByteScanner {
         var index = position
         var kind = ValueKind.plain
         while index < bytes.count {
+            // Eight plain bytes at a time: no control character, '&', '<' or '>'.
+            while index + 8 <= bytes.count {
+                let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                if Self.hasByte(below: 0x20, in: word) || Self.hasByte(UInt8(ascii: "<"), in: word) || Self.hasByte(UInt8(ascii: "&"), in: word)
+                    || Self.hasByte(UInt8(ascii: ">"), in: word)
+                { break }
+                index += 8
+            }
+            guard index < bytes.count else { break }
             let byte = bytes[index]
             if byte < 0x40 && (Self.textSpecials >> UInt64(byte)) & 1 != 0 {
                 switch byte {
