@@ -62,7 +62,7 @@ struct XMLByteScanner {
 
     /// What the scanner found next.
     enum Token {
-        /// A start tag; its attributes are in ``XMLByteScanner/attributes`` until the next call.
+        /// A start tag; its attributes are read with ``XMLByteScanner/attribute(_:)`` until the next call.
         case start(name: Span, selfClosing: Bool)
         /// An end tag.
         case end(name: Span)
@@ -78,8 +78,10 @@ struct XMLByteScanner {
     private(set) var position = 0
     /// The offset at which the last token began (for error positions).
     private(set) var tokenStart = 0
-    /// The attributes of the last start tag.
-    private(set) var attributes: [Attribute] = []
+    /// The attributes of the last start tag are `attributeStorage[0..<attributeCount]` (the storage is reused).
+    private var attributeStorage: [Attribute] = []
+    /// The number of attributes of the last start tag.
+    private(set) var attributeCount = 0
     /// Whether a `<!DOCTYPE>` was already seen, or the root element began (no declaration may follow).
     private var prologClosed = false
     /// The longest value (text run or attribute value) accepted.
@@ -90,7 +92,7 @@ struct XMLByteScanner {
         self.bytes = bytes
         self.maximumValueSize = maximumValueSize
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
-        attributes.reserveCapacity(8)
+        attributeStorage.reserveCapacity(8)
     }
 
     // MARK: Positions
@@ -155,7 +157,11 @@ struct XMLByteScanner {
 
     /// The value of the last start tag's attribute `name`, if it has one.
     @inline(__always) func attribute(_ name: StaticString) -> Attribute? {
-        for attribute in attributes where span(attribute.name, equals: name) { return attribute }
+        var index = 0
+        while index < attributeCount && index < attributeStorage.count {
+            if span(attributeStorage[index].name, equals: name) { return attributeStorage[index] }
+            index += 1
+        }
         return nil
     }
 
@@ -300,7 +306,7 @@ struct XMLByteScanner {
     }
 
     /// A name at `position`, which must start one.
-    private mutating func scanName() throws(XMLSyntaxError) -> Span {
+    @inline(__always) private mutating func scanName() throws(XMLSyntaxError) -> Span {
         let start = position
         guard let first = byte(position) else { throw fail("the file ends inside a tag") }
         guard Self.isNameStart(first) else { throw fail("'\(Character(Unicode.Scalar(first)))' cannot start a name", at: position) }
@@ -332,7 +338,7 @@ struct XMLByteScanner {
         prologClosed = true
         position += 1
         let name = try scanName()
-        attributes.removeAll(keepingCapacity: true)
+        attributeCount = 0
         while true {
             let hadSpace = position < bytes.count && Self.isSpace(bytes[position])
             skipSpace()
@@ -391,10 +397,20 @@ struct XMLByteScanner {
             let value = Span(start: start, end: position)
             position += 1
             guard value.count <= maximumValueSize else { throw fail("a value is longer than \(maximumValueSize) bytes", at: start) }
-            for other in attributes where span(other.name, equals: attributeName) {
-                throw fail("<\(string(name))> has two '\(string(attributeName))' attributes", at: attributeName.start)
+            var other = 0
+            while other < attributeCount && other < attributeStorage.count {
+                if span(attributeStorage[other].name, equals: attributeName) {
+                    throw fail("<\(string(name))> has two '\(string(attributeName))' attributes", at: attributeName.start)
+                }
+                other += 1
             }
-            attributes.append(Attribute(name: attributeName, value: value, kind: kind))
+            let attribute = Attribute(name: attributeName, value: value, kind: kind)
+            if attributeCount < attributeStorage.count {
+                attributeStorage[attributeCount] = attribute
+            } else {
+                attributeStorage.append(attribute)
+            }
+            attributeCount += 1
         }
     }
 

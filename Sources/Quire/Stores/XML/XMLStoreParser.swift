@@ -641,7 +641,7 @@ struct XMLStoreParser {
             attributeIndex = found
             attributeIsBase64 = false
             attributeExternal = nil
-            guard scanner.attributes.count > 2 else { return }
+            guard scanner.attributeCount > 2 else { return }
             attributeIsBase64 = try attributeString("encoding") == "base64"
             if let external = try attributeString("external") {
                 guard ExternalDataReference.isValidName(external), let attribute,
