@@ -49,6 +49,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var version: Int64 = 0
 
     var faultFlag = false
+    /// A fault made by a fetch keeps the row it was fetched with (where Core Data's row cache would), so firing
+    /// it reads nothing; refreshing it releases the row.
+    var faultHoldsRow = false
+    /// The coordinator's held-row generation when the row was kept (see `heldRowIsCurrent`).
+    var heldRowGeneration = 0
     var insertedFlag = false
     var updatedFlag = false
     var deletedFlag = false

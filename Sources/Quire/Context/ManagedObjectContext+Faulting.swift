@@ -20,6 +20,17 @@ extension ManagedObjectContext {
     /// Fills a fault, throwing when its record cannot be found.
     func fulfillFaultThrowing(of object: ManagedObject) throws {
         guard object.faultFlag else { return }
+        if object.faultHoldsRow {
+            object.faultHoldsRow = false
+            if coordinatorOrFail().heldRowIsCurrent(object.objectID, version: object.version, generation: object.heldRowGeneration) {
+                object.faultFlag = false
+                object.awakeFromFetch()
+                return
+            }
+            // Another context of this coordinator saved the record since: read it again.
+            object.attributeStorage = []
+            object.relationshipStorage = []
+        }
         guard let snapshot = try row(for: object.objectID) else {
             throw QuireError(
                 .managedObjectReferentialIntegrity,

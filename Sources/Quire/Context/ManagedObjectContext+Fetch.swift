@@ -110,7 +110,8 @@ extension ManagedObjectContext {
         _ fetch: StoreFetch, stores: [PersistentStore]?, request: FetchRequest<Result>
     ) throws -> [ManagedObject] {
         if !needsMemoryPass(fetch, stores, request.includesPendingChanges) {
-            let rows = try coordinatorOrFail().fetchRows(fetch, stores: stores, cachesRows: request.returnsObjectsAsFaults)
+            // Faults keep their rows themselves, so the coordinator's cache need not.
+            let rows = try coordinatorOrFail().fetchRows(fetch, stores: stores, cachesRows: false)
             registry.reserveCapacity(rows.count)
             return rows.map { object(for: $0, asFault: request.returnsObjectsAsFaults) }
         }
@@ -135,7 +136,7 @@ extension ManagedObjectContext {
         let (storePredicate, memoryPredicate) = predicateSplit(fetch, stores: stores, includePending: includePending)
         var storeFetch = fetch
         storeFetch.predicate = storePredicate
-        let rows = try fetchSourceRows(storeFetch, stores: stores, cachesRows: asFaults)
+        let rows = try fetchSourceRows(storeFetch, stores: stores, cachesRows: parent != nil && asFaults)
         registry.reserveCapacity(rows.count)
         var seen = Set<ObjectIdentifier>()
         var result: [ManagedObject] = []

@@ -226,7 +226,16 @@ public final class ManagedObjectContext: @unchecked Sendable {
             object.managedObjectContext = self
             return object
         }
-        if isNew && asFault {
+        if asFault && parent == nil && (isNew || (object.faultFlag && !object.faultHoldsRow)),
+            let coordinator = persistentStoreCoordinator
+        {
+            object.attributeStorage = snapshot.attributes
+            object.relationshipStorage = snapshot.relationships
+            object.version = snapshot.version
+            object.faultFlag = true
+            object.faultHoldsRow = true
+            object.heldRowGeneration = coordinator.heldRowGeneration
+        } else if asFault && isNew {
             object.attributeStorage = []
             object.relationshipStorage = []
             object.faultFlag = true
@@ -237,6 +246,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     func fill(_ object: ManagedObject, from snapshot: RowSnapshot) {
+        object.faultHoldsRow = false
         object.attributeStorage = snapshot.attributes
         object.relationshipStorage = snapshot.relationships
         object.version = snapshot.version
@@ -365,7 +375,16 @@ public final class ManagedObjectContext: @unchecked Sendable {
     ///
     /// An object whose record no longer exists leaves the context (see ``mergeChanges(fromContextDidSave:)``).
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
-        guard object.managedObjectContext === self, !object.faultFlag, !object.insertedFlag else { return }
+        guard object.managedObjectContext === self, !object.insertedFlag else { return }
+        if object.faultFlag {
+            // A fault that still holds the row it was fetched with lets it go.
+            if object.faultHoldsRow {
+                object.faultHoldsRow = false
+                object.attributeStorage = []
+                object.relationshipStorage = []
+            }
+            return
+        }
         if mergeChanges && object.hasChanges {
             let row: RowSnapshot?
             do {
@@ -391,6 +410,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.attributeStorage = []
         object.relationshipStorage = []
         object.faultFlag = true
+        object.faultHoldsRow = false
         if !mergeChanges && parent == nil { coordinatorOrFail().forgetSnapshot(for: object.objectID) }
         object.didTurnIntoFault()
     }

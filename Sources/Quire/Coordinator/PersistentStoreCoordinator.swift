@@ -17,6 +17,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     let lock = NSRecursiveLock()
     private var stores: [PersistentStore] = []
     var rowCache: [ObjectID: RowSnapshot] = [:]
+    /// Records this coordinator's saves updated or deleted, with their new versions (`Int64.max` for deleted
+    /// ones): a fault holding an older row re-reads its record instead of firing with stale values.
+    private var changedRecords: [ObjectID: Int64] = [:]
+    /// Bumped whenever `changedRecords` is emptied to stay small; rows held from an earlier generation are
+    /// treated as stale.
+    private(set) var heldRowGeneration = 0
     /// The most rows the cache keeps; past that it starts afresh (cheaper than tracking use of each row).
     var rowCacheLimit = 500_000
     /// The contexts using the coordinator, held weakly, so Save As can re-point their objects.
@@ -205,6 +211,16 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
     }
 
+    /// Whether a row a fault holds (read at `version`, in generation `generation`) is still the record's
+    /// latest as far as this coordinator's saves know.
+    func heldRowIsCurrent(_ objectID: ObjectID, version: Int64, generation: Int) -> Bool {
+        locked {
+            guard generation == heldRowGeneration else { return false }
+            guard let changed = changedRecords[objectID] else { return true }
+            return changed <= version
+        }
+    }
+
     func forgetSnapshot(for objectID: ObjectID) {
         _ = locked { rowCache.removeValue(forKey: objectID) }
     }
@@ -263,6 +279,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 for change in request.updated { rowCache[change.objectID] = nil }
                 for change in request.deleted { rowCache[change.objectID] = nil }
             }
+            if changedRecords.count + request.updated.count + request.deleted.count > 1_000_000 {
+                changedRecords = [:]
+                heldRowGeneration += 1
+            }
+            for change in request.updated { changedRecords[change.objectID] = change.version + 1 }
+            for change in request.deleted { changedRecords[change.objectID] = Int64.max }
             return result
         }
     }

@@ -61,7 +61,6 @@ import Testing
         let ada = try context.fetch(request)[0]
         #expect(ada.isFault)
         #expect(ada.isFault)  // asking twice still fires nothing
-        #expect(ada.attributeStorage.isEmpty)
         #expect(ada.value(forKey: "name") as? String == "Ada")
         #expect(!ada.isFault)
         context.refresh(ada, mergeChanges: false)
@@ -312,5 +311,34 @@ import Testing
         let songZ = try #require(((lists[0].value(forKey: "songs") as? OrderedSet<ManagedObject>) ?? []).first)
         let order = ((songZ.value(forKey: "playlists") as? OrderedSet<ManagedObject>) ?? []).map { $0.value(forKey: "name") as? String }
         #expect(order == ["B", "A"])
+    }
+}
+
+/// Faults keep the rows they were fetched with, but never fire with values another context has saved over.
+@Suite struct HeldRowTests {
+    @Test func aFaultFiredAfterAnotherContextSavedSeesTheNewValues() throws {
+        let folder = try TemporaryFolder()
+        let (coordinator, writer) = try Fixtures.stack(Fixtures.runModel(), at: folder.file("Runs.sqlite"))
+        let entity = try #require(coordinator.managedObjectModel.entitiesByName["Run"])
+        for index in 0..<3 {
+            let run = ManagedObject(entity: entity, insertInto: writer)
+            run.setValue(Date(timeIntervalSinceReferenceDate: Double(index)), forKey: "date")
+            run.setValue(index, forKey: "processID")
+        }
+        try writer.save()
+        let reader = ManagedObjectContext()
+        reader.persistentStoreCoordinator = coordinator
+        let request = FetchRequest<ManagedObject>(entityName: "Run")
+        request.sortDescriptors = [SortKey("processID")]
+        let faults = try reader.fetch(request)
+        #expect(faults.allSatisfy { $0.isFault })
+        // The writer changes the first run and deletes the second after the reader fetched them.
+        let runs = try writer.fetch(request)
+        runs[0].setValue(42, forKey: "processID")
+        writer.delete(runs[1])
+        try writer.save()
+        #expect(faults[0].value(forKey: "processID") as? Int64 == 42)
+        #expect(faults[1].value(forKey: "processID") == nil)
+        #expect(faults[2].value(forKey: "processID") as? Int64 == 2)
     }
 }
