@@ -82,7 +82,8 @@ struct Convert: ParsableCommand {
         do {
             summary = try source.convert(
                 to: outputURL, container: container, storeType: storeType, mimeType: mimeType, replacing: force,
-                willCopy: { progress.start(watching: $0) }, didCopy: { progress.stop() })
+                willCopy: { progress.start(watching: $0) }, didCopy: { progress.stop() },
+                progress: { progress.objects(copied: $0, of: $1) })
         } catch let error as QuireError {
             // Errors naming the output or a file of its staging folder are output errors; the rest are the input's.
             let file = error.context.file?.standardizedFileURL.path ?? ""

@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// A progress bar on standard error for long conversions: the bytes written so far into the output's
-/// staging folder against the input's size, the rate and the time left.
+/// A progress bar on standard error for long conversions: the objects copied so far against their number,
+/// the bytes written into the output's staging folder against the input's size, the rate and the time left.
 /// Drawn only when standard error is a terminal, and only once a conversion has run for half a second.
 ///
 /// `@unchecked Sendable`: the timer's handler only reads immutable properties and the atomics and mutexes;
@@ -15,6 +15,14 @@ final class ProgressBar: @unchecked Sendable {
     private var timer: DispatchSourceTimer?
     private let started = Mutex<Date>(Date())
     private let drawn = Atomic<Bool>(false)
+    private let objectsCopied = Atomic<Int>(0)
+    private let objectsTotal = Atomic<Int>(0)
+
+    /// Records how many objects the conversion has copied (called from the conversion's thread).
+    func objects(copied: Int, of total: Int) {
+        objectsCopied.store(copied, ordering: .relaxed)
+        objectsTotal.store(total, ordering: .relaxed)
+    }
 
     init(totalBytes: Int64, enabled: Bool) {
         self.totalBytes = max(totalBytes, 1)
@@ -44,7 +52,11 @@ final class ProgressBar: @unchecked Sendable {
 
     private func draw(_ folder: URL) {
         let written = Self.treeSize(folder)
-        let fraction = min(Double(written) / Double(totalBytes), 1)
+        let copied = objectsCopied.load(ordering: .relaxed)
+        let objects = objectsTotal.load(ordering: .relaxed)
+        // Objects are copied before the output is written (atomic stores write it whole at the end): the
+        // fraction follows whichever is further along.
+        let fraction = min(max(Double(written) / Double(totalBytes), objects > 0 ? Double(copied) / Double(objects) : 0), 1)
         let elapsed = Date().timeIntervalSince(started.withLock { $0 })
         let rate = elapsed > 0 ? Double(written) / elapsed : 0
         let left = rate > 0 ? Double(totalBytes - min(written, totalBytes)) / rate : 0
@@ -52,8 +64,8 @@ final class ProgressBar: @unchecked Sendable {
         let filled = Int(fraction * Double(width))
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
         let line = String(
-            format: "\r[%@] %3d%%  %@/%@  %@/s  %ds left", bar, Int(fraction * 100), byteCount(written),
-            byteCount(totalBytes), byteCount(Int64(rate)), Int(left.rounded()))
+            format: "\r[%@] %3d%%  %d/%d objects  %@/%@  %@/s  %ds left", bar, Int(fraction * 100), copied, objects,
+            byteCount(written), byteCount(totalBytes), byteCount(Int64(rate)), Int(left.rounded()))
         FileHandle.standardError.write(Data(line.utf8))
         drawn.store(true, ordering: .relaxed)
     }

@@ -35,22 +35,26 @@ extension PersistentStoreCoordinator {
     ///   - url: Where the new store goes (nil for an in-memory store); nothing may be there yet.
     ///   - options: The new store's options.
     ///   - type: The new store's type.
+    ///   - progress: Called after each batch of records with the number copied so far and the total (on the
+    ///     calling thread, under the coordinator's lock: keep it short).
     /// - Returns: The new store, attached.
     /// - Throws: ``QuireError`` when the target is bad or unwritable, the disk is full, or the source cannot be
     ///   read (a missing external data file included). The source store stays attached and unchanged, and
     ///   whatever was written of the target is removed.
     @discardableResult
     public func migratePersistentStore(
-        _ store: PersistentStore, to url: URL?, options: StoreOptions = StoreOptions(), type: StoreType
+        _ store: PersistentStore, to url: URL?, options: StoreOptions = StoreOptions(), type: StoreType,
+        progress: (@Sendable (_ copied: Int, _ total: Int) -> Void)? = nil
     ) throws -> PersistentStore {
-        let (target, map) = try locked { try migrateLocked(store, to: url, options: options, type: type) }
+        let (target, map) = try locked { try migrateLocked(store, to: url, options: options, type: type, progress: progress) }
         let contexts = locked { registeredContexts.compactMap(\.context) }
         for context in contexts { context.performAndWait { context.storeDidMigrate(map) } }
         return target
     }
 
     private func migrateLocked(
-        _ store: PersistentStore, to url: URL?, options: StoreOptions, type: StoreType
+        _ store: PersistentStore, to url: URL?, options: StoreOptions, type: StoreType,
+        progress: (@Sendable (Int, Int) -> Void)?
     ) throws -> (PersistentStore, StoreMigrationMap) {
         guard persistentStores.contains(where: { $0 === store }) else {
             throw QuireError(.persistentStoreOperation, "The store \(store) is not attached to this coordinator.")
@@ -81,7 +85,7 @@ extension PersistentStoreCoordinator {
             try target.load()
             target.metadata = StoreMetadataKey.migrated(store.metadata, type: type, uuid: target.identifier, model: managedObjectModel)
             target.metadataIsDirty = true
-            let map = try StoreMigration.copy(from: store, to: target)
+            let map = try StoreMigration.copy(from: store, to: target, progress: progress)
             var attached = target
             if options.isReadOnly {
                 try target.close()

@@ -30,7 +30,9 @@ struct StoreMigrationMap: Sendable {
 enum StoreMigration {
     static let batchSize = 1000
 
-    static func copy(from source: PersistentStore, to target: PersistentStore) throws -> StoreMigrationMap {
+    static func copy(
+        from source: PersistentStore, to target: PersistentStore, progress: (@Sendable (Int, Int) -> Void)? = nil
+    ) throws -> StoreMigrationMap {
         let entities = source.entities.filter { !$0.isAbstract }.sorted { $0.entityNumber < $1.entityNumber }
         var idsByEntity: [(EntityDescription, [ObjectID])] = []
         var maximum: [ObjectIdentifier: Int64] = [:]
@@ -55,11 +57,16 @@ enum StoreMigration {
         for (root, key) in maximum { targetMaximum[root] = key + (offsets[root] ?? 0) }
 
         try target.beginImport()
+        let total = idsByEntity.reduce(0) { $0 + $1.1.count }
+        var copied = 0
+        progress?(0, total)
         for (_, ids) in idsByEntity {
             for start in stride(from: 0, to: ids.count, by: batchSize) {
                 let batch = Array(ids[start..<min(ids.count, start + batchSize)])
                 let rows = try source.snapshots(for: batch)
                 try target.importRecords(try rows.map { try convert($0, map, source: source, target: target) })
+                copied += batch.count
+                progress?(copied, total)
             }
         }
         for pass in 0...1 {

@@ -37,7 +37,8 @@ extension DocumentContents {
     @discardableResult
     public func convert(
         to output: URL, container: Container, storeType: StoreType, mimeType: String? = nil, replacing: Bool = false,
-        willCopy: (URL) -> Void = { _ in }, didCopy: () -> Void = {}
+        willCopy: (URL) -> Void = { _ in }, didCopy: () -> Void = {},
+        progress: (@Sendable (_ copied: Int, _ total: Int) -> Void)? = nil
     ) throws -> ConversionSummary {
         if !replacing && DocumentFiles.kind(of: output) != .missing {
             throw QuireError(
@@ -73,7 +74,8 @@ extension DocumentContents {
         willCopy(work)
         do {
             defer { didCopy() }
-            let migrated = try coordinator.migratePersistentStore(store, to: target, options: options, type: storeType)
+            let migrated = try coordinator.migratePersistentStore(
+                store, to: target, options: options, type: storeType, progress: progress)
             try coordinator.remove(migrated)
         }
         let mimeType = mimeType ?? self.mimeType ?? "application/x-quire-document"

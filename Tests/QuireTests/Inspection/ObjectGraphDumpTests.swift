@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Quire
@@ -105,5 +106,29 @@ import Testing
         #expect(before.differences(from: after).isEmpty)
         #expect(before == after)
         #expect(after.counts["Employee"] == 3)
+    }
+}
+
+/// Save As reports its progress in objects, so tools can draw a bar.
+@Suite struct SaveAsProgressTests {
+    @Test func progressCountsEveryObjectUpToTheTotal() throws {
+        let folder = try TemporaryFolder()
+        let (coordinator, context) = try Fixtures.stack(Fixtures.runModel(), at: folder.file("Runs.sqlite"))
+        let entity = try #require(coordinator.managedObjectModel.entitiesByName["Run"])
+        for index in 0..<2_500 {
+            ManagedObject(entity: entity, insertInto: context).setValue(Date(timeIntervalSinceReferenceDate: Double(index)), forKey: "date")
+        }
+        try context.save()
+        let calls = Mutex<[(Int, Int)]>([])
+        let store = try #require(coordinator.persistentStores.first)
+        try context.performAndWait {
+            _ = try coordinator.migratePersistentStore(
+                store, to: folder.file("Runs.binary"), type: .binary, progress: { copied, total in calls.withLock { $0.append((copied, total)) } })
+        }
+        let reported = calls.withLock { $0 }
+        #expect(reported.first.map { $0 == (0, 2_500) } == true)
+        #expect(reported.last.map { $0 == (2_500, 2_500) } == true)
+        #expect(reported.count == 4)  // 0, then batches of 1,000, 1,000 and 500
+        #expect(zip(reported, reported.dropFirst()).allSatisfy { $0.0 < $1.0 })
     }
 }
