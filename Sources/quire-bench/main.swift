@@ -114,6 +114,23 @@ if wanted("insert-save-100k") {
     rows.append(BenchmarkRow(name: "insert-save-100k", quireMilliseconds: quireInsertTime, baselineMilliseconds: rawInsert, target: 2))
 }
 
+// PHASES (temporary)
+if arguments.contains("--phases") {
+    let openClose = try measure(bestOf: runs) { let (c, _) = try openStack(quireURL); try closeStack(c) }
+    let ids = try measureKeepingResults(bestOf: runs) { () -> [ObjectID] in
+        let (c, ctx) = try openStack(quireURL)
+        let r = FetchRequest<ObjectID>(entityName: "Item")
+        let ids = try ctx.fetch(r); try closeStack(c); return ids }
+    let faults = try measureKeepingResults(bestOf: runs) { () -> (ManagedObjectContext, [ManagedObject]) in
+        let (c, ctx) = try openStack(quireURL)
+        let r = FetchRequest<ManagedObject>(entityName: "Item")
+        let o = try ctx.fetch(r); try closeStack(c); return (ctx, o) }
+    print("open+close \(openClose * 1000) ms; ids \(ids * 1000) ms; faults \(faults * 1000) ms")
+}
+if arguments.contains("--loop-fetch") {
+    for _ in 0..<40 { _ = try quireFetchAll(at: quireURL) }
+    exit(0)
+}
 // fetch-all-100k
 var fetched = 0
 if wanted("fetch-all-100k") {
@@ -192,20 +209,26 @@ func queryRow(
 }
 
 // fetch-indexed-1pct: an indexed equality matching 1% of the rows, for 10 values.
+if wanted("fetch-indexed-1pct") {
 rows.append(try queryRow("fetch-indexed-1pct", queries: (0..<10).map { tag in
     ("tag == %@", Int64(tag * 7), "WHERE t0.ZTAG = ?1", Int64(tag * 7))
 }))
+}
 // fetch-like-cd: LIKE[cd] over every row (about 4% match); the raw side uses SQLite's ASCII LIKE.
+if wanted("fetch-like-cd") {
 rows.append(try queryRow("fetch-like-cd", queries: [
     ("s2 LIKE[cd] %@", "CITY-Q*", "WHERE t0.ZS2 LIKE ?1", "CITY-Q%"),
 ], note: "; raw: LIKE 'CITY-Q%'"))
+}
 // fetch-keypath-to-one: a key path through the to-one owner, 100 rows for each of 20 owners.
+if wanted("fetch-keypath-to-one") {
 rows.append(try queryRow("fetch-keypath-to-one", queries: (1...20).map { owner in
     (
         "owner.name == %@", "owner-\(owner * 37)", "LEFT JOIN ZOWNER t1 ON t1.Z_PK = t0.ZOWNER WHERE t1.ZNAME = ?1",
         "owner-\(owner * 37)"
     )
 }))
+}
 
 // Store rows: binary and XML stores of the same 100,000 rows, against raw SQLite inserting and fetching them.
 let binaryURL = folder.appendingPathComponent("bench.quire")

@@ -31,32 +31,35 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     private unowned(unsafe) let unretainedEntity: EntityDescription
     private let entityOwner: EntityDescription?
     /// The object's ID: temporary until its first save, permanent after.
-    public internal(set) var objectID: ObjectID
+    @exclusivity(unchecked) public internal(set) var objectID: ObjectID
     /// The context the object lives in; `nil` once it was deleted and saved, or never inserted.
     ///
     /// Not retained, and not a weak reference either (those slow every retain of the object): the context
     /// registers every object that points at it and clears their pointers when it goes away.
-    public internal(set) unowned(unsafe) var managedObjectContext: ManagedObjectContext?
+    @exclusivity(unchecked) public internal(set) unowned(unsafe) var managedObjectContext: ManagedObjectContext?
+
+    // The object's state is used only on its context's queue, so its accesses are not checked for
+    // exclusivity at run time: those checks cost more than the accesses.
 
     /// Attribute values by slot; empty while the object is a fault.
-    var attributeStorage: [AttributeValue]
+    @exclusivity(unchecked) var attributeStorage: [AttributeValue]
     /// Relationship values by slot; empty while the object is a fault.
-    var relationshipStorage: [RelationshipStorage]
+    @exclusivity(unchecked) var relationshipStorage: [RelationshipStorage]
     /// The values as last saved or fetched, kept from the first change until the next save.
     var committedAttributes: [AttributeValue]?
     var committedRelationships: [RelationshipStorage]?
     /// The version (`Z_OPT`) the values were read at.
-    var version: Int64 = 0
+    @exclusivity(unchecked) var version: Int64 = 0
 
-    var faultFlag = false
+    @exclusivity(unchecked) var faultFlag = false
     /// A fault made by a fetch keeps the row it was fetched with (where Core Data's row cache would), so firing
     /// it reads nothing; refreshing it releases the row.
-    var faultHoldsRow = false
+    @exclusivity(unchecked) var faultHoldsRow = false
     /// The coordinator's held-row generation when the row was kept (see `heldRowIsCurrent`).
-    var heldRowGeneration = 0
-    var insertedFlag = false
-    var updatedFlag = false
-    var deletedFlag = false
+    @exclusivity(unchecked) var heldRowGeneration = 0
+    @exclusivity(unchecked) var insertedFlag = false
+    @exclusivity(unchecked) var updatedFlag = false
+    @exclusivity(unchecked) var deletedFlag = false
     /// Order of first change in the context, so saves are deterministic.
     var changeSequence = 0
 

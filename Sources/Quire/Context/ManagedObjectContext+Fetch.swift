@@ -110,10 +110,23 @@ extension ManagedObjectContext {
         _ fetch: StoreFetch, stores: [PersistentStore]?, request: FetchRequest<Result>
     ) throws -> [ManagedObject] {
         if !needsMemoryPass(fetch, stores, request.includesPendingChanges) {
-            // Faults keep their rows themselves, so the coordinator's cache need not.
-            let rows = try coordinatorOrFail().fetchRows(fetch, stores: stores, cachesRows: false)
-            registry.reserveCapacity(rows.count)
-            return rows.map { object(for: $0, asFault: request.returnsObjectsAsFaults) }
+            // Rows stream from the store into objects, each used while it is still in the processor's cache;
+            // faults keep their rows themselves, so the coordinator's cache need not. Application code
+            // (`awakeFromFetch`) runs once the coordinator's lock is released.
+            var objects: [ManagedObject] = []
+            var awaking: [Int] = []
+            let asFaults = request.returnsObjectsAsFaults
+            let coordinator = coordinatorOrFail()
+            let heldRowGeneration = asFaults && parent == nil ? coordinator.heldRowGeneration : nil
+            registry.suspendPruning()
+            defer { registry.resumePruning() }
+            try coordinator.visitRows(fetch, stores: stores) { row in
+                let (object, awakes) = materialize(row, asFault: asFaults, heldRowGeneration: heldRowGeneration)
+                if awakes { awaking.append(objects.count) }
+                objects.append(object)
+            }
+            for index in awaking { objects[index].awakeFromFetch() }
+            return objects
         }
         var all = fetch
         all.limit = 0
@@ -137,7 +150,8 @@ extension ManagedObjectContext {
         var storeFetch = fetch
         storeFetch.predicate = storePredicate
         let rows = try fetchSourceRows(storeFetch, stores: stores, cachesRows: parent != nil && asFaults)
-        registry.reserveCapacity(rows.count)
+        registry.suspendPruning()
+        defer { registry.resumePruning() }
         var seen = Set<ObjectIdentifier>()
         var result: [ManagedObject] = []
         for row in rows {

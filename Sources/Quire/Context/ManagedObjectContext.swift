@@ -85,8 +85,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
-    /// One object per record (see ``ObjectRegistry``).
-    var registry = ObjectRegistry()
+    /// One object per record (see ``ObjectRegistry``). Used only on the context's queue, so its accesses are
+    /// not checked for exclusivity at run time (a check costs as much as a lookup).
+    @exclusivity(unchecked) var registry = ObjectRegistry()
     private var changeCounter = 0
     /// Every object changed since the last save, in the order of its first change (saves are deterministic).
     /// It holds changed objects strongly until they are saved or rolled back; their flags say how they
@@ -218,31 +219,60 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     /// Makes an object from a snapshot, or fills the registered one when it is a fault.
-    func object(for snapshot: RowSnapshot, asFault: Bool) -> ManagedObject {
-        let (object, isNew) = registry.object(for: snapshot.objectID) {
-            let entity = snapshot.objectID.entity
-            let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
-            object.objectID = snapshot.objectID
+    func object(for snapshot: consuming RowSnapshot, asFault: Bool) -> ManagedObject {
+        let (object, awakes) = materialize(snapshot, asFault: asFault)
+        if awakes { object.awakeFromFetch() }
+        return object
+    }
+
+    /// Makes an object from a snapshot, or fills the registered one when it is a fault, without calling
+    /// application code: returns whether the object is due its `awakeFromFetch()`, which the caller calls
+    /// once it holds no lock (a fetch streaming rows from a store materializes while reading them).
+    func materialize(_ snapshot: consuming RowSnapshot, asFault: Bool) -> (ManagedObject, awakes: Bool) {
+        let holdsRows = asFault && parent == nil
+        return materialize(snapshot, asFault: asFault, heldRowGeneration: holdsRows ? persistentStoreCoordinator?.heldRowGeneration : nil)
+    }
+
+    /// `materialize(_:asFault:)` with what it asks of the context worked out once per fetch: the
+    /// coordinator's held-row generation when new faults keep their rows (a root context's fault fetch).
+    func materialize(
+        _ snapshot: consuming RowSnapshot, asFault: Bool, heldRowGeneration: Int?
+    ) -> (ManagedObject, awakes: Bool) {
+        let id = snapshot.objectID
+        let object: ManagedObject
+        let isNew: Bool
+        switch registry.lookup(id) {
+        case .found(let existing):
+            object = existing
+            isNew = false
+        case .vacant(let slot):
+            let entity = id.entity
+            object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+            object.objectID = id
             object.managedObjectContext = self
-            return object
+            registry.fill(slot, with: object)
+            isNew = true
         }
-        if asFault && parent == nil && (isNew || (object.faultFlag && !object.faultHoldsRow)),
-            let coordinator = persistentStoreCoordinator
-        {
+        if let heldRowGeneration, isNew || (object.faultFlag && !object.faultHoldsRow) {
             object.attributeStorage = snapshot.attributes
             object.relationshipStorage = snapshot.relationships
             object.version = snapshot.version
             object.faultFlag = true
             object.faultHoldsRow = true
-            object.heldRowGeneration = coordinator.heldRowGeneration
+            object.heldRowGeneration = heldRowGeneration
         } else if asFault && isNew {
             object.attributeStorage = []
             object.relationshipStorage = []
             object.faultFlag = true
         } else if isNew || (object.faultFlag && !asFault) {
-            fill(object, from: snapshot)
+            object.faultHoldsRow = false
+            object.attributeStorage = snapshot.attributes
+            object.relationshipStorage = snapshot.relationships
+            object.version = snapshot.version
+            object.faultFlag = false
+            return (object, true)
         }
-        return object
+        return (object, false)
     }
 
     func fill(_ object: ManagedObject, from snapshot: RowSnapshot) {

@@ -13,27 +13,36 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The entity of the object.
-    public var entity: EntityDescription { unretainedEntity }
+    public var entity: EntityDescription { entityHandle.takeUnretainedValue() }
     /// The store the object lives in; `nil` while the ID is temporary.
-    public var persistentStore: PersistentStore? { unretainedStore }
+    public var persistentStore: PersistentStore? { storeHandle?.takeUnretainedValue() }
 
     // IDs are copied on every fetch, fault and save, so they hold their entity and store without retaining
     // them: a frozen model and an added store live for the rest of the process (see
     // `ManagedObjectModel.freeze()` and `PersistentStoreCoordinator.addPersistentStore`), so neither can go
-    // away while an ID points at it.
-    private unowned(unsafe) let unretainedEntity: EntityDescription
-    private unowned(unsafe) let unretainedStore: PersistentStore?
+    // away while an ID points at it. `Unmanaged` rather than `unowned(unsafe)`: comparing and hashing IDs
+    // then use the references' addresses without even a passing retain.
+    private let entityHandle: Unmanaged<EntityDescription>
+    private let storeHandle: Unmanaged<PersistentStore>?
     let key: Key
 
+    /// The address of the store, as an identity read without retaining it.
+    var storeAddress: UnsafeMutableRawPointer? { storeHandle?.toOpaque() }
+
+    /// The address of the entity's hierarchy root, as an identity read without retaining the entity.
+    var rootEntityAddress: UnsafeMutableRawPointer {
+        entityHandle._withUnsafeGuaranteedRef { $0.rootEntityAddress }
+    }
+
     init(entity: EntityDescription, store: PersistentStore, primaryKey: Int64) {
-        self.unretainedEntity = entity
-        self.unretainedStore = store
+        self.entityHandle = .passUnretained(entity)
+        self.storeHandle = .passUnretained(store)
         self.key = .permanent(primaryKey)
     }
 
     private init(temporaryFor entity: EntityDescription, number: UInt64) {
-        self.unretainedEntity = entity
-        self.unretainedStore = nil
+        self.entityHandle = .passUnretained(entity)
+        self.storeHandle = nil
         self.key = .temporary(number)
     }
 
@@ -83,14 +92,14 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
 
     /// Two IDs are equal when they name the same record: the same key in the same store and entity hierarchy.
     public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
-        lhs.key == rhs.key && lhs.unretainedStore === rhs.unretainedStore
-            && (lhs.unretainedEntity === rhs.unretainedEntity || lhs.entity.rootEntity === rhs.entity.rootEntity)
+        lhs.key == rhs.key && lhs.storeAddress == rhs.storeAddress
+            && (lhs.entityHandle.toOpaque() == rhs.entityHandle.toOpaque() || lhs.rootEntityAddress == rhs.rootEntityAddress)
     }
 
     /// Hashes the key and store.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(key)
-        if let unretainedStore { hasher.combine(ObjectIdentifier(unretainedStore)) }
+        if let storeAddress { hasher.combine(storeAddress) }
     }
 
     /// The URI representation as text.

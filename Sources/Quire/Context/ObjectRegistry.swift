@@ -12,133 +12,223 @@
 /// sit in one more array, indexed from the first number it holds. IDs that fit no array go to a dictionary.
 /// Confined to its context's queue.
 struct ObjectRegistry {
-    /// The objects of one store and entity hierarchy, indexed by primary key.
-    private final class DenseTable {
-        var objects: [ManagedObject?] = []
+    /// The objects of one store and entity hierarchy, indexed by primary key, in a buffer of its own: reading
+    /// and filling a slot costs no reference counting of an array and no uniqueness check.
+    final class DenseTable {
+        private(set) var slots: UnsafeMutablePointer<ManagedObject?>
+        private(set) var capacity = 0
         var count = 0
+
+        init() {
+            slots = UnsafeMutablePointer<ManagedObject?>.allocate(capacity: 0)
+        }
+
+        deinit {
+            slots.deinitialize(count: capacity)
+            slots.deallocate()
+        }
+
+        subscript(index: Int) -> ManagedObject? {
+            get { slots[index] }
+            set { slots[index] = newValue }
+        }
 
         /// Makes `index` a valid slot, growing geometrically so that filling a table key by key costs
         /// amortized constant time.
         func grow(toInclude index: Int) {
-            guard index >= objects.count else { return }
-            let newCount = max(index + 1, min(objects.count * 2, index + 1 + 65_536), 256)
-            objects.append(contentsOf: repeatElement(nil, count: newCount - objects.count))
+            guard index >= capacity else { return }
+            let newCapacity = max(index + 1, min(capacity * 2, index + 1 + 65_536), 256)
+            let grown = UnsafeMutablePointer<ManagedObject?>.allocate(capacity: newCapacity)
+            grown.moveInitialize(from: slots, count: capacity)
+            (grown + capacity).initialize(repeating: nil, count: newCapacity - capacity)
+            slots.deallocate()
+            slots = grown
+            capacity = newCapacity
+        }
+
+        /// Empties every slot and releases the buffer.
+        func removeAll() {
+            slots.deinitialize(count: capacity)
+            slots.deallocate()
+            slots = UnsafeMutablePointer<ManagedObject?>.allocate(capacity: 0)
+            capacity = 0
+            count = 0
         }
     }
 
+    /// A store and a root entity, by address (both live for the rest of the process).
     private struct TableKey: Hashable {
-        let store: ObjectIdentifier
-        let root: ObjectIdentifier
+        let store: UnsafeMutableRawPointer
+        let root: UnsafeMutableRawPointer
     }
 
     private var tables: [TableKey: DenseTable] = [:]
     private var lastKey: TableKey?
-    private var lastTable: DenseTable?
+    /// The table of `lastKey`, held by `tables` (and cleared whenever `tables` is), so not retained again:
+    /// consecutive lookups in one table (a fetch's rows) cost no reference counting.
+    private var lastTable: Unmanaged<DenseTable>?
     private var sparse: [ObjectID: ManagedObject] = [:]
     private let temporaries = DenseTable()
     private var temporaryBase: UInt64 = 0
     private var pruneThreshold = 4096
+    private var pruningSuspended = false
 
     /// The number of registered objects, including those no longer referenced elsewhere but not pruned yet.
     private(set) var count = 0
 
+    /// A place in a dense table. The table is held by the registry; a slot is used at once, so it does not
+    /// retain it.
+    struct Slot {
+        let unretainedTable: Unmanaged<DenseTable>
+        let index: Int
+
+        var object: ManagedObject? {
+            unretainedTable._withUnsafeGuaranteedRef { $0.slots[index] }
+        }
+
+        /// Puts an object into the empty slot.
+        func fill(with object: ManagedObject) {
+            unretainedTable._withUnsafeGuaranteedRef { table in
+                (table.slots + index).pointee = object
+                table.count += 1
+            }
+        }
+    }
+
+    /// What a lookup found: the registered object, or where to register one (`nil`: in the sparse dictionary).
+    enum Lookup {
+        case found(ManagedObject)
+        case vacant(Slot?)
+    }
+
     /// The dense table and index for an ID, if it has a permanent key that fits one.
-    private mutating func slot(for id: ObjectID, creating: Bool) -> (DenseTable, Int)? {
+    private mutating func slot(for id: ObjectID, creating: Bool) -> Slot? {
         if case .temporary(let number) = id.key { return temporarySlot(number, creating: creating) }
-        guard case .permanent(let pk) = id.key, pk > 0, let store = id.persistentStore else { return nil }
-        let key = TableKey(store: ObjectIdentifier(store), root: ObjectIdentifier(id.entity.rootEntity))
-        let table: DenseTable
+        guard case .permanent(let pk) = id.key, pk > 0, let store = id.storeAddress else { return nil }
+        let key = TableKey(store: store, root: id.rootEntityAddress)
+        let table: Unmanaged<DenseTable>
         if key == lastKey, let last = lastTable {
             table = last
         } else if let existing = tables[key] {
-            table = existing
+            table = .passUnretained(existing)
         } else {
             guard creating else { return nil }
-            table = DenseTable()
-            tables[key] = table
+            let made = DenseTable()
+            tables[key] = made
+            table = .passUnretained(made)
         }
         lastKey = key
         lastTable = table
         let index = Int(pk)
-        if index >= table.objects.count {
+        let fits = table._withUnsafeGuaranteedRef { table in
+            if index < table.capacity { return true }
             // Grow for keys near the end; keys far beyond what the table holds stay sparse.
-            guard creating, index <= table.objects.count * 2 + 4096 else { return nil }
+            guard creating, index <= table.capacity * 2 + 4096 else { return false }
             table.grow(toInclude: index)
+            return true
         }
-        return (table, index)
+        return fits ? Slot(unretainedTable: table, index: index) : nil
     }
 
-    private mutating func temporarySlot(_ number: UInt64, creating: Bool) -> (DenseTable, Int)? {
+    private mutating func temporarySlot(_ number: UInt64, creating: Bool) -> Slot? {
         guard number > 0 else { return nil }
         if temporaries.count == 0 && creating {
-            temporaries.objects.removeAll(keepingCapacity: true)
+            // Every slot is empty: the table starts again at this number.
             temporaryBase = number
         }
         guard number >= temporaryBase else { return nil }
         let offset = number - temporaryBase
         guard offset < UInt64(Int.max) else { return nil }
         let index = Int(offset)
-        if index >= temporaries.objects.count {
-            guard creating, index <= temporaries.objects.count * 2 + 4096 else { return nil }
+        if index >= temporaries.capacity {
+            guard creating, index <= temporaries.capacity * 2 + 4096 else { return nil }
             temporaries.grow(toInclude: index)
         }
-        return (temporaries, index)
+        return Slot(unretainedTable: .passUnretained(temporaries), index: index)
     }
 
     /// The registered object for an ID.
     subscript(id: ObjectID) -> ManagedObject? {
         mutating get {
-            if let (table, index) = slot(for: id, creating: false), let object = table.objects[index] { return object }
+            if let slot = slot(for: id, creating: false), let object = slot.object { return object }
             return sparse.isEmpty ? nil : sparse[id]
+        }
+    }
+
+    /// The object registered for an ID, or where to register one with ``fill(_:with:)``: one lookup for both.
+    mutating func lookup(_ id: ObjectID) -> Lookup {
+        if let slot = slot(for: id, creating: true) {
+            if let existing = slot.object { return .found(existing) }
+            return .vacant(slot)
+        }
+        if let existing = sparse[id] { return .found(existing) }
+        return .vacant(nil)
+    }
+
+    /// Registers a new object where ``lookup(_:)`` found its ID vacant (nothing registered in between).
+    mutating func fill(_ vacancy: Slot?, with object: ManagedObject) {
+        guard let vacancy else {
+            insert(object)
+            return
+        }
+        vacancy.fill(with: object)
+        count += 1
+        if count > pruneThreshold && !pruningSuspended {
+            prune()
+            pruneThreshold = max(4096, count * 2)
         }
     }
 
     /// The object registered for an ID, or the one `make` creates and registers; one lookup either way.
     mutating func object(for id: ObjectID, orInsert make: () -> ManagedObject) -> (ManagedObject, inserted: Bool) {
-        if let (table, index) = slot(for: id, creating: true) {
-            if let existing = table.objects[index] { return (existing, false) }
+        switch lookup(id) {
+        case .found(let existing):
+            return (existing, false)
+        case .vacant(let slot):
             let object = make()
-            table.objects[index] = object
-            table.count += 1
-            count += 1
-            if count > pruneThreshold {
-                prune()
-                pruneThreshold = max(4096, count * 2)
-            }
+            fill(slot, with: object)
             return (object, true)
         }
-        if let existing = sparse[id] { return (existing, false) }
-        let object = make()
-        insert(object)
-        return (object, true)
     }
 
     /// Registers an object under its current ID; prunes once the registry has doubled since the last prune.
     mutating func insert(_ object: ManagedObject) {
-        if let (table, index) = slot(for: object.objectID, creating: true) {
-            if table.objects[index] == nil {
+        if let slot = slot(for: object.objectID, creating: true) {
+            let table = slot.unretainedTable.takeUnretainedValue()
+            if table[slot.index] == nil {
                 table.count += 1
                 count += 1
             }
-            table.objects[index] = object
+            table[slot.index] = object
         } else {
             if sparse.updateValue(object, forKey: object.objectID) == nil { count += 1 }
         }
+        if count > pruneThreshold && !pruningSuspended {
+            prune()
+            pruneThreshold = max(4096, count * 2)
+        }
+    }
+
+    /// Registers objects without pruning until ``resumePruning()``: a fetch holds every object it makes, so
+    /// pruning while it runs would walk the registry for nothing.
+    mutating func suspendPruning() {
+        pruningSuspended = true
+    }
+
+    /// Ends ``suspendPruning()``, pruning now if the registry has outgrown its threshold.
+    mutating func resumePruning() {
+        pruningSuspended = false
         if count > pruneThreshold {
             prune()
             pruneThreshold = max(4096, count * 2)
         }
     }
 
-    /// Makes room for `extra` more entries without pruning in between.
-    mutating func reserveCapacity(_ extra: Int) {
-        pruneThreshold = max(pruneThreshold, count + extra + 1)
-    }
-
     /// Removes the entry of an object (only if that entry is this object).
     mutating func remove(_ object: ManagedObject) {
-        if let (table, index) = slot(for: object.objectID, creating: false), table.objects[index] === object {
-            table.objects[index] = nil
+        if let slot = slot(for: object.objectID, creating: false), slot.object === object {
+            let table = slot.unretainedTable.takeUnretainedValue()
+            table[slot.index] = nil
             table.count -= 1
             count -= 1
         } else if sparse[object.objectID] === object {
@@ -150,9 +240,10 @@ struct ObjectRegistry {
     /// Removes every entry nobody else references and without unsaved changes; those objects go away.
     mutating func prune() {
         for table in Array(tables.values) + [temporaries] {
-            for index in table.objects.indices where table.objects[index] != nil {
-                if table.objects[index]?.hasChanges == false && isKnownUniquelyReferenced(&table.objects[index]) {
-                    table.objects[index] = nil
+            let slots = table.slots
+            for index in 0..<table.capacity where slots[index] != nil {
+                if slots[index]?.hasChanges == false && isKnownUniquelyReferenced(&slots[index]) {
+                    slots[index] = nil
                     table.count -= 1
                     count -= 1
                 }
@@ -172,38 +263,41 @@ struct ObjectRegistry {
 
     /// Every registered object: by key within each store and hierarchy, then the others.
     var all: [ManagedObject] {
-        tables.values.flatMap { $0.objects.compactMap { $0 } } + temporaries.objects.compactMap { $0 } + Array(sparse.values)
+        (Array(tables.values) + [temporaries]).flatMap { table in
+            UnsafeBufferPointer(start: table.slots, count: table.capacity).compactMap { $0 }
+        } + Array(sparse.values)
     }
 
-    /// Empties the registry, returning what it held (in the order of ``all``).
     /// Empties the registry in key order, calling `survivor` for each object someone else still holds (the
     /// others are released on the spot, in the order they were made, which frees memory fastest).
     mutating func releaseAll(survivor: (ManagedObject) -> Void) {
         for table in Array(tables.values) + [temporaries] {
-            for index in table.objects.indices where table.objects[index] != nil {
-                if !isKnownUniquelyReferenced(&table.objects[index]), let object = table.objects[index] { survivor(object) }
-                table.objects[index] = nil
+            let slots = table.slots
+            for index in 0..<table.capacity where slots[index] != nil {
+                if !isKnownUniquelyReferenced(&slots[index]), let object = slots[index] { survivor(object) }
+                slots[index] = nil
             }
-            table.count = 0
+            table.removeAll()
         }
         for object in sparse.values { survivor(object) }
-        tables = [:]
-        temporaries.objects = []
         lastKey = nil
         lastTable = nil
+        tables = [:]
         sparse = [:]
         count = 0
+        pruneThreshold = 4096
     }
 
+    /// Empties the registry, returning what it held (in the order of ``all``).
     mutating func removeAll() -> [ManagedObject] {
         let held = all
-        tables = [:]
-        temporaries.objects = []
-        temporaries.count = 0
         lastKey = nil
         lastTable = nil
+        tables = [:]
+        temporaries.removeAll()
         sparse = [:]
         count = 0
+        pruneThreshold = 4096
         return held
     }
 }

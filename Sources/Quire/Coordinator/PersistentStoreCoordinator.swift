@@ -179,6 +179,14 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
     }
 
+    /// Hands the rows of a fetch from every store it reaches to `body`, one at a time and without caching
+    /// them, while holding the coordinator's lock. `body` must not make requests of the stores.
+    func visitRows(_ fetch: StoreFetch, stores affected: [PersistentStore]?, _ body: (consuming RowSnapshot) throws -> Void) throws {
+        try locked {
+            for store in targetStores(fetch, affected) { try store.visitRows(fetch, body) }
+        }
+    }
+
     func fetchObjectIDs(_ fetch: StoreFetch, stores affected: [PersistentStore]?) throws -> [ObjectID] {
         try locked {
             var ids: [ObjectID] = []

@@ -225,8 +225,18 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// The root entity, cached when the model is frozen (models are immortal then, so unowned(unsafe) holds).
     private unowned(unsafe) var frozenRoot: EntityDescription?
 
+    /// The address of the root entity, cached with `frozenRoot`; read on every object lookup, and written
+    /// once, when the model freezes, before any context can read it.
+    @exclusivity(unchecked) private var frozenRootAddress: UnsafeMutableRawPointer?
+
+    /// The address of the root entity, as its identity (what the object registry keys its tables by).
+    var rootEntityAddress: UnsafeMutableRawPointer {
+        frozenRootAddress ?? Unmanaged.passUnretained(rootEntity).toOpaque()
+    }
+
     func computeHierarchy() {
         frozenRoot = rootEntity
+        frozenRootAddress = Unmanaged.passUnretained(rootEntity).toOpaque()
         var result: [EntityDescription] = []
         func visit(_ entity: EntityDescription) {
             for sub in entity.subentities {

@@ -50,6 +50,12 @@ public class PersistentStore: @unchecked Sendable, CustomStringConvertible {
     func load() throws { throw unsupported("load") }
     /// The rows of a fetch, sorted and limited as asked.
     func fetchRows(_ fetch: StoreFetch) throws -> [RowSnapshot] { throw unsupported("fetch") }
+    /// Hands the rows of a fetch to `body` one at a time, in the order ``fetchRows(_:)`` returns them.
+    /// Stores that read rows incrementally override it to make no array of them: a row is used while it is
+    /// still in the processor's cache. `body` must not start another request on this store.
+    func visitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
+        for row in try fetchRows(fetch) { try body(row) }
+    }
     /// The IDs of a fetch.
     func fetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] { try fetchRows(fetch).map(\.objectID) }
     /// The number of objects a fetch matches.

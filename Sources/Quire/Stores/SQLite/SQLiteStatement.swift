@@ -155,6 +155,44 @@ final class SQLiteStatement {
         }
     }
 
+    /// Reads the attributes of the current row, one value per read, into a new array: the common types
+    /// inline, each column's value fetched once; the others through ``attributeValue(at:type:externalFormat:)``.
+    func attributeValues(_ reads: [RowReader.AttributeRead]) throws -> [AttributeValue] {
+        try [AttributeValue](unsafeUninitializedCapacity: reads.count) { buffer, initialized in
+            for read in reads {
+                buffer.initializeElement(at: initialized, to: try inlineValue(read))
+                initialized += 1
+            }
+        }
+    }
+
+    @inline(__always)
+    private func inlineValue(_ read: RowReader.AttributeRead) throws -> AttributeValue {
+        if read.kind == .none { return .null }
+        // The column's value once, instead of a type call and a value call that each look the column up.
+        guard let value = sqlite3_column_value(raw, read.column) else { return .null }
+        let storage = sqlite3_value_type(value)
+        if storage == SQLITE_NULL { return .null }
+        switch read.kind {
+        case .none: return .null
+        case .integer: return .integer(sqlite3_value_int64(value))
+        case .boolean: return .boolean(sqlite3_value_int64(value) != 0)
+        case .double: return .double(sqlite3_value_double(value))
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: sqlite3_value_double(value)))
+        case .string:
+            guard let text = sqlite3_value_text(value) else { return .string("") }
+            let count = Int(sqlite3_value_bytes(value))
+            return .string(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case .data:
+            let blob = sqlite3_value_blob(value)
+            let count = Int(sqlite3_value_bytes(value))
+            guard count > 0, let blob else { return .data(Data()) }
+            return .data(Data(bytes: blob, count: count))
+        case .other:
+            return try attributeValue(at: read.column, type: read.type, externalFormat: read.external)
+        }
+    }
+
     func columnName(_ column: Int32) -> String {
         sqlite3_column_name(raw, column).map { String(cString: $0) } ?? "column \(column)"
     }

@@ -4,8 +4,18 @@ import Foundation
 /// How to turn a row of an entity's table into a snapshot. A class, so that reading a row retains one
 /// object rather than the reader's arrays.
 final class RowReader {
+    /// How one attribute's column is read; the common types have a case of their own, read inline.
+    enum Kind: UInt8 {
+        /// A transient attribute: no column, always `.null`.
+        case none
+        case integer, boolean, double, string, date, data
+        /// Any other type, or binary data in Core Data's external-storage encoding: read by
+        /// `SQLiteStatement.attributeValue(at:type:externalFormat:)`.
+        case other
+    }
     struct AttributeRead {
         let column: Int32
+        let kind: Kind
         let type: AttributeType
         let external: Bool
     }
@@ -15,20 +25,35 @@ final class RowReader {
         let destination: EntityDescription
     }
     let entity: EntityDescription
-    /// Per attribute slot; nil for transient attributes.
-    let attributes: [AttributeRead?]
+    /// Per attribute slot.
+    let attributes: [AttributeRead]
     /// Per relationship slot; nil for to-many (and transient) relationships.
     let relationships: [RelationshipRead?]
+    /// The foreign-key columns of the to-one relationships.
+    let foreignKeyColumns: [Int32]
 
     /// The relationship values of a row whose to-one keys are all NULL: one shared array, so such rows (the
     /// common case for optional relationships) allocate nothing for their relationships.
     let unrelated: [RelationshipStorage]
 
-    init(entity: EntityDescription, attributes: [AttributeRead?], relationships: [RelationshipRead?]) {
+    init(entity: EntityDescription, attributes: [AttributeRead], relationships: [RelationshipRead?]) {
         self.entity = entity
         self.attributes = attributes
         self.relationships = relationships
+        self.foreignKeyColumns = relationships.compactMap { $0?.foreignKey }
         self.unrelated = relationships.map { $0 == nil ? .fault : .toOne(nil) }
+    }
+
+    static func kind(of type: AttributeType, external: Bool) -> Kind {
+        switch type {
+        case .integer16, .integer32, .integer64: return .integer
+        case .boolean: return .boolean
+        case .double: return .double
+        case .string: return .string
+        case .date: return .date
+        case .binaryData, .transformable: return external ? .other : .data
+        case .float, .decimal, .uuid, .uri: return .other
+        }
     }
 }
 
@@ -56,10 +81,13 @@ extension SQLiteStore {
     func reader(for entity: EntityDescription) -> RowReader? {
         if let reader = readers[ObjectIdentifier(entity)] { return reader }
         guard let mapping = schema.mapping(for: entity) else { return nil }
-        let attributes = entity.allAttributes.map { attribute -> RowReader.AttributeRead? in
+        let attributes = entity.allAttributes.map { attribute -> RowReader.AttributeRead in
             let index = mapping.attributeColumns[attribute.slot]
-            guard index >= 0 else { return nil }
-            return .init(column: Int32(index + 3), type: attribute.attributeType, external: attribute.allowsExternalBinaryDataStorage)
+            let external = attribute.allowsExternalBinaryDataStorage
+            guard index >= 0 else { return .init(column: -1, kind: .none, type: attribute.attributeType, external: external) }
+            return .init(
+                column: Int32(index + 3), kind: RowReader.kind(of: attribute.attributeType, external: external),
+                type: attribute.attributeType, external: external)
         }
         let relationships = entity.allRelationships.map { relationship -> RowReader.RelationshipRead? in
             let index = mapping.foreignKeyColumns[relationship.slot]
@@ -80,7 +108,7 @@ extension SQLiteStore {
         return model.entitiesByNumber[index]
     }
 
-    /// Reads the current row of a statement selected with ``selectList(_:alias:)``.
+    /// Reads the current row of a statement selected with ``selectList(_:)``.
     func snapshot(from statement: SQLiteStatement) throws -> RowSnapshot {
         let pk = statement.int64(at: 0)
         let entityNumber = statement.int64(at: 1)
@@ -89,19 +117,11 @@ extension SQLiteStore {
                 .fileReadCorruptFile, "Row \(pk) of the store '\(storeURL.path)' has an unknown entity number \(entityNumber).",
                 context: .init(file: storeURL))
         }
-        var attributes: [AttributeValue] = []
-        attributes.reserveCapacity(reader.attributes.count)
-        for read in reader.attributes {
-            guard let read else {
-                attributes.append(.null)
-                continue
-            }
-            attributes.append(try statement.attributeValue(at: read.column, type: read.type, externalFormat: read.external))
-        }
-        if reader.relationships.allSatisfy({ $0.map { statement.isNull(at: $0.foreignKey) } ?? true }) {
-            return RowSnapshot(
-                objectID: ObjectID(entity: reader.entity, store: self, primaryKey: pk), version: statement.int64(at: 2),
-                attributes: attributes, relationships: reader.unrelated)
+        let attributes = try statement.attributeValues(reader.attributes)
+        let id = ObjectID(entity: reader.entity, store: self, primaryKey: pk)
+        let version = statement.int64(at: 2)
+        if reader.foreignKeyColumns.allSatisfy({ statement.isNull(at: $0) }) {
+            return RowSnapshot(objectID: id, version: version, attributes: attributes, relationships: reader.unrelated)
         }
         var relationships: [RelationshipStorage] = []
         relationships.reserveCapacity(reader.relationships.count)
@@ -120,9 +140,7 @@ extension SQLiteStore {
             }
             relationships.append(.toOne(ObjectID(entity: destination, store: self, primaryKey: statement.int64(at: read.foreignKey))))
         }
-        return RowSnapshot(
-            objectID: ObjectID(entity: reader.entity, store: self, primaryKey: pk), version: statement.int64(at: 2),
-            attributes: attributes, relationships: relationships)
+        return RowSnapshot(objectID: id, version: version, attributes: attributes, relationships: relationships)
     }
 
     // MARK: Fetching
@@ -192,12 +210,18 @@ extension SQLiteStore {
     }
 
     func sqliteFetchRows(_ fetch: StoreFetch) throws -> [RowSnapshot] {
+        var rows: [RowSnapshot] = []
+        try sqliteVisitRows(fetch) { rows.append($0) }
+        return rows
+    }
+
+    /// Reads the rows of a fetch one by one, handing each to `body` before the next is read.
+    func sqliteVisitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
         guard let table = schema.table(for: fetch.entity),
             let statement = try prepared(selectList(table), fetch, sorted: true)
-        else { return [] }
-        var rows: [RowSnapshot] = []
-        while try statement.step() { rows.append(try snapshot(from: statement)) }
-        return rows
+        else { return }
+        defer { statement.reset() }
+        while try statement.step() { try body(try snapshot(from: statement)) }
     }
 
     func sqliteFetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] {

@@ -197,6 +197,9 @@ final class SQLiteStore: PersistentStore, @unchecked Sendable {
     // MARK: Requests (implemented in SQLiteStore+Fetch and SQLiteStore+Save)
 
     override func fetchRows(_ fetch: StoreFetch) throws -> [RowSnapshot] { try sqliteFetchRows(fetch) }
+    override func visitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
+        try sqliteVisitRows(fetch, body)
+    }
     override func canEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool {
         sqliteCanEvaluate(predicate, for: entity)
     }
