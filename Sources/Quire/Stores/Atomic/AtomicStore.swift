@@ -12,6 +12,9 @@ struct AtomicStoreImage {
     var nextKey: Int64
     /// Every record by primary key; to-many relationships are loaded (never `.fault`).
     var nodes: [Int64: RowSnapshot]
+    /// The number of records of each entity, by entity number, when the decoder counted them (a count
+    /// then reads no record).
+    var entityCounts: [Int]? = nil
 }
 
 /// The base of the stores that load a whole graph and write it whole (XML, binary, in-memory, custom
@@ -23,7 +26,12 @@ struct AtomicStoreImage {
 /// `@unchecked Sendable` (inherited): used only under the coordinator's lock.
 class AtomicStore: PersistentStore, StoreNodeSource, @unchecked Sendable {
     /// Every record by primary key.
-    var nodes: [Int64: RowSnapshot] = [:]
+    var nodes: [Int64: RowSnapshot] = [:] {
+        didSet { entityCounts = nil }
+    }
+    /// The number of records of each entity, by entity number, while known: from the decoder, or from the
+    /// last count; any change of ``nodes`` forgets it.
+    private var entityCounts: [Int]?
     var nextKey: Int64 = 1
     /// The size and modification time of the file as last read or written, to notice another writer.
     private var fileStamp: FileStamp?
@@ -93,6 +101,7 @@ class AtomicStore: PersistentStore, StoreNodeSource, @unchecked Sendable {
         metadata = image.metadata
         nextKey = image.nextKey
         nodes = image.nodes
+        entityCounts = image.entityCounts
         if let key = nodes.keys.max(), key >= nextKey { nextKey = key + 1 }
         fileStamp = FileStamp(fileURL)
     }
@@ -243,10 +252,25 @@ class AtomicStore: PersistentStore, StoreNodeSource, @unchecked Sendable {
         window(try matchingNodes(fetch, sorted: true), fetch).map(\.objectID)
     }
 
+    /// The number of records of each entity, by entity number (counted once after each change).
+    private func countsByEntity() -> [Int] {
+        if let entityCounts { return entityCounts }
+        var counts = [Int](repeating: 0, count: model.entitiesByNumber.count + 1)
+        for key in nodes.keys {
+            // Read in place: copying each record out of the dictionary would retain and release its arrays.
+            guard let index = nodes.index(forKey: key) else { continue }
+            let number = nodes.values[index].objectID.entity.entityNumber
+            if number < counts.count { counts[number] += 1 }
+        }
+        entityCounts = counts
+        return counts
+    }
+
     override func count(_ fetch: StoreFetch) throws -> Int {
         if fetch.predicate == nil || fetch.predicate == .true {
-            let numbers = Set(fetch.includesSubentities ? fetch.entity.hierarchyEntityNumbers : [fetch.entity.entityNumber])
-            let total = nodes.values.reduce(0) { $0 + (numbers.contains($1.objectID.entity.entityNumber) ? 1 : 0) }
+            let counts = countsByEntity()
+            let numbers = fetch.includesSubentities ? fetch.entity.hierarchyEntityNumbers : [fetch.entity.entityNumber]
+            let total = numbers.reduce(0) { $0 + ($1 < counts.count ? counts[$1] : 0) }
             let afterOffset = max(0, total - fetch.offset)
             return fetch.limit > 0 ? min(afterOffset, fetch.limit) : afterOffset
         }

@@ -135,9 +135,17 @@ enum BinaryObjectCoding {
         var relationships: [(slot: Int, kind: RelationshipKind)?]
     }
 
+    /// What the objects section holds.
+    struct Decoded {
+        let nextKey: Int64
+        let nodes: [Int64: RowSnapshot]
+        /// The number of records of each entity, by entity number.
+        let entityCounts: [Int]
+    }
+
     static func decode(
         _ bytes: UnsafeRawBufferPointer, range: Range<Int>, model: ManagedObjectModel, store: PersistentStore, file: URL
-    ) throws -> (nextKey: Int64, nodes: [Int64: RowSnapshot]) {
+    ) throws -> Decoded {
         var reader = ByteReader(bytes, from: range.lowerBound, to: range.upperBound, file: file, what: "the objects section")
         let nextKey = try reader.read(Int64.self)
         let entityCount = Int(try reader.read(UInt32.self))
@@ -188,13 +196,24 @@ enum BinaryObjectCoding {
             table.append(TableEntry(entity: entity, attributes: attributes, relationships: relationships))
         }
         var nodes: [Int64: RowSnapshot] = [:]
+        var entityCounts = [Int](repeating: 0, count: model.entitiesByNumber.count + 1)
         for entry in table {
             reader.what = "the records of entity '\(entry.entity.name)'"
             let count = try reader.readCount(minimumSize: 16)
             nodes.reserveCapacity(nodes.count + count)
             let entity = entry.entity
             let defaultAttributes = [AttributeValue](repeating: .null, count: entity.allAttributes.count)
-            let defaultRelationships = [RelationshipStorage](repeating: .fault, count: entity.allRelationships.count)
+            // Relationships the file lists start empty (no destination, no members): records that have none
+            // share this one array instead of each allocating its own.
+            var defaultRelationships = [RelationshipStorage](repeating: .fault, count: entity.allRelationships.count)
+            for read in entry.relationships {
+                guard let read else { continue }
+                switch read.kind {
+                case .toOne: defaultRelationships[read.slot] = .toOne(nil)
+                case .toMany: defaultRelationships[read.slot] = .toMany([])
+                case .ordered: defaultRelationships[read.slot] = .ordered([])
+                }
+            }
             // The usual case: the file lists every attribute in slot order, so values are appended as read.
             let inSlotOrder = entry.attributes.count == entity.allAttributes.count
                 && entry.attributes.enumerated().allSatisfy { $0.element?.slot == $0.offset }
@@ -205,11 +224,12 @@ enum BinaryObjectCoding {
                 guard key > 0 else { throw reader.corrupt("has a record with key \(key)") }
                 var attributes: [AttributeValue]
                 if inSlotOrder {
-                    attributes = []
-                    attributes.reserveCapacity(attributeTypes.count)
-                    for type in attributeTypes {
-                        guard let type else { throw reader.corrupt("holds an attribute the model lacks") }
-                        attributes.append(try decodeValue(&reader, as: type, entity: entity))
+                    attributes = try [AttributeValue](unsafeUninitializedCapacity: attributeTypes.count) { buffer, initialized in
+                        for type in attributeTypes {
+                            guard let type else { throw reader.corrupt("holds an attribute the model lacks") }
+                            buffer.initializeElement(at: initialized, to: try decodeValue(&reader, as: type, entity: entity))
+                            initialized += 1
+                        }
                     }
                 } else {
                     attributes = defaultAttributes
@@ -227,13 +247,12 @@ enum BinaryObjectCoding {
                     switch read.kind {
                     case .toOne:
                         let index = Int(try reader.read(UInt32.self))
-                        if index == 0 {
-                            relationships[read.slot] = .toOne(nil)
-                        } else {
+                        if index != 0 {
                             relationships[read.slot] = .toOne(try objectID(&reader, index: index - 1, table, store))
                         }
                     case .toMany, .ordered:
                         let memberCount = Int(try reader.read(UInt32.self))
+                        guard memberCount > 0 else { continue }
                         guard memberCount <= reader.remaining / 12 else { throw reader.corrupt("declares \(memberCount) related objects") }
                         var members: [ObjectID] = []
                         members.reserveCapacity(memberCount)
@@ -249,8 +268,9 @@ enum BinaryObjectCoding {
                     throw reader.corrupt("holds two records with key \(key)")
                 }
             }
+            entityCounts[entity.entityNumber] += count
         }
-        return (nextKey, nodes)
+        return Decoded(nextKey: nextKey, nodes: nodes, entityCounts: entityCounts)
     }
 
     @inline(__always)

@@ -21,13 +21,23 @@ final class BinaryStore: AtomicStore, @unchecked Sendable {
             let slot = try BinaryStoreFormat.newestSlot(bytes, header: header, file: file)
             let metadata = try BinaryStoreFormat.decodeMetadata(slot.payload, file: file)
             try checkMetadata(metadata)
-            let sections = try BinaryStoreFormat.sections(bytes, header: header, file: file)
+            let sections = try BinaryStoreFormat.sections(
+                bytes, header: header, file: file, unverified: [BinaryStoreFormat.objectsTag])
             guard let objects = sections[BinaryStoreFormat.objectsTag] else {
                 throw QuireError(
                     .fileReadCorruptFile, "The binary store '\(file.path)' has no objects section.", context: .init(file: file))
             }
-            let (nextKey, nodes) = try BinaryObjectCoding.decode(bytes, range: objects, model: model, store: self, file: file)
-            return AtomicStoreImage(metadata: metadata, nextKey: nextKey, nodes: nodes)
+            // The objects are decoded while another thread checks their checksum; the decoder checks every
+            // bound itself, so it reads a corrupt section safely, and a checksum mismatch wins over whatever
+            // the decoder made of it.
+            let (decoded, checksum) = concurrently {
+                try BinaryObjectCoding.decode(bytes, range: objects.range, model: model, store: self, file: file)
+            } alongside: {
+                try BinaryStoreFormat.verify(objects, of: bytes, file: file)
+            }
+            try checksum.get()
+            let result = try decoded.get()
+            return AtomicStoreImage(metadata: metadata, nextKey: result.nextKey, nodes: result.nodes, entityCounts: result.entityCounts)
         }
     }
 

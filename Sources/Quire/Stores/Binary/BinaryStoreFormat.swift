@@ -148,10 +148,26 @@ enum BinaryStoreFormat {
         if !payload.isEmpty { chunks.append(payload) }
     }
 
+    /// A section's payload and the checksum its header gives for it.
+    struct Section {
+        let range: Range<Int>
+        let checksum: UInt32
+        /// Where the section's header starts.
+        let start: Int
+    }
+
     /// The sections after the metadata slots, checked: tag to payload range.
     static func sections(_ bytes: UnsafeRawBufferPointer, header: Header, file: URL) throws -> [UInt32: Range<Int>] {
+        try sections(bytes, header: header, file: file, unverified: []).mapValues(\.range)
+    }
+
+    /// The sections after the metadata slots, each checked against its checksum except those of the tags in
+    /// `unverified`, which the caller checks with ``verify(_:of:file:)`` (while it decodes them, say).
+    static func sections(
+        _ bytes: UnsafeRawBufferPointer, header: Header, file: URL, unverified: Set<UInt32>
+    ) throws -> [UInt32: Section] {
         var reader = ByteReader(bytes, from: header.sectionsOffset, file: file, what: "the section list")
-        var result: [UInt32: Range<Int>] = [:]
+        var result: [UInt32: Section] = [:]
         while true {
             let start = reader.offset
             let tag = try reader.read(UInt32.self)
@@ -167,16 +183,22 @@ enum BinaryStoreFormat {
                         + "but the file ends \(reader.remaining) bytes later.",
                     context: .init(file: file, position: start))
             }
-            let payload = try reader.readBytes(Int(length))
-            guard CRC32.checksum(payload) == crc else {
-                throw QuireError(
-                    .fileReadCorruptFile,
-                    "The binary store '\(file.path)' is corrupt: the checksum of the section at offset \(start) does not match.",
-                    context: .init(file: file, position: start))
-            }
-            result[tag] = (reader.offset - Int(length))..<reader.offset
+            _ = try reader.readBytes(Int(length))
+            let section = Section(range: (reader.offset - Int(length))..<reader.offset, checksum: crc, start: start)
+            if !unverified.contains(tag) { try verify(section, of: bytes, file: file) }
+            result[tag] = section
         }
         return result
+    }
+
+    /// Checks a section's payload against its checksum.
+    static func verify(_ section: Section, of bytes: UnsafeRawBufferPointer, file: URL) throws {
+        guard CRC32.checksum(UnsafeRawBufferPointer(rebasing: bytes[section.range])) == section.checksum else {
+            throw QuireError(
+                .fileReadCorruptFile,
+                "The binary store '\(file.path)' is corrupt: the checksum of the section at offset \(section.start) does not match.",
+                context: .init(file: file, position: section.start))
+        }
     }
 
     // MARK: Metadata without the graph

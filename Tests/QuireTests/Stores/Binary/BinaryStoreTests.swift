@@ -55,6 +55,23 @@ import Testing
         }
     }
 
+    @Test func theObjectsChecksumIsCheckedWhileTheyAreDecoded() throws {
+        let url = try makeStore("Values.quire")
+        let whole = try Data(contentsOf: url)
+        let name = try #require(whole.firstRange(of: Data("Employee 17".utf8)))
+        // A changed value the decoder reads without complaint, and a value tag it cannot read: either way
+        // the checksum, checked on another thread meanwhile, is what the error reports.
+        for (label, offset, byte) in [("value", name.upperBound - 1, UInt8(ascii: "8")), ("tag", name.lowerBound - 5, UInt8(0xEE))] {
+            var damaged = whole
+            damaged[offset] = byte
+            let copy = folder.file("Values-\(label).quire")
+            try damaged.write(to: copy)
+            let error = try openError(copy)
+            #expect(error.code == .fileReadCorruptFile, "\(label): \(error)")
+            #expect(error.message.contains("checksum"), "\(label): \(error.message)")
+        }
+    }
+
     @Test func truncationAtAnyLengthIsRefused() throws {
         let url = try makeStore("Cut.quire")
         let whole = try Data(contentsOf: url)

@@ -154,6 +154,31 @@ import Testing
     }
 
     @Test(arguments: StoreKind.all)
+    func countsFollowSavesAfterAReopen(kind: StoreKind) throws {
+        let stack = try kind.stack(Fixtures.companyModel(), in: folder)
+        try makeCompany(stack)
+        let again = try stack.reopened()
+        let everyone = FetchRequest<ManagedObject>(entityName: "Employee")
+        let plain = FetchRequest<ManagedObject>(entityName: "Employee")
+        plain.includesSubentities = false
+        let managers = FetchRequest<ManagedObject>(entityName: "Manager")
+        func counts() throws -> [Int] {
+            try [everyone, plain, managers].map { try again.context.count(for: $0) }
+        }
+        #expect(try counts() == [4, 3, 1])
+        _ = try again.insert("Manager", ["name": "Eve", "salary": 500, "level": 2])
+        _ = try again.insert("Employee", ["name": "Fay", "salary": 50])
+        try again.context.save()
+        #expect(try counts() == [6, 4, 2])
+        for name in ["Ada", "Dee"] {
+            again.context.delete(try #require(try again.fetch("Employee", "name == %@", name).first))
+        }
+        try again.context.save()
+        #expect(try counts() == [4, 3, 1])
+        #expect(try again.reopened().context.count(for: everyone) == 4)
+    }
+
+    @Test(arguments: StoreKind.all)
     func fetchesWithPredicatesAndSorts(kind: StoreKind) throws {
         let stack = try kind.stack(Fixtures.companyModel(), in: folder)
         try makeCompany(stack)
