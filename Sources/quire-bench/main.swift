@@ -114,23 +114,6 @@ if wanted("insert-save-100k") {
     rows.append(BenchmarkRow(name: "insert-save-100k", quireMilliseconds: quireInsertTime, baselineMilliseconds: rawInsert, target: 2))
 }
 
-// PHASES (temporary)
-if arguments.contains("--phases") {
-    let openClose = try measure(bestOf: runs) { let (c, _) = try openStack(quireURL); try closeStack(c) }
-    let ids = try measureKeepingResults(bestOf: runs) { () -> [ObjectID] in
-        let (c, ctx) = try openStack(quireURL)
-        let r = FetchRequest<ObjectID>(entityName: "Item")
-        let ids = try ctx.fetch(r); try closeStack(c); return ids }
-    let faults = try measureKeepingResults(bestOf: runs) { () -> (ManagedObjectContext, [ManagedObject]) in
-        let (c, ctx) = try openStack(quireURL)
-        let r = FetchRequest<ManagedObject>(entityName: "Item")
-        let o = try ctx.fetch(r); try closeStack(c); return (ctx, o) }
-    print("open+close \(openClose * 1000) ms; ids \(ids * 1000) ms; faults \(faults * 1000) ms")
-}
-if arguments.contains("--loop-fetch") {
-    for _ in 0..<40 { _ = try quireFetchAll(at: quireURL) }
-    exit(0)
-}
 // fetch-all-100k
 var fetched = 0
 if wanted("fetch-all-100k") {
@@ -239,7 +222,6 @@ if needsStores {
     let rawLoad = try measureKeepingResults(bestOf: runs) { try RawSQLite.fetchAll(at: rawURL) }
     for (type, url, name) in [(StoreType.binary, binaryURL, "binary"), (.xml, xmlURL, "xml")] {
         let save = try StoreBench.save(url, type: type, runs: runs)
-        if arguments.contains("--loop-\(name)") { _ = try StoreBench.load(url, type: type, runs: 30); exit(0) }
         if wanted("\(name)-save-100k") {
             rows.append(BenchmarkRow(
                 name: "\(name)-save-100k", quireMilliseconds: save, baselineMilliseconds: rawSave, target: type == .binary ? 1 : 5,

@@ -30,6 +30,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// an object made from an entity whose model is still editable keeps it alive through `entityOwner`.
     private unowned(unsafe) let unretainedEntity: EntityDescription
     private let entityOwner: EntityDescription?
+
+    // The object's state is used only on its context's queue, so the accesses of the properties marked
+    // `@exclusivity(unchecked)` are not checked at run time: those checks cost more than the accesses.
+
     /// The object's ID: temporary until its first save, permanent after.
     @exclusivity(unchecked) public internal(set) var objectID: ObjectID
     /// The context the object lives in; `nil` once it was deleted and saved, or never inserted.
@@ -37,9 +41,6 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Not retained, and not a weak reference either (those slow every retain of the object): the context
     /// registers every object that points at it and clears their pointers when it goes away.
     @exclusivity(unchecked) public internal(set) unowned(unsafe) var managedObjectContext: ManagedObjectContext?
-
-    // The object's state is used only on its context's queue, so its accesses are not checked for
-    // exclusivity at run time: those checks cost more than the accesses.
 
     /// Attribute values by slot; empty while the object is a fault.
     @exclusivity(unchecked) var attributeStorage: [AttributeValue]

@@ -57,9 +57,14 @@ final class SQLiteConnection {
     private(set) var statementCount = 0
 
     /// A prepared statement for SQL, reused from the cache when it was prepared before; reset and unbound.
+    ///
+    /// A cached statement still stepping belongs to a request in progress (application code that a fetch
+    /// runs, such as a managed object's initializer, made another request): that request gets a statement
+    /// of its own, finalized when it is released, rather than resetting the one in use.
     func cachedStatement(_ sql: String) throws -> SQLiteStatement {
         statementCount += 1
         if let statement = statements[sql] {
+            if sqlite3_stmt_busy(statement.raw) != 0 { return try prepare(sql) }
             statement.reset()
             return statement
         }

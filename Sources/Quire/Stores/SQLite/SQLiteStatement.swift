@@ -14,6 +14,11 @@ final class SQLiteStatement {
         self.connection = connection
     }
 
+    /// Finalizes the statement when its owner did not (a statement handed out beside the cached one).
+    deinit {
+        if raw != nil { sqlite3_finalize(raw) }
+    }
+
     func finalize() {
         sqlite3_finalize(raw)
         raw = nil
