@@ -169,8 +169,8 @@ struct XMLStoreParser {
         return number
     }
 
-    /// An attribute's value from its text's bytes: integers, booleans, strings and data without an intermediate
-    /// string, the rest through ``value(_:_:base64:)``.
+    /// An attribute's value from its text's bytes: integers, booleans, strings, data and the doubles and dates
+    /// Quire writes without an intermediate string, the rest through ``value(_:_:base64:)``.
     ///
     /// - Returns: nil when the text is not a valid value of the type, or not valid UTF-8.
     static func value(_ bytes: UnsafeRawBufferPointer, _ type: AttributeType, base64: Bool) -> AttributeValue? {
@@ -184,8 +184,14 @@ struct XMLStoreParser {
             let trimmed = trimmed(bytes)
             if trimmed.count == 1, trimmed[0] == UInt8(ascii: "1") { return .boolean(true) }
             if trimmed.count == 1, trimmed[0] == UInt8(ascii: "0") { return .boolean(false) }
+        case .double:
+            if let value = XMLDecimalNumber.double(trimmed(bytes)) { return .double(value) }
+        case .date:
+            if let value = XMLDecimalNumber.double(trimmed(bytes)) { return .date(Date(timeIntervalSinceReferenceDate: value)) }
         case .binaryData, .transformable:
-            return Data(base64Encoded: Data(trimmed(bytes)), options: .ignoreUnknownCharacters).map { .data($0) }
+            let trimmed = trimmed(bytes)
+            if let data = Base64Bytes.decodeCanonical(trimmed) { return .data(data) }
+            return Data(base64Encoded: Data(trimmed), options: .ignoreUnknownCharacters).map { .data($0) }
         default:
             break
         }
