@@ -6,13 +6,6 @@
 /// `Double(_: String)`) gives; anything else (exponents, longer mantissas, `inf`, `nan`, hexadecimal) gets nil
 /// and is left to `Double(_: String)`.
 enum XMLDecimalNumber {
-    /// 10^0 … 10^22, each exactly representable as a double.
-    private static let powersOfTen: [Double] = (0...22).map { exponent in
-        var value = 1.0
-        for _ in 0..<exponent { value *= 10 }
-        return value
-    }
-
     /// The double of `[-+]digits[.digits]` (at least one digit), or nil when the bytes are anything else or
     /// outside the exact range.
     static func double(_ bytes: UnsafeRawBufferPointer) -> Double? {
@@ -39,8 +32,11 @@ enum XMLDecimalNumber {
             }
             index += 1
         }
-        guard digits > 0, mantissa <= 1 << 53, fractionDigits < powersOfTen.count else { return nil }
-        let magnitude = Double(mantissa) / powersOfTen[fractionDigits]
+        guard digits > 0, mantissa <= 1 << 53, fractionDigits <= 22 else { return nil }
+        // 10^k for k ≤ 22 is exact, and so is every step of this product.
+        var scale = 1.0
+        for _ in 0..<fractionDigits { scale *= 10 }
+        let magnitude = Double(mantissa) / scale
         return negative ? -magnitude : magnitude
     }
 }
