@@ -148,7 +148,21 @@ struct XMLStoreParser {
         let remaining = max(0, reader.scanner.bytes.count - splitOffset)
         second.continuationNodes.reserveCapacity(Int(min(max(reader.result.nextKey, 0), Int64(remaining / 64))))
         second.scanner.move(to: splitOffset)
-        let (firstOutcome, secondOutcome) = concurrently { try first.run() } alongside: { try second.run() }
+        // Each part reads with its own copy of its reader, on its own thread's stack: the two readers' hot
+        // fields side by side on one stack would share cache lines that both threads write for every token.
+        let (firstPart, secondPart) = concurrently { () -> (Reader, Swift.Result<Reader.Stop, any Error>) in
+            var reader = first
+            let outcome = Swift.Result { try reader.run() }
+            return (reader, outcome)
+        } alongside: { () -> (Reader, Swift.Result<Reader.Stop, any Error>) in
+            var reader = second
+            let outcome = Swift.Result { try reader.run() }
+            return (reader, outcome)
+        }
+        let firstOutcome: Swift.Result<Reader.Stop, any Error>
+        (first, firstOutcome) = try firstPart.get()
+        let secondOutcome: Swift.Result<Reader.Stop, any Error>
+        (second, secondOutcome) = try secondPart.get()
         guard try firstOutcome.get() == .paused else { return first.result }
         if case .failure(let error) = secondOutcome, error is SplitAbandoned {
             first.stopOffset = .max
