@@ -53,10 +53,12 @@ class AtomicStore: PersistentStore, StoreNodeSource, @unchecked Sendable {
     /// Encodes the whole store as the chunks of a file.
     func encode(_ image: AtomicStoreImage) throws -> [Data] { throw unsupported("save") }
 
-    /// Reads the file's bytes (subclasses may bound the size).
+    /// Reads the file's bytes (subclasses may bound the size): mapped when it can be (see ``MappedFile``;
+    /// store files are only ever replaced by rename, so a mapping never sees its file shrink), read otherwise.
     func readFile() throws -> Data {
+        if let mapped = MappedFile.map(fileURL) { return mapped }
         do {
-            return try Data(contentsOf: fileURL, options: .mappedIfSafe)
+            return try Data(contentsOf: fileURL)
         } catch {
             throw QuireError(
                 .fileReadNoPermission, "The store '\(fileURL.path)' cannot be read.", context: .init(file: fileURL),

@@ -97,6 +97,14 @@ struct XMLByteScanner {
 
     // MARK: Positions
 
+    /// Goes on scanning from `offset` (clamped to the buffer), which must be where a token starts after the root
+    /// element began: for reading a file's objects in two parts (see ``XMLStoreParser``).
+    mutating func move(to offset: Int) {
+        position = min(max(offset, 0), bytes.count)
+        tokenStart = position
+        prologClosed = true
+    }
+
     /// The 1-based line and column of a byte offset.
     ///
     /// - Complexity: O(offset): only errors ask.

@@ -24,7 +24,7 @@ final class XMLStore: AtomicStore, @unchecked Sendable {
         }
         // Core Data's own XML stores name their UUID in <UUID>; the metadata may lack it.
         if metadata[StoreMetadataKey.storeUUID] == nil, let uuid = parsed.uuid { metadata[StoreMetadataKey.storeUUID] = .string(uuid) }
-        return AtomicStoreImage(metadata: metadata, nextKey: parsed.nextKey, nodes: parsed.nodes)
+        return AtomicStoreImage(metadata: metadata, nextKey: parsed.nextKey, nodes: parsed.nodes, entityCounts: parsed.entityCounts)
     }
 
     override func encode(_ image: AtomicStoreImage) throws -> [Data] {
