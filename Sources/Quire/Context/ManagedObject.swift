@@ -61,6 +61,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var insertedFlag = false
     @exclusivity(unchecked) var updatedFlag = false
     @exclusivity(unchecked) var deletedFlag = false
+    /// Set when a fetch returns the object; the registry's pruning clears it and spares the object once.
+    @exclusivity(unchecked) var recentlyFetched = false
     /// Order of first change in the context, so saves are deterministic.
     var changeSequence = 0
 

@@ -253,6 +253,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             registry.fill(slot, with: object)
             isNew = true
         }
+        object.recentlyFetched = true
         if let heldRowGeneration, isNew || (object.faultFlag && !object.faultHoldsRow) {
             object.attributeStorage = snapshot.attributes
             object.relationshipStorage = snapshot.relationships

@@ -2,8 +2,10 @@
 ///
 /// Entries are strong references, so registering an object costs no weak reference (a weak reference gives
 /// every object a side table and slows all its retains and releases). Objects the application no longer
-/// holds are dropped lazily: ``prune()`` removes every entry the registry alone references, which is what
-/// Core Data's weakly retaining registry does, at a fraction of the cost.
+/// holds are dropped lazily: ``prune(keepingRecentlyFetched:)`` removes the entries the registry alone
+/// references, which is what Core Data's weakly retaining registry does, at a fraction of the cost. The
+/// automatic prunes (when the registry has doubled since the last one) spare once the objects a fetch returned
+/// since the last prune, so repeated queries find their objects again; `registeredObjects` prunes fully.
 ///
 /// Records have small, dense primary keys per entity hierarchy, so objects with permanent IDs sit in arrays
 /// indexed by key, one array per store and hierarchy: finding one is an array access, not a hash lookup, and
@@ -174,7 +176,7 @@ struct ObjectRegistry {
         vacancy.fill(with: object)
         count += 1
         if count > pruneThreshold && !pruningSuspended {
-            prune()
+            prune(keepingRecentlyFetched: true)
             pruneThreshold = max(4096, count * 2)
         }
     }
@@ -204,7 +206,7 @@ struct ObjectRegistry {
             if sparse.updateValue(object, forKey: object.objectID) == nil { count += 1 }
         }
         if count > pruneThreshold && !pruningSuspended {
-            prune()
+            prune(keepingRecentlyFetched: true)
             pruneThreshold = max(4096, count * 2)
         }
     }
@@ -219,7 +221,7 @@ struct ObjectRegistry {
     mutating func resumePruning() {
         pruningSuspended = false
         if count > pruneThreshold {
-            prune()
+            prune(keepingRecentlyFetched: true)
             pruneThreshold = max(4096, count * 2)
         }
     }
@@ -237,12 +239,23 @@ struct ObjectRegistry {
         }
     }
 
-    /// Removes every entry nobody else references and without unsaved changes; those objects go away.
-    mutating func prune() {
+    /// Removes the entries nobody else references and without unsaved changes; those objects go away.
+    ///
+    /// The registration threshold prunes with `keepingRecentlyFetched`: an object a fetch returned since the
+    /// previous prune gets a second chance (its mark is cleared, and it goes at the next prune unless a fetch
+    /// returns it again). Queries that come back to the same records then find their objects instead of
+    /// making and freeing them again, while objects nobody fetches any more still go within two prunes.
+    mutating func prune(keepingRecentlyFetched: Bool = false) {
+        @inline(__always) func drops(_ object: ManagedObject) -> Bool {
+            guard !object.hasChanges else { return false }
+            guard keepingRecentlyFetched, object.recentlyFetched else { return true }
+            object.recentlyFetched = false
+            return false
+        }
         for table in Array(tables.values) + [temporaries] {
             let slots = table.slots
             for index in 0..<table.capacity where slots[index] != nil {
-                if slots[index]?.hasChanges == false && isKnownUniquelyReferenced(&slots[index]) {
+                if isKnownUniquelyReferenced(&slots[index]), let object = slots[index], drops(object) {
                     slots[index] = nil
                     table.count -= 1
                     count -= 1
@@ -252,7 +265,7 @@ struct ObjectRegistry {
         var unreferenced: [ObjectID] = []
         var position = sparse.values.startIndex
         while position != sparse.values.endIndex {
-            if !sparse.values[position].hasChanges && isKnownUniquelyReferenced(&sparse.values[position]) {
+            if isKnownUniquelyReferenced(&sparse.values[position]), drops(sparse.values[position]) {
                 unreferenced.append(sparse.keys[position])
             }
             sparse.values.formIndex(after: &position)

@@ -33,6 +33,41 @@ import Testing
         #expect(registry.count == 0)
     }
 
+    @Test func recentlyFetchedObjectsGetOneSecondChance() throws {
+        let folder = try TemporaryFolder()
+        let (coordinator, _) = try Fixtures.stack(Fixtures.runModel(), at: folder.file("R.sqlite"))
+        let store = try #require(coordinator.persistentStores.first)
+        let entity = try #require(coordinator.managedObjectModel.entitiesByName["Run"])
+        var registry = ObjectRegistry()
+        var held: [ManagedObject] = []
+        for key in 1...4 {
+            // Objects of no context, so that this registry and the test are all that hold them.
+            let object = ManagedObject(entity: entity, insertInto: nil)
+            object.objectID = ObjectID(entity: entity, store: store, primaryKey: Int64(key))
+            object.recentlyFetched = key <= 2
+            registry.insert(object)
+            held.append(object)
+        }
+        var fetchedAgain: ManagedObject? = held[0]
+        held = [held[3]]
+        // Objects 1 and 2 were fetched since the last prune: spared once, their marks cleared; 3 goes.
+        registry.prune(keepingRecentlyFetched: true)
+        #expect(registry.count == 3)
+        #expect(registry[ObjectID(entity: entity, store: store, primaryKey: 3)] == nil)
+        // A fetch returns object 1 again before the next prune: spared again; object 2 goes.
+        fetchedAgain?.recentlyFetched = true
+        registry.prune(keepingRecentlyFetched: true)
+        #expect(registry.count == 2)
+        #expect(registry[ObjectID(entity: entity, store: store, primaryKey: 1)] === fetchedAgain)
+        #expect(registry[ObjectID(entity: entity, store: store, primaryKey: 2)] == nil)
+        // A full prune spares nobody the registry alone holds.
+        fetchedAgain = nil
+        registry.prune()
+        #expect(registry.count == 1)
+        #expect(registry[ObjectID(entity: entity, store: store, primaryKey: 4)] === held[0])
+        _ = registry.removeAll()
+    }
+
     @Test func pruneDropsOnlyObjectsNobodyHoldsAndThatHaveNoChanges() throws {
         let folder = try TemporaryFolder()
         let (coordinator, context) = try Fixtures.stack(Fixtures.runModel(), at: folder.file("R.sqlite"))
