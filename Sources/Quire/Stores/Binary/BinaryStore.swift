@@ -30,6 +30,12 @@ final class BinaryStore: AtomicStore, @unchecked Sendable {
             // The objects are decoded while another thread checks their checksum; the decoder checks every
             // bound itself, so it reads a corrupt section safely, and a checksum mismatch wins over whatever
             // the decoder made of it.
+            guard objects.range.count >= 1 << 20 else {
+                // A small store: a thread of its own would cost more than it saves.
+                try BinaryStoreFormat.verify(objects, of: bytes, file: file)
+                let result = try BinaryObjectCoding.decode(bytes, range: objects.range, model: model, store: self, file: file)
+                return AtomicStoreImage(metadata: metadata, nextKey: result.nextKey, nodes: result.nodes, entityCounts: result.entityCounts)
+            }
             let (decoded, checksum) = concurrently {
                 try BinaryObjectCoding.decode(bytes, range: objects.range, model: model, store: self, file: file)
             } alongside: {

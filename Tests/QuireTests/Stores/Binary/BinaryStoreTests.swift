@@ -9,7 +9,7 @@ import Testing
 
     init() throws { folder = try TemporaryFolder() }
 
-    private func makeStore(_ name: String, count: Int = 50) throws -> URL {
+    private func makeStore(_ name: String, count: Int = 50, padding: Int = 0) throws -> URL {
         let url = folder.file(name)
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: Fixtures.companyModel())
         try coordinator.addPersistentStore(type: .binary, at: url)
@@ -18,7 +18,7 @@ import Testing
         let entity = try #require(coordinator.managedObjectModel.entitiesByName["Employee"])
         for index in 0..<count {
             let employee = ManagedObject(entity: entity, insertInto: context)
-            employee.setValue("Employee \(index)", forKey: "name")
+            employee.setValue("Employee \(index)" + (padding > 0 ? " " + String(repeating: "x", count: padding) : ""), forKey: "name")
             employee.setValue(Int64(index), forKey: "salary")
         }
         try context.save()
@@ -55,16 +55,20 @@ import Testing
         }
     }
 
-    @Test func theObjectsChecksumIsCheckedWhileTheyAreDecoded() throws {
-        let url = try makeStore("Values.quire")
+    @Test(arguments: [50, 2_000])
+    func theObjectsChecksumWinsOverWhatTheDecoderMadeOfThem(count: Int) throws {
+        // 2,000 employees with long names make an objects section over 1 MiB, checked on a second thread
+        // while it is decoded; 50 make a small one, checked first.
+        let url = try makeStore("Values-\(count).quire", count: count, padding: count > 50 ? 600 : 0)
         let whole = try Data(contentsOf: url)
+        #expect((whole.count > 1 << 20) == (count > 50))
         let name = try #require(whole.firstRange(of: Data("Employee 17".utf8)))
         // A changed value the decoder reads without complaint, and a value tag it cannot read: either way
-        // the checksum, checked on another thread meanwhile, is what the error reports.
+        // the checksum is what the error reports.
         for (label, offset, byte) in [("value", name.upperBound - 1, UInt8(ascii: "8")), ("tag", name.lowerBound - 5, UInt8(0xEE))] {
             var damaged = whole
             damaged[offset] = byte
-            let copy = folder.file("Values-\(label).quire")
+            let copy = folder.file("Values-\(count)-\(label).quire")
             try damaged.write(to: copy)
             let error = try openError(copy)
             #expect(error.code == .fileReadCorruptFile, "\(label): \(error)")
