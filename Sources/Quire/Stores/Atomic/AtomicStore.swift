@@ -258,10 +258,8 @@ class AtomicStore: PersistentStore, StoreNodeSource, @unchecked Sendable {
     private func countsByEntity() -> [Int] {
         if let entityCounts { return entityCounts }
         var counts = [Int](repeating: 0, count: model.entitiesByNumber.count + 1)
-        for key in nodes.keys {
-            // Read in place: copying each record out of the dictionary would retain and release its arrays.
-            guard let index = nodes.index(forKey: key) else { continue }
-            let number = nodes.values[index].objectID.entity.entityNumber
+        for node in nodes.values {
+            let number = node.objectID.entity.entityNumber
             if number < counts.count { counts[number] += 1 }
         }
         entityCounts = counts
