@@ -266,23 +266,26 @@ public final class ManagedObjectContext: @unchecked Sendable {
             object.relationshipStorage = []
             object.faultFlag = true
         } else if isNew || (object.faultFlag && !asFault) {
-            object.faultHoldsRow = false
-            object.attributeStorage = snapshot.attributes
-            object.relationshipStorage = snapshot.relationships
-            object.version = snapshot.version
-            object.faultFlag = false
+            load(object, from: snapshot)
             return (object, true)
         }
         return (object, false)
     }
 
+    /// Fills an object with a row's values and calls its `awakeFromFetch()`.
     func fill(_ object: ManagedObject, from snapshot: RowSnapshot) {
+        load(object, from: snapshot)
+        object.awakeFromFetch()
+    }
+
+    /// Gives an object a row's values: it is no longer a fault, and holds no row of its own.
+    @inline(__always)
+    private func load(_ object: ManagedObject, from snapshot: borrowing RowSnapshot) {
         object.faultHoldsRow = false
         object.attributeStorage = snapshot.attributes
         object.relationshipStorage = snapshot.relationships
         object.version = snapshot.version
         object.faultFlag = false
-        object.awakeFromFetch()
     }
 
     // MARK: Changes
