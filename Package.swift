@@ -28,9 +28,25 @@ let package = Package(
         ),
         // What Swift cannot reach directly: extended attributes, renameat2, directory fsync.
         .target(name: "CQuireSupport"),
+        // The layers, top down: Quire (contexts, coordinator, migration, documents) uses QuireStores (the store
+        // kinds), which uses QuireCore (models, queries, errors and the contract between coordinator and store).
+        // Each target imports only those below it, so an arrow against the layers does not compile.
+        .target(
+            name: "QuireCore",
+            dependencies: [
+                "CQuireSupport",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
+        .target(
+            name: "QuireStores",
+            dependencies: ["QuireCore", "CSQLite", "CQuireSupport"]
+        ),
         .target(
             name: "Quire",
             dependencies: [
+                "QuireCore",
+                "QuireStores",
                 "CSQLite",
                 "CArchive",
                 "CQuireSupport",

@@ -1,5 +1,9 @@
 import CArchive
 import CSQLite
+// `import Quire` is the one import an application writes: the model, queries, errors and store types of the
+// layers below come with it.
+@_exported import QuireCore
+@_exported import QuireStores
 
 /// Versions of the system libraries Quire was built against and runs with.
 public enum QuireLibraries {

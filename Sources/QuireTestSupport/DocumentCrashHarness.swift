@@ -1,5 +1,7 @@
 import Foundation
 import Quire
+import QuireCore
+import QuireStores
 
 /// A crash-consistency harness for documents: a worker process saves a document again and again while the
 /// test kills it with SIGKILL at random moments, then checks that the document opens and equals either the

@@ -1,5 +1,7 @@
 import Foundation
 import Quire
+import QuireCore
+import QuireStores
 
 /// One stop of a round trip: a container and a store type.
 ///

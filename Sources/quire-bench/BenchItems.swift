@@ -1,4 +1,6 @@
 import Quire
+import QuireCore
+import QuireStores
 
 /// Inserts `count` objects of the benchmark's Item entity with the values of ``BenchData/row(_:)``, through
 /// key-value access as an application would. Call it on the context's queue.

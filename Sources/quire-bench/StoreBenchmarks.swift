@@ -1,5 +1,7 @@
 import Foundation
 import Quire
+import QuireCore
+import QuireStores
 
 /// The store rows: saving and loading 100,000 objects in the binary and XML stores, reading metadata
 /// without the graph, and Save As of a store with a gigabyte of external data.

@@ -1,5 +1,7 @@
 import Foundation
 import Quire
+import QuireCore
+import QuireStores
 
 // quire-bench: Quire's speed against raw SQLite, measured in the same run on the same data.
 //   swift run -c release quire-bench [--json] [--runs N]

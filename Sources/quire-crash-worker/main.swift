@@ -4,6 +4,8 @@
 // `loop` saves the document until killed; `fsize` saves once under a file size limit and prints the error.
 import Foundation
 import Quire
+import QuireCore
+import QuireStores
 import QuireTestSupport
 
 let arguments = CommandLine.arguments

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Quire
+import QuireCore
+import QuireStores
 
 /// `quire pack PACKAGE ARCHIVE`: a package into a zip or tar archive.
 struct Pack: ParsableCommand {

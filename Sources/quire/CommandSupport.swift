@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Quire
+import QuireCore
+import QuireStores
 
 /// The exit statuses every `quire` command documents (Docs/CLI.md).
 enum ExitStatus: Int32 {

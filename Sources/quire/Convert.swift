@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Quire
+import QuireCore
+import QuireStores
 
 /// `quire convert INPUT OUTPUT`: Save As into another store type or container.
 struct Convert: ParsableCommand {

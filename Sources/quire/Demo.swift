@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Quire
+import QuireCore
+import QuireStores
 
 /// `quire demo`: builds a small store with Core Data's tutorial Run entity, saves it, reopens it with a new
 /// stack and prints what it holds.

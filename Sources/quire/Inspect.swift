@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Quire
+import QuireCore
+import QuireStores
 
 /// `quire info DOC`: what a document or store is and holds.
 struct Info: ParsableCommand {

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Quire
+import QuireCore
+import QuireStores
 
 /// `quire metadata DOC`: reads and writes store metadata without loading the object graph.
 struct Metadata: ParsableCommand {

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Quire
+import QuireCore
+import QuireStores
 
 /// The `quire` command-line tool: a thin layer over the Quire library.
 ///

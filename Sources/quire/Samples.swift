@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Quire
+import QuireCore
+import QuireStores
 
 /// `quire samples OUTPUT_DIR`: writes the sample documents deterministically (what `SampleDocuments/` holds).
 struct Samples: ParsableCommand {

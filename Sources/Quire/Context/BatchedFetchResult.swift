@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 /// The objects of a fetch, loaded a batch at a time as they are read

@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 /// Child contexts: a context with a ``ManagedObjectContext/parent`` reads rows from its parent (which sees

@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 /// A context's undo bookkeeping: its undo manager, the temporary IDs its saves made permanent (so that

@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 /// The objects a context has handed out, one per record (uniquing).
 ///
 /// Entries are strong references, so registering an object costs no weak reference (a weak reference gives

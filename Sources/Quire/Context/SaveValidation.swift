@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 /// The checks of validation: required values, numeric ranges, string lengths, date ranges, patterns,

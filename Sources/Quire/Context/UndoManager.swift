@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 /// Records changes as groups of actions that undo them, and replays them backwards and forwards
 /// (`NSUndoManager`, which Foundation on Linux does not have).
 ///

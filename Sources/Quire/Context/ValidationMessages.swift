@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 /// Quire's validation messages: one template per validation code, in the form Core Data's and Xcode's

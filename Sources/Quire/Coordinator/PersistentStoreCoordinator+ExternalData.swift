@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 extension PersistentStoreCoordinator {
@@ -14,7 +16,7 @@ extension PersistentStoreCoordinator {
                     "The external data of '\(key)' of \(objectID) cannot be read: its store is no longer attached.",
                     context: .init(entity: objectID.entity.name, key: key, object: objectID.uriRepresentation()))
             }
-            return try store.readExternalData(reference, of: objectID, key: key)
+            return try store.backend.readExternalData(reference, of: objectID, key: key)
         }
     }
 }

@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 extension PersistentStoreCoordinator {
@@ -15,7 +17,7 @@ extension PersistentStoreCoordinator {
         try locked {
             let targets = stores(for: request.fetch.entity, in: affected)
             guard targets.count == 1, let store = targets.first else { return targets.isEmpty ? [] : nil }
-            return try store.fetchDictionaries(request)
+            return try store.backend.fetchDictionaries(request)
         }
     }
 }
@@ -45,7 +47,7 @@ extension PersistentStoreCoordinator {
             }
             for key in storeOrder {
                 guard let (store, ids) = missing[key] else { continue }
-                let read = try store.snapshots(for: ids)
+                let read = try store.backend.snapshots(for: ids)
                 if caching {
                     if rowCache.count + read.count > rowCacheLimit { rowCache = [:] }
                     for row in read { rowCache[row.objectID] = row }
@@ -67,7 +69,7 @@ extension PersistentStoreCoordinator {
             }
             var result: [ObjectID: [ObjectID]] = [:]
             for (store, ids) in byStore.values {
-                result.merge(try store.relatedObjectIDs(of: ids, relationship: relationship)) { $1 }
+                result.merge(try store.backend.relatedObjectIDs(of: ids, relationship: relationship)) { $1 }
             }
             return result
         }

@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 extension PersistentStoreCoordinator {
@@ -45,8 +47,8 @@ extension PersistentStoreCoordinator {
     public static func metadataForPersistentStore(
         ofType type: StoreType?, at url: URL, options: StoreOptions = StoreOptions()
     ) throws -> [String: PropertyListValue] {
-        let type = try type ?? StoreTypeDetection.detect(at: url)
-        return try StoreRegistry.entry(for: type, url: url).readMetadata(url, options)
+        let type = try type ?? StoreKinds.detectType(at: url)
+        return try StoreKinds.kind(for: type, url: url).readMetadata(url, options)
     }
 
     /// Writes a store file's metadata without adding it to a coordinator or reading its objects
@@ -61,12 +63,12 @@ extension PersistentStoreCoordinator {
         _ metadata: [String: PropertyListValue], forPersistentStoreOfType type: StoreType?, at url: URL,
         options: StoreOptions = StoreOptions()
     ) throws {
-        let type = try type ?? StoreTypeDetection.detect(at: url)
+        let type = try type ?? StoreKinds.detectType(at: url)
         guard !options.isReadOnly else {
             throw QuireError(
                 .persistentStoreOperation, "The metadata of '\(url.path)' cannot be written with the read-only option.",
                 context: .init(file: url))
         }
-        try StoreRegistry.entry(for: type, url: url).writeMetadata(metadata, url, options)
+        try StoreKinds.kind(for: type, url: url).writeMetadata(metadata, url, options)
     }
 }

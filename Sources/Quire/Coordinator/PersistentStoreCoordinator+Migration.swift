@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 extension PersistentStoreCoordinator {
@@ -19,8 +21,8 @@ extension PersistentStoreCoordinator {
     ///   map; ``QuireError/Code/migrationMissingSourceModel`` for a store without an embedded model; any error of
     ///   ``MigrationManager/migrateStore(at:type:options:mapping:)``. The store file is unchanged after any error.
     func storeMigratedAfterIncompatibleVersion(_ failed: PersistentStore, error: QuireError) throws -> PersistentStore {
-        guard let url = failed.url, let files = try? StoreFileOperations.operations(for: failed.type),
-            let contents = try? files.readContents(url)
+        guard let url = failed.url, let kind = try? StoreKinds.kind(for: failed.type),
+            let contents = try? kind.readContents(at: url)
         else { throw error }
         let storedModel = contents.model.flatMap { try? ManagedObjectModel(serializedRepresentation: $0) }
         let difference =
@@ -67,9 +69,9 @@ extension PersistentStoreCoordinator {
             failure.context.file = url
             throw failure
         }
-        let store = try StoreRegistry.makeStore(
+        let store = try StoreKinds.makeStore(
             type: failed.type, url: url, configuration: failed.configurationName, options: options, model: managedObjectModel)
-        try store.load()
+        try store.backend.load()
         return store
     }
 }

@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 extension PersistentStoreCoordinator {
@@ -15,7 +17,7 @@ extension PersistentStoreCoordinator {
                 attached.contains { $0 === store } && store.holds(fetch.entity)
             }
             func evaluated(_ part: QueryPredicate) -> Bool {
-                targets.allSatisfy { $0.canEvaluate(part, for: fetch.entity) }
+                targets.allSatisfy { $0.backend.canEvaluate(part, for: fetch.entity) }
             }
             if evaluated(predicate) { return (predicate, nil) }
             guard case .and(let operands) = predicate else { return (nil, predicate) }

@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 /// A context a coordinator knows without keeping it alive.
@@ -59,7 +61,7 @@ extension PersistentStoreCoordinator {
         guard persistentStores.contains(where: { $0 === store }) else {
             throw QuireError(.persistentStoreOperation, "The store \(store) is not attached to this coordinator.")
         }
-        let entry = try StoreRegistry.entry(for: type, url: url)
+        let kind = try StoreKinds.kind(for: type, url: url)
         if let url {
             if url.standardizedFileURL == store.url?.standardizedFileURL {
                 throw QuireError(
@@ -74,34 +76,34 @@ extension PersistentStoreCoordinator {
         } else if type != .inMemory {
             throw QuireError(.persistentStoreOperation, "Save As to a \(type) store needs a file URL.")
         }
-        let support = url.map(ExternalDataFolder.supportFolder(forStore:))
-        let createdSupport = support.map { !FileManager.default.fileExists(atPath: $0.path) } ?? false
+        let createdSupport = url.map { !FileManager.default.fileExists(atPath: ExternalDataFolder.supportFolder(forStore: $0).path) } ?? false
         var writable = options
         writable.isReadOnly = false
         var made: PersistentStore?
         do {
-            let target = try entry.make(url, store.configurationName, writable, managedObjectModel)
+            let target = try StoreKinds.makeStore(
+                type: type, url: url, configuration: store.configurationName, options: writable, model: managedObjectModel)
             made = target
-            try target.load()
+            try target.backend.load()
             target.metadata = StoreMetadataKey.migrated(store.metadata, type: type, uuid: target.identifier, model: managedObjectModel)
             target.metadataIsDirty = true
             let map = try StoreMigration.copy(from: store, to: target, progress: progress)
             var attached = target
             if options.isReadOnly {
-                try target.close()
-                attached = try entry.make(url, store.configurationName, options, managedObjectModel)
-                try attached.load()
+                try target.backend.close()
+                attached = try StoreKinds.makeStore(
+                    type: type, url: url, configuration: store.configurationName, options: options, model: managedObjectModel)
+                try attached.backend.load()
             }
             _ = Unmanaged.passRetained(attached)
-            attached.persistentStoreCoordinator = self
+            attached.coordinatorReference = self
             appendStore(attached)
             try? remove(store)
             return (attached, map.retargeted(to: attached))
         } catch {
-            try? made?.close()
+            try? made?.backend.close()
             if let url {
-                for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
-                if createdSupport, let support { try? FileManager.default.removeItem(at: support) }
+                try? kind.removeFiles(at: url, includingExternalData: createdSupport)
             }
             let cause = error as? QuireError
             throw QuireError(
@@ -115,7 +117,7 @@ extension PersistentStoreCoordinator {
 
 extension StoreMetadataKey {
     /// The metadata of a store made by Save As: the source's keys, the new type and UUID, the model's hashes.
-    static func migrated(
+    package static func migrated(
         _ metadata: [String: PropertyListValue], type: StoreType, uuid: String, model: ManagedObjectModel
     ) -> [String: PropertyListValue] {
         var result = metadata

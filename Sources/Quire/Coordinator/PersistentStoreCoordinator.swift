@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 /// Connects contexts to stores (`NSPersistentStoreCoordinator`): it holds the model, the stores, and a cache
@@ -38,7 +40,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     }
 
     deinit {
-        for store in stores { try? store.close() }
+        for store in stores { try? store.backend.close() }
     }
 
     /// Serializes a block against every other request to the coordinator.
@@ -69,24 +71,24 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     public func addPersistentStore(
         type: StoreType?, configuration: String? = nil, at url: URL?, options: StoreOptions = StoreOptions()
     ) throws -> PersistentStore {
-        let type = try type ?? StoreTypeDetection.detect(at: url ?? URL(fileURLWithPath: "/dev/null"))
+        let type = try type ?? StoreKinds.detectType(at: url ?? URL(fileURLWithPath: "/dev/null"))
         return try locked {
             if let url, stores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
                 throw QuireError(
                     .persistentStoreOpen, "The store at '\(url.path)' is already added to this coordinator.",
                     context: .init(file: url))
             }
-            var store = try StoreRegistry.makeStore(
+            var store = try StoreKinds.makeStore(
                 type: type, url: url, configuration: configuration, options: options, model: managedObjectModel)
             do {
-                try store.load()
+                try store.backend.load()
             } catch let error as QuireError where error.code == .persistentStoreIncompatibleVersionHash {
                 store = try storeMigratedAfterIncompatibleVersion(store, error: error)
             }
             // An added store is never deallocated, so object IDs can point at it without retaining it;
             // removing it closes it and frees its caches, leaving a small shell.
             _ = Unmanaged.passRetained(store)
-            store.persistentStoreCoordinator = self
+            store.coordinatorReference = self
             stores.append(store)
             return store
         }
@@ -105,8 +107,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             }
             stores.remove(at: index)
             rowCache = rowCache.filter { $0.key.persistentStore !== store }
-            store.persistentStoreCoordinator = nil
-            try store.close()
+            store.coordinatorReference = nil
+            try store.backend.close()
         }
     }
 
@@ -153,7 +155,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// Whether every store a fetch reaches evaluates its predicate itself.
     func storesEvaluate(_ predicate: QueryPredicate, for fetch: StoreFetch, in affected: [PersistentStore]?) -> Bool {
-        locked { targetStores(fetch, affected).allSatisfy { $0.canEvaluate(predicate, for: fetch.entity) } }
+        locked { targetStores(fetch, affected).allSatisfy { $0.backend.canEvaluate(predicate, for: fetch.entity) } }
     }
 
     /// The rows of a fetch from every store it reaches.
@@ -165,10 +167,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             let targets = targetStores(fetch, affected)
             var rows: [RowSnapshot]
             if targets.count == 1 {
-                rows = try targets[0].fetchRows(fetch)
+                rows = try targets[0].backend.fetchRows(fetch)
             } else {
                 rows = []
-                for store in targets { rows += try store.fetchRows(fetch) }
+                for store in targets { rows += try store.backend.fetchRows(fetch) }
             }
             if cachesRows {
                 if rowCache.count + rows.count > rowCacheLimit { rowCache = [:] }
@@ -183,21 +185,21 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// them, while holding the coordinator's lock. `body` must not make requests of the stores.
     func visitRows(_ fetch: StoreFetch, stores affected: [PersistentStore]?, _ body: (consuming RowSnapshot) throws -> Void) throws {
         try locked {
-            for store in targetStores(fetch, affected) { try store.visitRows(fetch, body) }
+            for store in targetStores(fetch, affected) { try store.backend.visitRows(fetch, body) }
         }
     }
 
     func fetchObjectIDs(_ fetch: StoreFetch, stores affected: [PersistentStore]?) throws -> [ObjectID] {
         try locked {
             var ids: [ObjectID] = []
-            for store in targetStores(fetch, affected) { ids += try store.fetchObjectIDs(fetch) }
+            for store in targetStores(fetch, affected) { ids += try store.backend.fetchObjectIDs(fetch) }
             return ids
         }
     }
 
     func count(_ fetch: StoreFetch, stores affected: [PersistentStore]?) throws -> Int {
         try locked {
-            try targetStores(fetch, affected).reduce(0) { $0 + (try $1.count(fetch)) }
+            try targetStores(fetch, affected).reduce(0) { $0 + (try $1.backend.count(fetch)) }
         }
     }
 
@@ -213,7 +215,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     func freshSnapshot(for objectID: ObjectID) throws -> RowSnapshot? {
         try locked {
             guard let store = objectID.persistentStore, stores.contains(where: { $0 === store }) else { return nil }
-            let row = try store.snapshot(for: objectID)
+            let row = try store.backend.snapshot(for: objectID)
             rowCache[objectID] = row
             return row
         }
@@ -236,7 +238,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
         try locked {
             guard let store = objectID.persistentStore, stores.contains(where: { $0 === store }) else { return [] }
-            return try store.relatedObjectIDs(of: objectID, relationship: relationship)
+            return try store.backend.relatedObjectIDs(of: objectID, relationship: relationship)
         }
     }
 
@@ -268,7 +270,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 guard !store.isReadOnly else { throw store.readOnlyError() }
             }
             if involved.count == 1 {
-                result = try involved[0].save(request)
+                result = try involved[0].backend.save(request)
             } else {
                 // Each store saves its part; the permanent IDs go back to the positions of the whole request.
                 var permanent = request.inserted.map(\.objectID)
@@ -278,7 +280,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                         inserted: positions.map { request.inserted[$0] },
                         updated: request.updated.filter { $0.store === store },
                         deleted: request.deleted.filter { $0.store === store })
-                    let saved = try store.save(part)
+                    let saved = try store.backend.save(part)
                     for (position, id) in zip(positions, saved.permanentIDs) { permanent[position] = id }
                 }
                 result.permanentIDs = permanent

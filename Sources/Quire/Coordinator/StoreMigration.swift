@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 /// Where the records of a store went when it was copied into another: the same keys, moved by a per-hierarchy
@@ -33,19 +35,20 @@ enum StoreMigration {
     static func copy(
         from source: PersistentStore, to target: PersistentStore, progress: (@Sendable (Int, Int) -> Void)? = nil
     ) throws -> StoreMigrationMap {
+        guard let importer = target.backend as? any ImportingStoreBackend else { throw target.unsupported("import") }
         let entities = source.entities.filter { !$0.isAbstract }.sorted { $0.entityNumber < $1.entityNumber }
         var idsByEntity: [(EntityDescription, [ObjectID])] = []
         var maximum: [ObjectIdentifier: Int64] = [:]
         for entity in entities {
             let fetch = StoreFetch(
                 entity: entity, predicate: nil, sortKeys: [], limit: 0, offset: 0, includesSubentities: false, kind: .objectIDs)
-            let ids = try source.fetchObjectIDs(fetch).sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
+            let ids = try source.backend.fetchObjectIDs(fetch).sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
             idsByEntity.append((entity, ids))
             let root = ObjectIdentifier(entity.rootEntity)
             maximum[root] = max(maximum[root] ?? 0, ids.last?.primaryKey ?? 0)
         }
         var offsets: [ObjectIdentifier: Int64] = [:]
-        if !source.keysAreStoreWide && target.keysAreStoreWide {
+        if !((source.backend as? any ImportingStoreBackend)?.keysAreStoreWide ?? false) && importer.keysAreStoreWide {
             var total: Int64 = 0
             for root in source.model.entitiesByNumber where root.superentity == nil {
                 offsets[ObjectIdentifier(root)] = total
@@ -56,15 +59,15 @@ enum StoreMigration {
         var targetMaximum: [ObjectIdentifier: Int64] = [:]
         for (root, key) in maximum { targetMaximum[root] = key + (offsets[root] ?? 0) }
 
-        try target.beginImport()
+        try importer.beginImport()
         let total = idsByEntity.reduce(0) { $0 + $1.1.count }
         var copied = 0
         progress?(0, total)
         for (_, ids) in idsByEntity {
             for start in stride(from: 0, to: ids.count, by: batchSize) {
                 let batch = Array(ids[start..<min(ids.count, start + batchSize)])
-                let rows = try source.snapshots(for: batch)
-                try target.importRecords(try rows.map { try convert($0, map, source: source, target: target) })
+                let rows = try source.backend.snapshots(for: batch)
+                try importer.importRecords(try rows.map { try convert($0, map, source: source, target: target) })
                 copied += batch.count
                 progress?(copied, total)
             }
@@ -72,22 +75,22 @@ enum StoreMigration {
         for pass in 0...1 {
             for (entity, ids) in idsByEntity {
                 for relationship in entity.allRelationships
-                where relationship.isToMany && !relationship.isTransient && target.importPass(for: relationship) == pass {
+                where relationship.isToMany && !relationship.isTransient && importer.importPass(for: relationship) == pass {
                     for start in stride(from: 0, to: ids.count, by: batchSize) {
                         let batch = Array(ids[start..<min(ids.count, start + batchSize)])
-                        let members = try source.relatedObjectIDs(of: batch, relationship: relationship)
+                        let members = try source.backend.relatedObjectIDs(of: batch, relationship: relationship)
                         var owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])] = []
                         for id in batch {
                             guard let owner = map.map(id) else { continue }
                             let related = (members[id] ?? []).compactMap(map.map)
                             if !related.isEmpty { owners.append((owner, relationship, related)) }
                         }
-                        if !owners.isEmpty { try target.importRelationships(owners) }
+                        if !owners.isEmpty { try importer.importRelationships(owners) }
                     }
                 }
             }
         }
-        try target.finishImport(maximumKeys: targetMaximum)
+        try importer.finishImport(maximumKeys: targetMaximum)
         return map
     }
 
@@ -102,14 +105,14 @@ enum StoreMigration {
         for index in attributes.indices {
             guard case .externalData(let reference) = attributes[index], index < entity.allAttributes.count else { continue }
             let key = entity.allAttributes[index].name
-            if target.keepsExternalDataFiles, let from = source.externalDataFolder, let to = target.externalDataFolder {
-                let expected = reference.length ?? source.recordedLength(ofExternalData: reference.uuid)
+            if target.backend.keepsExternalDataFiles, let from = source.backend.externalDataFolder, let to = target.backend.externalDataFolder {
+                let expected = reference.length ?? source.backend.recordedLength(ofExternalData: reference.uuid)
                 let length = try from.check(reference, expectedLength: expected, object: row.objectID, key: key)
                 try to.createIfNeeded()
                 try to.link(reference.uuid, from: from)
                 attributes[index] = .externalData(ExternalDataReference(uuid: reference.uuid, length: length))
             } else {
-                attributes[index] = .data(try source.readExternalData(reference, of: row.objectID, key: key))
+                attributes[index] = .data(try source.backend.readExternalData(reference, of: row.objectID, key: key))
             }
         }
         var relationships = row.relationships

@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 extension DocumentContents {
@@ -18,7 +20,7 @@ extension DocumentContents {
     ///
     /// ```swift
     /// let source = try DocumentContents(contentsOf: packageURL)
-    /// defer { source.close() }
+    /// defer { source.backend.close() }
     /// try source.convert(to: zipURL, container: .zipArchive, storeType: .xml)
     /// ```
     ///

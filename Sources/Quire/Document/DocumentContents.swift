@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 /// Any Quire document or store file on disk, opened for tools without the application's code or a registered
@@ -109,7 +111,7 @@ public final class DocumentContents {
         if case .string(let name)? = metadata[StoreMetadataKey.storeType] {
             storeType = StoreType(rawValue: name)
         } else {
-            storeType = try StoreTypeDetection.detect(at: storeURL)
+            storeType = try StoreKinds.detectType(at: storeURL)
         }
     }
 
@@ -137,7 +139,7 @@ public final class DocumentContents {
                 context: .init(file: url))
         case .file:
             do {
-                _ = try StoreTypeDetection.detect(at: url)
+                _ = try StoreKinds.detectType(at: url)
                 return .storeFile
             } catch let error as QuireError where error.code == .persistentStoreInvalidType {
                 do {

@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 /// The names inside a document package (and inside a flat archive, which holds the same tree).

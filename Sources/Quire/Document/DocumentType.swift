@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 /// A kind of document an application reads and writes (a `CFBundleDocumentTypes` entry on the Mac): its name,

@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 extension PersistentDocument {
@@ -22,14 +24,14 @@ extension PersistentDocument {
         // The old store is detached now; its files go, and the new store moves into the layout's place.
         Self.removeStoreFiles(at: workingStoreURL)
         try persistentStoreCoordinator.locked {
-            try new.close()
+            try new.backend.close()
             let stagingSupport = ExternalDataFolder.supportFolder(forStore: staging)
             if FileManager.default.fileExists(atPath: stagingSupport.path) {
                 try DocumentFiles.rename(stagingSupport, to: ExternalDataFolder.supportFolder(forStore: workingStoreURL))
             }
             try DocumentFiles.rename(staging, to: workingStoreURL)
             new.url = workingStoreURL
-            try new.load()
+            try new.backend.load()
         }
         // Recorded undo actions name the old store's objects.
         managedObjectContext.performAndWait {

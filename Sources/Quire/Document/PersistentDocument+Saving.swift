@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 extension PersistentDocument {
@@ -132,13 +134,7 @@ extension PersistentDocument {
         guard let store = persistentStoreCoordinator.persistentStores.first else {
             throw QuireError(.document, "The document has no store to save.", context: .init(file: destination))
         }
-        try persistentStoreCoordinator.locked {
-            if let sqlite = store as? SQLiteStore {
-                try sqlite.writeSnapshot(to: destination)
-            } else if let source = store.url {
-                try DocumentFiles.copyFile(from: source, to: destination)
-            }
-        }
+        try persistentStoreCoordinator.writeSnapshot(of: store, to: destination)
     }
 
     /// Links the store's external data files into the new version: from the original package where it has

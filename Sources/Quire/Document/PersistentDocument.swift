@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 /// A document whose content is an object graph in one store (`NSPersistentDocument`): one coordinator, one

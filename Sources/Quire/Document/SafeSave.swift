@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 /// The safe-save protocol: a crash at any instant leaves the old version or the new one, never a mix.

@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 /// What desktop search indexers learn about a document: the title, keywords, authors and comment the

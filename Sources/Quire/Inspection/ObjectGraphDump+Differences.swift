@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 extension ObjectGraphDump {
     /// The differences between this graph and another, one readable line each; empty when they are equal.
     ///

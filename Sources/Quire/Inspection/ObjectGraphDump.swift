@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 /// A canonical, store-independent description of an object graph: the same graph gives the same dump

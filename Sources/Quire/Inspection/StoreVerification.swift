@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 /// Integrity checks of a closed store file, opened read-only with the model it embeds (what `quire verify`

@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 /// How the objects of one source entity become objects of one destination entity (`NSEntityMapping`).

@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 /// How to turn a store written with one model version into a store of another (`NSMappingModel`): one

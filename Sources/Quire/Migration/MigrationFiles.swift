@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import CQuireSupport
 import Foundation
 
@@ -115,9 +117,9 @@ enum MigrationFiles {
     ///
     /// - Throws: ``QuireError/Code/migrationManagerDestinationStore`` when the target is still open elsewhere (an
     ///   SQLite write-ahead log or hot journal beside it) or the rename fails; the target is unchanged then.
-    static func replace(_ target: URL, with replacement: URL, operations: StoreFileOperations) throws {
-        try operations.prepareForReplacement(target)
-        let companionSuffixes = operations.companionSuffixes
+    static func replace(_ target: URL, with replacement: URL, kind: StoreKind) throws {
+        try kind.prepareForReplacement(target)
+        let companionSuffixes = kind.sideFileSuffixes
         for suffix in companionSuffixes {
             let companion = URL(fileURLWithPath: target.path + suffix)
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: companion.path) else { continue }

@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 import OrderedCollections
 
@@ -32,7 +34,7 @@ extension MigrationManager {
         keepsIdentity: Bool
     ) throws {
         report(.preparing, fraction: 0)
-        let destinationFiles = try StoreFileOperations.operations(for: destinationType)
+        let destinationKind = try StoreKinds.kind(for: destinationType)
         try MigrationFiles.linkExternalData(from: sourceURL, to: destinationURL)
 
         let sourceCoordinator: PersistentStoreCoordinator
@@ -55,7 +57,7 @@ extension MigrationManager {
         let destinationStore: PersistentStore
         do {
             destinationCoordinator = try PersistentStoreCoordinator(managedObjectModel: destinationModel)
-            var options = destinationFiles.destinationOptions(destinationOptions)
+            var options = destinationKind.destinationOptions(destinationOptions)
             options.migratesAutomatically = false
             destinationStore = try destinationCoordinator.addPersistentStore(type: destinationType, at: destinationURL, options: options)
         } catch let error as QuireError {
@@ -77,7 +79,7 @@ extension MigrationManager {
         for (key, value) in standard { metadata[key] = value }
         destinationOpen = false
         try destinationCoordinator.remove(destinationStore)
-        try destinationFiles.writeMetadata(destinationURL, metadata)
+        try destinationKind.writeMetadata(metadata, destinationURL, StoreOptions())
         try MigrationFiles.sync(destinationURL)
         if state.withLock({ $0.failurePoint }) == .beforeSwap {
             throw QuireError(.migration, "Injected failure before the migrated store replaces the old one.")
@@ -86,7 +88,7 @@ extension MigrationManager {
 
     /// Replaces the store at `target` with the finished store at `staged`.
     func swapIn(_ staged: URL, at target: URL, type: StoreType) throws {
-        try MigrationFiles.replace(target, with: staged, operations: StoreFileOperations.operations(for: type))
+        try MigrationFiles.replace(target, with: staged, kind: StoreKinds.kind(for: type))
         report(.finished, fraction: 1)
     }
 
@@ -130,7 +132,7 @@ extension MigrationManager {
             for start in stride(from: 0, to: ids.count, by: batchSize) {
                 try checkCancelled()
                 let batch = Array(ids[start..<min(start + batchSize, ids.count)])
-                let rows = try sourceCoordinator.locked { try source.snapshots(for: batch) }
+                let rows = try sourceCoordinator.locked { try source.backend.snapshots(for: batch) }
                 var changes: [SaveRequest.Change] = []
                 var origins: [ObjectID] = []
                 for row in rows {
@@ -332,16 +334,16 @@ extension MigrationManager {
         let (sourceRows, related) = try sourceCoordinator.locked { () throws -> ([ObjectID: RowSnapshot], [String: [ObjectID: [ObjectID]]]) in
             var rows: [ObjectID: RowSnapshot] = [:]
             if plan.relationships.contains(where: { !$0.1.isToMany }) {
-                for row in try source.snapshots(for: origins) { rows[row.objectID] = row }
+                for row in try source.backend.snapshots(for: origins) { rows[row.objectID] = row }
             }
             var related: [String: [ObjectID: [ObjectID]]] = [:]
             for (_, old) in plan.relationships where old.isToMany && related[old.name] == nil {
-                related[old.name] = try source.relatedObjectIDs(of: origins, relationship: old)
+                related[old.name] = try source.backend.relatedObjectIDs(of: origins, relationship: old)
             }
             return (rows, related)
         }
         let destinationRows = try destinationCoordinator.locked {
-            Dictionary(try destination.snapshots(for: batch.map(\.1)).map { ($0.objectID, $0) }, uniquingKeysWith: { a, _ in a })
+            Dictionary(try destination.backend.snapshots(for: batch.map(\.1)).map { ($0.objectID, $0) }, uniquingKeysWith: { a, _ in a })
         }
         var changes: [SaveRequest.Change] = []
         for (origin, id) in batch {

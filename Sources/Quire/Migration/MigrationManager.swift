@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 import Synchronization
 
@@ -180,7 +182,7 @@ public final class MigrationManager: Sendable {
         at url: URL, type: StoreType, options: StoreOptions = StoreOptions(), versions: [ManagedObjectModel],
         mappingModels: [MappingModel?] = [], progressHandler: (@Sendable (MigrationProgress) -> Void)? = nil
     ) throws -> Bool {
-        let contents = try StoreFileOperations.operations(for: type).readContents(url)
+        let contents = try StoreKinds.kind(for: type, url: url).readContents(at: url)
         guard let start = versions.lastIndex(where: { $0.isConfiguration(nil, compatibleWithStoreMetadata: contents.metadata) })
         else {
             throw QuireError(
@@ -227,7 +229,7 @@ public final class MigrationManager: Sendable {
     ///
     /// - Throws: When the store's metadata cannot be read.
     public static func storeNeedsMigration(at url: URL, type: StoreType, to model: ManagedObjectModel, configuration: String? = nil) throws -> Bool {
-        let contents = try StoreFileOperations.operations(for: type).readContents(url)
+        let contents = try StoreKinds.kind(for: type, url: url).readContents(at: url)
         return !model.isConfiguration(configuration, compatibleWithStoreMetadata: contents.metadata)
     }
 

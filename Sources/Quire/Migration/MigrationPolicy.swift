@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 /// Custom code in a migration (`NSEntityMigrationPolicy`), attached to an ``EntityMapping``.

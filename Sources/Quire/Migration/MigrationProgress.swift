@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 /// How far a migration has come, reported to ``MigrationManager/progressHandler`` (and
 /// ``MigrationManager/progressUpdates()``) after each batch, enough to draw a progress bar:
 ///

@@ -1,3 +1,5 @@
+import QuireCore
+import QuireStores
 import Foundation
 
 /// A source object as a migration reads it: its ID, its attribute values and the IDs its to-one relationships

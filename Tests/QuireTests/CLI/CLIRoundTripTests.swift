@@ -1,5 +1,7 @@
 import Foundation
 import Quire
+import QuireCore
+import QuireStores
 import QuireTestSupport
 import Testing
 

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Merge policies on the atomic stores, whose optimistic locking compares a version kept per object.
 @Suite struct AtomicStoreMergePolicyTests {

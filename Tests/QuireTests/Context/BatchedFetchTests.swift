@@ -3,6 +3,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 @Suite("Batched fetches and prefetching")
 struct BatchedFetchTests {
@@ -90,7 +92,7 @@ struct BatchedFetchTests {
     /// A second, cold stack on the library's store, and its store's statement counter.
     static func coldStack(_ library: LibraryFixture) throws -> (ManagedObjectContext, () -> Int) {
         let (coordinator, context) = try Fixtures.stack(LibraryFixture.model(), at: library.folder.file("Library.sqlite"))
-        let store = try #require(coordinator.persistentStores.first as? SQLiteStore)
+        let store = try #require(coordinator.persistentStores.first?.backend as? SQLiteStore)
         return (context, { store.connection?.statementCount ?? 0 })
     }
 

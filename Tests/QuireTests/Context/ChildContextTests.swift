@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Child contexts: edits a modal editor can discard, pushed into the parent by a save.
 @Suite struct ChildContextTests {

@@ -3,6 +3,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Several contexts on several threads saving to one SQLite store.
 @Suite struct ConcurrencyStressTests {

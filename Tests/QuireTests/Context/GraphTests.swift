@@ -3,6 +3,8 @@ import OrderedCollections
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Uniquing, faulting and inverse maintenance against a real SQLite file.
 @Suite struct GraphTests {

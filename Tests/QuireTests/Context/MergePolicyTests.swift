@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Two contexts on one coordinator editing the same objects: optimistic locking, merge policies, did-save
 /// notifications and `mergeChanges(fromContextDidSave:)`.

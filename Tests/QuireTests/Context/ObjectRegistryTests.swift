@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// The registry behind uniquing: dense tables by primary key, a dictionary for the rest, and pruning of
 /// objects nobody else holds.

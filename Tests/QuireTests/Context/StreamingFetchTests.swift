@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// A fetch streams rows from an SQLite store into objects while the coordinator is locked; application code
 /// (`awakeFromFetch`) runs only after the rows are read, and the registry is pruned after the fetch, not

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Core Data's tutorial, end to end: the Run entity built in code, saved, reopened.
 @Suite struct TutorialTests {

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Every validation rule, passing and failing, at save and through `validateValue(_:forKey:)`.
 @Suite struct ValidationTests {

@@ -3,6 +3,8 @@ import OrderedCollections
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 #if canImport(Glibc)
 import Glibc
@@ -131,7 +133,7 @@ import Glibc
         options.journalMode = .delete
         let url = folder.file("Copy.sqlite")
         let saved = try stack.coordinator.migratePersistentStore(try #require(stack.store), to: url, options: options, type: .sqlite)
-        let connection = try #require((saved as? SQLiteStore)?.connection)
+        let connection = try #require((saved.backend as? SQLiteStore)?.connection)
         let mode = try connection.prepare("PRAGMA journal_mode")
         defer { mode.finalize() }
         #expect(try mode.step())

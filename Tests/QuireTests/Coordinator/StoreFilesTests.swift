@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 #if canImport(Glibc)
 import Glibc
@@ -89,7 +91,7 @@ import Glibc
         let destinationURL = folder.file("Destination.sqlite")
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: Fixtures.everyTypeModel())
         try coordinator.replacePersistentStore(at: destinationURL, withPersistentStoreFrom: sourceURL, type: .sqlite)
-        #expect(try StoreTypeDetection.detect(at: destinationURL) == .sqlite)
+        #expect(try StoreKinds.detectType(at: destinationURL) == .sqlite)
         let store = try coordinator.addPersistentStore(type: .sqlite, at: destinationURL, options: options)
         let context = ManagedObjectContext()
         context.persistentStoreCoordinator = coordinator

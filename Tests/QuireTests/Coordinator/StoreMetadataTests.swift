@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Store metadata: queued on attached stores, read and written on files without a stack.
 @Suite struct StoreMetadataTests {

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Document types for every format and every store type this build has, and a notes model.
 enum DocumentFixtures {
@@ -9,7 +11,7 @@ enum DocumentFixtures {
     static let storeTypes: [StoreType] = [.sqlite, .xml, .binary].filter { type in
         guard let folder = try? TemporaryFolder() else { return false }
         do {
-            _ = try StoreRegistry.makeStore(
+            _ = try StoreKinds.makeStore(
                 type: type, url: folder.file("probe"), configuration: nil, options: StoreOptions(), model: ManagedObjectModel())
             return true
         } catch {

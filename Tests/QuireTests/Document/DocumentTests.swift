@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Documents of every format and store type: new, save, open, Save As, Save To, autosave, revert, close, the
 /// package layout, search metadata and extended attributes on the file system.

@@ -3,6 +3,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Hostile and broken archives are refused with a clear error, and nothing is written outside the working
 /// folder.

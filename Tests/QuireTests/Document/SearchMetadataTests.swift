@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Search metadata: the ODF meta file round-trips, hostile text is escaped, and a filesystem without
 /// extended attributes still saves (with a warning).

@@ -4,6 +4,8 @@ import Synchronization
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Canonical dumps: equal for the same graph however it was written, and readable differences otherwise.
 @Suite struct ObjectGraphDumpTests {

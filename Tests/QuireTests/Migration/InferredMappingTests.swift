@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// What inference maps and what it refuses, on small models.
 @Suite struct InferredMappingTests {

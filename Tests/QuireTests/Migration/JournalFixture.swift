@@ -3,6 +3,8 @@ import OrderedCollections
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// A v1 Journal store with data, and what its objects should look like after migrating to v2 and v3.
 ///

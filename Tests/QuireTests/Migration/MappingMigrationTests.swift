@@ -4,6 +4,8 @@ import Synchronization
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Migrations with explicit mapping models, and graphs with every kind of relationship.
 @Suite struct MappingMigrationTests {

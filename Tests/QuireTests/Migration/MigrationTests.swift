@@ -3,6 +3,8 @@ import Synchronization
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// The store types migration is tested on; the other types join as they gain file operations.
 let migratableStoreTypes: [StoreType] = [.sqlite, .xml, .binary]
@@ -27,7 +29,7 @@ let migratableStoreTypes: [StoreType] = [.sqlite, .xml, .binary]
     @Test(arguments: migratableStoreTypes)
     func openingWithTheNextVersionMigratesAutomaticallyThroughV2ThenV3(type: StoreType) throws {
         let journal = try fixture(type)
-        let uuid = try StoreFileOperations.operations(for: type).readContents(journal.url).metadata[StoreMetadataKey.storeUUID]
+        let uuid = try StoreKinds.kind(for: type).readMetadata(journal.url, StoreOptions())[StoreMetadataKey.storeUUID]
         do {
             let (coordinator, context) = try journal.open(version: 1, options: Self.automatic)
             try journal.expectVersion2(context)
@@ -187,8 +189,8 @@ let migratableStoreTypes: [StoreType] = [.sqlite, .xml, .binary]
         try MigrationManager(sourceModel: journal.versions[0], destinationModel: journal.versions[1])
             .migrateStore(from: journal.url, type: type, to: copy, type: type)
         try journal.expectVersion1Intact()
-        let metadata = try StoreFileOperations.operations(for: type).readContents(copy).metadata
-        let original = try StoreFileOperations.operations(for: type).readContents(journal.url).metadata
+        let metadata = try StoreKinds.kind(for: type).readMetadata(copy, StoreOptions())
+        let original = try StoreKinds.kind(for: type).readMetadata(journal.url, StoreOptions())
         #expect(metadata[StoreMetadataKey.storeUUID] != original[StoreMetadataKey.storeUUID])
         #expect(journal.versions[1].isConfiguration(nil, compatibleWithStoreMetadata: metadata))
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: journal.versions[1])

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 @Suite("Fetch request templates")
 struct FetchRequestTemplateTests {
@@ -41,7 +43,7 @@ struct FetchRequestTemplateTests {
         #expect(try library.context.fetch(other).map { $0.value(forKey: "title") as? String } == ["ÉCOLE des données"])
         // The predicate compiles to SQL as a whole.
         let entity = try #require(model.entitiesByName["Publication"])
-        #expect(library.store.canEvaluate(try #require(request.predicate), for: entity))
+        #expect(library.store.backend.canEvaluate(try #require(request.predicate), for: entity))
     }
 
     @Test func templatesWithoutVariables() throws {

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Localized validation messages, the localization dictionary's keys, and strings files.
 @Suite struct LocalizationTests {

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Version hashes, differences between versions, compatibility with store metadata, merged models.
 @Suite struct ModelVersionTests {

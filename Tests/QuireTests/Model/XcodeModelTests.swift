@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Xcode model files as they are on disk: `.xcdatamodel` folders, `.xcdatamodeld` bundles, and malformed ones.
 @Suite struct XcodeModelTests {

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// One row of the evaluation table: a format string, the subject it is evaluated against, the expected result.
 struct PredicateEvaluationCase: Sendable, CustomTestStringConvertible {

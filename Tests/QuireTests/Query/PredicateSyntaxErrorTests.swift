@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// A malformed format string, the offset the error names, and the message.
 struct PredicateSyntaxErrorCase: Sendable, CustomTestStringConvertible {

@@ -1,6 +1,8 @@
 import Foundation
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// An object of the test graph: attributes, to-one and to-many relationships, read by key.
 final class PredicateTestObject: PredicateEvaluable, CustomStringConvertible {

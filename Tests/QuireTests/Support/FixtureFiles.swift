@@ -1,6 +1,8 @@
 import Foundation
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// The checked-in files under `Tests/QuireTests/Fixtures`, copied into the test bundle.
 enum FixtureFiles {

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 @_exported import QuireTestSupport
 
 /// Models shared by the tests.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Store files are mapped rather than copied, and files that cannot be mapped are read or refused as before.
 @Suite struct MappedFileTests {
@@ -32,12 +34,17 @@ import Testing
 
     @Test func aStoreThatCannotBeReadIsReportedAsBefore() throws {
         let model = Fixtures.companyModel()
-        let missing = XMLStore(url: folder.file("missing.xml"), configurationName: nil, options: StoreOptions(), model: model)
+        let missingStore = try StoreKinds.makeStore(
+            type: .xml, url: folder.file("missing.xml"), configuration: nil, options: StoreOptions(), model: model)
+        let missing = try #require(missingStore.backend as? XMLStore)
         let error = try #require(throws: QuireError.self) { _ = try missing.readFile() }
         #expect(error.code == .fileReadNoPermission)
         #expect(error.context.file?.path == folder.file("missing.xml").path)
-        let directory = XMLStore(url: folder.url, configurationName: nil, options: StoreOptions(), model: model)
+        let directoryStore = try StoreKinds.makeStore(
+            type: .xml, url: folder.url, configuration: nil, options: StoreOptions(), model: model)
+        let directory = try #require(directoryStore.backend as? XMLStore)
         #expect(throws: QuireError.self) { _ = try directory.readFile() }
+        withExtendedLifetime((missingStore, directoryStore)) {}
     }
 
     @Test func binaryAndXMLStoresLoadFromMappedFiles() throws {

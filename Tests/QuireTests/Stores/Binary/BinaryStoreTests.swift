@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// The binary store's checksums and bounds: corrupt or truncated files are refused, never misread.
 @Suite struct BinaryStoreTests {

@@ -3,6 +3,8 @@ import OrderedCollections
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// One suite for every store type: the same graph, the same fetches, the same answers.
 @Suite struct StoreConformanceTests {

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// A kind of store the conformance suite runs against: a type, a file name, and whether it survives a new
 /// coordinator (the in-memory store does not).

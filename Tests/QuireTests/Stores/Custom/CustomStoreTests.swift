@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Registration of custom stores: detection, metadata, and refusal of bad content.
 @Suite struct CustomStoreTests {

@@ -3,6 +3,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Large binary values in files beside the store: written before commit, read lazily, collected when
 /// unreferenced, refused with a clear error when missing or truncated.

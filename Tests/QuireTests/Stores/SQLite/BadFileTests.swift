@@ -3,6 +3,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Every kind of bad file is refused with the right code, and nothing is written.
 @Suite struct BadFileTests {

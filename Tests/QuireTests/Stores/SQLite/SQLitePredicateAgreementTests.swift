@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Every case is evaluated twice over the same saved data: in memory by the evaluator (the reference) and
 /// by the SQLite store's SQL, and the two result sets must be equal. Each case also states whether it
@@ -34,7 +36,7 @@ struct SQLitePredicateAgreementTests {
                 continue
             }
             let entity = try #require(model.entitiesByName[item.entity])
-            let compiles = library.store.canEvaluate(predicate, for: entity)
+            let compiles = library.store.backend.canEvaluate(predicate, for: entity)
             #expect(compiles == item.compiles, "\(item.format): compiles \(compiles), expected \(item.compiles)")
             if compiles { compiled += 1 }
             let memory: [String]
@@ -59,13 +61,13 @@ struct SQLitePredicateAgreementTests {
 
     @Test func sqlTextBindsEveryValue() throws {
         let library = try LibraryFixture()
-        guard let store = library.store as? SQLiteStore,
+        guard let store = library.store.backend as? SQLiteStore,
             let entity = library.coordinator.managedObjectModel.entitiesByName["Author"]
         else { throw QuireError(.persistentStoreOpen, "no SQLite store") }
         let predicate = try QueryPredicate(
             format: "firstName == %@ OR lastName LIKE[cd] %@ OR age IN %@", "x'; DROP TABLE ZAUTHOR; --", "a*", [1, 2])
         let counter = SQLiteAliasCounter()
-        var compiler = SQLitePredicateCompiler(schema: store.schema, store: store, counter: counter)
+        var compiler = SQLitePredicateCompiler(schema: store.schema, store: library.store, counter: counter)
         let sql = try compiler.compile(predicate, for: .init(alias: "t0", entity: entity, scope: .init(counter: counter)))
         #expect(!sql.contains("DROP") && !sql.contains("'"))
         #expect(compiler.bindings.count == 4)

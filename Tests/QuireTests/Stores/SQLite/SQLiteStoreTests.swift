@@ -3,6 +3,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// The SQLite store on real files: Core Data's schema, every attribute type, optimistic locking, bad files.
 @Suite struct SQLiteStoreTests {

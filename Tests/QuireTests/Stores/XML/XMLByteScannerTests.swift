@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// The XML store's own scanner: references, Core Data's formatting variations, and every hostile or truncated
 /// input refused with a typed error naming the file and the line, never a crash.

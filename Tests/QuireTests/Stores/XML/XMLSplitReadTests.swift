@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// Reading an XML store's objects in two parts at once gives exactly what one thread gives: the same
 /// records, counts and relationships, and for bad input the same first error with the same line.

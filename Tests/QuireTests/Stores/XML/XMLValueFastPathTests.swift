@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuireCore
+import QuireStores
 
 /// The XML reader's fast paths for doubles and base64 decode exactly as `Double(_: String)` and Foundation's
 /// base64 decoder do, and leave everything else to them.

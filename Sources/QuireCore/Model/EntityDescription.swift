@@ -1,0 +1,278 @@
+import Foundation
+
+/// An entity of a model (`NSEntityDescription`): a name, properties, and a place in an inheritance hierarchy.
+///
+/// ```swift
+/// let run = EntityDescription(name: "Run")
+/// run.properties = [
+///     AttributeDescription(name: "date", type: .date, isOptional: false),
+///     AttributeDescription(name: "processID", type: .integer64, isOptional: false, defaultValue: -1),
+/// ]
+/// ```
+///
+/// `@unchecked Sendable`: as for ``PropertyDescription``, state is written only while the model is editable
+/// and read-only once a coordinator can reach it.
+public final class EntityDescription: @unchecked Sendable, Hashable, CustomStringConvertible {
+    /// The entity's name.
+    public var name: String { didSet { checkEditable() } }
+    /// The name of the class Core Data would instantiate; kept for model files. See `managedObjectClass`.
+    public var managedObjectClassName: String? { didSet { checkEditable() } }
+
+    /// The class of an entity's objects, as the model layer keeps it: the `Quire` module's `ManagedObject`
+    /// (``base``) or a subclass of it, with the keys the class validates by methods of its own.
+    package struct ObjectClass {
+        /// The class; nil for `ManagedObject` itself.
+        package var type: AnyClass?
+        /// The class's `keysWithValidationMethods`.
+        package var keysWithValidationMethods: Set<String>
+        /// `ManagedObject` itself.
+        package static let base = ObjectClass(type: nil, keysWithValidationMethods: [])
+        /// A class and its validation keys.
+        package init(type: AnyClass?, keysWithValidationMethods: Set<String>) {
+            self.type = type
+            self.keysWithValidationMethods = keysWithValidationMethods
+        }
+    }
+    /// The class instantiated for the entity's objects; typed as `managedObjectClass` by the `Quire` module,
+    /// the only writer.
+    package var objectClass: ObjectClass = .base { didSet { checkEditable() } }
+    /// Whether the entity only groups sub-entities and has no objects of its own.
+    public var isAbstract: Bool = false { didSet { checkEditable() } }
+    /// Application data attached to the entity.
+    public var userInfo: [String: String] = [:] { didSet { checkEditable() } }
+    /// The entity's name in an earlier model version, for inferred migration.
+    public var renamingIdentifier: String? { didSet { checkEditable() } }
+    /// A string mixed into the version hash.
+    public var versionHashModifier: String? { didSet { checkEditable() } }
+
+    /// The entity's own properties (not those it inherits). Setting them makes this entity their owner.
+    public var properties: [PropertyDescription] = [] {
+        didSet {
+            checkEditable()
+            for property in properties { property.entity = self }
+        }
+    }
+
+    /// The entity's direct sub-entities. Setting them makes this entity their superentity.
+    public var subentities: [EntityDescription] = [] {
+        didSet {
+            checkEditable()
+            for sub in subentities { sub.superentity = self }
+        }
+    }
+
+    /// The entity this one inherits from.
+    ///
+    /// Back-pointers in a model are `unowned`, not `weak`: a weak reference would give the entity a side
+    /// table and slow down every retain of it on the fetch path. Reading one after its target was released
+    /// (a superentity or model dropped while this entity is kept) is a programmer error and traps.
+    public package(set) unowned var superentity: EntityDescription?
+    /// The model the entity belongs to.
+    public package(set) unowned var managedObjectModel: ManagedObjectModel?
+
+    package var isFrozen = false
+
+    /// Creates an entity whose objects are plain `ManagedObject`s (the `Quire` module adds an initializer
+    /// that names a subclass).
+    ///
+    /// - Parameters:
+    ///   - name: The entity's name.
+    ///   - properties: Its own attributes and relationships.
+    public init(name: String, properties: [PropertyDescription] = []) {
+        self.name = name
+        self.properties = properties
+        for property in properties { property.entity = self }
+    }
+
+    package func checkEditable() {
+        precondition(!isFrozen, "Can't modify an immutable model: entity '\(name)' belongs to a model a coordinator uses.")
+    }
+
+    // MARK: Lookups (valid at any time; cached once frozen)
+
+    /// Every property, inherited ones included, keyed by name.
+    public var propertiesByName: [String: PropertyDescription] {
+        if isFrozen { return frozenPropertiesByName }
+        var result = superentity?.propertiesByName ?? [:]
+        for property in properties { result[property.name] = property }
+        return result
+    }
+
+    /// Every attribute, inherited ones included, keyed by name.
+    public var attributesByName: [String: AttributeDescription] {
+        propertiesByName.compactMapValues { $0 as? AttributeDescription }
+    }
+
+    /// Every relationship, inherited ones included, keyed by name.
+    public var relationshipsByName: [String: RelationshipDescription] {
+        propertiesByName.compactMapValues { $0 as? RelationshipDescription }
+    }
+
+    /// The property (inherited ones included) with a name. Once frozen, a short linear scan over the names
+    /// (small strings compare as two machine words), which beats hashing the key for the few properties
+    /// entities have; large entities use the dictionary.
+    package func property(named name: String) -> PropertyDescription? {
+        guard isFrozen, frozenPropertyNames.count <= 24 else { return propertiesByName[name] }
+        for index in frozenPropertyNames.indices where frozenPropertyNames[index] == name {
+            return frozenPropertyList[index]
+        }
+        return nil
+    }
+
+    /// The slot of the attribute with a name, once the model is frozen (nil before, or for other keys).
+    package func attributeSlot(named name: String) -> Int? {
+        let names = frozenAttributeNames
+        guard names.count <= 24 else { return (frozenPropertiesByName[name] as? AttributeDescription)?.slot }
+        for index in names.indices where names[index] == name { return index }
+        return nil
+    }
+
+    /// Whether this entity is `entity` or one of its sub-entities.
+    public func isKind(of entity: EntityDescription) -> Bool {
+        var current: EntityDescription? = self
+        while let candidate = current {
+            if candidate === entity { return true }
+            current = candidate.superentity
+        }
+        return false
+    }
+
+    /// The root of the entity's inheritance hierarchy (itself when it has no superentity).
+    public var rootEntity: EntityDescription {
+        if let frozenRoot { return frozenRoot }
+        var current = self
+        while let parent = current.superentity { current = parent }
+        return current
+    }
+
+    /// The entity's relationships whose destination is `entity`.
+    public func relationships(forDestination entity: EntityDescription) -> [RelationshipDescription] {
+        allRelationships.filter { $0.destinationEntityName == entity.name }
+    }
+
+    /// The entity's version hash: SHA-256 over its name, abstractness, superentity, modifier and the
+    /// version hashes of its persistent properties, stable across runs and machines.
+    public var versionHash: Data {
+        var text = "entity=\(name);abstract=\(isAbstract);super=\(superentity?.name ?? "");modifier=\(versionHashModifier ?? "")"
+        let persistent = propertiesByName.values.filter { !$0.isTransient }.sorted { $0.name < $1.name }
+        for property in persistent {
+            text += "|" + property.versionHashText
+        }
+        return Data(SHA256.hash(Data(text.utf8)))
+    }
+
+    // MARK: Frozen layout (set by ManagedObjectModel.freeze)
+
+    /// All attributes, inherited ones first, in slot order.
+    package private(set) var allAttributes: [AttributeDescription] = []
+    /// All relationships, inherited ones first, in slot order.
+    package private(set) var allRelationships: [RelationshipDescription] = []
+    private var frozenPropertiesByName: [String: PropertyDescription] = [:]
+    private var frozenPropertyNames: [String] = []
+    /// Slots of transient attributes and relationships, and of required persistent attributes, so saves
+    /// need not walk every property of every object.
+    package private(set) var transientAttributeSlots: [Int] = []
+    package private(set) var transientRelationshipSlots: [Int] = []
+    package private(set) var requiredAttributeSlots: [Int] = []
+    /// Slots of the attributes validation checks (required persistent ones, and those with a minimum,
+    /// maximum, pattern or predicate), so objects of entities without rules cost nothing to validate.
+    package private(set) var validatedAttributeSlots: [Int] = []
+    /// Slots of the persistent relationships validation checks (required, counted, or with predicates).
+    package private(set) var validatedRelationshipSlots: [Int] = []
+    /// Slots of the relationships with the deny delete rule.
+    package private(set) var denyRelationshipSlots: [Int] = []
+    /// The properties whose key the class's ``ManagedObject/keysWithValidationMethods`` names.
+    package private(set) var propertiesWithValidationMethods: [PropertyDescription] = []
+    /// Attribute names and types by slot, for the key-value fast path.
+    package private(set) var frozenAttributeNames: [String] = []
+    package private(set) var frozenAttributeTypes: [AttributeType] = []
+    private var frozenPropertyList: [PropertyDescription] = []
+    /// Core Data's entity number (`Z_ENT`), assigned alphabetically from 1.
+    package var entityNumber: Int = 0
+    /// The entity numbers of this entity and all its descendants.
+    package private(set) var hierarchyEntityNumbers: [Int] = []
+    /// Every descendant entity, depth first.
+    package private(set) var allSubentities: [EntityDescription] = []
+    /// Per attribute slot: the default values a new object starts with.
+    package private(set) var defaultAttributeValues: [AttributeValue] = []
+    /// Whether the entity has to-many relationships (saves skip join and order work for those without).
+    package private(set) var hasToManyRelationships = false
+    /// Per relationship slot: the values a new object starts with (nil to-ones, empty to-manys).
+    package private(set) var emptyRelationshipValues: [RelationshipStorage] = []
+
+    package func computeLayout() {
+        let inheritedAttributes = superentity?.allAttributes ?? []
+        let inheritedRelationships = superentity?.allRelationships ?? []
+        let ownAttributes = properties.compactMap { $0 as? AttributeDescription }
+        let ownRelationships = properties.compactMap { $0 as? RelationshipDescription }
+        allAttributes = inheritedAttributes + ownAttributes
+        allRelationships = inheritedRelationships + ownRelationships
+        for (index, attribute) in allAttributes.enumerated() where attribute.entity === self {
+            attribute.slot = index
+        }
+        for (index, relationship) in allRelationships.enumerated() where relationship.entity === self {
+            relationship.slot = index
+        }
+        frozenPropertiesByName = [:]
+        for property in allAttributes as [PropertyDescription] + allRelationships {
+            frozenPropertiesByName[property.name] = property
+        }
+        frozenPropertyList = allAttributes as [PropertyDescription] + allRelationships
+        frozenPropertyNames = frozenPropertyList.map(\.name)
+        frozenAttributeNames = allAttributes.map(\.name)
+        transientAttributeSlots = allAttributes.indices.filter { allAttributes[$0].isTransient }
+        transientRelationshipSlots = allRelationships.indices.filter { allRelationships[$0].isTransient }
+        requiredAttributeSlots = allAttributes.indices.filter { !allAttributes[$0].isOptional && !allAttributes[$0].isTransient }
+        validatedAttributeSlots = allAttributes.indices.filter { slot in
+            let attribute = allAttributes[slot]
+            return (!attribute.isOptional && !attribute.isTransient) || attribute.hasValueRules
+        }
+        validatedRelationshipSlots = allRelationships.indices.filter { allRelationships[$0].hasValidationRules }
+        denyRelationshipSlots = allRelationships.indices.filter { allRelationships[$0].deleteRule == .deny }
+        let methodKeys = objectClass.keysWithValidationMethods
+        propertiesWithValidationMethods =
+            methodKeys.isEmpty ? [] : frozenPropertyList.filter { methodKeys.contains($0.name) }
+        frozenAttributeTypes = allAttributes.map(\.attributeType)
+        defaultAttributeValues = allAttributes.map(\.defaultAttributeValue)
+        emptyRelationshipValues = allRelationships.map(RelationshipStorage.empty(for:))
+        hasToManyRelationships = allRelationships.contains(where: \.isToMany)
+    }
+
+    /// The root entity, cached when the model is frozen (models are immortal then, so unowned(unsafe) holds).
+    private unowned(unsafe) var frozenRoot: EntityDescription?
+
+    /// The address of the root entity, cached with `frozenRoot`; read on every object lookup, and written
+    /// once, when the model freezes, before any context can read it.
+    @exclusivity(unchecked) private var frozenRootAddress: UnsafeMutableRawPointer?
+
+    /// The address of the root entity, as its identity (what the object registry keys its tables by).
+    package var rootEntityAddress: UnsafeMutableRawPointer {
+        frozenRootAddress ?? Unmanaged.passUnretained(rootEntity).toOpaque()
+    }
+
+    package func computeHierarchy() {
+        frozenRoot = rootEntity
+        frozenRootAddress = Unmanaged.passUnretained(rootEntity).toOpaque()
+        var result: [EntityDescription] = []
+        func visit(_ entity: EntityDescription) {
+            for sub in entity.subentities {
+                result.append(sub)
+                visit(sub)
+            }
+        }
+        visit(self)
+        allSubentities = result
+        hierarchyEntityNumbers = [entityNumber] + result.map(\.entityNumber)
+    }
+
+    // MARK: Hashable (identity, as in Core Data)
+
+    /// Entities are equal only to themselves.
+    public static func == (lhs: EntityDescription, rhs: EntityDescription) -> Bool { lhs === rhs }
+
+    /// Hashes the entity's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    /// The entity's name.
+    public var description: String { "EntityDescription(\(name))" }
+}

@@ -1,0 +1,157 @@
+import Foundation
+
+/// A comparison of two expressions, Core Data's `NSComparisonPredicate`.
+///
+/// `ANY tags.name ==[c] "swift"` is
+/// `QueryComparison(.keyPath("tags.name"), .equalTo, .constant(.string("swift")), modifier: .any,
+/// options: .caseInsensitive)`.
+public struct QueryComparison: Hashable, Sendable {
+    /// How the comparison treats a collection on its left side (`ANY`, `ALL`, `NONE`, or none of them).
+    public enum Modifier: Hashable, Sendable, CaseIterable {
+        /// No modifier: the left value is compared as it is. A collection on the left (a key path through a
+        /// to-many relationship) is compared as with ``any``, as Core Data's stores do.
+        case direct
+        /// True when the comparison holds for some element of the left collection (`ANY`, `SOME`).
+        case any
+        /// True when the comparison holds for every element of the left collection (`ALL`); true when empty.
+        case all
+        /// True when the comparison holds for no element of the left collection (`NONE`).
+        case none
+    }
+
+    /// The comparison operator.
+    public enum Operator: Hashable, Sendable, CaseIterable {
+        /// `==` (also `=`).
+        case equalTo
+        /// `!=` (also `<>`).
+        case notEqualTo
+        /// `<`.
+        case lessThan
+        /// `<=` (also `=<`).
+        case lessThanOrEqualTo
+        /// `>`.
+        case greaterThan
+        /// `>=` (also `=>`).
+        case greaterThanOrEqualTo
+        /// `MATCHES`: the left string matches the right ICU regular expression as a whole.
+        case matches
+        /// `LIKE`: the left string matches the right pattern, where `*` matches any run of characters, `?`
+        /// one character, and a backslash escapes the next character.
+        case like
+        /// `BEGINSWITH`: the left string begins with the right string.
+        case beginsWith
+        /// `ENDSWITH`: the left string ends with the right string.
+        case endsWith
+        /// `IN`: the left value is an element of the right collection (or a substring of the right string).
+        case `in`
+        /// `CONTAINS`: the left collection has the right value as an element (or the left string has the
+        /// right string as a substring).
+        case contains
+        /// `BETWEEN`: the left value lies between the two values of the right collection, bounds included.
+        case between
+
+        /// The operator as the printer writes it: `==`, `BEGINSWITH`, …
+        public var symbol: String {
+            switch self {
+            case .equalTo: return "=="
+            case .notEqualTo: return "!="
+            case .lessThan: return "<"
+            case .lessThanOrEqualTo: return "<="
+            case .greaterThan: return ">"
+            case .greaterThanOrEqualTo: return ">="
+            case .matches: return "MATCHES"
+            case .like: return "LIKE"
+            case .beginsWith: return "BEGINSWITH"
+            case .endsWith: return "ENDSWITH"
+            case .in: return "IN"
+            case .contains: return "CONTAINS"
+            case .between: return "BETWEEN"
+            }
+        }
+
+        /// True for the operators that compare strings (`MATCHES`, `LIKE`, `BEGINSWITH`, `ENDSWITH`).
+        public var isStringOperator: Bool {
+            switch self {
+            case .matches, .like, .beginsWith, .endsWith: return true
+            default: return false
+            }
+        }
+    }
+
+    /// String comparison options, written in brackets after the operator: `[c]`, `[d]`, `[cd]`, `[n]`.
+    public struct Options: OptionSet, Hashable, Sendable {
+        /// The raw bits.
+        public var rawValue: UInt8
+
+        /// Creates options from raw bits.
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+        /// `[c]`: letters compare regardless of case.
+        public static let caseInsensitive = Options(rawValue: 1 << 0)
+        /// `[d]`: letters compare regardless of diacritics (`é` equals `e`).
+        public static let diacriticInsensitive = Options(rawValue: 1 << 1)
+        /// `[n]`: the strings are already normalized. Swift strings always compare by canonical equivalence,
+        /// so this only records the flag.
+        public static let normalized = Options(rawValue: 1 << 2)
+        /// `[l]`: locale-sensitive comparison. Quire compares deterministically, so this only records the flag.
+        public static let localeSensitive = Options(rawValue: 1 << 3)
+
+        /// The option letters in canonical order (`cdnl`), empty when there are none.
+        public var letters: String {
+            var result = ""
+            if contains(.caseInsensitive) { result += "c" }
+            if contains(.diacriticInsensitive) { result += "d" }
+            if contains(.normalized) { result += "n" }
+            if contains(.localeSensitive) { result += "l" }
+            return result
+        }
+
+        /// The option for one letter of a bracketed option list (`c`, `d`, `n` or `l`, any case).
+        package init?(letter: Character) {
+            switch letter {
+            case "c", "C": self = .caseInsensitive
+            case "d", "D": self = .diacriticInsensitive
+            case "n", "N": self = .normalized
+            case "l", "L": self = .localeSensitive
+            default: return nil
+            }
+        }
+    }
+
+    /// The left expression.
+    public var left: QueryExpression
+    /// The operator.
+    public var `operator`: Operator
+    /// The right expression.
+    public var right: QueryExpression
+    /// How a collection on the left is treated.
+    public var modifier: Modifier
+    /// The string comparison options.
+    public var options: Options
+
+    /// Creates a comparison.
+    ///
+    /// ```swift
+    /// let c = QueryComparison(.keyPath("age"), .greaterThan, .constant(.integer(30)))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - left: The left expression.
+    ///   - operator: The operator.
+    ///   - right: The right expression.
+    ///   - modifier: How a collection on the left is treated; ``Modifier/direct`` by default.
+    ///   - options: The string comparison options; none by default.
+    public init(
+        _ left: QueryExpression,
+        _ operator: Operator,
+        _ right: QueryExpression,
+        modifier: Modifier = .direct,
+        options: Options = []
+    ) {
+        self.left = left
+        self.operator = `operator`
+        self.right = right
+        self.modifier = modifier
+        self.options = options
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Synchronization
+
+/// The identity of a managed object (`NSManagedObjectID`): its entity, its store and its primary key.
+///
+/// An object inserted into a context has a temporary ID until its first save, and a permanent one after.
+/// IDs are values: `Sendable`, so they carry objects across contexts and threads
+/// (`context.object(with: id)`), and `Hashable`.
+public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
+    package enum Key: Hashable, Sendable {
+        case temporary(UInt64)
+        case permanent(Int64)
+    }
+
+    /// The entity of the object.
+    public var entity: EntityDescription { entityHandle.takeUnretainedValue() }
+    /// The store the object lives in; `nil` while the ID is temporary.
+    public var persistentStore: PersistentStore? { storeHandle?.takeUnretainedValue() }
+
+    // IDs are copied on every fetch, fault and save, so they hold their entity and store without retaining
+    // them: a frozen model and an added store live for the rest of the process (see
+    // `ManagedObjectModel.freeze()` and `PersistentStoreCoordinator.addPersistentStore`), so neither can go
+    // away while an ID points at it. `Unmanaged` rather than `unowned(unsafe)`: comparing and hashing IDs
+    // then use the references' addresses without even a passing retain.
+    private let entityHandle: Unmanaged<EntityDescription>
+    private let storeHandle: Unmanaged<PersistentStore>?
+    package let key: Key
+
+    /// The address of the store, as an identity read without retaining it.
+    package var storeAddress: UnsafeMutableRawPointer? { storeHandle?.toOpaque() }
+
+    /// The address of the entity's hierarchy root, as an identity read without retaining the entity.
+    package var rootEntityAddress: UnsafeMutableRawPointer {
+        entityHandle._withUnsafeGuaranteedRef { $0.rootEntityAddress }
+    }
+
+    package init(entity: EntityDescription, store: PersistentStore, primaryKey: Int64) {
+        self.entityHandle = .passUnretained(entity)
+        self.storeHandle = .passUnretained(store)
+        self.key = .permanent(primaryKey)
+    }
+
+    private init(temporaryFor entity: EntityDescription, number: UInt64) {
+        self.entityHandle = .passUnretained(entity)
+        self.storeHandle = nil
+        self.key = .temporary(number)
+    }
+
+    private static let temporaryCounter = Atomic<UInt64>(0)
+    private static let processToken = UUID().uuidString
+
+    /// The ID of an object not inserted into any context yet (temporary, number 0, never registered).
+    package static func unassigned(for entity: EntityDescription) -> ObjectID {
+        ObjectID(temporaryFor: entity, number: 0)
+    }
+
+    /// Whether this is the ID of an object not inserted anywhere yet.
+    package var isUnassigned: Bool { key == .temporary(0) }
+
+    /// A new temporary ID for an object being inserted.
+    package static func makeTemporary(for entity: EntityDescription) -> ObjectID {
+        let number = temporaryCounter.add(1, ordering: .relaxed).newValue
+        return ObjectID(temporaryFor: entity, number: number)
+    }
+
+    /// Whether the ID is temporary (the object has not been saved yet).
+    public var isTemporaryID: Bool {
+        if case .temporary = key { return true }
+        return false
+    }
+
+    /// The primary key (`Z_PK`) of a permanent ID.
+    public var primaryKey: Int64? {
+        if case .permanent(let pk) = key { return pk }
+        return nil
+    }
+
+    /// The ID as a URI: `x-coredata://<store UUID>/<Entity>/p<pk>`, or `x-coredata:///<Entity>/t<token>` while
+    /// temporary, as in Core Data. ``PersistentStoreCoordinator/managedObjectID(forURIRepresentation:)``
+    /// turns it back into an ID.
+    public func uriRepresentation() -> URL {
+        let text: String
+        switch key {
+        case .permanent(let pk):
+            text = "x-coredata://\(persistentStore?.identifier ?? "")/\(entity.name)/p\(pk)"
+        case .temporary(let number):
+            text = "x-coredata:///\(entity.name)/t\(Self.processToken)\(number)"
+        }
+        // Entity names are identifiers and the store UUID is hex, so the URL is always valid.
+        return URL(string: text) ?? URL(fileURLWithPath: "/")
+    }
+
+    /// Two IDs are equal when they name the same record: the same key in the same store and entity hierarchy.
+    public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
+        lhs.key == rhs.key && lhs.storeAddress == rhs.storeAddress
+            && (lhs.entityHandle.toOpaque() == rhs.entityHandle.toOpaque() || lhs.rootEntityAddress == rhs.rootEntityAddress)
+    }
+
+    /// Hashes the key and store.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        if let storeAddress { hasher.combine(storeAddress) }
+    }
+
+    /// The URI representation as text.
+    public var description: String { uriRepresentation().absoluteString }
+}

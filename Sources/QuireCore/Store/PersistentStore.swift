@@ -1,0 +1,142 @@
+import Foundation
+
+/// A store attached to a coordinator (`NSPersistentStore`): its type, location, identifier and metadata.
+///
+/// Stores are created by `PersistentStoreCoordinator.addPersistentStore(type:configuration:at:options:)`.
+/// This is the handle users hold; what answers the coordinator's requests is the store's
+/// ``PersistentStoreBackend``, made by its kind's ``StoreKind`` (as NIO separates a `Channel` from its
+/// `ChannelCore`).
+///
+/// `@unchecked Sendable`: a store's mutable state is touched only under its coordinator's lock.
+public final class PersistentStore: @unchecked Sendable, CustomStringConvertible {
+    /// The store's type.
+    public let type: StoreType
+    /// Where the store lives (`nil` for in-memory stores).
+    public package(set) var url: URL?
+    /// The model configuration whose entities the store holds (`nil` for all).
+    public let configurationName: String?
+    /// The options the store was added with.
+    public let options: StoreOptions
+    /// The store's UUID (`NSStoreUUID`), used in object URIs.
+    public package(set) var identifier: String = UUID().uuidString
+    /// The store's metadata (`NSStoreType`, `NSStoreUUID`, model version hashes, and user keys).
+    public package(set) var metadata: [String: PropertyListValue] = [:]
+    /// Whether the metadata changed since the store last wrote it (written with the next save or on close).
+    package var metadataIsDirty = false
+    /// Whether writes throw.
+    public var isReadOnly: Bool { options.isReadOnly }
+    /// The coordinator the store is attached to (typed by the `Quire` module's `persistentStoreCoordinator`).
+    package weak var coordinatorReference: AnyObject?
+    /// The model the store's objects belong to.
+    package let model: ManagedObjectModel
+
+    /// What answers the coordinator's requests. Set once, by the initializer, to the backend its kind made
+    /// for this handle; implicitly unwrapped only because the backend needs the finished handle to be made.
+    package private(set) var backend: (any PersistentStoreBackend)!
+
+    /// Makes the handle of a store and, with `makeBackend`, the backend that answers for it.
+    package init(
+        type: StoreType, url: URL?, configurationName: String?, options: StoreOptions, model: ManagedObjectModel,
+        makeBackend: (PersistentStore) throws -> any PersistentStoreBackend
+    ) rethrows {
+        self.type = type
+        self.url = url
+        self.configurationName = configurationName
+        self.options = options
+        self.model = model
+        self.backend = try makeBackend(self)
+    }
+
+    /// The entities the store holds (those of its configuration).
+    package var entities: [EntityDescription] { model.entities(forConfigurationName: configurationName) }
+
+    /// Whether the store holds objects of an entity.
+    package func holds(_ entity: EntityDescription) -> Bool {
+        configurationName == nil || entities.contains { $0 === entity }
+    }
+
+    /// The error for a request the store's kind does not support.
+    package func unsupported(_ what: String) -> QuireError {
+        QuireError(
+            .persistentStoreUnsupportedRequestType, "The \(type) store does not support \(what) requests.",
+            context: .init(file: url))
+    }
+
+    /// Checks that a store file's metadata names this store's type and a UUID, and returns the UUID.
+    package func checkTypeAndUUID(_ metadata: [String: PropertyListValue], file: URL) throws -> String {
+        let storedType = metadata[StoreMetadataKey.storeType]?.stringValue
+        guard storedType == type.rawValue else {
+            throw QuireError(
+                .persistentStoreTypeMismatch, "The store '\(file.path)' says its type is '\(storedType ?? "none")', not \(type).",
+                context: .init(file: file))
+        }
+        guard let uuid = metadata[StoreMetadataKey.storeUUID]?.stringValue, !uuid.isEmpty else {
+            throw QuireError(
+                .persistentStoreIncompatibleSchema, "The store '\(file.path)' has no NSStoreUUID in its metadata.",
+                context: .init(file: file))
+        }
+        return uuid
+    }
+
+    /// The error for a store written with another version of the model.
+    package func incompatibleModelError(_ file: URL) -> QuireError {
+        QuireError(
+            .persistentStoreIncompatibleVersionHash,
+            "The store '\(file.path)' was written with another version of the model; "
+                + "its entity version hashes differ from the model's.",
+            context: .init(file: file))
+    }
+
+    /// The error for a write to a store added read-only.
+    package func readOnlyError() -> QuireError {
+        QuireError(
+            .persistentStoreOperation,
+            "The store at '\(url?.path ?? "memory")' was added read-only; it cannot be saved.",
+            context: .init(file: url))
+    }
+
+    /// The type and location.
+    public var description: String { "<\(type) store \(identifier) at \(url?.path ?? "memory")>" }
+}
+
+/// Core Data's store metadata keys.
+public enum StoreMetadataKey {
+    /// The store's type: `SQLite`, `XML`, `Binary`, `InMemory`.
+    public static let storeType = "NSStoreType"
+    /// The store's UUID.
+    public static let storeUUID = "NSStoreUUID"
+    /// The version hash of each entity of the model the store was written with (name to 32-byte data).
+    public static let modelVersionHashes = "NSStoreModelVersionHashes"
+    /// The version of the hashing scheme (3, as in Core Data).
+    public static let modelVersionHashesVersion = "NSStoreModelVersionHashesVersion"
+    /// The model's version identifiers.
+    public static let modelVersionIdentifiers = "NSStoreModelVersionIdentifiers"
+    /// The framework version that wrote the store.
+    public static let persistenceFrameworkVersion = "NSPersistenceFrameworkVersion"
+
+    /// New metadata for a store: the given keys, with the store's type, and the UUID and model version keys
+    /// kept from `existing` when the new dictionary leaves them out.
+    package static func merged(
+        _ metadata: [String: PropertyListValue], existing: [String: PropertyListValue], type: StoreType
+    ) -> [String: PropertyListValue] {
+        var result = metadata
+        result[storeType] = .string(type.rawValue)
+        for key in [storeUUID, modelVersionHashes, modelVersionHashesVersion, modelVersionIdentifiers, persistenceFrameworkVersion]
+        where result[key] == nil {
+            result[key] = existing[key]
+        }
+        return result
+    }
+
+    /// The metadata Quire writes for a store of a model.
+    package static func standard(type: StoreType, uuid: String, model: ManagedObjectModel) -> [String: PropertyListValue] {
+        [
+            storeType: .string(type.rawValue),
+            storeUUID: .string(uuid),
+            modelVersionHashes: .dictionary(model.entityVersionHashesByName.mapValues { .data($0) }),
+            modelVersionHashesVersion: .integer(3),
+            modelVersionIdentifiers: .array(model.versionIdentifiers.sorted().map { .string($0) }),
+            persistenceFrameworkVersion: .integer(1),
+        ]
+    }
+}

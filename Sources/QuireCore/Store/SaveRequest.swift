@@ -1,0 +1,68 @@
+/// The changes of one context save, as the coordinator hands them to the stores.
+package struct SaveRequest: Sendable {
+    /// One changed object: its values and the version it was read at.
+    package struct Change: Sendable {
+        /// The object's ID (temporary for inserted objects).
+        package var objectID: ObjectID
+        /// The store the object is saved to.
+        package var store: PersistentStore
+        /// The version (`Z_OPT`) the object's values were read at; 0 for inserted objects.
+        package var version: Int64
+        /// The attribute values by slot (transient attributes `.null`).
+        package var attributes: [AttributeValue]
+        /// The relationship values by slot; to-many relationships that were never loaded are `.fault`.
+        package var relationships: [RelationshipStorage]
+        /// The relationship values as last saved (updated objects), for join-table differences.
+        package var committedRelationships: [RelationshipStorage]?
+
+        /// Creates one with every stored value.
+        package init(objectID: ObjectID, store: PersistentStore, version: Int64, attributes: [AttributeValue], relationships: [RelationshipStorage], committedRelationships: [RelationshipStorage]?) {
+            self.objectID = objectID
+            self.store = store
+            self.version = version
+            self.attributes = attributes
+            self.relationships = relationships
+            self.committedRelationships = committedRelationships
+        }
+    }
+
+    package var inserted: [Change] = []
+    package var updated: [Change] = []
+    package var deleted: [Change] = []
+
+    package var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+    /// Creates one with every stored value.
+    package init(inserted: [Change] = [], updated: [Change] = [], deleted: [Change] = []) {
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+    }
+}
+
+/// What a successful save reports back.
+///
+/// Versions are not reported: every store writes an inserted record at version 1 and adds 1 to the version
+/// of every record it updates, as Core Data does with `Z_OPT`.
+package struct SaveResult: Sendable {
+    /// The permanent ID of every inserted object, in the order of ``SaveRequest/inserted``.
+    package var permanentIDs: [ObjectID] = []
+
+    /// The permanent IDs keyed by temporary ID, for rewriting relationships that point at inserted objects.
+    package func permanentIDsByTemporaryID(for request: SaveRequest) -> [ObjectID: ObjectID] {
+        Dictionary(zip(request.inserted.map(\.objectID), permanentIDs), uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Creates one with every stored value.
+    package init(permanentIDs: [ObjectID] = []) {
+        self.permanentIDs = permanentIDs
+    }
+}
+
+extension SaveRequest {
+    /// Whether any changed object has relationships, which may point at inserted objects' temporary IDs.
+    package var involvesRelationships: Bool {
+        inserted.contains { !$0.objectID.entity.allRelationships.isEmpty }
+            || updated.contains { !$0.objectID.entity.allRelationships.isEmpty }
+    }
+}

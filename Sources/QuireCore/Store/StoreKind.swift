@@ -1,0 +1,80 @@
+import Foundation
+
+/// One kind of persistent store, described once: how a store of the kind is made, how its files are
+/// recognised, how its metadata is read and written without a stack, and which files it keeps, so that it can
+/// be snapshotted, moved, copied and removed with its external data.
+///
+/// The built-in kinds (SQLite, XML, binary, in-memory) and the custom kinds users register
+/// (`PersistentStoreCoordinator.registerStoreClass`) live in one registry, `StoreKinds` in `QuireStores`;
+/// nothing above the stores names a store class.
+package struct StoreKind: Sendable {
+    /// What a closed store file says about itself.
+    package struct FileContents: Sendable {
+        /// The store's metadata.
+        package var metadata: [String: PropertyListValue]
+        /// The model the store embeds (its canonical serialized form), nil when it has none (a store written by
+        /// Core Data, or a custom kind's).
+        package var model: Data?
+
+        /// Contents as read.
+        package init(metadata: [String: PropertyListValue], model: Data?) {
+            self.metadata = metadata
+            self.model = model
+        }
+    }
+
+    /// The kind's type, as stored in `NSStoreType`.
+    package let type: StoreType
+    /// Whether a store of the kind lives in a file (false for in-memory stores).
+    package var needsFile: Bool
+    /// Makes the backend that answers for a new store handle.
+    package var makeBackend: @Sendable (PersistentStore) throws -> any PersistentStoreBackend
+    /// Whether a file's first bytes are a store of this kind, if the kind can tell.
+    package var recognizes: (@Sendable (Data) -> Bool)?
+    /// Reads the metadata of a closed store file.
+    package var readMetadata: @Sendable (URL, StoreOptions) throws -> [String: PropertyListValue]
+    /// Reads the model a closed store file embeds (nil when it has none).
+    package var readModel: @Sendable (URL) throws -> Data? = { _ in nil }
+    /// Writes the metadata of a closed store file, merged with what it has (see `StoreMetadataKey.merged`).
+    package var writeMetadata: @Sendable ([String: PropertyListValue], URL, StoreOptions) throws -> Void
+    /// Suffixes of the files the store keeps beside its own while open (SQLite's `-wal`, `-shm` and
+    /// `-journal`), which go with the store file wherever it goes.
+    package var sideFileSuffixes: [String] = []
+    /// Readies a closed store file to be replaced, proving nobody else has it open (SQLite: leaves write-ahead
+    /// logging, which only the sole connection can do, so no other connection's log is left behind).
+    package var prepareForReplacement: @Sendable (URL) throws -> Void = { _ in }
+    /// Makes the store file whole on its own before it is copied (SQLite: checkpoints its write-ahead log).
+    package var prepareForCopy: @Sendable (URL) throws -> Void = { _ in }
+    /// The options for writing a migration's new store, a private file nobody else opens until it replaces the
+    /// old one (for SQLite: a rollback journal and no syncs, the whole file being synced once at the end).
+    package var destinationOptions: @Sendable (StoreOptions) -> StoreOptions = { options in
+        var options = options
+        options.isReadOnly = false
+        return options
+    }
+    /// Whether a closed store of the kind is copied by cloning its file (and linking its external data)
+    /// rather than by reading its objects: true for single-file kinds whose file is the whole store.
+    package var copiesByCloning: Bool = false
+
+    /// Describes a kind.
+    package init(
+        type: StoreType, needsFile: Bool = true,
+        makeBackend: @escaping @Sendable (PersistentStore) throws -> any PersistentStoreBackend,
+        readMetadata: @escaping @Sendable (URL, StoreOptions) throws -> [String: PropertyListValue],
+        writeMetadata: @escaping @Sendable ([String: PropertyListValue], URL, StoreOptions) throws -> Void
+    ) {
+        self.type = type
+        self.needsFile = needsFile
+        self.makeBackend = makeBackend
+        self.readMetadata = readMetadata
+        self.writeMetadata = writeMetadata
+    }
+
+    /// Reads the metadata and the embedded model of a closed store file.
+    package func readContents(at url: URL, options: StoreOptions = StoreOptions()) throws -> FileContents {
+        FileContents(metadata: try readMetadata(url, options), model: try readModel(url))
+    }
+
+    /// The largest embedded model read, in bytes (real ones are a few hundred kilobytes at most).
+    package static let maximumModelSize = 64 * 1024 * 1024
+}

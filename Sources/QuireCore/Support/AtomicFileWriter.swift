@@ -1,0 +1,71 @@
+import CQuireSupport
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes a whole file so that a crash leaves the old version or the new one, never a mix: a temporary file
+/// in the same folder, written and fsynced, renamed over the target, then the folder fsynced.
+package enum AtomicFileWriter {
+    /// Writes `chunks` one after the other as the new content of `url`.
+    ///
+    /// - Throws: ``QuireError/Code/fileWriteOutOfSpace`` when the disk is full,
+    ///   ``QuireError/Code/fileWriteNoPermission`` when the folder is not writable,
+    ///   ``QuireError/Code/fileWriteUnknown`` otherwise; the target is untouched and the temporary file removed.
+    package static func write(_ chunks: [Data], to url: URL) throws {
+        let folder = url.deletingLastPathComponent()
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw error(errno, "create a temporary file beside", url) }
+        do {
+            for chunk in chunks { try writeAll(descriptor, chunk, url) }
+            guard fsync(descriptor) == 0 else { throw error(errno, "flush", url) }
+            guard close(descriptor) == 0 else {
+                throw error(errno, "close", url)
+            }
+        } catch {
+            close(descriptor)
+            unlink(temporary.path)
+            throw error
+        }
+        guard rename(temporary.path, url.path) == 0 else {
+            let code = errno
+            unlink(temporary.path)
+            throw error(code, "replace", url)
+        }
+        _ = quire_fsync_directory(folder.path)
+    }
+
+    /// Writes every byte of `data` to a descriptor, retrying short writes and interruptions.
+    package static func writeAll(_ descriptor: Int32, _ data: Data, _ url: URL) throws {
+        try data.withUnsafeBytes { buffer in
+            guard var pointer = buffer.baseAddress else { return }
+            var remaining = buffer.count
+            while remaining > 0 {
+                let written = Glibc.write(descriptor, pointer, min(remaining, 1 << 30))
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw error(errno, "write", url)
+                }
+                pointer += written
+                remaining -= written
+            }
+        }
+    }
+
+    /// A Quire error for a failed system call on a file.
+    package static func error(_ code: Int32, _ action: String, _ url: URL) -> QuireError {
+        let reason = String(cString: strerror(code))
+        let quireCode: QuireError.Code
+        switch code {
+        case ENOSPC, EDQUOT, EFBIG: quireCode = .fileWriteOutOfSpace
+        case EACCES, EPERM, EROFS: quireCode = .fileWriteNoPermission
+        case ENOENT, ENOTDIR: quireCode = .fileReadNoSuchFile
+        default: quireCode = .fileWriteUnknown
+        }
+        return QuireError(
+            quireCode, "Could not \(action) '\(url.path)': \(reason).", context: .init(file: url),
+            underlying: POSIXErrorCode(rawValue: code).map { POSIXError($0) })
+    }
+}

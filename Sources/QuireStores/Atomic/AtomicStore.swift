@@ -1,0 +1,330 @@
+import QuireCore
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What an atomic store's file holds once read: the metadata, the next primary key, and every record.
+package struct AtomicStoreImage {
+    package var metadata: [String: PropertyListValue]
+    /// The next primary key to hand out; keys are unique across the whole store (Core Data's
+    /// `nextObjectID`), not per entity hierarchy as in SQLite.
+    package var nextKey: Int64
+    /// Every record by primary key; to-many relationships are loaded (never `.fault`).
+    package var nodes: [Int64: RowSnapshot]
+    /// The number of records of each entity, by entity number, when the decoder counted them (a count
+    /// then reads no record).
+    package var entityCounts: [Int]? = nil
+}
+
+/// The base of the stores that load a whole graph and write it whole (XML, binary, in-memory, custom
+/// atomic stores): it keeps the records in memory, evaluates fetches there with ``QueryPredicate`` and
+/// ``SortKey``, and writes the file with a temporary file, fsync and rename.
+///
+/// Subclasses say how bytes become an ``AtomicStoreImage`` and back.
+///
+/// Used only under the coordinator's lock.
+package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
+    /// The handle this backend answers for. `unowned(unsafe)`: the handle owns its backend and is the only
+    /// way to reach it, so the handle outlives every use; no reference counting on the per-row paths.
+    package unowned(unsafe) let store: PersistentStore
+
+    package init(store: PersistentStore) { self.store = store }
+
+    /// Every record by primary key.
+    package var nodes: [Int64: RowSnapshot] = [:] {
+        didSet { entityCounts = nil }
+    }
+    /// The number of records of each entity, by entity number, while known: from the decoder, or from the
+    /// last count; any change of ``nodes`` forgets it.
+    private var entityCounts: [Int]?
+    package var nextKey: Int64 = 1
+    /// The size and modification time of the file as last read or written, to notice another writer.
+    private var fileStamp: FileStamp?
+    /// Names of transient properties, which predicates on the cache cannot read (they hold no values).
+    private lazy var transientNames: Set<String> = Set(
+        model.entities.flatMap { $0.properties.filter(\.isTransient).map(\.name) })
+
+    /// Whether the store lives in a file (false for the in-memory store).
+    package var persistsToFile: Bool { url != nil }
+
+    /// The file's URL; only called when ``persistsToFile``.
+    package var fileURL: URL { url ?? URL(fileURLWithPath: "/dev/null") }
+
+    // MARK: Subclass hooks
+
+    /// Decodes a whole file.
+    package func decode(_ data: Data) throws -> AtomicStoreImage { throw unsupported("load") }
+
+    /// Encodes the whole store as the chunks of a file.
+    package func encode(_ image: AtomicStoreImage) throws -> [Data] { throw unsupported("save") }
+
+    /// Reads the file's bytes (subclasses may bound the size): mapped when it can be (see ``MappedFile``;
+    /// store files are only ever replaced by rename, so a mapping never sees its file shrink), read otherwise.
+    package func readFile() throws -> Data {
+        if let mapped = MappedFile.map(fileURL) { return mapped }
+        do {
+            return try Data(contentsOf: fileURL)
+        } catch {
+            throw QuireError(
+                .fileReadNoPermission, "The store '\(fileURL.path)' cannot be read.", context: .init(file: fileURL),
+                underlying: QuireUnderlyingError(error))
+        }
+    }
+
+    // MARK: Loading
+
+    package func load() throws {
+        guard persistsToFile else {
+            createEmpty()
+            return
+        }
+        var status = stat()
+        if stat(fileURL.path, &status) != 0 || status.st_size == 0 {
+            if status.st_size == 0 && stat(fileURL.path, &status) == 0 && options.isReadOnly {
+                throw QuireError(
+                    .fileReadCorruptFile, "The store '\(fileURL.path)' is empty.", context: .init(file: fileURL))
+            }
+            guard !options.isReadOnly else {
+                throw QuireError(
+                    .fileReadNoSuchFile, "There is no store at '\(fileURL.path)' to open read-only.",
+                    context: .init(file: fileURL))
+            }
+            createEmpty()
+            try writeFile()
+            return
+        }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            throw QuireError(
+                .fileReadCorruptFile, "The store path '\(fileURL.path)' is not a regular file.", context: .init(file: fileURL))
+        }
+        if !options.isReadOnly && access(fileURL.path, W_OK) != 0 {
+            throw QuireError(
+                .fileWriteNoPermission,
+                "The store '\(fileURL.path)' is a read-only file; add it with the read-only option to read it.",
+                context: .init(file: fileURL))
+        }
+        let image = try decode(try readFile())
+        try checkMetadata(image.metadata)
+        metadata = image.metadata
+        nextKey = image.nextKey
+        nodes = image.nodes
+        entityCounts = image.entityCounts
+        if let key = nodes.keys.max(), key >= nextKey { nextKey = key + 1 }
+        fileStamp = FileStamp(fileURL)
+    }
+
+    private func createEmpty() {
+        metadata = StoreMetadataKey.standard(type: type, uuid: identifier, model: model)
+        nodes = [:]
+        nextKey = 1
+    }
+
+    /// Checks that the file's metadata names this store type and this model.
+    package func checkMetadata(_ metadata: [String: PropertyListValue]) throws {
+        let uuid = try checkTypeAndUUID(metadata, file: fileURL)
+        let storedHashes = metadata[StoreMetadataKey.modelVersionHashes]?.dictionaryValue?.compactMapValues(\.dataValue)
+        if let storedHashes, storedHashes != model.entityVersionHashesByName { throw incompatibleModelError(fileURL) }
+        identifier = uuid
+    }
+
+    // MARK: Writing
+
+    package var image: AtomicStoreImage { AtomicStoreImage(metadata: metadata, nextKey: nextKey, nodes: nodes) }
+
+    /// Writes the whole store to its file atomically (nothing for the in-memory store).
+    package func writeFile() throws {
+        guard persistsToFile else { return }
+        if options.storesExternalDataInline { try inlineExternalData() }
+        try AtomicFileWriter.write(try encode(image), to: fileURL)
+        fileStamp = FileStamp(fileURL)
+        metadataIsDirty = false
+    }
+
+    /// Throws a conflict when another process rewrote the file since this store read or wrote it.
+    package func checkFileUnchanged() throws {
+        guard persistsToFile, let fileStamp, FileStamp(fileURL) != fileStamp else { return }
+        throw QuireError(
+            .persistentStoreSaveConflicts,
+            "Could not save: the store '\(fileURL.path)' was changed by another writer since it was read.",
+            context: .init(file: fileURL))
+    }
+
+    package func save(_ request: SaveRequest) throws -> SaveResult { try atomicSave(request) }
+
+    /// Writes the store whole at a new location, its external data files linked into the new folder; back at
+    /// the old location on failure.
+    package func relocate(to url: URL) throws {
+        guard let old = store.url else {
+            store.url = url
+            return
+        }
+        let from = ExternalDataFolder(storeURL: old)
+        let to = ExternalDataFolder(storeURL: url)
+        store.url = url
+        do {
+            let names = Set(nodes.values.flatMap { node in
+                node.attributes.compactMap { value -> String? in
+                    if case .externalData(let reference) = value { return reference.uuid }
+                    return nil
+                }
+            })
+            if !names.isEmpty { try to.createIfNeeded() }
+            for name in names.sorted() { try to.link(name, from: from) }
+            try writeFile()
+        } catch {
+            store.url = old
+            throw error
+        }
+    }
+
+    package var keysAreStoreWide: Bool { true }
+    package func importPass(for relationship: RelationshipDescription) -> Int { 0 }
+    package func beginImport() throws { atomicBeginImport() }
+    package func importRecords(_ rows: [RowSnapshot]) throws { try atomicImportRecords(rows) }
+    package func importRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
+        atomicImportRelationships(owners)
+    }
+    package func finishImport(maximumKeys: [ObjectIdentifier: Int64]) throws { try atomicFinishImport() }
+
+    /// The external data files of the save in progress.
+    package var blobWrites: ExternalDataWrites?
+
+    /// The attribute values a record keeps, for values being saved: data above the threshold moves to a
+    /// file beside the store, unless the store keeps external data inline (then files are read back in).
+    package func storedAttributes(_ values: [AttributeValue], of id: ObjectID) throws -> [AttributeValue] {
+        let entity = id.entity
+        var result = values
+        for attribute in entity.allAttributes where attribute.allowsExternalBinaryDataStorage && attribute.slot < result.count {
+            if options.storesExternalDataInline {
+                if case .externalData(let reference) = result[attribute.slot] {
+                    result[attribute.slot] = .data(try readExternalData(reference, of: id, key: attribute.name))
+                }
+            } else if let writes = blobWrites {
+                result[attribute.slot] = try writes.stored(result[attribute.slot], external: true)
+            }
+        }
+        return result
+    }
+
+    /// Reads every external data file into the records, for a store that keeps its data inline.
+    package func inlineExternalData() throws {
+        for (key, node) in nodes where node.attributes.contains(where: { if case .externalData = $0 { true } else { false } }) {
+            var inlined = node
+            inlined.attributes = try storedAttributes(node.attributes, of: node.objectID)
+            nodes[key] = inlined
+        }
+    }
+
+    /// Removes the external data files no record refers to, after a successful save.
+    package func didSaveExternalData() {
+        guard let folder = externalDataFolder, persistsToFile, !folder.fileNames().isEmpty else { return }
+        var referenced = Set<String>()
+        for node in nodes.values {
+            for value in node.attributes { if case .externalData(let reference) = value { referenced.insert(reference.uuid) } }
+        }
+        folder.collect(keeping: referenced)
+    }
+
+    package func close() throws {
+        if metadataIsDirty && !options.isReadOnly { try writeFile() }
+        // The records are freed on another thread: releasing every string, data and array of a large store
+        // takes longer than reading it, and closing need not wait for it.
+        let released = nodes
+        nodes = [:]
+        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(released) {} }
+    }
+
+    // MARK: Faults
+
+    package func snapshot(for objectID: ObjectID) throws -> RowSnapshot? {
+        guard let key = objectID.primaryKey, let node = nodes[key], node.objectID.entity.rootEntity === objectID.entity.rootEntity
+        else { return nil }
+        return node
+    }
+
+    package func snapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] {
+        objectIDs.compactMap { id in id.primaryKey.flatMap { nodes[$0] } }
+    }
+
+    package func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
+        guard let key = objectID.primaryKey, let node = nodes[key], relationship.slot < node.relationships.count else {
+            return []
+        }
+        return node.relationships[relationship.slot].objectIDs
+    }
+
+    // MARK: Fetching
+
+    package func canEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool {
+        transientNames.isEmpty || !PredicateKeyScan.keys(of: predicate).contains { transientNames.contains($0) }
+    }
+
+    package func node(for id: ObjectID) -> RowSnapshot? { id.primaryKey.flatMap { nodes[$0] } }
+
+    /// The records of a fetch's entities, filtered by its predicate and sorted, before offset and limit.
+    private func matchingNodes(_ fetch: StoreFetch, sorted: Bool) throws -> [RowSnapshot] {
+        let numbers = fetch.includesSubentities ? fetch.entity.hierarchyEntityNumbers : [fetch.entity.entityNumber]
+        var wanted = [Bool](repeating: false, count: model.entitiesByNumber.count + 1)
+        for number in numbers where number < wanted.count { wanted[number] = true }
+        let rows = nodes.values.filter { wanted[$0.objectID.entity.entityNumber] }
+        var unsorted = fetch
+        if !sorted { unsorted.sortKeys = [] }
+        return try StoreNodeSourceFetch.evaluate(rows, unsorted, source: self, window: false)
+    }
+
+    private func window<T>(_ items: [T], _ fetch: StoreFetch) -> [T] {
+        let start = min(fetch.offset, items.count)
+        let end = fetch.limit > 0 ? min(items.count, start + fetch.limit) : items.count
+        return start == 0 && end == items.count ? items : Array(items[start..<end])
+    }
+
+    package func fetchRows(_ fetch: StoreFetch) throws -> [RowSnapshot] {
+        window(try matchingNodes(fetch, sorted: true), fetch)
+    }
+
+    package func fetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] {
+        window(try matchingNodes(fetch, sorted: true), fetch).map(\.objectID)
+    }
+
+    /// The number of records of each entity, by entity number (counted once after each change).
+    private func countsByEntity() -> [Int] {
+        if let entityCounts { return entityCounts }
+        var counts = [Int](repeating: 0, count: model.entitiesByNumber.count + 1)
+        for node in nodes.values {
+            let number = node.objectID.entity.entityNumber
+            if number < counts.count { counts[number] += 1 }
+        }
+        entityCounts = counts
+        return counts
+    }
+
+    package func count(_ fetch: StoreFetch) throws -> Int {
+        if fetch.predicate == nil || fetch.predicate == .true {
+            let counts = countsByEntity()
+            let numbers = fetch.includesSubentities ? fetch.entity.hierarchyEntityNumbers : [fetch.entity.entityNumber]
+            let total = numbers.reduce(0) { $0 + ($1 < counts.count ? counts[$1] : 0) }
+            let afterOffset = max(0, total - fetch.offset)
+            return fetch.limit > 0 ? min(afterOffset, fetch.limit) : afterOffset
+        }
+        return window(try matchingNodes(fetch, sorted: false), fetch).count
+    }
+}
+
+/// The size, modification time and inode of a file, to notice that another process rewrote it.
+package struct FileStamp: Equatable {
+    package let size: Int64
+    package let seconds: Int
+    package let nanoseconds: Int
+    package let inode: UInt64
+
+    package init?(_ url: URL) {
+        var status = stat()
+        guard stat(url.path, &status) == 0 else { return nil }
+        size = Int64(status.st_size)
+        seconds = Int(status.st_mtim.tv_sec)
+        nanoseconds = Int(status.st_mtim.tv_nsec)
+        inode = UInt64(status.st_ino)
+    }
+}

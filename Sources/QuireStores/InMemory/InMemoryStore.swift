@@ -1,0 +1,11 @@
+import QuireCore
+import Foundation
+
+/// The in-memory store (`NSInMemoryStoreType`): an atomic store without a file. Its records live as long as
+/// it is attached; removing it discards them.
+///
+/// Used only under the coordinator's lock.
+package final class InMemoryStore: AtomicStore {
+
+    package override var persistsToFile: Bool { false }
+}

@@ -1,0 +1,295 @@
+import QuireCore
+import CSQLite
+import Foundation
+
+/// How to turn a row of an entity's table into a snapshot. A class, so that reading a row retains one
+/// object rather than the reader's arrays.
+package final class RowReader {
+    /// How one attribute's column is read; the common types have a case of their own, read inline.
+    package enum Kind: UInt8 {
+        /// A transient attribute: no column, always `.null`.
+        case none
+        case integer, boolean, double, string, date, data
+        /// Any other type, or binary data in Core Data's external-storage encoding: read by
+        /// `SQLiteStatement.attributeValue(at:type:externalFormat:)`.
+        case other
+    }
+    package struct AttributeRead {
+        package let column: Int32
+        package let kind: Kind
+        package let type: AttributeType
+        package let external: Bool
+    }
+    package struct RelationshipRead {
+        package let foreignKey: Int32
+        package let foreignEntity: Int32
+        package let destination: EntityDescription
+    }
+    package let entity: EntityDescription
+    /// Per attribute slot.
+    package let attributes: [AttributeRead]
+    /// Per relationship slot; nil for to-many (and transient) relationships.
+    package let relationships: [RelationshipRead?]
+    /// The foreign-key columns of the to-one relationships.
+    package let foreignKeyColumns: [Int32]
+
+    /// The relationship values of a row whose to-one keys are all NULL: one shared array, so such rows (the
+    /// common case for optional relationships) allocate nothing for their relationships.
+    package let unrelated: [RelationshipStorage]
+
+    package init(entity: EntityDescription, attributes: [AttributeRead], relationships: [RelationshipRead?]) {
+        self.entity = entity
+        self.attributes = attributes
+        self.relationships = relationships
+        self.foreignKeyColumns = relationships.compactMap { $0?.foreignKey }
+        self.unrelated = relationships.map { $0 == nil ? .fault : .toOne(nil) }
+    }
+
+    package static func kind(of type: AttributeType, external: Bool) -> Kind {
+        switch type {
+        case .integer16, .integer32, .integer64: return .integer
+        case .boolean: return .boolean
+        case .double: return .double
+        case .string: return .string
+        case .date: return .date
+        case .binaryData, .transformable: return external ? .other : .data
+        case .float, .decimal, .uuid, .uri: return .other
+        }
+    }
+}
+
+extension SQLiteStore {
+    /// The columns every row select lists: `Z_PK, Z_ENT, Z_OPT`, then the table's columns (alias `t0`).
+    package func selectList(_ table: SQLiteSchema.Table) -> String {
+        if let cached = selectLists[ObjectIdentifier(table)] { return cached }
+        let list = (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map { SQLiteSchema.quote($0.name) })
+            .map { "t0.\($0)" }.joined(separator: ", ")
+        selectLists[ObjectIdentifier(table)] = list
+        return list
+    }
+
+    /// The reader of rows whose `Z_ENT` is `number`, from an array indexed by entity number.
+    package func reader(forEntityNumber number: Int64) -> RowReader? {
+        if number > 0, number < readersByNumber.count, let reader = readersByNumber[Int(number)] { return reader }
+        guard let entity = entity(number: number), let reader = reader(for: entity) else { return nil }
+        if readersByNumber.count <= Int(number) {
+            readersByNumber += Array(repeating: nil, count: Int(number) + 1 - readersByNumber.count)
+        }
+        readersByNumber[Int(number)] = reader
+        return reader
+    }
+
+    package func reader(for entity: EntityDescription) -> RowReader? {
+        if let reader = readers[ObjectIdentifier(entity)] { return reader }
+        guard let mapping = schema.mapping(for: entity) else { return nil }
+        let attributes = entity.allAttributes.map { attribute -> RowReader.AttributeRead in
+            let index = mapping.attributeColumns[attribute.slot]
+            let external = attribute.allowsExternalBinaryDataStorage
+            guard index >= 0 else { return .init(column: -1, kind: .none, type: attribute.attributeType, external: external) }
+            return .init(
+                column: Int32(index + 3), kind: RowReader.kind(of: attribute.attributeType, external: external),
+                type: attribute.attributeType, external: external)
+        }
+        let relationships = entity.allRelationships.map { relationship -> RowReader.RelationshipRead? in
+            let index = mapping.foreignKeyColumns[relationship.slot]
+            guard index >= 0, let destination = relationship.resolvedDestination else { return nil }
+            let entityIndex = mapping.foreignEntityColumns[relationship.slot]
+            return .init(
+                foreignKey: Int32(index + 3), foreignEntity: entityIndex >= 0 ? Int32(entityIndex + 3) : -1,
+                destination: destination)
+        }
+        let reader = RowReader(entity: entity, attributes: attributes, relationships: relationships)
+        readers[ObjectIdentifier(entity)] = reader
+        return reader
+    }
+
+    package func entity(number: Int64) -> EntityDescription? {
+        let index = Int(number) - 1
+        guard index >= 0, index < model.entitiesByNumber.count else { return nil }
+        return model.entitiesByNumber[index]
+    }
+
+    /// Reads the current row of a statement selected with ``selectList(_:)``.
+    package func snapshot(from statement: SQLiteStatement) throws -> RowSnapshot {
+        let pk = statement.int64(at: 0)
+        let entityNumber = statement.int64(at: 1)
+        guard let reader = reader(forEntityNumber: entityNumber) else {
+            throw QuireError(
+                .fileReadCorruptFile, "Row \(pk) of the store '\(storeURL.path)' has an unknown entity number \(entityNumber).",
+                context: .init(file: storeURL))
+        }
+        let attributes = try statement.attributeValues(reader.attributes)
+        let id = ObjectID(entity: reader.entity, store: store, primaryKey: pk)
+        let version = statement.int64(at: 2)
+        if reader.foreignKeyColumns.allSatisfy({ statement.isNull(at: $0) }) {
+            return RowSnapshot(objectID: id, version: version, attributes: attributes, relationships: reader.unrelated)
+        }
+        var relationships: [RelationshipStorage] = []
+        relationships.reserveCapacity(reader.relationships.count)
+        for read in reader.relationships {
+            guard let read else {
+                relationships.append(.fault)
+                continue
+            }
+            if statement.isNull(at: read.foreignKey) {
+                relationships.append(.toOne(nil))
+                continue
+            }
+            var destination = read.destination
+            if read.foreignEntity >= 0, let concrete = self.entity(number: statement.int64(at: read.foreignEntity)) {
+                destination = concrete
+            }
+            relationships.append(.toOne(ObjectID(entity: destination, store: store, primaryKey: statement.int64(at: read.foreignKey))))
+        }
+        return RowSnapshot(objectID: id, version: version, attributes: attributes, relationships: relationships)
+    }
+
+    // MARK: Fetching
+
+    /// The FROM, WHERE and ORDER BY clauses of a fetch, with the values to bind (numbered parameters).
+    private func clauses(_ fetch: StoreFetch, table: SQLiteSchema.Table, sorted: Bool) throws -> (sql: String, bindings: [AttributeValue]) {
+        let counter = SQLiteAliasCounter()
+        let scope = SQLiteQueryScope(counter: counter)
+        func alias(for relationships: [RelationshipDescription]) -> String {
+            scope.join(from: "t0", through: relationships, schema: schema)
+        }
+        var order: [String] = []
+        if sorted {
+            for key in fetch.sortKeys {
+                let resolved = try KeyPathResolver.resolve(key.keyPath, from: fetch.entity)
+                let owner = alias(for: resolved.relationships)
+                var expression: String
+                if let attribute = resolved.attribute {
+                    guard let entity = attribute.entity, let mapping = schema.mapping(for: entity),
+                        mapping.attributeColumns[attribute.slot] >= 0
+                    else {
+                        throw QuireError(
+                            .invalidFetchRequest, "Cannot sort by transient attribute '\(key.keyPath)' in an SQLite fetch.",
+                            context: .init(entity: fetch.entity.name, key: key.keyPath))
+                    }
+                    expression = "\(owner).\(SQLiteSchema.quote(mapping.table.columns[mapping.attributeColumns[attribute.slot]].name))"
+                    if attribute.attributeType == .string, let collation = SQLiteFunctions.collation(for: key.comparator) {
+                        expression += " COLLATE \(collation)"
+                    }
+                } else if let relationship = resolved.finalRelationship, let entity = relationship.entity,
+                    let mapping = schema.mapping(for: entity), mapping.foreignKeyColumns[relationship.slot] >= 0
+                {
+                    expression = "\(owner).\(SQLiteSchema.quote(mapping.table.columns[mapping.foreignKeyColumns[relationship.slot]].name))"
+                } else {
+                    throw QuireError(.invalidFetchRequest, "Cannot sort by '\(key.keyPath)'.", context: .init(entity: fetch.entity.name))
+                }
+                order.append(expression + (key.ascending ? " ASC" : " DESC"))
+            }
+        }
+        var conditions: [String] = []
+        let numbers = fetch.includesSubentities ? fetch.entity.hierarchyEntityNumbers : [fetch.entity.entityNumber]
+        let tableEntities = 1 + table.root.allSubentities.count
+        if numbers.count != tableEntities {
+            conditions.append("t0.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))")
+        }
+        var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter)
+        if let predicate = fetch.predicate, predicate != .true {
+            conditions.append(try compileCondition(predicate, entity: fetch.entity, scope: scope, compiler: &compiler))
+        }
+        var sql = "FROM \(SQLiteSchema.quote(table.name)) t0" + scope.joinSQL
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        if !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
+        var bindings = compiler.bindings
+        if fetch.limit > 0 || fetch.offset > 0 {
+            sql += " LIMIT ?\(bindings.count + 1) OFFSET ?\(bindings.count + 2)"
+            bindings += [.integer(fetch.limit > 0 ? Int64(fetch.limit) : -1), .integer(Int64(fetch.offset))]
+        }
+        return (sql, bindings)
+    }
+
+    private func prepared(_ select: String, _ fetch: StoreFetch, sorted: Bool) throws -> SQLiteStatement? {
+        guard let table = schema.table(for: fetch.entity) else { return nil }
+        let (clause, bindings) = try clauses(fetch, table: table, sorted: sorted)
+        let statement = try db().cachedStatement("SELECT \(select) \(clause)")
+        for (index, value) in bindings.enumerated() { statement.bind(value, at: Int32(index + 1)) }
+        return statement
+    }
+
+    package func sqliteFetchRows(_ fetch: StoreFetch) throws -> [RowSnapshot] {
+        var rows: [RowSnapshot] = []
+        try sqliteVisitRows(fetch) { rows.append($0) }
+        return rows
+    }
+
+    /// Reads the rows of a fetch one by one, handing each to `body` before the next is read.
+    package func sqliteVisitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
+        guard let table = schema.table(for: fetch.entity),
+            let statement = try prepared(selectList(table), fetch, sorted: true)
+        else { return }
+        defer { statement.reset() }
+        while try statement.step() { try body(try snapshot(from: statement)) }
+    }
+
+    package func sqliteFetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] {
+        guard let statement = try prepared("t0.Z_PK, t0.Z_ENT", fetch, sorted: true) else { return [] }
+        var ids: [ObjectID] = []
+        while try statement.step() {
+            guard let entity = entity(number: statement.int64(at: 1)) else { continue }
+            ids.append(ObjectID(entity: entity, store: store, primaryKey: statement.int64(at: 0)))
+        }
+        return ids
+    }
+
+    package func sqliteCount(_ fetch: StoreFetch) throws -> Int {
+        if fetch.limit > 0 || fetch.offset > 0 { return try sqliteFetchObjectIDs(fetch).count }
+        guard let statement = try prepared("COUNT(*)", fetch, sorted: false) else { return 0 }
+        defer { statement.reset() }
+        return try statement.step() ? Int(statement.int64(at: 0)) : 0
+    }
+
+    package func sqliteSnapshot(for objectID: ObjectID) throws -> RowSnapshot? {
+        guard let pk = objectID.primaryKey, let table = schema.table(for: objectID.entity) else { return nil }
+        let sql: String
+        if let cached = rowByKeySQL[ObjectIdentifier(table)] {
+            sql = cached
+        } else {
+            sql = "SELECT \(selectList(table)) FROM \(SQLiteSchema.quote(table.name)) t0 WHERE t0.Z_PK = ?"
+            rowByKeySQL[ObjectIdentifier(table)] = sql
+        }
+        let statement = try db().cachedStatement(sql)
+        statement.bind(pk, at: 1)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return try snapshot(from: statement)
+    }
+
+    package func sqliteRelatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
+        guard let pk = objectID.primaryKey, let destination = relationship.resolvedDestination,
+            let destinationTable = schema.table(for: destination)
+        else { return [] }
+        let statement: SQLiteStatement
+        if SQLiteSchema.usesForeignKey(relationship), let inverse = relationship.resolvedInverse,
+            let inverseOwner = inverse.entity, let mapping = schema.mapping(for: inverseOwner)
+        {
+            let foreignKey = mapping.table.columns[mapping.foreignKeyColumns[inverse.slot]].name
+            var sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(SQLiteSchema.quote(destinationTable.name)) t0 WHERE t0.\(SQLiteSchema.quote(foreignKey)) = ?"
+            if relationship.isOrdered, mapping.orderKeyColumns[inverse.slot] >= 0 {
+                sql += " ORDER BY t0.\(SQLiteSchema.quote(mapping.table.columns[mapping.orderKeyColumns[inverse.slot]].name)), t0.Z_PK"
+            }
+            statement = try db().cachedStatement(sql)
+        } else if let join = schema.joinTable(for: relationship) {
+            let forward = join.relationship === relationship
+            let source = forward ? join.sourceColumn : join.destinationColumn
+            let member = forward ? join.destinationColumn : join.sourceColumn
+            let orderColumn = forward ? join.orderColumn : join.inverseOrderColumn
+            var sql = "SELECT d.Z_PK, d.Z_ENT FROM \(SQLiteSchema.quote(join.name)) j JOIN \(SQLiteSchema.quote(destinationTable.name)) d "
+                + "ON d.Z_PK = j.\(SQLiteSchema.quote(member)) WHERE j.\(SQLiteSchema.quote(source)) = ?"
+            if let orderColumn { sql += " ORDER BY j.\(SQLiteSchema.quote(orderColumn)), d.Z_PK" }
+            statement = try db().cachedStatement(sql)
+        } else {
+            return []
+        }
+        statement.bind(pk, at: 1)
+        var ids: [ObjectID] = []
+        while try statement.step() {
+            guard let entity = entity(number: statement.int64(at: 1)) else { continue }
+            ids.append(ObjectID(entity: entity, store: store, primaryKey: statement.int64(at: 0)))
+        }
+        return ids
+    }
+}

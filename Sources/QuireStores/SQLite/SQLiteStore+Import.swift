@@ -1,0 +1,73 @@
+import QuireCore
+import Foundation
+
+extension SQLiteStore {
+    /// Starts copying records in (Save As into a new SQLite store): one transaction until ``sqliteFinishImport()``.
+    package func sqliteBeginImport() throws {
+        let connection = try db()
+        try connection.execute("BEGIN IMMEDIATE")
+        blobWrites = externalDataFolder.map { ExternalDataWrites(folder: $0, threshold: options.externalDataThreshold) }
+        importedLengths = [:]
+    }
+
+    /// Inserts records with their keys and versions; to-many relationships come later.
+    package func sqliteImportRecords(_ rows: [RowSnapshot]) throws {
+        let connection = try db()
+        for row in rows {
+            for value in row.attributes {
+                if case .externalData(let reference) = value, let length = reference.length { importedLengths[reference.uuid] = length }
+            }
+            let change = SaveRequest.Change(
+                objectID: row.objectID, store: store, version: row.version, attributes: row.attributes,
+                relationships: row.relationships, committedRelationships: nil)
+            try writeRow(change, id: row.objectID, map: [:], insert: true, version: row.version, connection)
+        }
+    }
+
+    /// Writes the members of to-many relationships: join rows and order keys.
+    package func sqliteImportRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
+        let connection = try db()
+        for (owner, relationship, members) in owners {
+            var relationships = [RelationshipStorage](repeating: .fault, count: owner.entity.allRelationships.count)
+            relationships[relationship.slot] = relationship.isOrdered ? .ordered(.init(members)) : .toMany(Set(members))
+            let change = SaveRequest.Change(
+                objectID: owner, store: store, version: 1, attributes: [], relationships: relationships, committedRelationships: nil)
+            try writeJoins(change, id: owner, map: [:], inverseSides: sqliteImportPass(for: relationship) == 1, connection)
+            try writeOrderKeys(change, map: [:], connection)
+        }
+    }
+
+    /// Which pass writes a relationship: the inverse side of a join table, whose order column needs the
+    /// owners' rows, comes second.
+    package func sqliteImportPass(for relationship: RelationshipDescription) -> Int {
+        guard let join = schema.joinTable(for: relationship) else { return 0 }
+        return join.relationship === relationship ? 0 : 1
+    }
+
+    /// Sets the key counters, the metadata and the lengths of external data, and commits.
+    package func sqliteFinishImport(maximumKeys: [ObjectIdentifier: Int64]) throws {
+        let connection = try db()
+        do {
+            let update = try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
+            for entity in model.entitiesByNumber {
+                update.reset()
+                update.bind(maximumKeys[ObjectIdentifier(entity.rootEntity)] ?? 0, at: 1)
+                update.bind(Int64(entity.entityNumber), at: 2)
+                try update.run()
+            }
+            try SQLiteStore.write(metadata, connection)
+            if let writes = blobWrites {
+                for (name, length) in writes.lengths { importedLengths[name] = length }
+                writes.finish()
+            }
+            if !importedLengths.isEmpty { try recordExternalData(importedLengths, connection) }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+        blobWrites = nil
+        importedLengths = [:]
+        metadataIsDirty = false
+    }
+}

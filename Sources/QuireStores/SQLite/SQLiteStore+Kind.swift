@@ -1,0 +1,28 @@
+import Foundation
+import QuireCore
+
+extension StoreKind {
+    /// SQLite: Core Data's schema; metadata in `Z_METADATA`, the embedded model in `Z_QUIREMODEL`; `-wal`,
+    /// `-shm` and `-journal` files beside it while open.
+    package static let sqlite: StoreKind = {
+        var kind = StoreKind(
+            type: .sqlite,
+            makeBackend: { SQLiteStore(store: $0) },
+            readMetadata: { url, _ in try SQLiteStore.readMetadata(at: url) },
+            writeMetadata: { metadata, url, _ in try SQLiteStore.writeMetadata(metadata, at: url) })
+        kind.readModel = { try SQLiteStore.readModel(at: $0) }
+        kind.recognizes = { $0.starts(with: SQLiteFileCheck.headerMagic) }
+        kind.sideFileSuffixes = SQLiteFileCheck.sideFileSuffixes
+        kind.prepareForReplacement = { try SQLiteStore.prepareForReplacement($0) }
+        kind.prepareForCopy = { try SQLiteStore.checkpoint($0) }
+        kind.copiesByCloning = true
+        kind.destinationOptions = { options in
+            var options = options
+            options.isReadOnly = false
+            options.journalMode = .delete
+            options.sqlitePragmas["synchronous"] = "OFF"
+            return options
+        }
+        return kind
+    }()
+}

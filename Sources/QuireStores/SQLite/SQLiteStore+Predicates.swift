@@ -1,0 +1,33 @@
+import QuireCore
+import Foundation
+
+extension SQLiteStore {
+    /// Compiles a fetch's predicate into the WHERE condition of a statement whose rows are `t0`.
+    ///
+    /// - Throws: ``QuireError/Code/invalidFetchRequest`` when the predicate does not compile; the context
+    ///   only hands the store predicates that ``sqliteSplit(_:for:)`` accepted.
+    package func compileCondition(
+        _ predicate: QueryPredicate,
+        entity: EntityDescription,
+        scope: SQLiteQueryScope,
+        compiler: inout SQLitePredicateCompiler
+    ) throws -> String {
+        do {
+            return try compiler.compile(predicate, for: .init(alias: "t0", entity: entity, scope: scope))
+        } catch let error as SQLitePredicateCompiler.Unsupported {
+            throw QuireError(
+                .invalidFetchRequest,
+                "The SQLite store '\(storeURL.path)' cannot evaluate the predicate '\(predicate)' on entity "
+                    + "'\(entity.name)': \(error.reason).",
+                context: .init(file: storeURL, entity: entity.name))
+        }
+    }
+
+    /// Whether a predicate on an entity compiles to SQL as a whole.
+    package func sqliteCanEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool {
+        let counter = SQLiteAliasCounter()
+        var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter)
+        return (try? compiler.compile(predicate, for: .init(alias: "t0", entity: entity, scope: .init(counter: counter))))
+            != nil
+    }
+}

@@ -1,0 +1,313 @@
+import QuireCore
+import CSQLite
+import Foundation
+
+extension SQLiteStore {
+    /// Writes a save in one transaction: permanent keys from `Z_PRIMARYKEY`, inserts, optimistic-locked
+    /// updates and deletes (`Z_OPT`), join-table rows and ordered-relationship keys.
+    ///
+    /// - Throws: ``QuireError/Code/persistentStoreSaveConflicts`` naming the objects another context or
+    ///   coordinator changed or deleted since they were read, with each one's row as the store has it now in
+    ///   ``QuireError/conflicts``; the transaction is rolled back and nothing is written.
+    package func sqliteSave(_ request: SaveRequest) throws -> SaveResult {
+        guard !options.isReadOnly else { throw readOnlyError() }
+        let connection = try db()
+        let writes = externalDataFolder.map { ExternalDataWrites(folder: $0, threshold: options.externalDataThreshold) }
+        blobWrites = writes
+        defer { blobWrites = nil }
+        let result: SaveResult
+        do {
+            result = try transaction(request, connection)
+        } catch {
+            writes?.discard()
+            throw error
+        }
+        metadataIsDirty = false
+        if Self.mayUnreferenceExternalData(request) { try? collectExternalData() }
+        return result
+    }
+
+    private func transaction(_ request: SaveRequest, _ connection: SQLiteConnection) throws -> SaveResult {
+        try connection.transaction {
+            var result = SaveResult()
+            try assignPrimaryKeys(request.inserted, into: &result, connection)
+            // Relationships may point at inserted objects by temporary ID; the map is needed only then.
+            let map = request.involvesRelationships ? result.permanentIDsByTemporaryID(for: request) : [:]
+            func permanent(_ id: ObjectID) -> ObjectID { map[id] ?? id }
+            var conflicting: [SaveRequest.Change] = []
+            for (change, id) in zip(request.inserted, result.permanentIDs) {
+                try writeRow(change, id: id, map: map, insert: true, connection)
+            }
+            for change in request.updated {
+                if try !writeRow(change, id: change.objectID, map: map, insert: false, connection) {
+                    conflicting.append(change)
+                }
+            }
+            for change in request.deleted {
+                if try !deleteRow(change, connection) { conflicting.append(change) }
+            }
+            if !conflicting.isEmpty { throw try conflictError(conflicting) }
+            if metadataIsDirty { try SQLiteStore.write(metadata, connection) }
+            // Join rows first, from the owning sides; then the inverse sides' order columns, which update rows
+            // the owners may only just have inserted in this save.
+            for inverseSides in [false, true] {
+                for changes in [request.inserted, request.updated] {
+                    for change in changes where change.objectID.entity.hasToManyRelationships {
+                        try writeJoins(change, id: permanent(change.objectID), map: map, inverseSides: inverseSides, connection)
+                        if !inverseSides { try writeOrderKeys(change, map: map, connection) }
+                    }
+                }
+            }
+            if let writes = blobWrites, !writes.written.isEmpty {
+                try recordExternalData(writes.lengths, connection)
+                writes.finish()
+            }
+            return result
+        }
+    }
+
+    /// The error of a save whose optimistic-locking check failed: each conflicting object with the store's
+    /// row as it is now (read inside the failing transaction, before it is rolled back), or none when deleted.
+    private func conflictError(_ conflicting: [SaveRequest.Change]) throws -> QuireError {
+        var conflicts: [MergeConflict] = []
+        for change in conflicting {
+            let row = try sqliteSnapshot(for: change.objectID)
+            conflicts.append(MergeConflict(
+                objectID: change.objectID, oldVersion: change.version, storeRow: row, attributes: change.attributes,
+                relationships: change.relationships))
+        }
+        let ids = conflicting.map(\.objectID)
+        var error = QuireError(
+            .persistentStoreSaveConflicts,
+            "Could not save: \(ids.count) object\(ids.count == 1 ? " was" : "s were") changed or deleted "
+                + "in the store '\(storeURL.path)' since read (\(ids.prefix(5).map(\.description).joined(separator: ", "))"
+                + "\(ids.count > 5 ? ", …" : "")).",
+            context: .init(file: storeURL, entity: ids.first?.entity.name, object: ids.first?.uriRepresentation(), objectID: ids.first))
+        error.conflicts = conflicts
+        return error
+    }
+
+    private func assignPrimaryKeys(_ inserted: [SaveRequest.Change], into result: inout SaveResult, _ connection: SQLiteConnection) throws {
+        guard !inserted.isEmpty else { return }
+        let select = try connection.cachedStatement("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
+        let update = try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
+        defer { select.reset() }
+        func storedMaximum(_ entity: EntityDescription) throws -> Int64 {
+            select.reset()
+            select.bind(Int64(entity.entityNumber), at: 1)
+            return try select.step() ? select.int64(at: 0) : 0
+        }
+        // Keys are unique across a hierarchy (one table), so every entity of it draws from one counter, which
+        // starts above every entity's own maximum (stores written by Core Data keep one per entity).
+        var counters: [ObjectIdentifier: Int64] = [:]
+        var roots: [EntityDescription] = []
+        result.permanentIDs.reserveCapacity(inserted.count)
+        for change in inserted {
+            let entity = change.objectID.entity
+            let root = entity.rootEntity
+            var next: Int64
+            if let counter = counters[ObjectIdentifier(root)] {
+                next = counter
+            } else {
+                next = try storedMaximum(root)
+                for sub in root.allSubentities { next = max(next, try storedMaximum(sub)) }
+                roots.append(root)
+            }
+            next += 1
+            counters[ObjectIdentifier(root)] = next
+            result.permanentIDs.append(ObjectID(entity: entity, store: store, primaryKey: next))
+        }
+        for root in roots {
+            for entity in [root] + root.allSubentities {
+                update.reset()
+                update.bind(counters[ObjectIdentifier(root)] ?? 0, at: 1)
+                update.bind(Int64(entity.entityNumber), at: 2)
+                try update.run()
+            }
+        }
+    }
+
+    /// Inserts or updates one row; returns false when an update found the row changed or gone.
+    @discardableResult
+    package func writeRow(
+        _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], insert: Bool, version: Int64 = 1,
+        _ connection: SQLiteConnection
+    ) throws -> Bool {
+        let entity = id.entity
+        guard let plan = writePlan(for: entity), let pk = id.primaryKey else { return false }
+        let statement = try writeStatement(for: entity, plan: plan, insert: insert, connection)
+        var index: Int32 = insert ? 4 : 1
+        if insert {
+            statement.bind(pk, at: 1)
+            statement.bind(Int64(entity.entityNumber), at: 2)
+            statement.bind(version, at: 3)
+        }
+        for (slot, external) in plan.attributeSlots {
+            if external, let writes = blobWrites {
+                statement.bind(try writes.stored(change.attributes[slot], external: true), at: index, externalFormat: true)
+            } else {
+                statement.bind(change.attributes[slot], at: index, externalFormat: external)
+            }
+            index += 1
+        }
+        for (slot, withEntity) in plan.relationshipSlots {
+            var target: ObjectID?
+            if case .toOne(let related) = change.relationships[slot] { target = related.map { map[$0] ?? $0 } }
+            if let key = target?.primaryKey { statement.bind(key, at: index) } else { statement.bindNull(at: index) }
+            index += 1
+            if withEntity {
+                if let target { statement.bind(Int64(target.entity.entityNumber), at: index) } else { statement.bindNull(at: index) }
+                index += 1
+            }
+        }
+        if !insert {
+            statement.bind(pk, at: index)
+            statement.bind(change.version, at: index + 1)
+        }
+        try statement.run()
+        return insert || connection.changes == 1
+    }
+
+    /// The prepared INSERT or UPDATE of an entity's rows, looked up by entity rather than by SQL text.
+    private func writeStatement(
+        for entity: EntityDescription, plan: WritePlan, insert: Bool, _ connection: SQLiteConnection
+    ) throws -> SQLiteStatement {
+        if let statement = insert ? plan.insertStatement : plan.updateStatement {
+            // Every parameter is bound again, so a reset without clearing the bindings is enough.
+            statement.resetKeepingBindings()
+            return statement
+        }
+        let statement = try connection.cachedStatement(insert ? plan.insertSQL : plan.updateSQL)
+        if insert { plan.insertStatement = statement } else { plan.updateStatement = statement }
+        return statement
+    }
+
+    /// The INSERT and UPDATE of an entity's rows and the slots they bind, built once per entity.
+    private func writePlan(for entity: EntityDescription) -> WritePlan? {
+        if let plan = writePlans[ObjectIdentifier(entity)] { return plan }
+        guard let mapping = schema.mapping(for: entity) else { return nil }
+        let table = mapping.table
+        var names: [String] = []
+        var attributeSlots: [(Int, Bool)] = []
+        var relationshipSlots: [(Int, Bool)] = []
+        for attribute in entity.allAttributes where mapping.attributeColumns[attribute.slot] >= 0 {
+            names.append(table.columns[mapping.attributeColumns[attribute.slot]].name)
+            attributeSlots.append((attribute.slot, attribute.allowsExternalBinaryDataStorage))
+        }
+        for relationship in entity.allRelationships where mapping.foreignKeyColumns[relationship.slot] >= 0 {
+            names.append(table.columns[mapping.foreignKeyColumns[relationship.slot]].name)
+            let entityColumn = mapping.foreignEntityColumns[relationship.slot]
+            if entityColumn >= 0 { names.append(table.columns[entityColumn].name) }
+            relationshipSlots.append((relationship.slot, entityColumn >= 0))
+        }
+        let quoted = names.map(SQLiteSchema.quote)
+        let columns = (["Z_PK", "Z_ENT", "Z_OPT"] + quoted).joined(separator: ", ")
+        let marks = Array(repeating: "?", count: names.count + 3).joined(separator: ", ")
+        let assignments = (["Z_OPT = Z_OPT + 1"] + quoted.map { "\($0) = ?" }).joined(separator: ", ")
+        let plan = WritePlan(
+            insertSQL: "INSERT INTO \(SQLiteSchema.quote(table.name)) (\(columns)) VALUES (\(marks))",
+            updateSQL: "UPDATE \(SQLiteSchema.quote(table.name)) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?",
+            attributeSlots: attributeSlots,
+            relationshipSlots: relationshipSlots)
+        writePlans[ObjectIdentifier(entity)] = plan
+        return plan
+    }
+
+    private func deleteRow(_ change: SaveRequest.Change, _ connection: SQLiteConnection) throws -> Bool {
+        let entity = change.objectID.entity
+        guard let table = schema.table(for: entity), let pk = change.objectID.primaryKey else { return true }
+        let statement = try connection.cachedStatement("DELETE FROM \(SQLiteSchema.quote(table.name)) WHERE Z_PK = ? AND Z_OPT = ?")
+        statement.bind(pk, at: 1)
+        statement.bind(change.version, at: 2)
+        try statement.run()
+        guard connection.changes == 1 else { return false }
+        for join in schema.allJoinTables {
+            for (column, owner) in [(join.sourceColumn, join.relationship.entity), (join.destinationColumn, join.relationship.resolvedDestination)] {
+                guard let owner, entity.isKind(of: owner) else { continue }
+                let remove = try connection.cachedStatement("DELETE FROM \(SQLiteSchema.quote(join.name)) WHERE \(SQLiteSchema.quote(column)) = ?")
+                remove.bind(pk, at: 1)
+                try remove.run()
+            }
+        }
+        return true
+    }
+
+    /// Join-table rows for the to-many relationships this object owns (the side that names the join table);
+    /// the inverse side only updates its order column.
+    package func writeJoins(
+        _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], inverseSides: Bool, _ connection: SQLiteConnection
+    ) throws {
+        guard let pk = id.primaryKey else { return }
+        for relationship in id.entity.allRelationships where relationship.isToMany {
+            guard let join = schema.joinTable(for: relationship) else { continue }
+            let current = change.relationships[relationship.slot]
+            if current.isFault { continue }
+            let members = current.objectIDs.map { map[$0] ?? $0 }
+            let forward = join.relationship === relationship
+            if forward == inverseSides { continue }
+            let committed = (change.committedRelationships?[relationship.slot]).flatMap { $0.isFault ? nil : $0.objectIDs } ?? []
+            guard forward else {
+                // Inverse side: rows are written by the owners; keep this side's order column in step.
+                guard let orderColumn = join.inverseOrderColumn else { continue }
+                let update = try connection.cachedStatement(
+                    "UPDATE \(SQLiteSchema.quote(join.name)) SET \(SQLiteSchema.quote(orderColumn)) = ? "
+                        + "WHERE \(SQLiteSchema.quote(join.destinationColumn)) = ? AND \(SQLiteSchema.quote(join.sourceColumn)) = ?")
+                for (position, member) in members.enumerated() {
+                    guard let memberKey = member.primaryKey else { continue }
+                    update.reset()
+                    update.bind(Int64(position + 1), at: 1)
+                    update.bind(pk, at: 2)
+                    update.bind(memberKey, at: 3)
+                    try update.run()
+                }
+                continue
+            }
+            if change.committedRelationships != nil || !committed.isEmpty {
+                let kept = Set(members)
+                let remove = try connection.cachedStatement(
+                    "DELETE FROM \(SQLiteSchema.quote(join.name)) WHERE \(SQLiteSchema.quote(join.sourceColumn)) = ? "
+                        + "AND \(SQLiteSchema.quote(join.destinationColumn)) = ?")
+                for old in committed where !kept.contains(old) {
+                    guard let oldKey = old.primaryKey else { continue }
+                    remove.reset()
+                    remove.bind(pk, at: 1)
+                    remove.bind(oldKey, at: 2)
+                    try remove.run()
+                }
+            }
+            var columns = [join.sourceColumn, join.destinationColumn]
+            if let order = join.orderColumn { columns.append(order) }
+            let insert = try connection.cachedStatement(
+                "INSERT INTO \(SQLiteSchema.quote(join.name)) (\(columns.map(SQLiteSchema.quote).joined(separator: ", "))) "
+                    + "VALUES (\(columns.map { _ in "?" }.joined(separator: ", "))) "
+                    + "ON CONFLICT DO UPDATE SET \(join.orderColumn.map { "\(SQLiteSchema.quote($0)) = excluded.\(SQLiteSchema.quote($0))" } ?? "\(SQLiteSchema.quote(join.sourceColumn)) = excluded.\(SQLiteSchema.quote(join.sourceColumn))")")
+            for (position, member) in members.enumerated() {
+                guard let memberKey = member.primaryKey else { continue }
+                insert.reset()
+                insert.bind(pk, at: 1)
+                insert.bind(memberKey, at: 2)
+                if join.orderColumn != nil { insert.bind(Int64(position + 1), at: 3) }
+                try insert.run()
+            }
+        }
+    }
+
+    /// `Z_FOK_` keys of the members of ordered to-many relationships kept by the members' foreign keys.
+    package func writeOrderKeys(_ change: SaveRequest.Change, map: [ObjectID: ObjectID], _ connection: SQLiteConnection) throws {
+        for relationship in change.objectID.entity.allRelationships where relationship.isOrdered && SQLiteSchema.usesForeignKey(relationship) {
+            guard case .ordered(let members) = change.relationships[relationship.slot], let inverse = relationship.resolvedInverse,
+                let owner = inverse.entity, let mapping = schema.mapping(for: owner), mapping.orderKeyColumns[inverse.slot] >= 0
+            else { continue }
+            let column = mapping.table.columns[mapping.orderKeyColumns[inverse.slot]].name
+            let update = try connection.cachedStatement(
+                "UPDATE \(SQLiteSchema.quote(mapping.table.name)) SET \(SQLiteSchema.quote(column)) = ? WHERE Z_PK = ?")
+            for (position, member) in members.enumerated() {
+                guard let key = (map[member] ?? member).primaryKey else { continue }
+                update.reset()
+                update.bind(Int64(position + 1), at: 1)
+                update.bind(key, at: 2)
+                try update.run()
+            }
+        }
+    }
+}

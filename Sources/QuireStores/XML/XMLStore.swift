@@ -1,0 +1,42 @@
+import QuireCore
+import Foundation
+
+/// Core Data's XML store: an atomic store in one XML file (see ``XMLStoreWriter`` and ``XMLStoreParser``).
+///
+/// Used only under the coordinator's lock.
+package final class XMLStore: AtomicStore {
+
+    package override func decode(_ data: Data) throws -> AtomicStoreImage {
+        // The head first: a store of another model version is refused as such (and can be migrated) before
+        // its objects meet a model they do not fit.
+        let (head, _) = try XMLStoreParser.readHead(at: fileURL)
+        if var headMetadata = head.metadata {
+            if headMetadata[StoreMetadataKey.storeUUID] == nil, let uuid = head.uuid { headMetadata[StoreMetadataKey.storeUUID] = .string(uuid) }
+            try checkMetadata(headMetadata)
+        }
+        let parsed = try XMLStoreParser.parse(data, file: fileURL, model: model, store: store)
+        guard var metadata = parsed.metadata else {
+            throw QuireError(
+                .fileReadCorruptFile, "The XML store '\(fileURL.path)' has no <metadata> in its <databaseInfo>.",
+                context: .init(file: fileURL))
+        }
+        // Core Data's own XML stores name their UUID in <UUID>; the metadata may lack it.
+        if metadata[StoreMetadataKey.storeUUID] == nil, let uuid = parsed.uuid { metadata[StoreMetadataKey.storeUUID] = .string(uuid) }
+        return AtomicStoreImage(metadata: metadata, nextKey: parsed.nextKey, nodes: parsed.nodes, entityCounts: parsed.entityCounts)
+    }
+
+    package override func encode(_ image: AtomicStoreImage) throws -> [Data] {
+        try Self.encode(image, model: model, uuid: identifier)
+    }
+
+    package static func encode(_ image: AtomicStoreImage, model: ManagedObjectModel, uuid: String) throws -> [Data] {
+        var writer = XMLStoreWriter(capacity: 256 + image.nodes.count * 400)
+        writer.head(metadata: image.metadata, uuid: uuid, nextKey: image.nextKey, model: try model.serializedRepresentation())
+        for key in image.nodes.keys.sorted() {
+            guard let node = image.nodes[key] else { continue }
+            writer.object(node)
+        }
+        writer.tail()
+        return [Data(writer.output)]
+    }
+}
