@@ -47,7 +47,6 @@ let package = Package(
             dependencies: [
                 "QuireCore",
                 "QuireStores",
-                "CSQLite",
                 "CArchive",
                 "CQuireSupport",
                 .product(name: "OrderedCollections", package: "swift-collections"),

@@ -1,5 +1,4 @@
 import CArchive
-import CSQLite
 // `import Quire` is the one import an application writes: the model, queries, errors and store types of the
 // layers below come with it.
 @_exported import QuireCore
@@ -8,7 +7,7 @@ import CSQLite
 /// Versions of the system libraries Quire was built against and runs with.
 public enum QuireLibraries {
     /// The SQLite library version in use, such as `3.40.1`.
-    public static var sqliteVersion: String { String(cString: sqlite3_libversion()) }
+    public static var sqliteVersion: String { SQLiteConnection.libraryVersion }
 
     /// The libarchive version in use, such as `libarchive 3.6.2`.
     public static var libarchiveVersion: String { String(cString: archive_version_string()) }

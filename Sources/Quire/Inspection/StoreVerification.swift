@@ -21,16 +21,7 @@ public enum StoreVerification {
     ///   embedded model): such a file is unreadable rather than inconsistent.
     public static func problems(inStoreAt url: URL, type: StoreType) throws -> [String] {
         var problems: [String] = []
-        if type == .sqlite {
-            let connection = try SQLiteConnection(url: url, readOnly: true, create: false)
-            defer { connection.close() }
-            let statement = try connection.prepare("PRAGMA integrity_check")
-            defer { statement.finalize() }
-            while try statement.step() {
-                let line = statement.string(at: 0) ?? ""
-                if line != "ok" { problems.append("SQLite integrity check: \(line)") }
-            }
-        }
+        problems += try StoreKinds.kind(for: type, url: url).checkFile(url)
         let model = try ManagedObjectModel.embedded(inStoreAt: url, type: type)
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
         problems += metadataProblems(metadata, type: type, model: model)

@@ -52,6 +52,9 @@ package struct StoreKind: Sendable {
         options.isReadOnly = false
         return options
     }
+    /// The problems the kind's own check of a closed store file finds (SQLite: `PRAGMA integrity_check`), one
+    /// sentence each; empty when the file is sound or the kind has no such check.
+    package var checkFile: @Sendable (URL) throws -> [String] = { _ in [] }
     /// Whether a closed store of the kind is copied by cloning its file (and linking its external data)
     /// rather than by reading its objects: true for single-file kinds whose file is the whole store.
     package var copiesByCloning: Bool = false

@@ -6,6 +6,9 @@ import Foundation
 ///
 /// Not thread-safe: its store uses it only under the coordinator's lock.
 package final class SQLiteConnection {
+    /// The SQLite library version in use, such as `3.40.1`.
+    package static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+
     package let url: URL
     package private(set) var handle: OpaquePointer?
     private var statements: [String: SQLiteStatement] = [:]

@@ -15,6 +15,7 @@ extension StoreKind {
         kind.sideFileSuffixes = SQLiteFileCheck.sideFileSuffixes
         kind.prepareForReplacement = { try SQLiteStore.prepareForReplacement($0) }
         kind.prepareForCopy = { try SQLiteStore.checkpoint($0) }
+        kind.checkFile = { try SQLiteStore.integrityProblems(at: $0) }
         kind.copiesByCloning = true
         kind.destinationOptions = { options in
             var options = options

@@ -45,6 +45,20 @@ extension SQLiteStore {
         }
     }
 
+    /// What SQLite's integrity check reports of a closed store file, read-only; empty when it is sound.
+    package static func integrityProblems(at url: URL) throws -> [String] {
+        let connection = try SQLiteConnection(url: url, readOnly: true, create: false)
+        defer { connection.close() }
+        let statement = try connection.prepare("PRAGMA integrity_check")
+        defer { statement.finalize() }
+        var problems: [String] = []
+        while try statement.step() {
+            let line = statement.string(at: 0) ?? ""
+            if line != "ok" { problems.append("SQLite integrity check: \(line)") }
+        }
+        return problems
+    }
+
     /// Moves what a store file's write-ahead log holds into the file itself, so the file alone is the store.
     package static func checkpoint(_ url: URL) throws {
         guard try SQLiteFileCheck.check(url, readOnly: true) == .database,
