@@ -28,6 +28,9 @@ extension ManagedObjectContext {
             }
         }
         for (key, store) in storeAssignments where store === map.source { storeAssignments[key] = map.target }
+        // Recorded undo actions name the old store's objects.
+        undoManager?.removeAllActions()
+        undoState.permanentIDs = [:]
     }
 }
 

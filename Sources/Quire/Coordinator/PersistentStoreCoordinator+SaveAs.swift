@@ -24,8 +24,9 @@ extension PersistentStoreCoordinator {
     /// let saved = try coordinator.migratePersistentStore(store, to: folder.appendingPathComponent("Copy.xml"), type: .xml)
     /// ```
     ///
-    /// Records are copied in batches (memory stays bounded when the source is SQLite); relationships are
-    /// rebuilt; the metadata is carried over with the new type and a new UUID; external data files are
+    /// The new store is written once, under a temporary name beside `url`, and renamed into place when it is
+    /// complete; documents and `quire convert` both save as through this. Records are copied in batches
+    /// (memory stays bounded when the source is SQLite); relationships are rebuilt; the metadata is carried over with the new type and a new UUID; external data files are
     /// hard-linked into the new store's folder (copied across file systems), never lost. The options apply to
     /// the new store as to any added store.
     ///
@@ -34,7 +35,9 @@ extension PersistentStoreCoordinator {
     ///
     /// - Parameters:
     ///   - store: An attached store.
-    ///   - url: Where the new store goes (nil for an in-memory store); nothing may be there yet.
+    ///   - url: Where the new store goes (nil for an in-memory store); nothing may be there yet, except the
+    ///     store itself: then the new store replaces it once it is complete (how a document changes its store
+    ///     type).
     ///   - options: The new store's options.
     ///   - type: The new store's type.
     ///   - progress: Called after each batch of records with the number copied so far and the total (on the
@@ -62,32 +65,47 @@ extension PersistentStoreCoordinator {
             throw QuireError(.persistentStoreOperation, "The store \(store) is not attached to this coordinator.")
         }
         let kind = try StoreKinds.kind(for: type, url: url)
+        let replacesSource = url != nil && url?.standardizedFileURL == store.url?.standardizedFileURL
         if let url {
-            if url.standardizedFileURL == store.url?.standardizedFileURL {
-                throw QuireError(
-                    .persistentStoreOperation, "Save As cannot write the store '\(url.path)' over itself.", context: .init(file: url))
-            }
-            if FileManager.default.fileExists(atPath: url.path) {
+            if !replacesSource && FileManager.default.fileExists(atPath: url.path) {
                 throw QuireError(
                     .persistentStoreOperation,
                     "Save As needs a new location, but '\(url.path)' already exists; destroy or replace it first.",
                     context: .init(file: url))
             }
-        } else if type != .inMemory {
+        } else if kind.needsFile {
             throw QuireError(.persistentStoreOperation, "Save As to a \(type) store needs a file URL.")
         }
-        let createdSupport = url.map { !FileManager.default.fileExists(atPath: ExternalDataFolder.supportFolder(forStore: $0).path) } ?? false
+        // The new store is written once, under a temporary name beside its final location (with a support
+        // folder of its own, so it never shares external data files with another store), then renamed there.
+        // Kinds whose files Quire does not own (custom incremental stores keep their own) are written in place.
+        let staging = kind.needsFile
+            ? url.map { url in
+                url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent)-saveas-\(UUID().uuidString)")
+            }
+            : url
         var writable = options
         writable.isReadOnly = false
         var made: PersistentStore?
         do {
             let target = try StoreKinds.makeStore(
-                type: type, url: url, configuration: store.configurationName, options: writable, model: managedObjectModel)
+                type: type, url: staging, configuration: store.configurationName, options: writable, model: managedObjectModel)
             made = target
             try target.backend.load()
             target.metadata = StoreMetadataKey.migrated(store.metadata, type: type, uuid: target.identifier, model: managedObjectModel)
             target.metadataIsDirty = true
             let map = try StoreMigration.copy(from: store, to: target, progress: progress)
+            if let url {
+                if replacesSource {
+                    // The source's files are replaced now: close it first, and remove what the new kind does not.
+                    try remove(store)
+                    let sourceKind = try StoreKinds.kind(for: store.type, url: url)
+                    for suffix in sourceKind.sideFileSuffixes where !kind.sideFileSuffixes.contains(suffix) {
+                        try? FileManager.default.removeItem(atPath: url.path + suffix)
+                    }
+                }
+                if staging != url { try target.backend.rename(to: url, kind: kind) }
+            }
             var attached = target
             if options.isReadOnly {
                 try target.backend.close()
@@ -98,12 +116,16 @@ extension PersistentStoreCoordinator {
             _ = Unmanaged.passRetained(attached)
             attached.coordinatorReference = self
             appendStore(attached)
-            try? remove(store)
+            if !replacesSource { try? remove(store) }
             return (attached, map.retargeted(to: attached))
         } catch {
             try? made?.backend.close()
-            if let url {
-                try? kind.removeFiles(at: url, includingExternalData: createdSupport)
+            if let staging, staging != url || !replacesSource { try? kind.removeFiles(at: staging, includingExternalData: staging != url) }
+            if replacesSource && !persistentStores.contains(where: { $0 === store }) {
+                // The source was closed for the rename and its file is still there: attach it again.
+                try? store.backend.load()
+                store.coordinatorReference = self
+                appendStore(store)
             }
             let cause = error as? QuireError
             throw QuireError(

@@ -67,19 +67,22 @@ enum FlatArchive {
                 try writer.addDirectory(named: path)
                 return
             }
-            let data = try readFile(root.appendingPathComponent(path))
+            // Members are streamed from their files in 64 KiB pieces: memory stays bounded whatever the size of
+            // the store and its external data.
+            let member = try MemberFile(root.appendingPathComponent(path))
+            defer { member.close() }
             if format == .zipArchive {
                 let deflate: Bool
                 switch compression {
                 case .stored: deflate = false
                 case .deflated: deflate = true
-                case .automatic: deflate = !isCompressedMedia(data)
+                case .automatic: deflate = !isCompressedMedia(try member.head(12))
                 }
                 try writer.check(
                     deflate ? archive_write_zip_set_compression_deflate(archive) : archive_write_zip_set_compression_store(archive),
                     "choose the compression of \(path)")
             }
-            try writer.addFile(named: path, data: data)
+            try writer.addFile(named: path, from: member)
         }
         try writer.check(archive_write_close(archive), "finish")
         guard fsync(fd) == 0 else {
@@ -172,6 +175,35 @@ private struct ArchiveWriter {
                 if written == 0 { break }
                 offset += written
             }
+        }
+        try check(archive_write_finish_entry(archive), "finish \(name)")
+    }
+
+    /// Adds a member whose bytes are read from an open file, 64 KiB at a time.
+    func addFile(named name: String, from member: MemberFile) throws {
+        let entry = makeEntry(name, type: S_IFREG, permissions: 0o644, size: member.size)
+        defer { archive_entry_free(entry) }
+        try check(archive_write_header(archive, entry), "add \(name)")
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var remaining = member.size
+        while remaining > 0 {
+            let count = try member.read(into: &buffer)
+            guard count > 0 else {
+                throw QuireError(
+                    .fileReadUnknown, "'\(member.url.path)' ended before its \(member.size) bytes were archived.",
+                    context: .init(file: member.url))
+            }
+            let used = Int(min(Int64(count), remaining))
+            try buffer.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < used {
+                    let written = archive_write_data(archive, bytes.baseAddress.map { $0 + offset }, used - offset)
+                    if written < 0 { throw error("write \(name)") }
+                    if written == 0 { break }
+                    offset += written
+                }
+            }
+            remaining -= Int64(used)
         }
         try check(archive_write_finish_entry(archive), "finish \(name)")
     }
@@ -281,4 +313,47 @@ final class ArchiveReader {
             data.append(contentsOf: buffer[0..<count])
         }
     }
+}
+
+/// A package member opened for archiving: its size from `fstat` at open, its bytes read in pieces.
+final class MemberFile {
+    let url: URL
+    let size: Int64
+    private let fd: Int32
+
+    init(_ url: URL) throws {
+        self.url = url
+        fd = open(url.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw QuireError(.fileReadUnknown, "Unable to read '\(url.path)' into the archive.", context: .init(file: url))
+        }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            Glibc.close(fd)
+            throw QuireError(.invalidPackage, "The document item '\(url.path)' is not a regular file.", context: .init(file: url))
+        }
+        size = Int64(status.st_size)
+    }
+
+    /// Up to `count` bytes from the start, without moving the read position.
+    func head(_ count: Int) throws -> Data {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let read = pread(fd, &bytes, count, 0)
+        guard read >= 0 else {
+            throw QuireError(.fileReadUnknown, "Unable to read '\(url.path)' into the archive.", context: .init(file: url))
+        }
+        return Data(bytes.prefix(read))
+    }
+
+    /// Reads the next piece into `buffer`; 0 at the end of the file.
+    func read(into buffer: inout [UInt8]) throws -> Int {
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            throw QuireError(.fileReadUnknown, "Unable to read '\(url.path)' into the archive.", context: .init(file: url))
+        }
+    }
+
+    func close() { Glibc.close(fd) }
 }

@@ -57,6 +57,11 @@ package protocol PersistentStoreBackend: AnyObject {
     /// at the new location, where its file must already be.
     func relocate(to url: URL) throws
 
+    /// Renames the store's files (file, side files, external data) to a new location and goes on there: an
+    /// SQLite store closes and reopens its connection; an atomic store, whose records are in memory, only
+    /// takes the new location. Used by Save As, which writes the new store under a temporary name first.
+    func rename(to url: URL, kind: StoreKind) throws
+
     /// Writes a consistent copy of the open store's file to a new path (SQLite: the backup API, so no `-wal`
     /// is needed beside the copy; single-file stores: a clone of the file as last written).
     func writeSnapshot(to destination: URL) throws
@@ -147,6 +152,14 @@ extension PersistentStoreBackend {
         return result
     }
     package var externalDataFolder: ExternalDataFolder? { url.map(ExternalDataFolder.init(storeURL:)) }
+    package func rename(to url: URL, kind: StoreKind) throws {
+        guard let old = self.url else {
+            store.url = url
+            return
+        }
+        try kind.moveFiles(from: old, to: url)
+        store.url = url
+    }
     package func writeSnapshot(to destination: URL) throws {
         guard let url else { throw unsupported("snapshot") }
         try FileClone.clone(url, to: destination)

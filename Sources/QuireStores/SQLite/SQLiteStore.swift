@@ -198,6 +198,20 @@ package final class SQLiteStore: ImportingStoreBackend {
         }
     }
 
+    /// Closes the connection, renames the store's files and reopens it at the new location.
+    package func rename(to url: URL, kind: StoreKind) throws {
+        guard let old = store.url else { return }
+        try close()
+        do {
+            try kind.moveFiles(from: old, to: url)
+        } catch {
+            try? load()
+            throw error
+        }
+        store.url = url
+        try load()
+    }
+
     /// Reopens the store at a new location, where its file must already be; back at the old one on failure.
     package func relocate(to url: URL) throws {
         guard FileManager.default.fileExists(atPath: url.path) else {
