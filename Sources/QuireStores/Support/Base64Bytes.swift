@@ -1,3 +1,4 @@
+import QuireCore
 import Foundation
 
 /// Decodes base64 straight from bytes, for the canonical form Quire (and Foundation) write: alphabet

@@ -1,3 +1,4 @@
+import QuireCore
 import Foundation
 
 /// Appends little-endian numbers, strings and bytes to a growing buffer (the binary store's writer).

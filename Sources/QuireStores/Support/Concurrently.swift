@@ -1,3 +1,4 @@
+import QuireCore
 import Foundation
 
 /// Runs `other` on a thread of its own while `body` runs on this one, and returns both results once both have

@@ -1,3 +1,4 @@
+import QuireCore
 import Foundation
 
 #if canImport(Glibc)
