@@ -1,5 +1,7 @@
 import CSQLite
 import Foundation
+import QuireCore
+import QuireStores
 
 // MARK: - Shared data
 
@@ -218,7 +220,7 @@ enum RawSQLite {
     /// - Parameter url: The store's URL.
     /// - Throws: The file manager's error if an existing file cannot be removed.
     static func removeStore(at url: URL) throws {
-        for suffix in ["", "-wal", "-shm", "-journal"] {
+        for suffix in [""] + StoreKind.sqlite.sideFileSuffixes {
             let file = URL(fileURLWithPath: url.path + suffix)
             if FileManager.default.fileExists(atPath: file.path) {
                 try FileManager.default.removeItem(at: file)

@@ -8,9 +8,7 @@ import QuireStores
 enum StoreBench {
     /// Removes a store file and everything beside it that belongs to it.
     static func removeStore(_ url: URL) {
-        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
-        let support = url.deletingLastPathComponent().appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent)_SUPPORT")
-        try? FileManager.default.removeItem(at: support)
+        try? StoreKind.sqlite.removeFiles(at: url)
     }
 
     /// A stack on a new store of a type.

@@ -76,34 +76,7 @@ enum DocumentFiles {
     /// Copies a regular file to a new file (which must not exist), then fsyncs the copy. Refuses anything but
     /// a regular file as the source.
     static func copyFile(from source: URL, to destination: URL, mode: mode_t = 0o644) throws {
-        let input = open(source.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard input >= 0 else {
-            throw failure(errno, "open", "Unable to read the file '\(source.path)'", url: source, writing: false)
-        }
-        defer { close(input) }
-        var status = stat()
-        guard fstat(input, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            throw QuireError(
-                .invalidPackage, "The document item '\(source.path)' is not a regular file.", context: .init(file: source))
-        }
-        let output = open(destination.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
-        guard output >= 0 else {
-            throw failure(errno, "open", "Unable to create the file '\(destination.path)'", url: destination)
-        }
-        defer { close(output) }
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = read(input, &buffer, buffer.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure(errno, "read", "Unable to read the file '\(source.path)'", url: source, writing: false)
-            }
-            if count == 0 { break }
-            try buffer.withUnsafeBytes { try writeAll(output, UnsafeRawBufferPointer(rebasing: $0[0..<count]), url: destination) }
-        }
-        guard fsync(output) == 0 else {
-            throw failure(errno, "fsync", "Unable to flush the file '\(destination.path)' to disk", url: destination)
-        }
+        try FileClone.clone(source, to: destination, mode: mode, notRegularFile: .invalidPackage)
     }
 
     /// Hard-links a write-once file into a new tree, or copies it where a link is impossible (another

@@ -15,15 +15,17 @@ package enum FileClone {
     /// any failure the partial target is removed, so nothing half-written is left behind.
     ///
     /// - Throws: ``QuireError`` naming the file and the failing call (``QuireError/Code/fileWriteOutOfSpace``
-    ///   for a full disk), or ``QuireError/Code/fileReadCorruptFile`` for a source that is not a regular file.
-    package static func clone(_ source: URL, to target: URL, mode: mode_t = 0o644) throws {
+    ///   for a full disk), or `notRegularFile` (``QuireError/Code/fileReadCorruptFile`` unless told otherwise) for
+    ///   a source that is not a regular file.
+    package static func clone(
+        _ source: URL, to target: URL, mode: mode_t = 0o644, notRegularFile: QuireError.Code = .fileReadCorruptFile
+    ) throws {
         let input = open(source.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard input >= 0 else { throw AtomicFileWriter.error(errno, "open", source) }
         defer { close(input) }
         var status = stat()
         guard fstat(input, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            throw QuireError(
-                .fileReadCorruptFile, "The item '\(source.path)' is not a regular file.", context: .init(file: source))
+            throw QuireError(notRegularFile, "The item '\(source.path)' is not a regular file.", context: .init(file: source))
         }
         let output = open(target.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard output >= 0 else { throw AtomicFileWriter.error(errno, "create", target) }
