@@ -29,22 +29,27 @@ let package = Package(
         // What Swift cannot reach directly: extended attributes, renameat2, directory fsync.
         .target(name: "CQuireSupport"),
         // The layers, top down: Quire (contexts, coordinator, migration, documents) uses QuireStores (the store
-        // kinds), which uses QuireCore (models, queries, errors and the contract between coordinator and store).
+        // kinds), which uses QuireCore (models, queries and the contract between coordinator and store), which
+        // uses QuireSupport (errors, property lists, file helpers).
         // Each target imports only those below it, so an arrow against the layers does not compile.
+        // The leaf: the error type, property lists and file helpers; it knows nothing of models or stores.
+        .target(name: "QuireSupport", dependencies: ["CQuireSupport"]),
         .target(
             name: "QuireCore",
             dependencies: [
+                "QuireSupport",
                 "CQuireSupport",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
         .target(
             name: "QuireStores",
-            dependencies: ["QuireCore", "CSQLite", "CQuireSupport"]
+            dependencies: ["QuireSupport", "QuireCore", "CSQLite", "CQuireSupport"]
         ),
         .target(
             name: "Quire",
             dependencies: [
+                "QuireSupport",
                 "QuireCore",
                 "QuireStores",
                 "CArchive",

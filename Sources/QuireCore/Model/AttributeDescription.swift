@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// An attribute of an entity (`NSAttributeDescription`): a typed value with an optional default.

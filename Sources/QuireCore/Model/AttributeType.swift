@@ -1,3 +1,4 @@
+import QuireSupport
 /// The type of an attribute, with Core Data's names (`NSAttributeType` without the prefix and suffix).
 public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
     /// A 16-bit integer (`Int16`).

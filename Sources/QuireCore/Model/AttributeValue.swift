@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// A value of an attribute, as Quire stores, compares and binds it.

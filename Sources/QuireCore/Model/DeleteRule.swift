@@ -1,3 +1,4 @@
+import QuireSupport
 /// What deleting an object does to the objects its relationship points at (`NSDeleteRule`).
 public enum DeleteRule: String, Sendable, Hashable, CaseIterable, Codable {
     /// Leave the related objects alone; they may keep pointing at the deleted object.

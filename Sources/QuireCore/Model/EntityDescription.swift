@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// An entity of a model (`NSEntityDescription`): a name, properties, and a place in an inheritance hierarchy.

@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// A managed object model (`NSManagedObjectModel`): the entities of an object graph and their properties.

@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// What differs between two versions of a model, as their version hashes see it: entities added, removed or

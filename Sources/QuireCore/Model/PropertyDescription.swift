@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// What attributes and relationships share (`NSPropertyDescription`): a name, optionality, transience and the

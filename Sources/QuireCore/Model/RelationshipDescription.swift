@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// A relationship of an entity (`NSRelationshipDescription`): to-one, to-many or ordered to-many, with an

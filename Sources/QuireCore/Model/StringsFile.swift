@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// A reader of `.strings` files, the format of Core Data's model localization files

@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// Converts between the Swift values applications use and the ``AttributeValue``s Quire stores.

@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// A value of a dictionary result as stores return it: an attribute value, or the ID of a related object.

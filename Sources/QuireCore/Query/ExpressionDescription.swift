@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// A computed value of a dictionary fetch, Core Data's `NSExpressionDescription`: a name (the dictionary

@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// A fetch request stored in a model under a name (Core Data's fetch request templates), as a `Sendable`

@@ -1,3 +1,4 @@
+import QuireSupport
 /// Resolves dotted key paths (`"department.name"`) against an entity.
 package enum KeyPathResolver {
     /// A resolved key path: the to-one relationships it passes through and the property it ends on.

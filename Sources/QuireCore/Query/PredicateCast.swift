@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// The conversions of `CAST(value, "Type")`.

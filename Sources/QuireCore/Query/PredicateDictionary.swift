@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// A `[String: Any]` dictionary a predicate can be evaluated against, as `NSDictionary` is in Core Data.

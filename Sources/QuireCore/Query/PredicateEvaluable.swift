@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// Something a predicate can be evaluated against: a managed object, a dictionary, a plain value.

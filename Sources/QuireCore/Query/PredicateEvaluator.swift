@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// Evaluates predicates and expressions in memory, with Core Data's semantics.

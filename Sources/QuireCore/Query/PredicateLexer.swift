@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// Splits a predicate format string into tokens.

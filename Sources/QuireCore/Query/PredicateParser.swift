@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// A recursive-descent parser for Core Data's predicate format syntax.

@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// The string operators of predicates: `BEGINSWITH`, `ENDSWITH`, `CONTAINS`, `LIKE`, `MATCHES`.

@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// A reserved word of the predicate syntax. Keywords are case-insensitive; as key names they need a `#`.

@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// The right side of a string operator (`BEGINSWITH`, `ENDSWITH`, `CONTAINS`, `LIKE`), folded and analysed

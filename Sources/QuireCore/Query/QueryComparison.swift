@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// A comparison of two expressions, Core Data's `NSComparisonPredicate`.

@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// A value inside a predicate, Core Data's `NSExpression`: a constant, a key path, `SELF`, a variable, an

@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// A logical condition on objects, Core Data's `NSPredicate`.

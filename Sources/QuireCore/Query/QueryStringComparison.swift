@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// Deterministic string comparison for predicates and sort keys.

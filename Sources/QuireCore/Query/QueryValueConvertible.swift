@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// A constant a value stands for inside a predicate: an attribute value, an object identifier, or an array.

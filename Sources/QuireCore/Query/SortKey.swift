@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// One key of a sort order, Core Data's `NSSortDescriptor`.

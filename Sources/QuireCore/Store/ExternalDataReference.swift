@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// A binary value kept in a file beside its store (`.<store>_SUPPORT/_EXTERNAL_DATA/<UUID>`), as an

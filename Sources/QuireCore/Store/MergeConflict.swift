@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// One object a save could not write because its record changed in the store since the context read it

@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// A store attached to a coordinator (`NSPersistentStore`): its type, location, identifier and metadata.

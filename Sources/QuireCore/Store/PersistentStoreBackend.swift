@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// What answers a coordinator's requests for one store: the implementation behind a ``PersistentStore``.

@@ -1,3 +1,4 @@
+import QuireSupport
 import OrderedCollections
 
 /// What a managed object holds for one relationship: a fault (not loaded yet) or the related objects' IDs.

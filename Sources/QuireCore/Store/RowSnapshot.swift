@@ -1,3 +1,4 @@
+import QuireSupport
 /// The persistent values of one record as a store last read or wrote them: what faults are filled from,
 /// what the coordinator's row cache holds, and what optimistic locking compares versions against.
 package struct RowSnapshot: Sendable {

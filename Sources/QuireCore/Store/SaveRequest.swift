@@ -1,3 +1,4 @@
+import QuireSupport
 /// The changes of one context save, as the coordinator hands them to the stores.
 package struct SaveRequest: Sendable {
     /// One changed object: its values and the version it was read at.

@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// One kind of persistent store, described once: how a store of the kind is made, how its files are

@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// Options for adding a store (Core Data's options dictionary, typed).

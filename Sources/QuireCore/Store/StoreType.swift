@@ -1,3 +1,4 @@
+import QuireSupport
 /// A kind of persistent store, with Core Data's values (`NSStoreType` in store metadata).
 public struct StoreType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The value stored as `NSStoreType`: `SQLite`, `XML`, `Binary`, `InMemory`, or a custom type's name.

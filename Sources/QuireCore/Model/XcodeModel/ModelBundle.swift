@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// A versioned Xcode data model (a `.xcdatamodeld` bundle): every version of the model, in order, and which one

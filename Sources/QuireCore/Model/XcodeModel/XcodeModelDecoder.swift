@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// Turns the element tree of an Xcode model's `contents` file into the model's canonical document

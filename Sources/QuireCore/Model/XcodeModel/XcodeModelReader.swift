@@ -1,3 +1,4 @@
+import QuireSupport
 import Foundation
 
 /// Finds and reads Xcode data model files as they are on disk: a `.xcdatamodel` folder holding a `contents`

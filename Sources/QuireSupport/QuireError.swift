@@ -50,27 +50,21 @@ public struct QuireError: Error, Sendable, CustomStringConvertible, LocalizedErr
         public var object: URL?
         /// A position in the input (a byte offset, or a character offset into a format string).
         public var position: Int?
-        /// The ID of the object involved (validation errors carry it, so the object can be found again with
-        /// ``ManagedObjectContext/object(with:)``).
-        public var objectID: ObjectID?
-        /// The value that failed validation: an attribute's value, or a relationship's object count.
-        public var value: AttributeValue?
-        /// The validation predicate that failed, for predicate failures.
-        public var predicate: QueryPredicate?
+        /// The ID of the object, the value and the predicate involved, kept type-erased: the error type knows
+        /// nothing of the layers above it. `QuireCore` reads and writes them as `objectID`, `value` and
+        /// `predicate`.
+        package var objectIDDetail: ErrorDetail?
+        package var valueDetail: ErrorDetail?
+        package var predicateDetail: ErrorDetail?
 
-        /// Creates a context; every field is optional.
-        public init(
-            file: URL? = nil, entity: String? = nil, key: String? = nil, object: URL? = nil, position: Int? = nil,
-            objectID: ObjectID? = nil, value: AttributeValue? = nil, predicate: QueryPredicate? = nil
-        ) {
+        /// Creates a context naming a file, entity, key, object or position; every field is optional
+        /// (`QuireCore` adds an initializer that also takes the object ID, value and predicate).
+        public init(file: URL? = nil, entity: String? = nil, key: String? = nil, object: URL? = nil, position: Int? = nil) {
             self.file = file
             self.entity = entity
             self.key = key
             self.object = object
             self.position = position
-            self.objectID = objectID
-            self.value = value
-            self.predicate = predicate
         }
     }
 
@@ -84,9 +78,9 @@ public struct QuireError: Error, Sendable, CustomStringConvertible, LocalizedErr
     public var context: Context
     /// The individual failures of a ``Code/validationMultipleErrors`` error (or of any other aggregate).
     public var detailedErrors: [QuireError]
-    /// The optimistic-locking conflicts of a ``Code/managedObjectMerge`` or
-    /// ``Code/persistentStoreSaveConflicts`` error: per object, its values and the store's.
-    public var conflicts: [MergeConflict] = []
+    /// The optimistic-locking conflicts of a merge or save-conflicts error, type-erased (`QuireCore` reads
+    /// and writes them as `conflicts`).
+    package var conflictDetails: [any Sendable] = []
 
     /// Creates an error.
     ///
@@ -329,4 +323,17 @@ extension QuireError.Code {
 package struct QuireUnderlyingError: Error, Sendable, CustomStringConvertible {
     package let description: String
     package init(_ error: any Error) { description = String(describing: error) }
+}
+
+/// A value of a layer above the error type, carried by a ``QuireError`` without the error type naming it.
+///
+/// `@unchecked Sendable`: the only initializer takes a `Sendable` value, and `AnyHashable` only wraps it.
+package struct ErrorDetail: @unchecked Sendable, Hashable {
+    private let base: AnyHashable
+
+    /// Wraps a value.
+    package init<Value: Hashable & Sendable>(_ value: Value) { base = AnyHashable(value) }
+
+    /// The value, when it is of the given type.
+    package func value<Value>(as type: Value.Type) -> Value? { base.base as? Value }
 }
