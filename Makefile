@@ -4,7 +4,7 @@
 #   make tsan   the whole suite under the thread sanitizer (its own build folder, .build-tsan)
 
 SWIFT ?= swift
-APT_PACKAGES := libsqlite3-dev libarchive-dev pkg-config sqlite3
+APT_PACKAGES := libsqlite3-dev libarchive-dev zlib1g-dev pkg-config sqlite3
 
 .PHONY: demo test tsan deps build bench clean
 

@@ -26,6 +26,11 @@ let package = Package(
             pkgConfig: "libarchive",
             providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
         // What Swift cannot reach directly: extended attributes, renameat2, directory fsync.
         .target(name: "CQuireSupport"),
         // The layers, top down: Quire (contexts, coordinator, migration, documents) uses QuireStores (the store
@@ -39,6 +44,7 @@ let package = Package(
             dependencies: [
                 "QuireSupport",
                 "CQuireSupport",
+                "CZlib",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
@@ -69,7 +75,7 @@ let package = Package(
         // The child process the document crash test kills at random moments.
         .executableTarget(name: "quire-crash-worker", dependencies: ["Quire", "QuireTestSupport"]),
         .testTarget(
-            name: "QuireTests", dependencies: ["Quire", "QuireTestSupport", "CSQLite", "CArchive"],
+            name: "QuireTests", dependencies: ["Quire", "QuireTestSupport", "CSQLite", "CArchive", "CZlib"],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "QuireTestSupportTests", dependencies: ["QuireTestSupport", "Quire"]),
     ],

@@ -194,6 +194,20 @@ func openContents(_ path: String) throws -> DocumentContents {
 }
 
 /// The canonical dump of a document or store.
-func dumpContents(_ contents: DocumentContents) throws -> ObjectGraphDump {
-    try reading(contents.url) { try ObjectGraphDump(storeAt: contents.storeURL, type: contents.storeType) }
+func dumpContents(_ contents: DocumentContents, model: ModelOption = ModelOption()) throws -> ObjectGraphDump {
+    try reading(contents.url) { try ObjectGraphDump(storeAt: contents.storeURL, type: contents.storeType, modelFile: model.url) }
+}
+
+/// `--model PATH`: the application's model, for a store Quire did not write (a Mac app's store).
+struct ModelOption: ParsableArguments {
+    @Option(
+        name: .customLong("model"),
+        help: ArgumentHelp(
+            "The application's model (.xcdatamodeld, .xcdatamodel, .mom or .momd), for a store Quire did not write.",
+            discussion: "Used when the store embeds no Quire model; without it, the model Core Data cached in the store.",
+            valueName: "path"))
+    var path: String?
+
+    /// The model file's URL, when one was named.
+    var url: URL? { path.map(fileURL) }
 }

@@ -33,6 +33,8 @@ struct Convert: ParsableCommand {
     @Option(help: "The MIME type of a new package or archive (default: the input's, else application/x-quire-document).")
     var mimeType: String?
 
+    @OptionGroup var model: ModelOption
+
     @Flag(help: "Replace the output if it exists.")
     var force = false
 
@@ -84,6 +86,7 @@ struct Convert: ParsableCommand {
         do {
             summary = try source.convert(
                 to: outputURL, container: container, storeType: storeType, mimeType: mimeType, replacing: force,
+                modelFile: model.url,
                 willCopy: { progress.start(watching: $0) }, didCopy: { progress.stop() },
                 progress: { progress.objects(copied: $0, of: $1) })
         } catch let error as QuireError {

@@ -12,6 +12,8 @@ struct Info: ParsableCommand {
     @Argument(help: "A document or store.")
     var document: String
 
+    @OptionGroup var model: ModelOption
+
     @Flag(help: "Print as JSON.")
     var json = false
 
@@ -21,9 +23,11 @@ struct Info: ParsableCommand {
         let metadata = try reading(contents.url) {
             try PersistentStoreCoordinator.metadataForPersistentStore(ofType: contents.storeType, at: contents.storeURL)
         }
-        let counts = try dumpContents(contents).counts
-        let model = try reading(contents.url) { try ManagedObjectModel.embedded(inStoreAt: contents.storeURL, type: contents.storeType) }
-        let entities = model.entities.map(\.name).sorted()
+        let counts = try dumpContents(contents, model: model).counts
+        let (storeModel, source) = try reading(contents.url) {
+            try ManagedObjectModel.forStore(at: contents.storeURL, type: contents.storeType, modelFile: model.url)
+        }
+        let entities = storeModel.entities.map(\.name).sorted()
         var hashes: [String: String] = [:]
         if case .dictionary(let values)? = metadata[StoreMetadataKey.modelVersionHashes] {
             for (name, value) in values { if case .data(let data) = value { hashes[name] = data.base64EncodedString() } }
@@ -35,7 +39,8 @@ struct Info: ParsableCommand {
         if json {
             var object: [String: Any] = [
                 "path": document, "container": contents.container.rawValue, "storeType": contents.storeType.rawValue,
-                "uuid": uuid, "modelVersionHashes": hashes,
+                "uuid": uuid, "modelVersionHashes": hashes, "model": source.description,
+                "unsupported": storeModel.unsupportedFeatures,
                 "entities": Dictionary(uniqueKeysWithValues: entities.map { ($0, counts[$0] ?? 0) }),
                 "externalData": ["files": blobs.count, "bytes": blobBytes],
             ]
@@ -46,6 +51,11 @@ struct Info: ParsableCommand {
         }
         print("\(document): \(contents.container.rawValue)\(contents.mimeType.map { " (\($0))" } ?? "")")
         print("Store: \(contents.storeType), UUID \(uuid)")
+        print("Model: \(source)")
+        if !storeModel.unsupportedFeatures.isEmpty {
+            print("Not supported yet:")
+            for feature in storeModel.unsupportedFeatures { print("  \(feature)") }
+        }
         let width = (entities + hashes.keys).map(\.count).max() ?? 0
         print("Model version hashes:")
         for name in hashes.keys.sorted() {
@@ -72,13 +82,15 @@ struct Dump: ParsableCommand {
     @Argument(help: "A document or store.")
     var document: String
 
+    @OptionGroup var model: ModelOption
+
     @Flag(help: "Print as JSON.")
     var json = false
 
     func run() throws {
         let contents = try openContents(document)
         defer { contents.close() }
-        let dump = try dumpContents(contents)
+        let dump = try dumpContents(contents, model: model)
         if json {
             print(String(decoding: try dump.json(), as: UTF8.self))
         } else {
@@ -98,12 +110,14 @@ struct Diff: ParsableCommand {
     @Argument(help: "The second document or store.")
     var second: String
 
+    @OptionGroup var model: ModelOption
+
     func run() throws {
         let a = try openContents(first)
         defer { a.close() }
         let b = try openContents(second)
         defer { b.close() }
-        let differences = try dumpContents(a).differences(from: try dumpContents(b))
+        let differences = try dumpContents(a, model: model).differences(from: try dumpContents(b, model: model))
         if differences.isEmpty {
             print("\(first) and \(second) hold the same object graph.")
             return
@@ -123,11 +137,13 @@ struct Verify: ParsableCommand {
     @Argument(help: "A document or store.")
     var document: String
 
+    @OptionGroup var model: ModelOption
+
     func run() throws {
         let contents = try openContents(document)
         defer { contents.close() }
         let problems = try reading(contents.url) {
-            try StoreVerification.problems(inStoreAt: contents.storeURL, type: contents.storeType)
+            try StoreVerification.problems(inStoreAt: contents.storeURL, type: contents.storeType, modelFile: model.url)
         }
         guard problems.isEmpty else {
             for problem in problems { printError("quire: \(document): \(problem)") }

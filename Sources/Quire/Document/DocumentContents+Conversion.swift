@@ -31,6 +31,8 @@ extension DocumentContents {
     ///   - mimeType: The MIME type of a new package or archive (default: this document's, else
     ///     `application/x-quire-document`).
     ///   - replacing: Whether an existing output is replaced; otherwise it is an error.
+    ///   - modelFile: The application's model, for a store that embeds none (a Mac store); see
+    ///     ``ManagedObjectModel/forStore(at:type:modelFile:)``.
     ///   - willCopy: Called before the copy with the staging folder the new files appear in (for progress).
     ///   - didCopy: Called after the copy, whether it succeeded or not.
     /// - Returns: What was copied.
@@ -39,6 +41,7 @@ extension DocumentContents {
     @discardableResult
     public func convert(
         to output: URL, container: Container, storeType: StoreType, mimeType: String? = nil, replacing: Bool = false,
+        modelFile: URL? = nil,
         willCopy: (URL) -> Void = { _ in }, didCopy: () -> Void = {},
         progress: (@Sendable (_ copied: Int, _ total: Int) -> Void)? = nil
     ) throws -> ConversionSummary {
@@ -47,7 +50,7 @@ extension DocumentContents {
                 .fileWriteUnknown, "'\(output.path)' already exists; replace it or choose a new location.",
                 context: .init(file: output))
         }
-        let model = try ManagedObjectModel.embedded(inStoreAt: storeURL, type: self.storeType)
+        let model = try ManagedObjectModel.forStore(at: storeURL, type: self.storeType, modelFile: modelFile).model
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
         var readOnly = StoreOptions()
         readOnly.isReadOnly = true

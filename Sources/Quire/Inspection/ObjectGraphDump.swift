@@ -91,11 +91,12 @@ public struct ObjectGraphDump: Sendable, Equatable, Codable {
         }
     }
 
-    /// Dumps a store file, opened read-only with the model it embeds.
+    /// Dumps a store file, opened read-only with the model it embeds, else `modelFile`, else the model Core
+    /// Data cached in it (see ``ManagedObjectModel/forStore(at:type:modelFile:)``).
     ///
     /// - Throws: ``QuireError`` when the file is not a readable store of that type.
-    public init(storeAt url: URL, type: StoreType) throws {
-        let model = try ManagedObjectModel.embedded(inStoreAt: url, type: type)
+    public init(storeAt url: URL, type: StoreType, modelFile: URL? = nil) throws {
+        let model = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile).model
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
         var options = StoreOptions()
         options.isReadOnly = true

@@ -16,13 +16,15 @@ public enum StoreVerification {
     /// - Parameters:
     ///   - url: A closed store file.
     ///   - type: The store's type.
+    ///   - modelFile: The application's model, for a store that embeds none (see
+    ///     ``ManagedObjectModel/forStore(at:type:modelFile:)``).
     /// - Returns: The problems, in the order found.
     /// - Throws: ``QuireError`` when the file cannot be opened at all (missing, of no known type, no
     ///   embedded model): such a file is unreadable rather than inconsistent.
-    public static func problems(inStoreAt url: URL, type: StoreType) throws -> [String] {
+    public static func problems(inStoreAt url: URL, type: StoreType, modelFile: URL? = nil) throws -> [String] {
         var problems: [String] = []
         problems += try StoreKinds.kind(for: type, url: url).checkFile(url)
-        let model = try ManagedObjectModel.embedded(inStoreAt: url, type: type)
+        let model = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile).model
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
         problems += metadataProblems(metadata, type: type, model: model)
 

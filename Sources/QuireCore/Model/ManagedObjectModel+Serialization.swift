@@ -28,7 +28,8 @@ extension ManagedObjectModel {
         try document.apply(to: self)
     }
 
-    /// Reads a model file: one written by ``write(to:)``, an Xcode `.xcdatamodel` folder, or the current version
+    /// Reads a model file: one written by ``write(to:)``, an Xcode `.xcdatamodel` folder (Xcode 3's binary
+    /// `elements` ones too), a compiled `.mom` or `.momd` (see ``init(compiledModelAt:)``), or the current version
     /// of an Xcode `.xcdatamodeld` bundle (see ``ModelBundle`` for every version), with the localization of the
     /// strings files beside it (`<name>Model.strings`, then `<name>.strings`; see ``loadLocalization(contentsOf:)``).
     ///
@@ -40,6 +41,10 @@ extension ManagedObjectModel {
     ///   for Xcode models the element and line) that is malformed; a malformed strings file beside it,
     ///   ``QuireError/Code/fileReadCorruptFile``.
     public convenience init(contentsOf url: URL) throws {
+        if ["mom", "momd"].contains(url.pathExtension) {
+            try self.init(compiledModelAt: url)
+            return
+        }
         if let document = try XcodeModelReader.documentIfXcodeModel(at: url) {
             self.init()
             try ManagedObjectModel.apply(document, to: self, file: url)

@@ -36,6 +36,10 @@ public final class ManagedObjectModel: @unchecked Sendable, CustomStringConverti
 
     /// Core Data's localization dictionary (`"Entity/Run"`, `"Property/processID/Entity/Run"`, …).
     public var localizationDictionary: [String: String] = [:] { didSet { checkEditable() } }
+    /// What the model file said that Quire does not support yet (uniqueness constraints, compound fetch
+    /// indexes, fetched properties, derived attributes, attribute types it lacks), one sentence each: read
+    /// from compiled models and model caches, shown by `quire info`. Empty for models built in code.
+    public package(set) var unsupportedFeatures: [String] = []
 
     /// False once a coordinator has used the model.
     public private(set) var isEditable = true

@@ -36,6 +36,9 @@ package struct StoreKind: Sendable {
     package var readMetadata: @Sendable (URL, StoreOptions) throws -> [String: PropertyListValue]
     /// Reads the model a closed store file embeds (nil when it has none).
     package var readModel: @Sendable (URL) throws -> Data? = { _ in nil }
+    /// Reads the compiled model Core Data caches in a closed store file (SQLite's `Z_MODELCACHE`; nil when
+    /// it has none).
+    package var readModelCache: @Sendable (URL) throws -> Data? = { _ in nil }
     /// Writes the metadata of a closed store file, merged with what it has (see `StoreMetadataKey.merged`).
     package var writeMetadata: @Sendable ([String: PropertyListValue], URL, StoreOptions) throws -> Void
     /// Suffixes of the files the store keeps beside its own while open (SQLite's `-wal`, `-shm` and

@@ -11,6 +11,7 @@ extension StoreKind {
             readMetadata: { url, _ in try SQLiteStore.readMetadata(at: url) },
             writeMetadata: { metadata, url, _ in try SQLiteStore.writeMetadata(metadata, at: url) })
         kind.readModel = { try SQLiteStore.readModel(at: $0) }
+        kind.readModelCache = { try SQLiteStore.readModelCache(at: $0) }
         kind.recognizes = { $0.starts(with: SQLiteFileCheck.headerMagic) }
         kind.sideFileSuffixes = SQLiteFileCheck.sideFileSuffixes
         kind.prepareForReplacement = { try SQLiteStore.prepareForReplacement($0) }

@@ -24,6 +24,29 @@ extension SQLiteStore {
         return model
     }
 
+    /// Reads the compiled model Core Data keeps in `Z_MODELCACHE` (stores written since 2017), read-only; nil
+    /// when the store has none.
+    package static func readModelCache(at url: URL) throws -> Data? {
+        guard try SQLiteFileCheck.check(url, readOnly: true) == .database else {
+            throw QuireError(
+                .persistentStoreIncompatibleSchema, "The file '\(url.path)' is not an SQLite store.", context: .init(file: url))
+        }
+        let connection = try SQLiteConnection(url: url, readOnly: true, create: false)
+        defer { connection.close() }
+        guard try connection.tableNames().contains("Z_MODELCACHE") else { return nil }
+        let statement = try connection.prepare("SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1")
+        defer { statement.finalize() }
+        guard try statement.step(), !statement.isNull(at: 0) else { return nil }
+        let cache = statement.data(at: 0)
+        guard cache.count <= StoreKind.maximumModelSize else {
+            throw QuireError(
+                .fileReadCorruptFile,
+                "The model cache of '\(url.path)' is \(cache.count) bytes long, more than the \(StoreKind.maximumModelSize) allowed.",
+                context: .init(file: url))
+        }
+        return cache
+    }
+
     /// Readies a closed store file to be replaced: leaves write-ahead logging, which only the sole connection
     /// can do, proving nobody else has it open.
     package static func prepareForReplacement(_ url: URL) throws {

@@ -35,6 +35,7 @@ package enum XcodeModelReader {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue,
             FileManager.default.fileExists(atPath: url.appendingPathComponent("contents").path)
+                || FileManager.default.fileExists(atPath: url.appendingPathComponent("elements").path)
         {
             return .model(folder: url)
         }
@@ -60,6 +61,18 @@ package enum XcodeModelReader {
     ///   naming the element and line when it is malformed.
     package static func document(forModelAt folder: URL) throws -> ModelDocument {
         let file = folder.appendingPathComponent("contents")
+        let elements = folder.appendingPathComponent("elements")
+        if !FileManager.default.fileExists(atPath: file.path), FileManager.default.fileExists(atPath: elements.path) {
+            // Xcode 3 wrote models as a binary keyed archive of its own classes.
+            let compiled: CompiledModel
+            do {
+                compiled = try CompiledModelDecoder.decode(contentsOf: folder)
+            } catch let error as CompiledModelError {
+                throw error.quireError(file: elements)
+            }
+            var unsupported: [String] = []
+            return try ModelDocument(compiled: compiled, unsupported: &unsupported)
+        }
         let data = try readRegularFile(file, limit: XcodeModelXML.Limits().maximumSize, what: "model file")
         let root = try XcodeModelXML.parse(data, file: file)
         return try XcodeModelDecoder(file: file).decode(root)

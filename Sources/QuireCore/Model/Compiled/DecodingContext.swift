@@ -1,0 +1,222 @@
+import QuireSupport
+import Foundation
+
+/// The state of one decoding pass: the resolver, the warnings so far, and typed access to archived fields
+/// that throws ``CompiledModelError/invalidValue(key:className:expected:)`` on a value of the wrong kind.
+final class DecodingContext {
+    let resolver: ArchiveResolver
+    let limits: DecodingLimits
+    private(set) var warnings: [DecodingWarning] = []
+    /// Warnings already given, so a model with the same oddity in every entity reports it once per place.
+    private var warned = Set<DecodingWarning>()
+
+    init(resolver: ArchiveResolver) {
+        self.resolver = resolver
+        self.limits = resolver.archive.limits
+    }
+
+    func warn(_ location: String, _ message: String) {
+        let warning = DecodingWarning(location: location, message: message)
+        guard warned.insert(warning).inserted else { return }
+        warnings.append(warning)
+    }
+
+    /// Warns about every key of `object` outside `known`.
+    func warnUnknownKeys(_ object: ArchivedObject, known: Set<String>, at location: String) {
+        for key in object.fields.keys.sorted() where !known.contains(key) {
+            warn(location, "unknown key '\(key)' of \(object.className)")
+        }
+    }
+
+    // MARK: Typed fields
+
+    func value(_ key: String, _ object: ArchivedObject) throws -> ArchiveValue {
+        try resolver.value(key, of: object)
+    }
+
+    func string(_ key: String, _ object: ArchivedObject) throws -> String? {
+        switch try value(key, object) {
+        case .null: return nil
+        case .string(let text): return text
+        default: throw CompiledModelError.invalidValue(key: key, className: object.className, expected: "a string")
+        }
+    }
+
+    func requiredString(_ key: String, _ object: ArchivedObject) throws -> String {
+        guard let text = try string(key, object) else {
+            throw CompiledModelError.missingKey(key: key, className: object.className)
+        }
+        return text
+    }
+
+    func bool(_ key: String, _ object: ArchivedObject, default defaultValue: Bool = false) throws -> Bool {
+        try DecodingContext.bool(try value(key, object), key: key, className: object.className) ?? defaultValue
+    }
+
+    static func bool(_ value: ArchiveValue, key: String, className: String) throws -> Bool? {
+        switch value {
+        case .null: return nil
+        case .boolean(let flag): return flag
+        case .integer(let number): return number != 0
+        case .string(let text):
+            switch text.lowercased() {
+            case "yes", "true", "1": return true
+            case "no", "false", "0", "": return false
+            default: break
+            }
+        default: break
+        }
+        throw CompiledModelError.invalidValue(key: key, className: className, expected: "a Boolean")
+    }
+
+    func int(_ key: String, _ object: ArchivedObject, default defaultValue: Int = 0) throws -> Int {
+        try DecodingContext.int(try value(key, object), key: key, className: object.className) ?? defaultValue
+    }
+
+    static func int(_ value: ArchiveValue, key: String, className: String) throws -> Int? {
+        switch value {
+        case .null: return nil
+        case .integer(let number):
+            guard let result = Int(exactly: number) else { break }
+            return result
+        case .boolean(let flag): return flag ? 1 : 0
+        case .real(let number):
+            guard number.isFinite, number.rounded() == number, let result = Int(exactly: number) else { break }
+            return result
+        default: break
+        }
+        throw CompiledModelError.invalidValue(key: key, className: className, expected: "an integer")
+    }
+
+    func object(_ key: String, _ object: ArchivedObject) throws -> ArchivedObject? {
+        switch try value(key, object) {
+        case .null: return nil
+        case .object(let target): return target
+        default: throw CompiledModelError.invalidValue(key: key, className: object.className, expected: "an object")
+        }
+    }
+
+    /// The elements of a collection field (arrays, sets, or the values of a dictionary), or `[]` when absent.
+    func elements(_ key: String, _ object: ArchivedObject) throws -> [ArchiveValue] {
+        switch try value(key, object) {
+        case .null: return []
+        case .array(let values), .set(let values): return values
+        case .dictionary(let entries): return entries.map(\.value)
+        default: throw CompiledModelError.invalidValue(key: key, className: object.className, expected: "a collection")
+        }
+    }
+
+    /// The entries of a dictionary field with string keys, or `[]` when absent.
+    func entries(_ key: String, _ object: ArchivedObject) throws -> [(key: String, value: ArchiveValue)] {
+        switch try value(key, object) {
+        case .null: return []
+        case .dictionary(let entries):
+            return try entries.map { entry in
+                guard case .string(let name) = entry.key else {
+                    throw CompiledModelError.invalidValue(key: key, className: object.className, expected: "a dictionary with string keys")
+                }
+                return (name, entry.value)
+            }
+        default: throw CompiledModelError.invalidValue(key: key, className: object.className, expected: "a dictionary")
+        }
+    }
+
+    /// A list of property names: strings, or property descriptions (their `NSPropertyName`).
+    func names(_ value: ArchiveValue, key: String, className: String) throws -> [String] {
+        guard let elements = value.elements else {
+            if value.isNull { return [] }
+            throw CompiledModelError.invalidValue(key: key, className: className, expected: "a list of names")
+        }
+        return try elements.map { element in
+            switch element {
+            case .string(let name): return name
+            case .object(let property) where property.fields["NSPropertyName"] != nil:
+                return try requiredString("NSPropertyName", property)
+            default:
+                throw CompiledModelError.invalidValue(key: key, className: className, expected: "names or property descriptions")
+            }
+        }
+    }
+
+    // MARK: Model values
+
+    /// A `userInfo` dictionary field.
+    func userInfo(_ key: String, _ object: ArchivedObject) throws -> [String: ModelValue] {
+        var result: [String: ModelValue] = [:]
+        for (name, value) in try entries(key, object) {
+            result[name] = try modelValue(value)
+        }
+        return result
+    }
+
+    /// Converts a resolved value to a self-contained ``ModelValue``, following archived objects' fields to
+    /// ``DecodingLimits/maximumDepth``.
+    func modelValue(_ value: ArchiveValue) throws -> ModelValue {
+        var path = Set<UInt64>()
+        return try modelValue(value, depth: 0, path: &path)
+    }
+
+    private func modelValue(_ value: ArchiveValue, depth: Int, path: inout Set<UInt64>) throws -> ModelValue {
+        guard depth <= limits.maximumDepth else {
+            throw CompiledModelError.limitExceeded(what: "levels of nested values", limit: limits.maximumDepth)
+        }
+        switch value {
+        case .null: return .null
+        case .boolean(let flag): return .boolean(flag)
+        case .integer(let number): return .integer(number)
+        case .real(let number): return .real(number)
+        case .string(let text): return .string(text)
+        case .data(let bytes): return .data(bytes)
+        case .date(let date): return .date(date)
+        case .array(let values), .set(let values):
+            return .array(try values.map { try modelValue($0, depth: depth + 1, path: &path) })
+        case .dictionary(let entries):
+            var result: [String: ModelValue] = [:]
+            for entry in entries {
+                let key: String
+                switch entry.key {
+                case .string(let text): key = text
+                case .integer(let number): key = String(number)
+                default: throw CompiledModelError.invalidValue(key: "dictionary key", className: "NSDictionary", expected: "a string")
+                }
+                result[key] = try modelValue(entry.value, depth: depth + 1, path: &path)
+            }
+            return .dictionary(result)
+        case .object(let object):
+            if let special = try specialValue(object) { return special }
+            guard path.insert(object.uid).inserted else { throw CompiledModelError.referenceCycle(object.uid) }
+            defer { path.remove(object.uid) }
+            var fields: [String: ModelValue] = [:]
+            for key in object.fields.keys {
+                fields[key] = try modelValue(try self.value(key, object), depth: depth + 1, path: &path)
+            }
+            return .archivedObject(className: object.className, fields: fields)
+        }
+    }
+
+    /// `NSUUID`, `NSURL` and `NSDecimalNumber` as values of their own.
+    private func specialValue(_ object: ArchivedObject) throws -> ModelValue? {
+        if object.isKind(of: "NSUUID"), case .data(let bytes) = try value("NS.uuidbytes", object), bytes.count == 16 {
+            let b = [UInt8](bytes)
+            return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+        }
+        if object.isKind(of: "NSURL"), let relative = try string("NS.relative", object) {
+            if let base = try self.object("NS.base", object), let baseString = try string("NS.relative", base) {
+                return .url(URL(string: relative, relativeTo: URL(string: baseString))?.absoluteString ?? relative)
+            }
+            return .url(relative)
+        }
+        if object.isKind(of: "NSDecimalNumber"), case .data(let mantissaBytes) = try value("NS.mantissa", object) {
+            let exponent = try int("NS.exponent", object)
+            let negative = try bool("NS.negative", object)
+            let bytes = [UInt8](mantissaBytes)
+            // The mantissa is little-endian; only the first 8 bytes may be non-zero for a 64-bit significand.
+            guard (-128...127).contains(exponent), bytes.dropFirst(8).allSatisfy({ $0 == 0 }) else { return nil }
+            var significand: UInt64 = 0
+            for (index, byte) in bytes.prefix(8).enumerated() { significand |= UInt64(byte) << (8 * UInt64(index)) }
+            let magnitude = Decimal(sign: negative ? .minus : .plus, exponent: exponent, significand: Decimal(significand))
+            return .decimal(magnitude)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,255 @@
+import Foundation
+import QuireSupport
+
+extension ManagedObjectModel {
+    /// Reads a compiled model: a `.momd` folder (its current version, named by `VersionInfo.plist`), a `.mom`
+    /// file, or an Xcode 3 `.xcdatamodel` folder holding a binary `elements` file. Compiled models are keyed
+    /// archives of Core Data's classes (Xcode's own classes for `elements`); Quire reads them without Apple's
+    /// frameworks.
+    ///
+    /// ```swift
+    /// let model = try ManagedObjectModel(compiledModelAt: URL(fileURLWithPath: "Recipes.momd"))
+    /// ```
+    ///
+    /// What the model says that Quire cannot represent yet (uniqueness constraints, compound fetch indexes,
+    /// fetched properties, derived attributes) is listed in ``unsupportedFeatures``, never dropped silently.
+    ///
+    /// - Throws: ``QuireError/Code/invalidModel`` for a model Quire cannot read, ``QuireError/Code/fileReadCorruptFile``
+    ///   for a damaged archive, ``QuireError/Code/archiveLimitExceeded`` past the size limits, each naming the file.
+    public convenience init(compiledModelAt url: URL) throws {
+        let compiled: CompiledModel
+        do {
+            compiled = try CompiledModelDecoder.decode(contentsOf: url)
+        } catch let error as CompiledModelError {
+            throw error.quireError(file: url)
+        }
+        self.init()
+        try ManagedObjectModel.apply(compiled, to: self, file: url)
+    }
+
+    /// Reads the model a Core Data SQLite store carries in its `Z_MODELCACHE` table (raw DEFLATE of the
+    /// compiled model), so a Mac store opens without the application's model.
+    ///
+    /// ```swift
+    /// let model = try ManagedObjectModel(modelCache: blob)   // SELECT Z_CONTENT FROM Z_MODELCACHE
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - data: The `Z_CONTENT` blob.
+    ///   - file: The store it came from, named in errors.
+    /// - Throws: As ``init(compiledModelAt:)``.
+    public convenience init(modelCache data: Data, file: URL? = nil) throws {
+        let compiled: CompiledModel
+        do {
+            compiled = try CompiledModelDecoder.decodeModelCache(data)
+        } catch let error as CompiledModelError {
+            throw error.quireError(file: file)
+        }
+        self.init()
+        try ManagedObjectModel.apply(compiled, to: self, file: file)
+    }
+
+    /// Builds a model from a decoded compiled model through the canonical form, recording what it cannot keep.
+    private static func apply(_ compiled: CompiledModel, to model: ManagedObjectModel, file: URL?) throws {
+        var unsupported = compiled.warnings.map(\.description)
+        let document = try ModelDocument(compiled: compiled, unsupported: &unsupported)
+        do {
+            try document.apply(to: model)
+        } catch var error as QuireError {
+            if let file {
+                error.context.file = file
+                error.message = "In '\(file.path)': " + error.message
+            }
+            throw error
+        }
+        model.unsupportedFeatures = unsupported
+    }
+}
+
+extension CompiledModelError {
+    /// The Quire error for a decoding failure, naming the file.
+    func quireError(file: URL?) -> QuireError {
+        let code: QuireError.Code
+        switch self {
+        case .unexpectedClass, .missingKey, .invalidValue, .invalidModelBundle: code = .invalidModel
+        case .inflatedSizeLimitExceeded, .inputTooLarge, .limitExceeded: code = .archiveLimitExceeded
+        case .fileError: code = .fileReadNoSuchFile
+        default: code = .fileReadCorruptFile
+        }
+        let place = file.map { "The compiled model '\($0.path)'" } ?? "The compiled model"
+        return QuireError(code, "\(place) cannot be read: \(description).", context: .init(file: file), underlying: self)
+    }
+}
+
+extension ModelDocument {
+    /// The canonical form of a decoded compiled model; what Quire cannot represent is appended to `unsupported`.
+    init(compiled: CompiledModel, unsupported: inout [String]) throws {
+        var entities: [Entity] = []
+        for entity in compiled.entities {
+            for constraint in entity.uniquenessConstraints {
+                unsupported.append("\(entity.name): uniqueness constraint (\(constraint.joined(separator: ", "))) is not enforced")
+            }
+            for index in entity.fetchIndexes where index.elements.count > 1 || index.elements.contains(where: { !$0.ascending })
+                || index.partialIndexPredicate != nil
+            {
+                unsupported.append("\(entity.name): fetch index \(index.name) is kept only as single-attribute indexes")
+            }
+            for compound in entity.compoundIndexes {
+                unsupported.append("\(entity.name): compound index (\(compound.joined(separator: ", "))) is not created")
+            }
+            for fetched in entity.fetchedProperties {
+                unsupported.append("\(entity.name).\(fetched.name): fetched properties are not supported")
+            }
+            let indexed = Set(entity.fetchIndexes.compactMap { index in
+                index.elements.count == 1 && index.partialIndexPredicate == nil ? index.elements.first?.propertyName : nil
+            })
+            var attributes: [Attribute] = []
+            for attribute in entity.attributes {
+                guard let type = AttributeType(compiledType: attribute.attributeType) else {
+                    unsupported.append("\(entity.name).\(attribute.name): attribute type \(attribute.kind) is not supported; left out")
+                    continue
+                }
+                if attribute.isDerived {
+                    unsupported.append(
+                        "\(entity.name).\(attribute.name): derived attribute (\(attribute.derivationExpression ?? "")) is kept as a plain attribute")
+                }
+                var defaultValue: AttributeValue?
+                if let value = attribute.defaultValue {
+                    defaultValue = value.attributeValue(for: type)
+                    if defaultValue == nil {
+                        unsupported.append("\(entity.name).\(attribute.name): default value \(value) is not kept")
+                    }
+                }
+                attributes.append(Attribute(
+                    name: attribute.name, type: type, optional: attribute.isOptional, transient: attribute.isTransient,
+                    indexed: attribute.isIndexed || indexed.contains(attribute.name), defaultValue: defaultValue,
+                    allowsExternalStorage: attribute.allowsExternalBinaryDataStorage,
+                    indexedBySpotlight: attribute.isIndexedBySpotlight, storedInExternalRecord: attribute.isStoredInExternalRecord,
+                    valueTransformerName: attribute.valueTransformerName,
+                    minimum: attribute.minimumValue?.attributeValue(for: type), maximum: attribute.maximumValue?.attributeValue(for: type),
+                    regularExpression: attribute.regularExpression, userInfo: attribute.userInfo.compactMapValues(\.userInfoString),
+                    renamingIdentifier: attribute.renamingIdentifier == attribute.name ? nil : attribute.renamingIdentifier,
+                    versionHashModifier: attribute.versionHashModifier,
+                    validationPredicates: attribute.validationPredicates.isEmpty ? nil : attribute.validationPredicates,
+                    validationWarnings: attribute.validationPredicates.isEmpty ? nil : attribute.validationWarnings))
+            }
+            let relationships = entity.relationships.map { relationship in
+                Relationship(
+                    name: relationship.name, destination: relationship.destinationEntityName, inverse: relationship.inverseName,
+                    toMany: relationship.isToMany, ordered: relationship.isOrdered,
+                    deleteRule: DeleteRule(compiled: relationship.deleteRuleKind), minCount: relationship.minCount,
+                    maxCount: relationship.normalizedMaxCount, optional: relationship.isOptional,
+                    transient: relationship.isTransient, indexedBySpotlight: relationship.isIndexedBySpotlight,
+                    userInfo: relationship.userInfo.compactMapValues(\.userInfoString),
+                    renamingIdentifier: relationship.renamingIdentifier == relationship.name ? nil : relationship.renamingIdentifier,
+                    versionHashModifier: relationship.versionHashModifier,
+                    validationPredicates: relationship.validationPredicates.isEmpty ? nil : relationship.validationPredicates,
+                    validationWarnings: relationship.validationPredicates.isEmpty ? nil : relationship.validationWarnings)
+            }
+            entities.append(Entity(
+                name: entity.name, className: entity.managedObjectClassName, abstract: entity.isAbstract,
+                parent: entity.superentityName, attributes: attributes, relationships: relationships,
+                userInfo: entity.userInfo.compactMapValues(\.userInfoString),
+                renamingIdentifier: entity.renamingIdentifier == entity.name ? nil : entity.renamingIdentifier,
+                versionHashModifier: entity.versionHashModifier))
+        }
+        var templates: [String: FetchRequestTemplate] = [:]
+        for (name, request) in compiled.fetchRequestTemplates {
+            var template = FetchRequestTemplate(entityName: request.entityName)
+            if let format = request.predicate {
+                do {
+                    template.predicate = try QueryPredicate(format: format)
+                } catch {
+                    unsupported.append("fetch request template \(name): predicate '\(format)' cannot be read; left out")
+                    continue
+                }
+            }
+            template.sortDescriptors = request.sortDescriptors.map { descriptor in
+                SortKey(
+                    descriptor.key, ascending: descriptor.ascending,
+                    comparator: descriptor.selector.flatMap(SortKey.Comparator.init(selectorName:)) ?? .compare)
+            }
+            template.fetchLimit = request.fetchLimit
+            template.fetchOffset = request.fetchOffset
+            template.fetchBatchSize = request.fetchBatchSize
+            switch request.resultType {
+            case 1: template.resultType = .managedObjectID
+            case 2: template.resultType = .dictionary
+            case 4: template.resultType = .count
+            default: template.resultType = .managedObject
+            }
+            templates[name] = template
+        }
+        self.init(
+            format: ModelDocument.currentFormat, entities: entities, configurations: compiled.configurations,
+            versionIdentifiers: compiled.versionIdentifiers, localization: compiled.localizationDictionary,
+            fetchRequestTemplates: templates.isEmpty ? nil : templates)
+    }
+}
+
+extension AttributeType {
+    /// The type of a Core Data `NSAttributeType` value; nil for those Quire lacks (undefined, object ID, composite).
+    init?(compiledType: Int) {
+        switch compiledType {
+        case 100: self = .integer16
+        case 200: self = .integer32
+        case 300: self = .integer64
+        case 400: self = .decimal
+        case 500: self = .double
+        case 600: self = .float
+        case 700: self = .string
+        case 800: self = .boolean
+        case 900: self = .date
+        case 1000: self = .binaryData
+        case 1100: self = .uuid
+        case 1200: self = .uri
+        case 1800: self = .transformable
+        default: return nil
+        }
+    }
+}
+
+extension DeleteRule {
+    /// The rule of a Core Data `NSDeleteRule` value (unknown values nullify, Core Data's default).
+    init(compiled: DeleteRuleKind) {
+        switch compiled {
+        case .noAction: self = .noAction
+        case .cascade: self = .cascade
+        case .deny: self = .deny
+        case .nullify, .unknown: self = .nullify
+        }
+    }
+}
+
+extension ModelValue {
+    /// The value as an attribute of a type holds it, or nil when it cannot be one (an archived object).
+    func attributeValue(for type: AttributeType) -> AttributeValue? {
+        switch (self, type) {
+        case (.null, _): return nil
+        case (.integer(let value), .integer16), (.integer(let value), .integer32), (.integer(let value), .integer64):
+            return .integer(value)
+        case (.boolean(let value), .integer16), (.boolean(let value), .integer32), (.boolean(let value), .integer64):
+            return .integer(value ? 1 : 0)
+        case (.real(let value), .integer16), (.real(let value), .integer32), (.real(let value), .integer64):
+            return value.isFinite && value.rounded() == value && abs(value) < 9.2e18 ? .integer(Int64(value)) : nil
+        case (.integer(let value), .boolean): return .boolean(value != 0)
+        case (.real(let value), .boolean): return .boolean(value != 0)
+        case (.boolean(let value), .boolean): return .boolean(value)
+        case (.integer(let value), .double): return .double(Double(value))
+        case (.real(let value), .double): return .double(value)
+        case (.integer(let value), .float): return .float(Float(value))
+        case (.real(let value), .float): return .float(Float(value))
+        case (.decimal(let value), .decimal): return .decimal(value)
+        case (.integer(let value), .decimal): return .decimal(Decimal(value))
+        case (.real(let value), .decimal): return Decimal(string: "\(value)").map { .decimal($0) }
+        case (.string(let value), .string): return .string(value)
+        case (.date(let value), .date): return .date(value)
+        case (.real(let value), .date): return .date(Date(timeIntervalSinceReferenceDate: value))
+        case (.data(let value), .binaryData), (.data(let value), .transformable): return .data(value)
+        case (.uuid(let value), .uuid): return .uuid(value)
+        case (.string(let value), .uuid): return UUID(uuidString: value).map { .uuid($0) }
+        case (.url(let value), .uri), (.string(let value), .uri): return URL(string: value).map { .uri($0) }
+        default: return nil
+        }
+    }
+}
