@@ -1,8 +1,9 @@
+// Counts the SQL statements a batched fetch runs on the SQLite store's connection, which has no public face: uses QuireCore's and QuireStores' package API.
 import CSQLite
 import Foundation
 import Testing
 
-@testable import Quire
+import Quire
 import QuireCore
 import QuireStores
 

@@ -1,10 +1,9 @@
+// Checks that refreshing an object releases its stored values, which has no public face: uses Quire's internals.
 import Foundation
 import OrderedCollections
 import Testing
 
 @testable import Quire
-import QuireCore
-import QuireStores
 
 /// Uniquing, faulting and inverse maintenance against a real SQLite file.
 @Suite struct GraphTests {

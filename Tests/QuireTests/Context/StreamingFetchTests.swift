@@ -1,9 +1,8 @@
+// Counts the objects in the context's registry before it is pruned, which has no public face: uses Quire's internals.
 import Foundation
 import Testing
 
 @testable import Quire
-import QuireCore
-import QuireStores
 
 /// A fetch streams rows from an SQLite store into objects while the coordinator is locked; application code
 /// (`awakeFromFetch`) runs only after the rows are read, and the registry is pruned after the fetch, not

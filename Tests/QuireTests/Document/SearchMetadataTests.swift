@@ -1,9 +1,8 @@
+// Unit tests of the meta.xml writer and parser and of the archive entry reader, which have no public face: uses Quire's internals.
 import Foundation
 import Testing
 
 @testable import Quire
-import QuireCore
-import QuireStores
 
 /// Search metadata: the ODF meta file round-trips, hostile text is escaped, and a filesystem without
 /// extended attributes still saves (with a warning).

@@ -1,9 +1,9 @@
+// Checks that a template's predicate compiles to SQL as a whole (the store backend's canEvaluate), which has no public face: uses QuireCore's package API.
 import Foundation
 import Testing
 
-@testable import Quire
+import Quire
 import QuireCore
-import QuireStores
 
 @Suite("Fetch request templates")
 struct FetchRequestTemplateTests {

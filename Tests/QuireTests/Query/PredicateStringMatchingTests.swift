@@ -1,9 +1,9 @@
+// Unit tests of LIKE/MATCHES matching and string comparison, which have no public face: uses QuireCore's package API.
 import Foundation
 import Testing
 
-@testable import Quire
+import Quire
 import QuireCore
-import QuireStores
 
 @Suite("Predicate string matching")
 struct PredicateStringMatchingTests {

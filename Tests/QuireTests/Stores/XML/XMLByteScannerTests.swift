@@ -1,8 +1,8 @@
+// Unit tests of the XML scanner, which has no public face: uses QuireStores' package API.
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
+import Quire
 import QuireStores
 
 /// The XML store's own scanner: references, Core Data's formatting variations, and every hostile or truncated
