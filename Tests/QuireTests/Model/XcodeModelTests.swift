@@ -110,6 +110,17 @@ import Quire
         #expect(try ManagedObjectModel(contentsOf: copy).versionIdentifiers == ["2"])
     }
 
+    @Test func versionsSortWithNumbersComparedAsNumbers() throws {
+        let folder = try TemporaryFolder()
+        let bundle = folder.file("Model.xcdatamodeld")
+        try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+        let source = try FixtureFiles.url("XcodeModels/Journal.xcdatamodeld/Journal.xcdatamodel")
+        for name in ["Model 10", "Model 2", "Model", "Model 3"] {
+            try FileManager.default.copyItem(at: source, to: bundle.appendingPathComponent(name + ".xcdatamodel"))
+        }
+        #expect(try ModelBundle(contentsOf: bundle).versionNames == ["Model", "Model 2", "Model 3", "Model 10"])
+    }
+
     @Test func theCanonicalFormOfAnXcodeModelRoundTrips() throws {
         let model = try ManagedObjectModel(contentsOf: FixtureFiles.url("XcodeModels/Library.xcdatamodel"))
         let copy = try ManagedObjectModel(serializedRepresentation: model.serializedRepresentation())
@@ -132,6 +143,35 @@ import Quire
         #expect(error.message.contains(message), "\(error.message)")
         #expect(error.message.contains(place), "\(error.message)")
         #expect(error.context.file != nil)
+    }
+
+    @Test func truncatedAndCorruptedFilesThrowAndNeverCrash() throws {
+        let url = try FixtureFiles.url("XcodeModels/Library.xcdatamodel/contents")
+        let whole = try Data(contentsOf: url)
+        let folder = try TemporaryFolder()
+        var outcomes = (models: 0, errors: 0)
+        func decode(_ data: Data) {
+            do {
+                // Each sample as a model folder of its own, read as an application reads it.
+                let model = folder.file("Sample-\(outcomes.models + outcomes.errors).xcdatamodel")
+                try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+                try data.write(to: model.appendingPathComponent("contents"))
+                _ = try ManagedObjectModel(contentsOf: model)
+                outcomes.models += 1
+            } catch is QuireError {
+                outcomes.errors += 1
+            } catch {
+                Issue.record("an error that is not a QuireError: \(error)")
+            }
+        }
+        for length in stride(from: 0, to: whole.count, by: 61) { decode(whole.prefix(length)) }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            var bytes = [UInt8](whole)
+            for _ in 0..<3 { bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 32...126, using: &generator) }
+            decode(Data(bytes))
+        }
+        #expect(outcomes.errors > 0 && outcomes.models + outcomes.errors == 200 + (whole.count + 60) / 61)
     }
 
     @Test func aSymbolicLinkInsteadOfTheContentsFileIsRefused() throws {
