@@ -1,5 +1,4 @@
-// Counts the SQL statements prefetching runs on the SQLite store's connection, which has no public face: uses
-// QuireCore's and QuireStores' package API.
+// Counts the SQL statements prefetching runs on the SQLite store's connection, which has no public face: uses QuireCore's and QuireStores' package API.
 import Foundation
 import Testing
 

@@ -1,5 +1,4 @@
-// Injects failures through MigrationManager's internal test hook (`state.failurePoint`), which has no public face:
-// uses Quire's internals.
+// Injects failures through MigrationManager's internal test hook (`state.failurePoint`), which has no public face: uses Quire's internals.
 import Foundation
 import Testing
 

@@ -1,5 +1,4 @@
-// Asks the SQLite store whether a template's predicate compiles to SQL (the backend's canEvaluate), which has no
-// public face: uses QuireCore's package API.
+// Asks the SQLite store whether a template's predicate compiles to SQL (the backend's canEvaluate), which has no public face: uses QuireCore's package API.
 import Foundation
 import Testing
 

@@ -1,5 +1,4 @@
-// Unit tests of the Xcode model XML parser's limits (a size limit set below the default), which have no public
-// face: uses QuireCore's package API.
+// Unit tests of the Xcode model XML parser's limits (a size limit set below the default), which have no public face: uses QuireCore's package API.
 import Foundation
 import Testing
 

@@ -1,5 +1,4 @@
-// Unit tests of the XML scanner itself (its value-size limit, its tokens, lines and columns), which has no public
-// face: uses QuireStores' package API.
+// Unit tests of the XML scanner itself (its value-size limit, its tokens, lines and columns), which has no public face: uses QuireStores' package API.
 import Foundation
 import Testing
 
