@@ -1,7 +1,5 @@
 import Foundation
 import Quire
-import QuireCore
-import QuireStores
 import QuireTestSupport
 
 /// Runs the built `quire` executable as a child process in a folder and captures what it prints, with the

@@ -1,7 +1,5 @@
 import Foundation
 import Quire
-import QuireCore
-import QuireStores
 import QuireTestSupport
 import Testing
 

@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// Merge policies on the atomic stores, whose optimistic locking compares a version kept per object.
 @Suite struct AtomicStoreMergePolicyTests {

@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// Child contexts: edits a modal editor can discard, pushed into the parent by a save.
 @Suite struct ChildContextTests {

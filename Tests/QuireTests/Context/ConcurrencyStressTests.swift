@@ -1,10 +1,9 @@
+// Counts the conflicts the merge policies resolved with the context's internal counter, which has no public face: uses Quire's internals.
 import Dispatch
 import Foundation
 import Testing
 
 @testable import Quire
-import QuireCore
-import QuireStores
 
 /// Several contexts on several threads saving to one SQLite store.
 @Suite struct ConcurrencyStressTests {

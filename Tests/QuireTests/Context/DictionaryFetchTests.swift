@@ -1,9 +1,9 @@
+// Checks the SQL path of dictionary fetches against the context's in-memory path, which has no public face: uses Quire's internals and QuireCore's package API.
 import Foundation
 import Testing
 
 @testable import Quire
 import QuireCore
-import QuireStores
 
 @Suite("Dictionary results, grouping, having, distinct")
 struct DictionaryFetchTests {

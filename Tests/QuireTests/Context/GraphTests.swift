@@ -2,9 +2,7 @@ import Foundation
 import OrderedCollections
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// Uniquing, faulting and inverse maintenance against a real SQLite file.
 @Suite struct GraphTests {
@@ -21,7 +19,7 @@ import QuireStores
     }
 
     /// Saves a department with two employees, returns nothing; a fresh stack reads it back.
-    private func seedDepartment() throws {
+    func seedDepartment() throws {
         let (_, context) = try Fixtures.stack(Fixtures.companyModel(), at: url)
         let department = ManagedObject(entity: try entity(context, "Department"), insertInto: context)
         department.setValue("Research", forKey: "name")
@@ -53,22 +51,6 @@ import QuireStores
         let members = try #require(first.value(forKey: "employees") as? Set<ManagedObject>)
         #expect(members == Set(employees))
         #expect(context.object(with: first.objectID) === first)
-    }
-
-    @Test func isFaultDoesNotFireAndRefreshReleasesValues() throws {
-        try seedDepartment()
-        let (_, context) = try Fixtures.stack(Fixtures.companyModel(), at: url)
-        let request = FetchRequest<ManagedObject>(entityName: "Employee")
-        request.sortDescriptors = [SortKey("name")]
-        let ada = try context.fetch(request)[0]
-        #expect(ada.isFault)
-        #expect(ada.isFault)  // asking twice still fires nothing
-        #expect(ada.value(forKey: "name") as? String == "Ada")
-        #expect(!ada.isFault)
-        context.refresh(ada, mergeChanges: false)
-        #expect(ada.isFault)
-        #expect(ada.attributeStorage.isEmpty && ada.relationshipStorage.isEmpty)
-        #expect(ada.value(forKey: "name") as? String == "Ada")
     }
 
     @Test func refreshWithoutMergeDiscardsUnsavedChanges() throws {

@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// Two contexts on one coordinator editing the same objects: optimistic locking, merge policies, did-save
 /// notifications and `mergeChanges(fromContextDidSave:)`.

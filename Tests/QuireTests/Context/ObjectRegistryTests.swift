@@ -1,9 +1,9 @@
+// Unit tests of the context's object registry, which has no public face: uses Quire's internals and QuireCore's package API.
 import Foundation
 import Testing
 
 @testable import Quire
 import QuireCore
-import QuireStores
 
 /// The registry behind uniquing: dense tables by primary key, a dictionary for the rest, and pruning of
 /// objects nobody else holds.

@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// Core Data's tutorial, end to end: the Run entity built in code, saved, reopened.
 @Suite struct TutorialTests {

@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// The undo manager on its own, and a context's undo of inserts, deletes, attribute and relationship changes.
 @Suite struct UndoTests {

@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// Every validation rule, passing and failing, at save and through `validateValue(_:forKey:)`.
 @Suite struct ValidationTests {

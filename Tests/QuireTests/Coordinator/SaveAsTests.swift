@@ -2,9 +2,7 @@ import Foundation
 import OrderedCollections
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 #if canImport(Glibc)
 import Glibc
@@ -37,9 +35,16 @@ import Glibc
     /// A canonical text of a graph: every object by entity, its attributes and its relationships by the
     /// related objects' texts, sorted (ordered relationships in order).
     static func dump(_ context: ManagedObjectContext, _ model: ManagedObjectModel) throws -> [String] {
+        // Inherited properties first, then the entity's own, in the order the model lists them.
+        func allAttributes(of entity: EntityDescription) -> [AttributeDescription] {
+            (entity.superentity.map(allAttributes) ?? []) + entity.properties.compactMap { $0 as? AttributeDescription }
+        }
+        func allRelationships(of entity: EntityDescription) -> [RelationshipDescription] {
+            (entity.superentity.map(allRelationships) ?? []) + entity.properties.compactMap { $0 as? RelationshipDescription }
+        }
         var lines: [String] = []
         func label(_ object: ManagedObject) -> String {
-            let key = object.entity.allAttributes.first { $0.attributeType == .string }?.name
+            let key = allAttributes(of: object.entity).first { $0.attributeType == .string }?.name
             return "\(object.entity.name):\(key.flatMap { object.value(forKey: $0) as? String } ?? "?")"
         }
         for entity in model.entities.sorted(by: { $0.name < $1.name }) where !entity.isAbstract {
@@ -47,11 +52,11 @@ import Glibc
             request.includesSubentities = false
             for object in try context.fetch(request) {
                 var parts = [label(object)]
-                for attribute in entity.allAttributes {
+                for attribute in allAttributes(of: entity) {
                     let value: Any? = attribute.attributeType == .binaryData ? try object.dataValue(forKey: attribute.name) : object.value(forKey: attribute.name)
                     parts.append("\(attribute.name)=\(value.map { "\($0)" } ?? "nil")")
                 }
-                for relationship in entity.allRelationships {
+                for relationship in allRelationships(of: entity) {
                     switch object.value(forKey: relationship.name) {
                     case let one as ManagedObject: parts.append("\(relationship.name)->\(label(one))")
                     case let many as Set<ManagedObject>: parts.append("\(relationship.name)->\(many.map(label).sorted())")
@@ -133,11 +138,8 @@ import Glibc
         options.journalMode = .delete
         let url = folder.file("Copy.sqlite")
         let saved = try stack.coordinator.migratePersistentStore(try #require(stack.store), to: url, options: options, type: .sqlite)
-        let connection = try #require((saved.backend as? SQLiteStore)?.connection)
-        let mode = try connection.prepare("PRAGMA journal_mode")
-        defer { mode.finalize() }
-        #expect(try mode.step())
-        #expect(mode.string(at: 0) == "delete")
+        #expect(saved.url == url)
+        #expect(try sqlite3(url, "PRAGMA journal_mode") == "delete")
         var readOnly = StoreOptions()
         readOnly.isReadOnly = true
         let copy = try stack.coordinator.migratePersistentStore(saved, to: folder.file("Copy.xml"), options: readOnly, type: .xml)
@@ -155,12 +157,12 @@ import Glibc
         _ = try stack.insert("Sample", ["vBinarydata": bytes, "vString": "one"])
         try stack.context.save()
         let store = try #require(stack.store)
-        let sourceFolder = ExternalDataFolder(storeURL: try #require(stack.url))
+        let sourceFolder = ExternalDataFiles(storeURL: try #require(stack.url))
         let name = try #require(sourceFolder.fileNames().first)
 
         let url = folder.file("Copy.quire")
         let saved = try stack.coordinator.migratePersistentStore(store, to: url, options: options, type: .binary)
-        let targetFolder = ExternalDataFolder(storeURL: url)
+        let targetFolder = ExternalDataFiles(storeURL: url)
         var a = stat()
         var b = stat()
         #expect(stat(sourceFolder.file(name).path, &a) == 0 && stat(targetFolder.file(name).path, &b) == 0)
@@ -176,7 +178,7 @@ import Glibc
         #expect(error.code == .fileReadNoSuchFile)
         #expect(error.context.key == "vBinarydata")
         #expect(!FileManager.default.fileExists(atPath: again.path))
-        #expect(!FileManager.default.fileExists(atPath: ExternalDataFolder.supportFolder(forStore: again).path))
+        #expect(!FileManager.default.fileExists(atPath: ExternalDataFiles.supportFolder(forStore: again).path))
         #expect(stack.coordinator.persistentStores.first === saved)
     }
 

@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 #if canImport(Glibc)
 import Glibc
@@ -40,7 +38,7 @@ import Glibc
         try close(stack)
         try Data().write(to: URL(fileURLWithPath: url.path + "-wal"))
         try Data().write(to: URL(fileURLWithPath: url.path + "-shm"))
-        #expect(FileManager.default.fileExists(atPath: ExternalDataFolder.supportFolder(forStore: url).path))
+        #expect(FileManager.default.fileExists(atPath: ExternalDataFiles.supportFolder(forStore: url).path))
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: Fixtures.everyTypeModel())
         try coordinator.destroyPersistentStore(at: url, type: .sqlite)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty)
@@ -75,13 +73,13 @@ import Glibc
         let samples = try context.fetch(FetchRequest<ManagedObject>(entityName: "Sample"))
         #expect(samples.map { $0.value(forKey: "vString") as? String } == ["source"])
         #expect(try samples.first?.dataValue(forKey: "vBinarydata") == Data(repeating: 9, count: 3000))
-        let name = try #require(ExternalDataFolder(storeURL: sourceURL).fileNames().first)
+        let name = try #require(ExternalDataFiles(storeURL: sourceURL).fileNames().first)
         var a = stat()
         var b = stat()
-        #expect(stat(ExternalDataFolder(storeURL: sourceURL).file(name).path, &a) == 0)
-        #expect(stat(ExternalDataFolder(storeURL: destinationURL).file(name).path, &b) == 0)
+        #expect(stat(ExternalDataFiles(storeURL: sourceURL).file(name).path, &a) == 0)
+        #expect(stat(ExternalDataFiles(storeURL: destinationURL).file(name).path, &b) == 0)
         #expect(a.st_ino == b.st_ino)
-        #expect(ExternalDataFolder(storeURL: destinationURL).fileNames() == [name])
+        #expect(ExternalDataFiles(storeURL: destinationURL).fileNames() == [name])
     }
 
     @Test func replaceConvertsAStoreOfAnotherType() throws {
@@ -91,7 +89,7 @@ import Glibc
         let destinationURL = folder.file("Destination.sqlite")
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: Fixtures.everyTypeModel())
         try coordinator.replacePersistentStore(at: destinationURL, withPersistentStoreFrom: sourceURL, type: .sqlite)
-        #expect(try StoreKinds.detectType(at: destinationURL) == .sqlite)
+        #expect(try PersistentStoreCoordinator.metadataForPersistentStore(ofType: nil, at: destinationURL)[StoreMetadataKey.storeType] == "SQLite")
         let store = try coordinator.addPersistentStore(type: .sqlite, at: destinationURL, options: options)
         let context = ManagedObjectContext()
         context.persistentStoreCoordinator = coordinator
@@ -109,7 +107,7 @@ import Glibc
         let new = folder.file("Moved." + (old.pathExtension))
         if kind.type == .sqlite {
             try FileManager.default.moveItem(at: old, to: new)
-            try FileManager.default.moveItem(at: ExternalDataFolder.supportFolder(forStore: old), to: ExternalDataFolder.supportFolder(forStore: new))
+            try FileManager.default.moveItem(at: ExternalDataFiles.supportFolder(forStore: old), to: ExternalDataFiles.supportFolder(forStore: new))
         }
         try stack.coordinator.setURL(new, for: store)
         #expect(store.url == new)

@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// Store metadata: queued on attached stores, read and written on files without a stack.
 @Suite struct StoreMetadataTests {
@@ -93,12 +91,15 @@ import QuireStores
         try PersistentStoreCoordinator.setMetadata(["edition": 2], forPersistentStoreOfType: .binary, at: url)
         #expect(try PersistentStoreCoordinator.metadataForPersistentStore(ofType: .binary, at: url)["edition"] == 2)
         // Damage the newest slot, as a crash in the middle of writing it would: the previous one is read.
+        // As Docs/BinaryStoreFormat.md lays the file out: a 32-byte header with the slot capacity at offset 12,
+        // then two slots, each starting with its generation; the newest slot has the higher generation.
         var bytes = try Data(contentsOf: url)
-        let slot = try bytes.withUnsafeBytes { raw in
-            let header = try BinaryStoreFormat.Header.decode(raw, file: url)
-            return try BinaryStoreFormat.newestSlot(raw, header: header, file: url).index
+        func littleEndian(_ offset: Int, _ count: Int) -> UInt64 {
+            (0..<count).reduce(0) { value, index in value | UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
         }
-        bytes[BinaryStoreFormat.headerSize + slot * 4096 + 30] ^= 0xFF
+        let capacity = Int(littleEndian(12, 4))
+        let slot = littleEndian(32 + capacity, 8) > littleEndian(32, 8) ? 1 : 0
+        bytes[32 + slot * capacity + 30] ^= 0xFF
         try bytes.write(to: url)
         #expect(try PersistentStoreCoordinator.metadataForPersistentStore(ofType: .binary, at: url)["edition"] == 1)
     }

@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// A child process saving a document again and again is killed with SIGKILL at random moments; after each kill
 /// the document opens and equals the version saved last or the one being saved. `QUIRE_CRASH_KILLS` sets the

@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// Document types for every format and every store type this build has, and a notes model.
 enum DocumentFixtures {
@@ -11,8 +9,8 @@ enum DocumentFixtures {
     static let storeTypes: [StoreType] = [.sqlite, .xml, .binary].filter { type in
         guard let folder = try? TemporaryFolder() else { return false }
         do {
-            _ = try StoreKinds.makeStore(
-                type: type, url: folder.file("probe"), configuration: nil, options: StoreOptions(), model: ManagedObjectModel())
+            let coordinator = try PersistentStoreCoordinator(managedObjectModel: ManagedObjectModel())
+            _ = try coordinator.addPersistentStore(type: type, at: folder.file("probe"))
             return true
         } catch {
             return false

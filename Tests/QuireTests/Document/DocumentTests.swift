@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// Documents of every format and store type: new, save, open, Save As, Save To, autosave, revert, close, the
 /// package layout, search metadata and extended attributes on the file system.
@@ -73,12 +71,12 @@ import QuireStores
         DocumentFixtures.fill(document, titles: ["one"])
         try document.save(to: url, ofType: kind.typeName, for: .saveAs)
         // While open: the package on disk holds no -wal or -shm (the open store is in the working folder).
-        #expect(try DocumentPackage.fileSet(of: url) == [
+        #expect(try DiskItems.fileSet(of: url) == [
             "Metadata/", "Metadata/meta.xml", "Metadata/summary.txt", "StoreContent/", "StoreContent/persistentStore", "mimetype",
         ])
         #expect(String(decoding: try Data(contentsOf: url.appendingPathComponent("mimetype")), as: UTF8.self) == DocumentFixtures.mimeType + "\n")
         document.close()
-        #expect(try DocumentPackage.fileSet(of: url).allSatisfy { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") })
+        #expect(try DiskItems.fileSet(of: url).allSatisfy { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") })
         // No leftover siblings from the safe save.
         let siblings = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.contains(".quire-") }
         #expect(siblings.isEmpty)
@@ -118,7 +116,7 @@ import QuireStores
         let url = folder.file("Saved.\(kind.fileExtension)")
         try document.save(to: url, ofType: kind.typeName, for: .saveAs)
         #expect(document.autosavedContentsFileURL == nil)
-        #expect(DocumentFiles.kind(of: autosaved) == .missing)
+        #expect(DiskItems.isMissing(autosaved))
         DocumentFixtures.fill(document, titles: ["second"])
         try document.save()
         try document.autosave()
@@ -253,12 +251,12 @@ import QuireStores
         // Build the next version as the fallback does, and stop between its two renames.
         DocumentFixtures.fill(document, titles: ["new"])
         try document.managedObjectContext.performAndWait { try document.managedObjectContext.save() }
-        let staging = SafeSave.sibling(of: url, token: "crash", suffix: "new")
+        let staging = DiskItems.safeSaveSibling(of: url, token: "crash", suffix: "new")
         try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
         try document.write(to: staging, ofType: kind.typeName, for: .save, originalContentsURL: url)
-        try FileManager.default.moveItem(at: url, to: SafeSave.sibling(of: url, token: "crash", suffix: "old"))
+        try FileManager.default.moveItem(at: url, to: DiskItems.safeSaveSibling(of: url, token: "crash", suffix: "old"))
         document.close()
-        #expect(DocumentFiles.kind(of: url) == .missing)
+        #expect(DiskItems.isMissing(url))
         #expect(try DocumentFixtures.titles(at: url, kind: kind) == ["new", "new", "old", "old"].filter { _ in true }.uniqued())
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.contains(".quire-") }
         #expect(leftovers.isEmpty)

@@ -2,9 +2,7 @@ import CArchive
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// Hostile and broken archives are refused with a clear error, and nothing is written outside the working
 /// folder.
@@ -81,7 +79,7 @@ import QuireStores
         #expect(after == before)
         let tmpAfter = Set((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? [])
         #expect(tmpAfter.subtracting(tmpBefore).filter { $0.contains("evil") || $0.contains("outside") }.isEmpty)
-        #expect(DocumentFiles.kind(of: folder.file("outside.txt")) == .missing)
+        #expect(DiskItems.isMissing(folder.file("outside.txt")))
     }
 
     @Test(arguments: [true, false])

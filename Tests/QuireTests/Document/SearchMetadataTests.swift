@@ -1,28 +1,11 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// Search metadata: the ODF meta file round-trips, hostile text is escaped, and a filesystem without
 /// extended attributes still saves (with a warning).
 @Suite struct SearchMetadataTests {
-    @Test func metaXMLRoundTripsAndEscapes() throws {
-        var metadata = SearchMetadata(title: "R&D <plans>", keywords: ["a,b", "ü"], authors: ["Ann \"A\"", "Bob"], comment: "line 1\nline 2")
-        metadata.objectCount = 7
-        metadata.indexedValues = ["Note.title": ["x < y", "z"]]
-        metadata.storeMetadata = ["NSStoreType": "SQLite"]
-        metadata.modificationDate = Date(timeIntervalSince1970: 1_700_000_000)
-        var parsed = SearchMetadata()
-        try parsed.parseMetaXML(metadata.metaXML(), source: URL(fileURLWithPath: "/meta.xml"))
-        #expect(parsed == metadata)
-        #expect(metadata.extendedAttributes["user.xdg.tags"] == Data("a b,ü".utf8))
-        let summary = String(decoding: metadata.summaryText(), as: UTF8.self)
-        #expect(summary.contains("Title: R&D <plans>"))
-        #expect(summary.contains("Comment: line 1 line 2"))
-    }
-
     @Test func archivesCarryMetaXMLAtTheTopForTracker() throws {
         let folder = try TemporaryFolder()
         let kind = DocumentFixtures.Kind(format: .zipArchive, storeType: .sqlite)
@@ -32,18 +15,20 @@ import QuireStores
         let url = folder.file("Top.\(kind.fileExtension)")
         try document.save(to: url, ofType: kind.typeName, for: .saveAs)
         document.close()
-        let top = try #require(try FlatArchive.entryData(of: url, at: DocumentPackageLayout.archiveMetaXML, maximumSize: 1 << 20))
-        let nested = try #require(try FlatArchive.entryData(of: url, at: DocumentPackageLayout.metaXML, maximumSize: 1 << 20))
+        let top = try #require(try ArchiveEntries.data(of: url, at: DocumentPackageLayout.archiveMetaXML))
+        let nested = try #require(try ArchiveEntries.data(of: url, at: DocumentPackageLayout.metaXML))
         #expect(top == nested)
         #expect(String(decoding: top, as: UTF8.self).contains("<dc:title>Quarterly</dc:title>"))
     }
 
     @Test func malformedMetaXMLIsRefused() throws {
-        var parsed = SearchMetadata()
-        let error = expectQuireError(.fileReadCorruptFile) {
-            try parsed.parseMetaXML(Data("<office:document-meta><dc:title>".utf8), source: URL(fileURLWithPath: "/x/meta.xml"))
-        }
-        #expect(error?.message.contains("/x/meta.xml") ?? false)
+        let folder = try TemporaryFolder()
+        let package = folder.file("Malformed.notes")
+        let member = package.appendingPathComponent(DocumentPackageLayout.metaXML)
+        try FileManager.default.createDirectory(at: member.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("<office:document-meta><dc:title>".utf8).write(to: member)
+        let error = expectQuireError(.fileReadCorruptFile) { _ = try SearchMetadata(contentsOf: package) }
+        #expect(error?.message.contains(member.path) ?? false)
     }
 
     /// Runs `mount` or `umount` with arguments; true when it succeeded.

@@ -3,9 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// Canonical dumps: equal for the same graph however it was written, and readable differences otherwise.
 @Suite struct ObjectGraphDumpTests {

@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// What inference maps and what it refuses, on small models.
 @Suite struct InferredMappingTests {

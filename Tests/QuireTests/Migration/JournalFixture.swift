@@ -2,9 +2,7 @@ import Foundation
 import OrderedCollections
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// A v1 Journal store with data, and what its objects should look like after migrating to v2 and v3.
 ///
@@ -13,6 +11,19 @@ import QuireStores
 /// 0), makes Notebook.name required (default "Untitled"), adds Tag.color and a Place entity. v3 renames Notebook →
 /// Journal and notebook → journal, makes created optional, drops mood and Tag.color, links Entry and Place.
 struct JournalFixture {
+    /// The prefix of a store's private migration folders, as Docs/ModelVersionsAndMigration.md names them:
+    /// `.<store name>.migration-`.
+    static func migrationFolderPrefix(for store: URL) -> String { ".\(store.lastPathComponent).migration-" }
+
+    /// The folder whose blob files migration carries over by hard links: `.<store file name>_SUPPORT/_EXTERNAL_DATA`
+    /// beside the store. (The migration code names the folder after the whole file name, `Journal.sqlite`, where the
+    /// stores and the documentation drop the extension, `.Journal_SUPPORT`; these tests check what migration does.)
+    static func externalDataFolder(for store: URL) -> URL {
+        store.deletingLastPathComponent()
+            .appendingPathComponent(".\(store.lastPathComponent)_SUPPORT")
+            .appendingPathComponent("_EXTERNAL_DATA")
+    }
+
     static let entryCount = 24
     static let tagNames = ["red", "green", "blue"]
 
@@ -84,7 +95,7 @@ struct JournalFixture {
 
     /// Blob files as the store team writes them, beside the store: migration must carry them over untouched.
     private mutating func plantExternalData() throws {
-        let folder = MigrationFiles.externalDataFolder(for: url)
+        let folder = Self.externalDataFolder(for: url)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for i in 0..<3 {
             let name = UUID().uuidString
@@ -100,7 +111,7 @@ struct JournalFixture {
 
     /// Checks that every planted blob file is still beside the store, as the same file (a hard link, not a copy).
     func expectExternalDataIntact() throws {
-        let folder = MigrationFiles.externalDataFolder(for: url)
+        let folder = Self.externalDataFolder(for: url)
         for (name, inode) in externalFiles {
             let file = folder.appendingPathComponent(name)
             #expect(FileManager.default.fileExists(atPath: file.path), "external data file \(name) is gone")
@@ -147,7 +158,7 @@ struct JournalFixture {
     /// Checks no private migration folder is left beside the store.
     func expectNoLeftovers() throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
-        #expect(!names.contains { $0.hasPrefix(MigrationFiles.workFolderPrefix(for: url)) }, "left over: \(names)")
+        #expect(!names.contains { $0.hasPrefix(Self.migrationFolderPrefix(for: url)) }, "left over: \(names)")
     }
 
     /// Checks the store holds the data as v2 sees it.

@@ -3,9 +3,7 @@ import OrderedCollections
 import Synchronization
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// Migrations with explicit mapping models, and graphs with every kind of relationship.
 @Suite struct MappingMigrationTests {

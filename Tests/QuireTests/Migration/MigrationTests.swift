@@ -2,9 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// The store types migration is tested on; the other types join as they gain file operations.
 let migratableStoreTypes: [StoreType] = [.sqlite, .xml, .binary]
@@ -29,7 +27,7 @@ let migratableStoreTypes: [StoreType] = [.sqlite, .xml, .binary]
     @Test(arguments: migratableStoreTypes)
     func openingWithTheNextVersionMigratesAutomaticallyThroughV2ThenV3(type: StoreType) throws {
         let journal = try fixture(type)
-        let uuid = try StoreKinds.kind(for: type).readMetadata(journal.url, StoreOptions())[StoreMetadataKey.storeUUID]
+        let uuid = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: journal.url)[StoreMetadataKey.storeUUID]
         do {
             let (coordinator, context) = try journal.open(version: 1, options: Self.automatic)
             try journal.expectVersion2(context)
@@ -118,27 +116,6 @@ let migratableStoreTypes: [StoreType] = [.sqlite, .xml, .binary]
     }
 
     @Test(arguments: migratableStoreTypes)
-    func aMigrationInterruptedByAnInjectedFailureLeavesV1Intact(type: StoreType) throws {
-        let journal = try fixture(type)
-        for point in [MigrationManager.FailurePoint.afterObjects(10), .beforeSwap] {
-            let manager = MigrationManager(sourceModel: journal.versions[0], destinationModel: journal.versions[1])
-            manager.batchSize = 5
-            manager.state.withLock { $0.failurePoint = point }
-            expectError(.migration) { try manager.migrateStore(at: journal.url, type: type) }
-            try journal.expectVersion1Intact()
-        }
-        // A leftover of a crashed migration is cleared by the next one, which succeeds.
-        let leftover = journal.url.deletingLastPathComponent()
-            .appendingPathComponent(MigrationFiles.workFolderPrefix(for: journal.url) + "crashed")
-        try FileManager.default.createDirectory(at: leftover, withIntermediateDirectories: true)
-        try Data("half a store".utf8).write(to: leftover.appendingPathComponent(journal.url.lastPathComponent))
-        try MigrationManager(sourceModel: journal.versions[0], destinationModel: journal.versions[1]).migrateStore(at: journal.url, type: type)
-        try journal.expectNoLeftovers()
-        let (_, context) = try journal.open(version: 1)
-        try journal.expectVersion2(context)
-    }
-
-    @Test(arguments: migratableStoreTypes)
     func aFailingPolicyOrACancelLeavesV1Intact(type: StoreType) throws {
         struct Failing: MigrationPolicy {
             func createDestinationValues(
@@ -189,8 +166,8 @@ let migratableStoreTypes: [StoreType] = [.sqlite, .xml, .binary]
         try MigrationManager(sourceModel: journal.versions[0], destinationModel: journal.versions[1])
             .migrateStore(from: journal.url, type: type, to: copy, type: type)
         try journal.expectVersion1Intact()
-        let metadata = try StoreKinds.kind(for: type).readMetadata(copy, StoreOptions())
-        let original = try StoreKinds.kind(for: type).readMetadata(journal.url, StoreOptions())
+        let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: copy)
+        let original = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: journal.url)
         #expect(metadata[StoreMetadataKey.storeUUID] != original[StoreMetadataKey.storeUUID])
         #expect(journal.versions[1].isConfiguration(nil, compatibleWithStoreMetadata: metadata))
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: journal.versions[1])
@@ -198,10 +175,10 @@ let migratableStoreTypes: [StoreType] = [.sqlite, .xml, .binary]
         let context = ManagedObjectContext()
         context.persistentStoreCoordinator = coordinator
         try journal.expectVersion2(context)
-        let blobs = try FileManager.default.contentsOfDirectory(atPath: MigrationFiles.externalDataFolder(for: copy).path)
+        let blobs = try FileManager.default.contentsOfDirectory(atPath: JournalFixture.externalDataFolder(for: copy).path)
         #expect(Set(blobs) == Set(journal.externalFiles.keys))
         for (name, inode) in journal.externalFiles {
-            let linked = MigrationFiles.externalDataFolder(for: copy).appendingPathComponent(name)
+            let linked = JournalFixture.externalDataFolder(for: copy).appendingPathComponent(name)
             #expect(try JournalFixture.inode(of: linked) == inode, "\(name) was copied, not linked")
         }
     }

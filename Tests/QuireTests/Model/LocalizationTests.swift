@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// Localized validation messages, the localization dictionary's keys, and strings files.
 @Suite struct LocalizationTests {
@@ -171,7 +169,7 @@ import QuireStores
             "Property/firstName" = "First Name";
             "Property/firstName" = "Given Name";
             """#
-        let entries = try StringsFile.parse(Data(text.utf8), file: nil)
+        let entries = try Self.loadStrings(Data(text.utf8))
         #expect(entries["quote"] == #"say "hi""#)
         #expect(entries["escapes"] == "a\nb\tc\\d")
         #expect(entries["unicode"] == "café 😀 A")
@@ -191,7 +189,7 @@ import QuireStores
         for unit in text.utf16 { big.append(contentsOf: [UInt8(unit >> 8), UInt8(unit & 0xFF)]) }
         let utf8WithMark = Data([0xEF, 0xBB, 0xBF]) + Data(text.utf8)
         for data in [little, big, utf8WithMark] {
-            #expect(try StringsFile.parse(data, file: nil) == ["Entity/Run": "Lauf", "Property/date": "Datum ✓"])
+            #expect(try Self.loadStrings(data) == ["Entity/Run": "Lauf", "Property/date": "Datum ✓"])
         }
     }
 
@@ -214,21 +212,22 @@ import QuireStores
 
     @Test(arguments: malformed)
     func malformedStringsFilesNameTheLine(_ sample: Malformed) throws {
-        let url = URL(fileURLWithPath: "/nowhere/RunModel.strings")
-        let error = try #require(throws: QuireError.self) { try StringsFile.parse(Data(sample.text.utf8), file: url) }
+        let folder = try TemporaryFolder()
+        let url = folder.file("RunModel.strings")
+        let error = try #require(throws: QuireError.self) { try Self.loadStrings(Data(sample.text.utf8), at: url) }
         #expect(error.code == .fileReadCorruptFile)
         #expect(error.context.file == url)
         #expect(error.message.contains("line \(sample.line):"), "\(error.message)")
         #expect(error.message.contains(sample.what), "\(error.message)")
-        #expect(error.message.contains("/nowhere/RunModel.strings"))
+        #expect(error.message.contains(url.path))
     }
 
     @Test func stringsFilesThatAreNotTextOrTooLargeAreRefused() throws {
         let folder = try TemporaryFolder()
-        var error = try #require(throws: QuireError.self) { try StringsFile.parse(Data([0x22, 0xFF, 0xFE, 0x00, 0x22]), file: nil) }
+        var error = try #require(throws: QuireError.self) { try Self.loadStrings(Data([0x22, 0xFF, 0xFE, 0x00, 0x22])) }
         #expect(error.code == .fileReadCorruptFile)
         let large = folder.file("Large.strings")
-        try Data(count: StringsFile.maximumFileSize + 1).write(to: large)
+        try Data(count: (8 << 20) + 1).write(to: large)  // one byte over the 8 MiB a strings file may have
         error = try #require(throws: QuireError.self) { try ManagedObjectModel().loadLocalization(contentsOf: large) }
         #expect(error.code == .fileReadCorruptFile)
         #expect(error.message.contains("Large.strings"))
@@ -240,5 +239,16 @@ import QuireStores
         error = try #require(throws: QuireError.self) { try ManagedObjectModel(contentsOf: folder.file("Run.json")) }
         #expect(error.code == .fileReadCorruptFile)
         #expect(error.context.file == folder.file("RunModel.strings"))
+    }
+
+    /// The entries of a strings file's bytes, read the public way: written to `url` (a file in a new folder when
+    /// nil) and loaded into a new model's localization dictionary.
+    static func loadStrings(_ data: Data, at url: URL? = nil) throws -> [String: String] {
+        let folder = try TemporaryFolder()
+        let file = url ?? folder.file("Test.strings")
+        try data.write(to: file)
+        let model = ManagedObjectModel()
+        try model.loadLocalization(contentsOf: file)
+        return model.localizationDictionary
     }
 }

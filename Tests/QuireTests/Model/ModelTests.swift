@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 @Suite struct ModelTests {
     @Test func canonicalFormRoundTripsAndIsStable() throws {

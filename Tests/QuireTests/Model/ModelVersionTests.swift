@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// Version hashes, differences between versions, compatibility with store metadata, merged models.
 @Suite struct ModelVersionTests {
@@ -43,7 +41,7 @@ import QuireStores
 
     @Test func configurationsAreCompatibleWithTheMetadataOfTheirVersion() throws {
         let versions = try FixtureFiles.journalVersions()
-        let metadata = StoreMetadataKey.standard(type: .sqlite, uuid: "X", model: versions[0])
+        let metadata = Self.storeMetadata(uuid: "X", model: versions[0])
         #expect(versions[0].isConfiguration(nil, compatibleWithStoreMetadata: metadata))
         #expect(versions[0].isConfiguration("Default", compatibleWithStoreMetadata: metadata))
         #expect(!versions[1].isConfiguration(nil, compatibleWithStoreMetadata: metadata))
@@ -59,28 +57,27 @@ import QuireStores
 
     @Test func theModelOfAStoreIsFoundAmongVersions() throws {
         let versions = try FixtureFiles.journalVersions()
-        let metadata = StoreMetadataKey.standard(type: .sqlite, uuid: "X", model: versions[1])
+        let metadata = Self.storeMetadata(uuid: "X", model: versions[1])
         #expect(ManagedObjectModel.mergedModel(from: versions, forStoreMetadata: metadata) === versions[1])
         #expect(ManagedObjectModel.mergedModel(from: [versions[0], versions[2]], forStoreMetadata: metadata) == nil)
     }
 
     @Test func modelsSplitInTwoMergeBackAndMatchTheWholeModelsMetadata() throws {
         let whole = Fixtures.companyModel()
-        let metadata = StoreMetadataKey.standard(type: .sqlite, uuid: "X", model: whole)
-        let document = ModelDocument(model: whole)
+        let metadata = Self.storeMetadata(uuid: "X", model: whole)
+        // The model's canonical JSON form, edited as any tool could.
+        let document = try #require(try JSONSerialization.jsonObject(with: whole.serializedRepresentation()) as? [String: Any])
+        let entities = try #require(document["entities"] as? [[String: Any]])
         func part(_ names: Set<String>) throws -> ManagedObjectModel {
             var piece = document
-            piece.entities = document.entities.filter { names.contains($0.name) }
-            piece.configurations = [:]
-            let model = ManagedObjectModel()
             // Relationships cross the parts, so each part alone is not a valid model; merged, it is.
-            piece.entities = piece.entities.map { entity in
+            piece["entities"] = entities.filter { names.contains($0["name"] as? String ?? "") }.map { entity in
                 var entity = entity
-                if let parent = entity.parent, !names.contains(parent) { entity.parent = nil }
+                if let parent = entity["parent"] as? String, !names.contains(parent) { entity["parent"] = nil }
                 return entity
             }
-            try piece.apply(to: model)
-            return model
+            piece["configurations"] = [String: [String]]()
+            return try ManagedObjectModel(serializedRepresentation: JSONSerialization.data(withJSONObject: piece))
         }
         let people = try part(["Department", "Employee", "Manager", "Badge"])
         let work = try part(["Project", "Task"])
@@ -90,5 +87,17 @@ import QuireStores
         #expect(ManagedObjectModel.mergedModel(from: [work, people], forStoreMetadata: metadata)?.entities.count == 6)
         let error = try #require(throws: QuireError.self) { try ManagedObjectModel.mergedModel(from: [people, people]) }
         #expect(error.code == .invalidModel && error.message.contains("'Badge'"))
+    }
+
+    /// The metadata a store of `model` records (Core Data's keys): what compatibility and version lookups read.
+    static func storeMetadata(uuid: String, model: ManagedObjectModel) -> [String: PropertyListValue] {
+        [
+            StoreMetadataKey.storeType: .string(StoreType.sqlite.rawValue),
+            StoreMetadataKey.storeUUID: .string(uuid),
+            StoreMetadataKey.modelVersionHashes: .dictionary(model.entityVersionHashesByName.mapValues { .data($0) }),
+            StoreMetadataKey.modelVersionHashesVersion: .integer(3),
+            StoreMetadataKey.modelVersionIdentifiers: .array(model.versionIdentifiers.sorted().map { .string($0) }),
+            StoreMetadataKey.persistenceFrameworkVersion: .integer(1),
+        ]
     }
 }

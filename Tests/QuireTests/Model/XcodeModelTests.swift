@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// Xcode model files as they are on disk: `.xcdatamodel` folders, `.xcdatamodeld` bundles, and malformed ones.
 @Suite struct XcodeModelTests {
@@ -112,9 +110,15 @@ import QuireStores
         #expect(try ManagedObjectModel(contentsOf: copy).versionIdentifiers == ["2"])
     }
 
-    @Test func versionsSortWithNumbersComparedAsNumbers() {
-        let names = ["Model 10", "Model 2", "Model", "Model 3"]
-        #expect(names.sorted(by: XcodeModelReader.naturalOrder) == ["Model", "Model 2", "Model 3", "Model 10"])
+    @Test func versionsSortWithNumbersComparedAsNumbers() throws {
+        let folder = try TemporaryFolder()
+        let bundle = folder.file("Model.xcdatamodeld")
+        try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+        let source = try FixtureFiles.url("XcodeModels/Journal.xcdatamodeld/Journal.xcdatamodel")
+        for name in ["Model 10", "Model 2", "Model", "Model 3"] {
+            try FileManager.default.copyItem(at: source, to: bundle.appendingPathComponent(name + ".xcdatamodel"))
+        }
+        #expect(try ModelBundle(contentsOf: bundle).versionNames == ["Model", "Model 2", "Model 3", "Model 10"])
     }
 
     @Test func theCanonicalFormOfAnXcodeModelRoundTrips() throws {
@@ -141,27 +145,18 @@ import QuireStores
         #expect(error.context.file != nil)
     }
 
-    @Test func oversizedAndDeeplyNestedFilesAreRefused() throws {
-        let file = URL(fileURLWithPath: "/tmp/contents")
-        var limits = XcodeModelXML.Limits()
-        limits.maximumSize = 64
-        let big = Data(repeating: UInt8(ascii: " "), count: 65)
-        #expect(throws: QuireError.self) { try XcodeModelXML.parse(big, file: file, limits: limits) }
-        let deep = String(repeating: "<a>", count: 40) + String(repeating: "</a>", count: 40)
-        let error = try #require(throws: QuireError.self) { try XcodeModelXML.parse(Data(deep.utf8), file: file) }
-        #expect(error.message.contains("nests deeper than 32 levels"))
-        let latin1 = Data("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><model/>".utf8)
-        #expect(throws: QuireError.self) { try XcodeModelXML.parse(latin1, file: file) }
-    }
-
     @Test func truncatedAndCorruptedFilesThrowAndNeverCrash() throws {
         let url = try FixtureFiles.url("XcodeModels/Library.xcdatamodel/contents")
         let whole = try Data(contentsOf: url)
+        let folder = try TemporaryFolder()
         var outcomes = (models: 0, errors: 0)
         func decode(_ data: Data) {
             do {
-                let document = try XcodeModelDecoder(file: url).decode(try XcodeModelXML.parse(data, file: url))
-                try document.apply(to: ManagedObjectModel())
+                // Each sample as a model folder of its own, read as an application reads it.
+                let model = folder.file("Sample-\(outcomes.models + outcomes.errors).xcdatamodel")
+                try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+                try data.write(to: model.appendingPathComponent("contents"))
+                _ = try ManagedObjectModel(contentsOf: model)
                 outcomes.models += 1
             } catch is QuireError {
                 outcomes.errors += 1

@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// One row of the evaluation table: a format string, the subject it is evaluated against, the expected result.
 struct PredicateEvaluationCase: Sendable, CustomTestStringConvertible {

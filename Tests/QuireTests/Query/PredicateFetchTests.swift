@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// Predicates on fetches from a real SQLite store (evaluated in memory until the SQL compiler lands), with
 /// pending changes and key paths through relationships.

@@ -1,9 +1,9 @@
+// Unit tests of the predicate lexer, which has no public face: uses QuireCore's package API.
 import Foundation
 import Testing
 
-@testable import Quire
+import Quire
 import QuireCore
-import QuireStores
 
 @Suite("Predicate lexer")
 struct PredicateLexerTests {

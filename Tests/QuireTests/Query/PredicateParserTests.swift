@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 private func comparison(
     _ left: QueryExpression,

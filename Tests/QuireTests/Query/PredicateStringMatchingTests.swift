@@ -1,14 +1,19 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 @Suite("Predicate string matching")
 struct PredicateStringMatchingTests {
+    /// Evaluates `SELF <operator>[<options>] pattern` on a string, as an application would.
+    static func evaluate(_ string: String, _ operation: String, _ pattern: String, _ options: QueryComparison.Options) throws -> Bool {
+        let modifier = (options.contains(.caseInsensitive) ? "c" : "") + (options.contains(.diacriticInsensitive) ? "d" : "")
+        let format = "SELF \(operation)\(modifier.isEmpty ? "" : "[\(modifier)]") %@"
+        return try QueryPredicate(format: format, pattern).evaluate(with: AttributeValue.string(string))
+    }
+
     @Test("Matches LIKE patterns")
-    func like() {
+    func like() throws {
         let cases: [(String, String, QueryComparison.Options, Bool)] = [
             ("", "", [], true),
             ("", "*", [], true),
@@ -37,35 +42,35 @@ struct PredicateStringMatchingTests {
         ]
         for (string, pattern, options, expected) in cases {
             #expect(
-                PredicateStringMatching.like(string, pattern: pattern, options) == expected, "\(string) LIKE \(pattern)"
+                try Self.evaluate(string, "LIKE", pattern, options) == expected, "\(string) LIKE \(pattern)"
             )
         }
     }
 
     @Test("Matches regular expressions as a whole")
     func matches() throws {
-        #expect(try PredicateStringMatching.matches("abc", pattern: "a.c", []))
-        #expect(try !PredicateStringMatching.matches("abcd", pattern: "a.c", []))
-        #expect(try !PredicateStringMatching.matches("xabc", pattern: "abc", []))
-        #expect(try !PredicateStringMatching.matches("abc\n", pattern: "abc", []))
-        #expect(try PredicateStringMatching.matches("ABC", pattern: "abc", .caseInsensitive))
-        #expect(try PredicateStringMatching.matches("café", pattern: "cafe", .diacriticInsensitive))
-        #expect(try PredicateStringMatching.matches("a|b", pattern: #"a\|b"#, []))
-        #expect(try PredicateStringMatching.matches("ab", pattern: "a|ab", []))
-        #expect(throws: QuireError.self) { try PredicateStringMatching.matches("a", pattern: "[", []) }
+        #expect(try Self.evaluate("abc", "MATCHES", "a.c", []))
+        #expect(try !Self.evaluate("abcd", "MATCHES", "a.c", []))
+        #expect(try !Self.evaluate("xabc", "MATCHES", "abc", []))
+        #expect(try !Self.evaluate("abc\n", "MATCHES", "abc", []))
+        #expect(try Self.evaluate("ABC", "MATCHES", "abc", .caseInsensitive))
+        #expect(try Self.evaluate("café", "MATCHES", "cafe", .diacriticInsensitive))
+        #expect(try Self.evaluate("a|b", "MATCHES", #"a\|b"#, []))
+        #expect(try Self.evaluate("ab", "MATCHES", "a|ab", []))
+        #expect(throws: QuireError.self) { try Self.evaluate("a", "MATCHES", "[", []) }
     }
 
     @Test("Compares strings for BEGINSWITH, ENDSWITH, CONTAINS")
-    func substrings() {
-        #expect(PredicateStringMatching.begins("Éclair", with: "ec", [.caseInsensitive, .diacriticInsensitive]))
-        #expect(!PredicateStringMatching.begins("Éclair", with: "ec", .caseInsensitive))
-        #expect(PredicateStringMatching.ends("naïve", with: "IVE", [.caseInsensitive, .diacriticInsensitive]))
-        #expect(PredicateStringMatching.contains("anything", "", []))
-        #expect(PredicateStringMatching.contains("İstanbul", "istanbul", [.caseInsensitive, .diacriticInsensitive]))
+    func substrings() throws {
+        #expect(try Self.evaluate("Éclair", "BEGINSWITH", "ec", [.caseInsensitive, .diacriticInsensitive]))
+        #expect(try !Self.evaluate("Éclair", "BEGINSWITH", "ec", .caseInsensitive))
+        #expect(try Self.evaluate("naïve", "ENDSWITH", "IVE", [.caseInsensitive, .diacriticInsensitive]))
+        #expect(try Self.evaluate("anything", "CONTAINS", "", []))
+        #expect(try Self.evaluate("İstanbul", "CONTAINS", "istanbul", [.caseInsensitive, .diacriticInsensitive]))
     }
 
     @Test("Orders strings as localizedStandardCompare")
-    func standardCompare() {
+    func standardCompare() throws {
         let cases: [(String, String, ComparisonResult)] = [
             ("file2", "file10", .orderedAscending),
             ("File2", "file10", .orderedAscending),
@@ -78,7 +83,8 @@ struct PredicateStringMatchingTests {
             ("", "a", .orderedAscending),
         ]
         for (a, b, expected) in cases {
-            #expect(QueryStringComparison.standardCompare(a, b) == expected, "\(a) vs \(b)")
+            let key = [SortKey("name", comparator: .localizedStandardCompare)]
+            #expect(try SortKey.compare(["name": a], ["name": b], by: key) == expected, "\(a) vs \(b)")
             #expect(SortKey.Comparator.localizedStandardCompare.compare(.string(a), .string(b)) == expected)
         }
     }

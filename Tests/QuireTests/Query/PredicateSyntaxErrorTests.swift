@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// A malformed format string, the offset the error names, and the message.
 struct PredicateSyntaxErrorCase: Sendable, CustomTestStringConvertible {

@@ -1,8 +1,6 @@
 import Foundation
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// An object of the test graph: attributes, to-one and to-many relationships, read by key.
 final class PredicateTestObject: PredicateEvaluable, CustomStringConvertible {

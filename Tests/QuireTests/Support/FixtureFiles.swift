@@ -1,8 +1,6 @@
 import Foundation
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// The checked-in files under `Tests/QuireTests/Fixtures`, copied into the test bundle.
 enum FixtureFiles {

@@ -1,8 +1,6 @@
 import Foundation
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// A small library in a real SQLite store: authors with addresses, publications with reviews, tags
 /// (many-to-many) and favorites (to-many without inverse), with values of every kind, nils, accents, case

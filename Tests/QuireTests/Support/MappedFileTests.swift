@@ -1,7 +1,8 @@
+// Unit tests of mapped files and of the XML store's file reading, which have no public face: uses QuireCore's and QuireStores' package API.
 import Foundation
 import Testing
 
-@testable import Quire
+import Quire
 import QuireCore
 import QuireStores
 

@@ -2,9 +2,7 @@ import Foundation
 import OrderedCollections
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// One suite for every store type: the same graph, the same fetches, the same answers.
 @Suite struct StoreConformanceTests {

@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// A kind of store the conformance suite runs against: a type, a file name, and whether it survives a new
 /// coordinator (the in-memory store does not).

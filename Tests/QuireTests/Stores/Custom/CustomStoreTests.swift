@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// Registration of custom stores: detection, metadata, and refusal of bad content.
 @Suite struct CustomStoreTests {

@@ -1,7 +1,5 @@
 import Foundation
 import Quire
-import QuireCore
-import QuireStores
 
 /// A small custom atomic store registered by the tests: the whole graph as one JSON document.
 struct TestJSONStore: AtomicStoreCoder {

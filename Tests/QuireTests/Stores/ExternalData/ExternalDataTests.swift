@@ -1,10 +1,7 @@
-import CSQLite
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// Large binary values in files beside the store: written before commit, read lazily, collected when
 /// unreferenced, refused with a clear error when missing or truncated.
@@ -23,8 +20,8 @@ import QuireStores
 
     private func blob(_ count: Int, seed: UInt8 = 7) -> Data { Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31) ^ seed }) }
 
-    private func externalFolder(_ stack: ConformanceStack) throws -> ExternalDataFolder {
-        ExternalDataFolder(storeURL: try #require(stack.url))
+    private func externalFolder(_ stack: ConformanceStack) throws -> ExternalDataFiles {
+        ExternalDataFiles(storeURL: try #require(stack.url))
     }
 
     private func saveSample(_ stack: ConformanceStack, data: Data, plain: Data = Data([1, 2])) throws {
@@ -45,12 +42,9 @@ import QuireStores
         #expect(try Data(contentsOf: externalFolder(stack).file(name)) == big)
         #expect(try externalFolder(stack).url.path.hasSuffix("/.Store_SUPPORT/_EXTERNAL_DATA"))
         if kind.type == .sqlite {
-            let db = try SQLiteConnection(url: try #require(stack.url), readOnly: true, create: false)
-            defer { db.close() }
-            let row = try db.prepare("SELECT ZVBINARYDATA FROM ZSAMPLE WHERE ZVSTRING = 'sample'")
-            defer { row.finalize() }
-            #expect(try row.step())
-            #expect(row.data(at: 0) == Data([0x02]) + Data(name.utf8) + Data([0]))
+            let rows = try RawSQLite(try #require(stack.url)).rows("SELECT ZVBINARYDATA FROM ZSAMPLE WHERE ZVSTRING = 'sample'")
+            #expect(rows.count == 1)
+            #expect(rows.first?[0].data == Data([0x02]) + Data(name.utf8) + Data([0]))
         }
         let again = try stack.reopened()
         let sample = try #require(try again.fetch("Sample", "vString == 'sample'").first)
@@ -126,9 +120,7 @@ import QuireStores
         try saveSample(stack, data: blob(4000))
         for store in stack.coordinator.persistentStores { try stack.coordinator.remove(store) }
         // As a store written by Core Data: only the column names the file.
-        let db = try SQLiteConnection(url: try #require(stack.url), readOnly: false, create: false)
-        try db.execute("DROP TABLE Z_QUIREEXTERNALDATA")
-        db.close()
+        try RawSQLite(try #require(stack.url), readOnly: false).execute("DROP TABLE Z_QUIREEXTERNALDATA")
         let again = try StoreKind.sqlite.stack(Fixtures.everyTypeModel(), in: folder, options: smallThreshold)
         let sample = try #require(try again.fetch("Sample").first)
         #expect(try sample.dataValue(forKey: "vBinarydata") == blob(4000))

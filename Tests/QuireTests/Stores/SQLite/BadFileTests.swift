@@ -2,9 +2,7 @@ import CSQLite
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// Every kind of bad file is refused with the right code, and nothing is written.
 @Suite struct BadFileTests {

@@ -1,3 +1,4 @@
+// Runs the SQLite predicate compiler and the coordinator's predicate split directly, which have no public face: uses Quire's internals and QuireCore's and QuireStores' package API.
 import Foundation
 import Testing
 

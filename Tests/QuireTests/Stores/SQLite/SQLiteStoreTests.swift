@@ -1,10 +1,7 @@
-import CSQLite
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// The SQLite store on real files: Core Data's schema, every attribute type, optimistic locking, bad files.
 @Suite struct SQLiteStoreTests {
@@ -47,36 +44,13 @@ import QuireStores
         #expect(object.value(forKey: "plainData") as? Data == Data([1, 2, 3]))
 
         // The bytes on disk use Core Data's encodings.
-        let db = try SQLiteConnection(url: url, readOnly: true, create: false)
-        let row = try db.prepare("SELECT ZVDATE, ZVUUID, ZVBINARYDATA, ZPLAINDATA, ZVBOOLEAN FROM ZSAMPLE")
-        defer { row.finalize() }
-        #expect(try row.step())
-        #expect(row.double(at: 0) == 123_456.789)
-        #expect(row.data(at: 1) == withUnsafeBytes(of: uuid.uuid) { Data($0) })
-        #expect(row.data(at: 2) == Data([0x01]) + blob)
-        #expect(row.data(at: 3) == Data([1, 2, 3]))
-        #expect(row.int64(at: 4) == 1)
-    }
-
-    @Test func aRequestMadeWhileTheSameQueryStepsGetsAStatementOfItsOwn() throws {
-        let connection = try SQLiteConnection(url: folder.file("Reentry.sqlite"), readOnly: false, create: true)
-        defer { connection.close() }
-        try connection.execute("CREATE TABLE T (X INTEGER); INSERT INTO T VALUES (1), (2), (3)")
-        let sql = "SELECT X FROM T ORDER BY X"
-        let outer = try connection.cachedStatement(sql)
-        #expect(try outer.step() && outer.int64(at: 0) == 1)
-        // The same SQL asked for while the first request is half-way: a second statement, read to the end,
-        // leaves the first where it was.
-        let inner = try connection.cachedStatement(sql)
-        #expect(inner !== outer)
-        var seen: [Int64] = []
-        while try inner.step() { seen.append(inner.int64(at: 0)) }
-        #expect(seen == [1, 2, 3])
-        #expect(try outer.step() && outer.int64(at: 0) == 2)
-        #expect(try outer.step() && outer.int64(at: 0) == 3)
-        #expect(try !outer.step())
-        // Once done, the cached statement is handed out again.
-        #expect(try connection.cachedStatement(sql) === outer)
+        let rows = try RawSQLite(url).rows("SELECT ZVDATE, ZVUUID, ZVBINARYDATA, ZPLAINDATA, ZVBOOLEAN FROM ZSAMPLE")
+        let row = try #require(rows.first)
+        #expect(row[0].double == 123_456.789)
+        #expect(row[1].data == withUnsafeBytes(of: uuid.uuid) { Data($0) })
+        #expect(row[2].data == Data([0x01]) + blob)
+        #expect(row[3].data == Data([1, 2, 3]))
+        #expect(row[4].int64 == 1)
     }
 
     @Test func sqlite3ToolShowsCoreDataTablesAndColumns() throws {

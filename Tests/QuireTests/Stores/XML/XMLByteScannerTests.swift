@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// The XML store's own scanner: references, Core Data's formatting variations, and every hostile or truncated
 /// input refused with a typed error naming the file and the line, never a crash.
@@ -216,45 +214,5 @@ import QuireStores
         let control = try openError(bytes)
         #expect(control.message.contains("control character"))
         #expect(try departmentNames(store("<object type=\"DEPARTMENT\" id=\"z1\"><attribute name=\"name\" type=\"string\">é – 😀</attribute></object>")) == ["é – 😀"])
-    }
-
-    @Test func oversizedValuesAreRefusedByTheScanner() throws {
-        let text = "<a b=\"\(String(repeating: "x", count: 100))\">\(String(repeating: "y", count: 100))</a>"
-        func scan(_ limit: Int) throws {
-            var bytes = Array(text.utf8)
-            try bytes.withUnsafeMutableBytes { raw in
-                var scanner = XMLByteScanner(UnsafeRawBufferPointer(raw), maximumValueSize: limit)
-                while true {
-                    if case .endOfInput = try scanner.next() { break }
-                }
-            }
-        }
-        try scan(100)
-        let error = try #require(throws: XMLSyntaxError.self) { try scan(99) }
-        #expect(error.reason.contains("longer than 99 bytes"))
-        #expect(XMLStoreParser.maximumValueSize == 256 << 20)
-    }
-
-    @Test func scannerReportsLinesAndColumns() throws {
-        var bytes = Array("<a>\n  <b x='1'>t&amp;u</b>\n</a>".utf8)
-        try bytes.withUnsafeMutableBytes { raw in
-            var scanner = XMLByteScanner(UnsafeRawBufferPointer(raw), maximumValueSize: 1 << 20)
-            var tokens: [String] = []
-            while true {
-                let token = try scanner.next()
-                switch token {
-                case .start(let name, let selfClosing): tokens.append("<\(scanner.string(name))\(selfClosing ? "/" : "")>")
-                case .end(let name): tokens.append("</\(scanner.string(name))>")
-                case .text(let span, let kind):
-                    var decoded: [UInt8] = []
-                    try scanner.decode(span, kind: kind, into: &decoded)
-                    tokens.append(String(decoding: decoded, as: UTF8.self))
-                case .endOfInput:
-                    #expect(tokens == ["<a>", "\n  ", "<b>", "t&u", "</b>", "\n", "</a>"])
-                    #expect(scanner.lineAndColumn(at: 6) == (2, 3))
-                    return
-                }
-            }
-        }
     }
 }

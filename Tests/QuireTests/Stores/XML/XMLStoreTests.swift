@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
-import QuireCore
-import QuireStores
+import Quire
 
 /// The XML store's format, and hostile or broken XML refused with errors naming the element and line.
 @Suite struct XMLStoreTests {

@@ -1,7 +1,8 @@
+// Unit tests of the XML reader's number and base64 fast paths, which have no public face: uses QuireCore's and QuireStores' package API.
 import Foundation
 import Testing
 
-@testable import Quire
+import Quire
 import QuireCore
 import QuireStores
 
