@@ -46,12 +46,9 @@ enum MigrationFiles {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    /// The folder of a store's external binary data: `.<store name>_SUPPORT/_EXTERNAL_DATA` beside it.
-    static func externalDataFolder(for store: URL) -> URL {
-        store.deletingLastPathComponent()
-            .appendingPathComponent(".\(store.lastPathComponent)_SUPPORT")
-            .appendingPathComponent("_EXTERNAL_DATA")
-    }
+    /// The folder of a store's external binary data: `.<store name without extension>_SUPPORT/_EXTERNAL_DATA`
+    /// beside it, where the stores read them (``ExternalDataFolder``).
+    static func externalDataFolder(for store: URL) -> URL { ExternalDataFolder(storeURL: store).url }
 
     /// Hard-links the external data files of one store into another's folder, leaving files already there
     /// alone; copies where a link is impossible. Blob files are immutable once written, so sharing them is safe.

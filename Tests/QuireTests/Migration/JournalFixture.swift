@@ -15,12 +15,11 @@ struct JournalFixture {
     /// `.<store name>.migration-`.
     static func migrationFolderPrefix(for store: URL) -> String { ".\(store.lastPathComponent).migration-" }
 
-    /// The folder whose blob files migration carries over by hard links: `.<store file name>_SUPPORT/_EXTERNAL_DATA`
-    /// beside the store. (The migration code names the folder after the whole file name, `Journal.sqlite`, where the
-    /// stores and the documentation drop the extension, `.Journal_SUPPORT`; these tests check what migration does.)
+    /// The folder whose blob files migration carries over by hard links, where the stores read them, as
+    /// Docs/StoreTypes.md names it: `.<store name without extension>_SUPPORT/_EXTERNAL_DATA` beside the store.
     static func externalDataFolder(for store: URL) -> URL {
         store.deletingLastPathComponent()
-            .appendingPathComponent(".\(store.lastPathComponent)_SUPPORT")
+            .appendingPathComponent(".\(store.deletingPathExtension().lastPathComponent)_SUPPORT")
             .appendingPathComponent("_EXTERNAL_DATA")
     }
 
@@ -39,7 +38,7 @@ struct JournalFixture {
         url = folder.file(name)
         self.type = type
         try writeVersion1Store()
-        try plantExternalData()
+        try recordExternalData()
     }
 
     static func body(_ i: Int) -> String? { i % 4 == 0 ? nil : "Entry \(i) has a body of a few words" }
@@ -62,7 +61,10 @@ struct JournalFixture {
 
     private func writeVersion1Store() throws {
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: versions[0])
-        try coordinator.addPersistentStore(type: type, at: url)
+        var options = StoreOptions()
+        // The 70,000-byte photos go to external data files, which migration must carry over.
+        options.externalDataThreshold = 50_000
+        try coordinator.addPersistentStore(type: type, at: url, options: options)
         let context = ManagedObjectContext()
         context.persistentStoreCoordinator = coordinator
         let model = versions[0]
@@ -93,23 +95,20 @@ struct JournalFixture {
         for store in coordinator.persistentStores { try coordinator.remove(store) }
     }
 
-    /// Blob files as the store team writes them, beside the store: migration must carry them over untouched.
-    private mutating func plantExternalData() throws {
+    /// The external data files the store wrote for its photos, with their inodes: migration must carry them
+    /// over untouched (hard links, never copies).
+    private mutating func recordExternalData() throws {
         let folder = Self.externalDataFolder(for: url)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        for i in 0..<3 {
-            let name = UUID().uuidString
-            let file = folder.appendingPathComponent(name)
-            try Data(repeating: UInt8(i), count: 10_000 + i).write(to: file)
-            externalFiles[name] = try Self.inode(of: file)
-        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(names.count == (0..<Self.entryCount).filter { i in Self.photo(i).map { $0.count > 50_000 } ?? false }.count)
+        for name in names { externalFiles[name] = try Self.inode(of: folder.appendingPathComponent(name)) }
     }
 
     static func inode(of file: URL) throws -> Int {
         try #require((FileManager.default.attributesOfItem(atPath: file.path)[.systemFileNumber] as? NSNumber)?.intValue)
     }
 
-    /// Checks that every planted blob file is still beside the store, as the same file (a hard link, not a copy).
+    /// Checks that every external data file of the v1 store is still beside the store, as the same file (a hard link, not a copy).
     func expectExternalDataIntact() throws {
         let folder = Self.externalDataFolder(for: url)
         for (name, inode) in externalFiles {

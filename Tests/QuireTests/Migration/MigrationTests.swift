@@ -175,7 +175,18 @@ let migratableStoreTypes: [StoreType] = [.sqlite, .xml, .binary]
         let context = ManagedObjectContext()
         context.persistentStoreCoordinator = coordinator
         try journal.expectVersion2(context)
+        // The photos stored as external data files read back from the copy's own folder.
+        try context.performAndWait {
+            let entries = try context.fetch(FetchRequest<ManagedObject>(entityName: "Entry"))
+            #expect(entries.count == JournalFixture.entryCount)
+            for entry in entries {
+                let title = try #require(entry.value(forKey: "title") as? String)
+                let index = try #require(Int(title.dropFirst("Entry ".count)))
+                #expect(try entry.dataValue(forKey: "photo") == JournalFixture.photo(index), "\(title)'s photo")
+            }
+        }
         let blobs = try FileManager.default.contentsOfDirectory(atPath: JournalFixture.externalDataFolder(for: copy).path)
+        #expect(!journal.externalFiles.isEmpty)
         #expect(Set(blobs) == Set(journal.externalFiles.keys))
         for (name, inode) in journal.externalFiles {
             let linked = JournalFixture.externalDataFolder(for: copy).appendingPathComponent(name)
