@@ -164,42 +164,47 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
 
     // MARK: Frozen layout (set by ManagedObjectModel.freeze)
 
+    // The frozen layout below is written by `computeLayout()` and `computeHierarchy()` while the model freezes,
+    // before any context or store can read it, and only read afterwards; no access can overlap a write, so the
+    // properties skip dynamic exclusivity checks (which the layers' separate modules would otherwise keep on
+    // every fetch and save: other modules read them).
+
     /// All attributes, inherited ones first, in slot order.
-    package private(set) var allAttributes: [AttributeDescription] = []
+    @exclusivity(unchecked) package private(set) var allAttributes: [AttributeDescription] = []
     /// All relationships, inherited ones first, in slot order.
-    package private(set) var allRelationships: [RelationshipDescription] = []
+    @exclusivity(unchecked) package private(set) var allRelationships: [RelationshipDescription] = []
     private var frozenPropertiesByName: [String: PropertyDescription] = [:]
     private var frozenPropertyNames: [String] = []
     /// Slots of transient attributes and relationships, and of required persistent attributes, so saves
     /// need not walk every property of every object.
-    package private(set) var transientAttributeSlots: [Int] = []
-    package private(set) var transientRelationshipSlots: [Int] = []
-    package private(set) var requiredAttributeSlots: [Int] = []
+    @exclusivity(unchecked) package private(set) var transientAttributeSlots: [Int] = []
+    @exclusivity(unchecked) package private(set) var transientRelationshipSlots: [Int] = []
+    @exclusivity(unchecked) package private(set) var requiredAttributeSlots: [Int] = []
     /// Slots of the attributes validation checks (required persistent ones, and those with a minimum,
     /// maximum, pattern or predicate), so objects of entities without rules cost nothing to validate.
-    package private(set) var validatedAttributeSlots: [Int] = []
+    @exclusivity(unchecked) package private(set) var validatedAttributeSlots: [Int] = []
     /// Slots of the persistent relationships validation checks (required, counted, or with predicates).
-    package private(set) var validatedRelationshipSlots: [Int] = []
+    @exclusivity(unchecked) package private(set) var validatedRelationshipSlots: [Int] = []
     /// Slots of the relationships with the deny delete rule.
-    package private(set) var denyRelationshipSlots: [Int] = []
+    @exclusivity(unchecked) package private(set) var denyRelationshipSlots: [Int] = []
     /// The properties whose key the class's ``ManagedObject/keysWithValidationMethods`` names.
-    package private(set) var propertiesWithValidationMethods: [PropertyDescription] = []
+    @exclusivity(unchecked) package private(set) var propertiesWithValidationMethods: [PropertyDescription] = []
     /// Attribute names and types by slot, for the key-value fast path.
-    package private(set) var frozenAttributeNames: [String] = []
-    package private(set) var frozenAttributeTypes: [AttributeType] = []
+    private(set) var frozenAttributeNames: [String] = []
+    @exclusivity(unchecked) package private(set) var frozenAttributeTypes: [AttributeType] = []
     private var frozenPropertyList: [PropertyDescription] = []
     /// Core Data's entity number (`Z_ENT`), assigned alphabetically from 1.
-    package var entityNumber: Int = 0
+    @exclusivity(unchecked) package var entityNumber: Int = 0
     /// The entity numbers of this entity and all its descendants.
-    package private(set) var hierarchyEntityNumbers: [Int] = []
+    @exclusivity(unchecked) package private(set) var hierarchyEntityNumbers: [Int] = []
     /// Every descendant entity, depth first.
-    package private(set) var allSubentities: [EntityDescription] = []
+    @exclusivity(unchecked) package private(set) var allSubentities: [EntityDescription] = []
     /// Per attribute slot: the default values a new object starts with.
-    package private(set) var defaultAttributeValues: [AttributeValue] = []
+    @exclusivity(unchecked) package private(set) var defaultAttributeValues: [AttributeValue] = []
     /// Whether the entity has to-many relationships (saves skip join and order work for those without).
-    package private(set) var hasToManyRelationships = false
+    @exclusivity(unchecked) package private(set) var hasToManyRelationships = false
     /// Per relationship slot: the values a new object starts with (nil to-ones, empty to-manys).
-    package private(set) var emptyRelationshipValues: [RelationshipStorage] = []
+    @exclusivity(unchecked) package private(set) var emptyRelationshipValues: [RelationshipStorage] = []
 
     package func computeLayout() {
         let inheritedAttributes = superentity?.allAttributes ?? []

@@ -90,7 +90,8 @@ public final class ManagedObjectModel: @unchecked Sendable, CustomStringConverti
     }
 
     /// Entities ordered by Core Data's entity number (`Z_ENT`), valid once frozen; index 0 is entity 1.
-    package private(set) var entitiesByNumber: [EntityDescription] = []
+    // Written while the model freezes, read-only afterwards: no overlapping access (see EntityDescription).
+    @exclusivity(unchecked) package private(set) var entitiesByNumber: [EntityDescription] = []
 
     /// Checks the model and makes it immutable. Called by the first coordinator that uses it. From then on
     /// the model is never deallocated (models are few and small; see ``ObjectID``).

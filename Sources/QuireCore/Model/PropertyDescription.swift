@@ -65,10 +65,11 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
     /// ``EntityDescription/superentity``).
     public package(set) unowned var entity: EntityDescription?
 
-    package var isFrozen = false
+    var isFrozen = false
     /// The property's index among its entity's attributes or relationships (inherited ones first), set when
     /// the model is frozen. An inherited property has the same index in every entity of its hierarchy.
-    package var slot: Int = -1
+    // Written while the model freezes, read-only afterwards: no overlapping access (see EntityDescription).
+    @exclusivity(unchecked) package var slot: Int = -1
 
     package init(name: String) {
         self.name = name

@@ -75,8 +75,10 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
 
     /// Set once the model is frozen: the resolved destination and inverse, so hot paths need no lookups.
     /// Unowned: the model owns its entities and they their properties, so both outlive any use through here.
-    package unowned var resolvedDestination: EntityDescription?
-    package unowned var resolvedInverse: RelationshipDescription?
+    // Written while the model freezes, read-only afterwards: no overlapping access (see EntityDescription).
+    @exclusivity(unchecked) package unowned var resolvedDestination: EntityDescription?
+    // Written while the model freezes, read-only afterwards: no overlapping access (see EntityDescription).
+    @exclusivity(unchecked) package unowned var resolvedInverse: RelationshipDescription?
 
     /// Whether validation checks the relationship: it is persistent and required, counted or has predicates.
     package var hasValidationRules: Bool {

@@ -33,7 +33,9 @@ public final class PersistentStore: @unchecked Sendable, CustomStringConvertible
 
     /// What answers the coordinator's requests. Set once, by the initializer, to the backend its kind made
     /// for this handle; implicitly unwrapped only because the backend needs the finished handle to be made.
-    package private(set) var backend: (any PersistentStoreBackend)!
+    /// Never written after the initializer, so no access can overlap a write: no dynamic exclusivity checks on
+    /// the request paths.
+    @exclusivity(unchecked) package private(set) var backend: (any PersistentStoreBackend)!
 
     /// Makes the handle of a store and, with `makeBackend`, the backend that answers for it.
     package init(

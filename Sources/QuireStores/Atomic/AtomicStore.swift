@@ -39,7 +39,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     /// The number of records of each entity, by entity number, while known: from the decoder, or from the
     /// last count; any change of ``nodes`` forgets it.
     private var entityCounts: [Int]?
-    package var nextKey: Int64 = 1
+    var nextKey: Int64 = 1
     /// The size and modification time of the file as last read or written, to notice another writer.
     private var fileStamp: FileStamp?
     /// Names of transient properties, which predicates on the cache cannot read (they hold no values).
@@ -189,7 +189,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     package func finishImport(maximumKeys: [ObjectIdentifier: Int64]) throws { try atomicFinishImport() }
 
     /// The external data files of the save in progress.
-    package var blobWrites: ExternalDataWrites?
+    var blobWrites: ExternalDataWrites?
 
     /// The attribute values a record keeps, for values being saved: data above the threshold moves to a
     /// file beside the store, unless the store keeps external data inline (then files are read back in).

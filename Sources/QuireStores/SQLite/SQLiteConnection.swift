@@ -10,7 +10,7 @@ package final class SQLiteConnection {
     package static var libraryVersion: String { String(cString: sqlite3_libversion()) }
 
     package let url: URL
-    package private(set) var handle: OpaquePointer?
+    private(set) var handle: OpaquePointer?
     private var statements: [String: SQLiteStatement] = [:]
 
     /// Opens (and, unless read-only, creates) a database.

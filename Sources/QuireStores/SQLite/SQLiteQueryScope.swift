@@ -17,7 +17,7 @@ package final class SQLiteAliasCounter {
 /// however many sort keys, predicate terms or fetched properties go through it.
 package final class SQLiteQueryScope {
     package let counter: SQLiteAliasCounter
-    package private(set) var joins: [String] = []
+    private(set) var joins: [String] = []
     private var joinAliases: [String: String] = [:]
 
     package init(counter: SQLiteAliasCounter) {

@@ -18,7 +18,7 @@ package final class SQLiteSchema {
         package let name: String
         package let root: EntityDescription
         /// Every column after `Z_PK, Z_ENT, Z_OPT`, in order.
-        package var columns: [Column] = []
+        var columns: [Column] = []
         package init(name: String, root: EntityDescription) {
             self.name = name
             self.root = root
@@ -63,12 +63,12 @@ package final class SQLiteSchema {
     }
 
     package let model: ManagedObjectModel
-    package private(set) var tables: [Table] = []
-    package private(set) var tablesByRoot: [ObjectIdentifier: Table] = [:]
-    package private(set) var mappings: [ObjectIdentifier: EntityMapping] = [:]
+    private(set) var tables: [Table] = []
+    private(set) var tablesByRoot: [ObjectIdentifier: Table] = [:]
+    private(set) var mappings: [ObjectIdentifier: EntityMapping] = [:]
     /// Join tables keyed by both the relationship and its inverse.
-    package private(set) var joinTables: [ObjectIdentifier: JoinTable] = [:]
-    package private(set) var allJoinTables: [JoinTable] = []
+    private(set) var joinTables: [ObjectIdentifier: JoinTable] = [:]
+    private(set) var allJoinTables: [JoinTable] = []
 
     package init(model: ManagedObjectModel) {
         self.model = model

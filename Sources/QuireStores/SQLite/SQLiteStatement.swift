@@ -7,7 +7,7 @@ package let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self
 
 /// A prepared statement with typed binding and reading of ``AttributeValue``s.
 package final class SQLiteStatement {
-    package private(set) var raw: OpaquePointer?
+    private(set) var raw: OpaquePointer?
     package unowned let connection: SQLiteConnection
 
     package init(_ raw: OpaquePointer, connection: SQLiteConnection) {

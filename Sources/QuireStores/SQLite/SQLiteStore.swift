@@ -12,8 +12,8 @@ package final class WritePlan {
     /// To-one relationship slots, and whether each also stores the destination's entity number.
     package let relationshipSlots: [(Int, Bool)]
     /// The prepared statements, owned by the connection's cache (cleared with the plans on close).
-    package var insertStatement: SQLiteStatement?
-    package var updateStatement: SQLiteStatement?
+    var insertStatement: SQLiteStatement?
+    var updateStatement: SQLiteStatement?
 
     package init(insertSQL: String, updateSQL: String, attributeSlots: [(Int, Bool)], relationshipSlots: [(Int, Bool)]) {
         self.insertSQL = insertSQL
@@ -36,18 +36,18 @@ package final class SQLiteStore: ImportingStoreBackend {
     private var openFileToken: AnyHashable?
     package let schema: SQLiteSchema
     /// Per entity: how to read its rows.
-    package var readers: [ObjectIdentifier: RowReader] = [:]
+    var readers: [ObjectIdentifier: RowReader] = [:]
     /// The same readers by entity number (`Z_ENT`), for the per-row lookup.
-    package var readersByNumber: [RowReader?] = []
+    var readersByNumber: [RowReader?] = []
     /// Per entity: how to write its rows.
-    package var writePlans: [ObjectIdentifier: WritePlan] = [:]
+    var writePlans: [ObjectIdentifier: WritePlan] = [:]
     /// Per table: the select list and the select of one row by key.
-    package var selectLists: [ObjectIdentifier: String] = [:]
-    package var rowByKeySQL: [ObjectIdentifier: String] = [:]
+    var selectLists: [ObjectIdentifier: String] = [:]
+    var rowByKeySQL: [ObjectIdentifier: String] = [:]
     /// The external data files of the save in progress.
-    package var blobWrites: ExternalDataWrites?
+    var blobWrites: ExternalDataWrites?
     /// The lengths of external data files carried into the store by an import.
-    package var importedLengths: [String: Int64] = [:]
+    var importedLengths: [String: Int64] = [:]
 
     package init(store: PersistentStore) {
         self.store = store

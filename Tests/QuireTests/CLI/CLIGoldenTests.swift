@@ -17,6 +17,7 @@ import Testing
         #expect(result == .init(status: 0, stdout: """
             Runs.quiredoc: package (application/x-quire-sample)
             Store: SQLite, UUID <UUID>
+            Model: the model embedded by Quire
             Model version hashes:
               Run  bUDBLn7GVAK9HPTpNV6HK+1m76/O/ezANTP7HZnu6CQ=
             Entities:
@@ -35,6 +36,7 @@ import Testing
         #expect(json.status == 0)
         #expect(json.stdout.contains("\"entities\" : {\n    \"Run\" : 5\n  }"))
         #expect(json.stdout.contains("\"container\" : \"package\""))
+        #expect(json.stdout.contains("\"model\" : \"the model embedded by Quire\""))
     }
 
     @Test func infoCountsExternalData() throws {
