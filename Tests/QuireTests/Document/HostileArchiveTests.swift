@@ -197,4 +197,53 @@ import QuireStores
         // Within the range the shipped shared-mime-info magic searches.
         #expect(start >= 38 && start <= 90)
     }
+
+    // MARK: Zip bombs and full disks (issue 14)
+
+    @Test func aBombUnderTheSizeLimitsIsRefusedByItsCompressionRatio() throws {
+        // 300 MiB of zeros deflate to about 300 KiB: under the default per-entry (4 GiB) and total (16 GiB)
+        // limits, far over the default ratio (100) once past its floor (256 MiB).
+        let url = try makeArchive("ratio-bomb.zip", zip: true, [.file("StoreContent/persistentStore", Data(count: 300 << 20))])
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber).int64Value
+        #expect(size < 2 << 20)
+        let error = expectQuireError(.archiveLimitExceeded) {
+            try PersistentDocument(contentsOf: url, ofType: kindZip.typeName, model: DocumentFixtures.model())
+        }
+        #expect(error?.message.contains("zip bomb") == true, "\(String(describing: error))")
+        #expect(error?.message.contains(url.lastPathComponent) == true)
+        // A lower floor refuses the same archive sooner; a higher ratio lets it through to the size limits.
+        var limits = ArchiveLimits()
+        limits.compressionRatioFloor = 1 << 20
+        expectRefused(url, kind: kindZip, .archiveLimitExceeded, limits: limits)
+    }
+
+    @Test(.enabled(if: SearchMetadataTests.canMountRamfs, "mounting a small tmpfs (a disk that fills up) needs root"))
+    func aFullDiskIsReportedAsOutOfSpace() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("quire-tmpfs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        try #require(SearchMetadataTests.run("/bin/mount", ["-t", "tmpfs", "-o", "size=16m", "tmpfs", base.path]))
+        defer {
+            _ = SearchMetadataTests.run("/bin/umount", [base.path])
+            try? FileManager.default.removeItem(at: base)
+        }
+        // 40 MiB of zeros: under every size limit and the ratio floor, over the 16 MiB disk.
+        let url = try makeArchive("fills-the-disk.zip", zip: true, [.file("StoreContent/persistentStore", Data(count: 40 << 20))])
+        let work = base.appendingPathComponent("work")
+        try DocumentFiles.makeDirectory(work, mode: 0o700)
+        let error = expectQuireError(.fileWriteOutOfSpace) { try FlatArchive.extract(url, into: work, limits: ArchiveLimits()) }
+        #expect(error?.message.contains("not enough free space") == true, "\(String(describing: error))")
+        #expect(error?.message.contains(url.lastPathComponent) == true)
+        // Extraction stopped with the reserve still free.
+        var filesystem = statvfs()
+        #expect(statvfs(base.path, &filesystem) == 0)
+        #expect(filesystem.f_bavail > 0)
+
+        // An archive that fits is extracted on the same disk.
+        DocumentFiles.removeTree(work)
+        try DocumentFiles.makeDirectory(work, mode: 0o700)
+        let small = try makeArchive("fits.zip", zip: true, [.file("StoreContent/persistentStore", Data(count: 4 << 20))])
+        try FlatArchive.extract(small, into: work, limits: ArchiveLimits())
+        #expect(DocumentFiles.kind(of: work.appendingPathComponent("StoreContent/persistentStore")) == .file(size: 4 << 20))
+    }
+
 }
