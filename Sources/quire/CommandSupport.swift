@@ -147,10 +147,12 @@ func byteCount(_ bytes: Int64) -> String {
     return String(format: "%.1f %@", value, units[unit])
 }
 
-/// A hidden sibling folder for building an output before it is renamed into place.
+/// A hidden sibling folder for building an output before it is renamed into place, named with this process's
+/// ID; those that killed runs left beside the same output are removed first.
 func stagingFolder(beside output: URL) throws -> URL {
-    let folder = output.deletingLastPathComponent()
-        .appendingPathComponent(".\(output.lastPathComponent).quire-\(UUID().uuidString.prefix(8).lowercased()).staging")
+    let parent = output.deletingLastPathComponent()
+    WorkingFolders.collectStale(in: parent, prefix: ".\(output.lastPathComponent).quire-")
+    let folder = parent.appendingPathComponent(".\(output.lastPathComponent).quire-\(WorkingFolders.token()).staging")
     try writing(output) {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
     }

@@ -67,6 +67,8 @@ extension DocumentContents {
         }
         let blobs = externalDataFiles()
 
+        // Staging folders of conversions that were killed are removed first.
+        WorkingFolders.collectStale(in: output.deletingLastPathComponent(), prefix: "." + output.lastPathComponent + SafeSave.marker)
         let staging = SafeSave.sibling(of: output, token: SafeSave.newToken(), suffix: "convert")
         try DocumentFiles.makeDirectory(staging, mode: 0o700)
         defer { DocumentFiles.removeTree(staging) }

@@ -87,9 +87,7 @@ public final class DocumentContents {
             workingFolder = nil
         case .zipArchive, .tarArchive:
             mimeType = try DocumentSniffer.sniff(url).mimeType
-            let folder = FileManager.default.temporaryDirectory
-                .appendingPathComponent("quire-contents-\(UUID().uuidString)", isDirectory: true)
-            try DocumentFiles.makeDirectory(folder, mode: 0o700)
+            let folder = try WorkingFolders.makeTemporary(prefix: WorkingFolders.contentsPrefix)
             do {
                 try FlatArchive.extract(url, into: folder, limits: limits)
                 try DocumentPackage.validate(folder)
@@ -107,11 +105,18 @@ public final class DocumentContents {
             packageURL = folder
             storeURL = folder.appendingPathComponent(DocumentPackageLayout.storePath)
         }
-        let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: nil, at: storeURL)
-        if case .string(let name)? = metadata[StoreMetadataKey.storeType] {
-            storeType = StoreType(rawValue: name)
-        } else {
-            storeType = try StoreKinds.detectType(at: storeURL)
+        // An initializer that throws before every property is set never runs `deinit`: the working copy is
+        // removed here when the store cannot be read.
+        do {
+            let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: nil, at: storeURL)
+            if case .string(let name)? = metadata[StoreMetadataKey.storeType] {
+                storeType = StoreType(rawValue: name)
+            } else {
+                storeType = try StoreKinds.detectType(at: storeURL)
+            }
+        } catch {
+            if let workingFolder { DocumentFiles.removeTree(workingFolder) }
+            throw error
         }
     }
 

@@ -148,9 +148,60 @@ enum DocumentFiles {
         }
     }
 
-    /// Removes a file or a whole tree, never following links; missing items are fine.
+    /// Removes a file or a whole tree, never following links; missing items are fine. Trees deeper than
+    /// `PATH_MAX`, which FileManager cannot remove, are removed relative to open folders (``removeDeepTree(_:)``).
     static func removeTree(_ url: URL) {
         guard kind(of: url) != .missing else { return }
         try? FileManager.default.removeItem(atPath: url.path)
+        if kind(of: url) == .directory { removeDeepTree(url) }
+    }
+
+    /// Removes a folder tree of any depth with `openat`/`unlinkat`, one open folder at a time (going back up
+    /// through `..`), so neither `PATH_MAX` nor the limit on open files stops it. Best effort: what cannot be
+    /// removed stays.
+    static func removeDeepTree(_ url: URL) {
+        var fd = open(url.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        var names: [String] = []
+        while true {
+            // Unlink what is not a folder; go down into the first folder.
+            var descended = false
+            for name in entryNames(of: fd) {
+                if unlinkat(fd, name, 0) == 0 { continue }
+                let child = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                guard child >= 0 else { continue }
+                close(fd)
+                fd = child
+                names.append(name)
+                descended = true
+                break
+            }
+            if descended { continue }
+            // The folder is as empty as it gets: go back up and remove it.
+            guard let name = names.popLast() else { break }
+            let parent = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            close(fd)
+            guard parent >= 0 else { return }
+            fd = parent
+            if unlinkat(fd, name, AT_REMOVEDIR) != 0 { break }
+        }
+        close(fd)
+        rmdir(url.path)
+    }
+
+    /// The names in an open folder, without `.` and `..`; the descriptor stays open.
+    private static func entryNames(of fd: Int32) -> [String] {
+        let copy = dup(fd)
+        guard copy >= 0, let directory = fdopendir(copy) else { return [] }
+        defer { closedir(directory) }
+        rewinddir(directory)  // the copy shares its offset with `fd`, which an earlier listing moved
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 }

@@ -10,8 +10,12 @@ extension FlatArchive {
     /// Only regular files and folders are accepted. Absolute paths, `..`, symbolic and hard links, devices,
     /// FIFOs and sockets, names that occur twice, entries above ``ArchiveLimits/maximumEntrySize``, archives
     /// expanding above ``ArchiveLimits/maximumTotalSize`` or holding more than
-    /// ``ArchiveLimits/maximumEntryCount`` entries are refused with a ``QuireError`` naming the archive and the
-    /// entry. Paths are checked before libarchive's disk writer sees them, and the writer runs with its secure
+    /// ``ArchiveLimits/maximumEntryCount`` entries, and archives whose entries expand more than
+    /// ``ArchiveLimits/maximumCompressionRatio`` times the bytes read (past ``ArchiveLimits/compressionRatioFloor``)
+    /// are refused with a ``QuireError`` naming the archive and the entry. Free space is checked before an entry
+    /// is written and every few MiB while it is: what would leave the working folder's filesystem with less than
+    /// a small reserve (``freeSpaceReserve(of:)``) is refused with ``QuireError/Code/fileWriteOutOfSpace``, and so
+    /// is a write the disk cuts short. Paths are checked before libarchive's disk writer sees them, and the writer runs with its secure
     /// flags as a second guard (no symlinks followed, no `..`, no overwriting), so nothing is ever written
     /// outside `folder`. On error the caller removes `folder`.
     static func extract(_ url: URL, into folder: URL, limits: ArchiveLimits) throws {
@@ -29,6 +33,7 @@ extension FlatArchive {
         var total: Int64 = 0
         var count = 0
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var sinceSpaceCheck: Int64 = 0
         while let entry = try reader.nextEntry() {
             count += 1
             if count > limits.maximumEntryCount {
@@ -65,6 +70,9 @@ extension FlatArchive {
             if !isDirectory && archive_entry_size_is_set(entry) != 0 && archive_entry_size(entry) > limits.maximumEntrySize {
                 throw entryTooLarge(url, path, limits)
             }
+            if !isDirectory && archive_entry_size_is_set(entry) != 0 {
+                try checkFreeSpace(in: folder, for: archive_entry_size(entry), archive: url, path: path)
+            }
             // A clean entry: the checked path under the folder, private permissions, no owner or attributes.
             archive_entry_set_pathname(entry, base + "/" + path)
             archive_entry_set_perm(entry, isDirectory ? 0o700 : 0o600)
@@ -87,12 +95,57 @@ extension FlatArchive {
                             "The archive '\(url.path)' expands to more than \(limits.maximumTotalSize) bytes.",
                             context: .init(file: url))
                     }
-                    guard archive_write_data(disk, buffer, read) == read else { throw diskError(disk, folder, path) }
+                    if total > limits.compressionRatioFloor {
+                        let consumed = max(archive_filter_bytes(reader.archive, -1), 1)
+                        if total / consumed > limits.maximumCompressionRatio {
+                            throw QuireError(
+                                .archiveLimitExceeded,
+                                "The entry '\(path)' of the archive '\(url.path)' expands more than "
+                                    + "\(limits.maximumCompressionRatio) times (\(total) bytes from \(consumed)): a zip bomb.",
+                                context: .init(file: url))
+                        }
+                    }
+                    sinceSpaceCheck += Int64(read)
+                    if sinceSpaceCheck >= spaceCheckInterval {
+                        sinceSpaceCheck = 0
+                        try checkFreeSpace(in: folder, for: spaceCheckInterval, archive: url, path: path)
+                    }
+                    let wrote = archive_write_data(disk, buffer, read)
+                    guard wrote == read else {
+                        // A short write without an errno is how a full disk shows through libarchive.
+                        if wrote >= 0 || archive_errno(disk) == 0 { try checkFreeSpace(in: folder, for: Int64(read), archive: url, path: path) }
+                        throw diskError(disk, folder, path)
+                    }
                 }
             }
             guard archive_write_finish_entry(disk) >= ARCHIVE_WARN else { throw diskError(disk, folder, path) }
         }
         guard archive_write_close(disk) >= ARCHIVE_WARN else { throw diskError(disk, folder, "(closing)") }
+    }
+
+    /// How many bytes are written between two checks of the free space.
+    static let spaceCheckInterval: Int64 = 4 << 20
+
+    /// The free space extraction leaves on a filesystem: 5% of its size, at most 64 MiB.
+    static func freeSpaceReserve(of filesystem: statvfs) -> Int64 {
+        min(64 << 20, Int64(filesystem.f_blocks) * Int64(filesystem.f_frsize) / 20)
+    }
+
+    /// Refuses to write `count` more bytes into `folder` when that would leave its filesystem with less than the
+    /// reserve. Filesystems that report no size (ramfs) are not checked.
+    ///
+    /// - Throws: ``QuireError/Code/fileWriteOutOfSpace`` naming the archive, the entry and the folder.
+    static func checkFreeSpace(in folder: URL, for count: Int64, archive url: URL, path: String) throws {
+        var filesystem = statvfs()
+        guard statvfs(folder.path, &filesystem) == 0, filesystem.f_blocks > 0 else { return }
+        let available = Int64(filesystem.f_bavail) * Int64(filesystem.f_frsize)
+        let reserve = freeSpaceReserve(of: filesystem)
+        guard available - count < reserve else { return }
+        throw QuireError(
+            .fileWriteOutOfSpace,
+            "There is not enough free space in '\(folder.path)' to extract '\(path)' of the archive '\(url.path)' "
+                + "(\(available) bytes free, \(count) more needed, \(reserve) kept free).",
+            context: .init(file: url), underlying: SystemCallError(code: ENOSPC, function: "statvfs"))
     }
 
     private static func entryTooLarge(_ url: URL, _ path: String, _ limits: ArchiveLimits) -> QuireError {

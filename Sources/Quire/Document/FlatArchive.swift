@@ -17,6 +17,12 @@ public struct ArchiveLimits: Sendable, Hashable {
     public var maximumTotalSize: Int64 = 16 << 30
     /// The most entries an archive may have (1,000,000 by default).
     public var maximumEntryCount: Int = 1_000_000
+    /// The most times its entries may expand the bytes read from the archive (100 by default), once they have
+    /// expanded past ``compressionRatioFloor``: a zip bomb's entries compress a thousandfold, a document's
+    /// store and files far less.
+    public var maximumCompressionRatio: Int64 = 100
+    /// The expanded size below which the compression ratio is not checked, in bytes (256 MiB by default).
+    public var compressionRatioFloor: Int64 = 256 << 20
 
     /// Creates the default limits.
     public init() {}

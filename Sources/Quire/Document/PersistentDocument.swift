@@ -161,9 +161,7 @@ open class PersistentDocument {
     }
 
     static func makeWorkingFolder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("quire-document-\(UUID().uuidString)")
-        try DocumentFiles.makeDirectory(folder, mode: 0o700)
-        return folder
+        try WorkingFolders.makeTemporary(prefix: WorkingFolders.documentPrefix)
     }
 
     private func makeEmptyWorkingTree() throws {

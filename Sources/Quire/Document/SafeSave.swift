@@ -34,7 +34,8 @@ enum SafeSave {
         url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent)\(marker)\(token).\(suffix)")
     }
 
-    static func newToken() -> String { String(UUID().uuidString.prefix(8)).lowercased() }
+    /// A token naming this process (`p<pid>-<hex>`), so that siblings a killed process left are collected.
+    static func newToken() -> String { WorkingFolders.token() }
 
     /// Replaces (or creates) the package folder at `destination` with the tree `build` writes into the folder
     /// it is given.

@@ -2,9 +2,6 @@ import QuireCore
 import QuireStores
 import Foundation
 
-#if canImport(FoundationXML)
-    import FoundationXML
-#endif
 
 extension SearchMetadata {
     /// Reads a document's search metadata without opening its store (what an indexer calls): `Metadata/meta.xml`
@@ -65,21 +62,31 @@ extension SearchMetadata {
         }
     }
 
-    /// Fills the fields from an ODF `office:document-meta` document.
+    /// Fills the fields from an ODF `office:document-meta` document, read with Quire's own ``XMLByteScanner``
+    /// (never Foundation's `XMLParser`, which crashes on Linux on some inputs).
     mutating func parseMetaXML(_ data: Data, source: URL) throws {
-        let delegate = MetaXMLReader()
-        let parser = XMLParser(data: data)
-        parser.shouldResolveExternalEntities = false
-        parser.shouldProcessNamespaces = false
-        parser.delegate = delegate
-        guard parser.parse(), delegate.sawRoot, delegate.closedRoot else {
-            throw QuireError(
+        func failure(_ reason: String, line: Int?) -> QuireError {
+            QuireError(
                 .fileReadCorruptFile,
-                "The search metadata in '\(source.path)' is not an ODF meta document"
-                    + (parser.parserError.map { " (\($0.localizedDescription))" } ?? "") + ".",
-                context: .init(file: source, position: parser.lineNumber))
+                "The search metadata in '\(source.path)' is not an ODF meta document (\(reason)).",
+                context: .init(file: source, position: line))
         }
-        let fields = delegate.fields
+        guard String(data: data, encoding: .utf8) != nil else { throw failure("it is not UTF-8 text", line: nil) }
+        let outcome: Result<MetaXMLReader.Fields, XMLSyntaxError> = data.withUnsafeBytes { buffer in
+            var reader = MetaXMLReader(scanner: XMLByteScanner(buffer, maximumValueSize: Int(Self.metaXMLLimit), acceptsDatabaseDoctype: false))
+            do { return .success(try reader.read()) } catch let error as XMLSyntaxError {
+                return .failure(error)
+            } catch {
+                return .failure(XMLSyntaxError(offset: 0, reason: "\(error)"))
+            }
+        }
+        let fields: MetaXMLReader.Fields
+        switch outcome {
+        case .success(let read): fields = read
+        case .failure(let error):
+            let line = data.withUnsafeBytes { XMLByteScanner($0, maximumValueSize: 0).lineAndColumn(at: error.offset).line }
+            throw failure(error.reason, line: line)
+        }
         title = fields.title
         comment = fields.comment
         keywords = fields.keywords
@@ -97,8 +104,8 @@ extension SearchMetadata {
     }
 }
 
-/// Collects the fields of `meta.xml` as the parser reports them.
-private final class MetaXMLReader: NSObject, XMLParserDelegate {
+/// Collects the fields of `meta.xml` from the scanner's tokens, checking that elements nest.
+private struct MetaXMLReader {
     struct Fields {
         var title: String?
         var comment: String?
@@ -110,43 +117,94 @@ private final class MetaXMLReader: NSObject, XMLParserDelegate {
         var userDefined: [(String, String)] = []
     }
 
+    var scanner: XMLByteScanner
     var fields = Fields()
-    var sawRoot = false
-    var closedRoot = false
-    private var text = ""
+    private var stack: [XMLByteScanner.Span] = []
+    private var sawRoot = false
+    private var text: [UInt8] = []
     private var userDefinedName: String?
 
-    func parser(
-        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
-        attributes: [String: String] = [:]
-    ) {
-        text = ""
-        switch elementName {
-        case "office:document-meta": sawRoot = true
-        case "meta:document-statistic": fields.objectCount = attributes["meta:object-count"].flatMap { Int($0) }
-        case "meta:user-defined": userDefinedName = attributes["meta:name"]
-        default: break
+    init(scanner: XMLByteScanner) {
+        self.scanner = scanner
+    }
+
+    /// The value of an attribute of the current start tag, decoded.
+    private func attribute(_ name: StaticString) throws(XMLSyntaxError) -> String? {
+        guard let attribute = scanner.attribute(name) else { return nil }
+        var bytes: [UInt8] = []
+        try scanner.decode(attribute.value, kind: attribute.kind, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    mutating func read() throws(XMLSyntaxError) -> Fields {
+        while true {
+            let token = try scanner.next()
+            switch token {
+            case .start(let name, let selfClosing):
+                guard !sawRoot || !stack.isEmpty else {
+                    throw XMLSyntaxError(offset: scanner.tokenStart, reason: "an element after the root element")
+                }
+                guard stack.count < 64 else { throw XMLSyntaxError(offset: scanner.tokenStart, reason: "elements nest too deeply") }
+                if stack.isEmpty {
+                    guard scanner.span(name, equals: "office:document-meta") else {
+                        throw XMLSyntaxError(offset: scanner.tokenStart, reason: "the root element is not <office:document-meta>")
+                    }
+                    sawRoot = true
+                }
+                text = []
+                if scanner.span(name, equals: "meta:document-statistic") {
+                    fields.objectCount = try attribute("meta:object-count").flatMap { Int($0) }
+                } else if scanner.span(name, equals: "meta:user-defined") {
+                    userDefinedName = try attribute("meta:name")
+                }
+                stack.append(name)
+                if selfClosing { end(name) }
+            case .end(let name):
+                guard let open = stack.last, scanner.span(open, equals: name) else {
+                    throw XMLSyntaxError(offset: scanner.tokenStart, reason: "</\(scanner.string(name))> closes no open element")
+                }
+                end(name)
+            case .text(let span, let kind):
+                if stack.isEmpty {
+                    var index = span.start
+                    while index < span.end {
+                        let byte = scanner.bytes[index]
+                        guard byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D else {
+                            throw XMLSyntaxError(offset: span.start, reason: "text outside the root element")
+                        }
+                        index += 1
+                    }
+                } else {
+                    try scanner.decode(span, kind: kind, into: &text)
+                }
+            case .endOfInput:
+                guard sawRoot, stack.isEmpty else {
+                    throw XMLSyntaxError(offset: scanner.bytes.count, reason: sawRoot ? "the file ends inside an element" : "there is no root element")
+                }
+                return fields
+            }
         }
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        if text.utf8.count < 4 << 20 { text += string }
-    }
-
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-        switch elementName {
-        case "office:document-meta": closedRoot = true
-        case "dc:title": fields.title = text
-        case "dc:description": fields.comment = text
-        case "dc:creator": fields.creator = text
-        case "meta:initial-creator": fields.initialCreator = text
-        case "meta:keyword": fields.keywords.append(text)
-        case "dc:date": fields.date = text
-        case "meta:user-defined":
-            if let name = userDefinedName { fields.userDefined.append((name, text)) }
+    private mutating func end(_ name: XMLByteScanner.Span) {
+        stack.removeLast()
+        let value = String(decoding: text, as: UTF8.self)
+        if scanner.span(name, equals: "dc:title") {
+            fields.title = value
+        } else if scanner.span(name, equals: "dc:description") {
+            fields.comment = value
+        } else if scanner.span(name, equals: "dc:creator") {
+            fields.creator = value
+        } else if scanner.span(name, equals: "meta:initial-creator") {
+            fields.initialCreator = value
+        } else if scanner.span(name, equals: "meta:keyword") {
+            fields.keywords.append(value)
+        } else if scanner.span(name, equals: "dc:date") {
+            fields.date = value
+        } else if scanner.span(name, equals: "meta:user-defined") {
+            if let userDefinedName { fields.userDefined.append((userDefinedName, value)) }
             userDefinedName = nil
-        default: break
         }
-        text = ""
+        text = []
     }
 }

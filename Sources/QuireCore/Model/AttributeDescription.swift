@@ -88,4 +88,11 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     package override var versionHashText: String {
         super.versionHashText + ";kind=attribute;type=\(attributeType.rawValue)"
     }
+
+    /// The attribute as Core Data prints it: the property's fields, then its type, value type and default.
+    public override var description: String {
+        "(<AttributeDescription>), \(propertyDescriptionText), attributeType \(attributeType.rawValue)"
+            + ", attributeValueClassName \(attributeValueTypeName ?? "(null)")"
+            + ", defaultValue \(defaultAttributeValue.isNull ? "(null)" : defaultAttributeValue.description)"
+    }
 }

@@ -278,7 +278,4 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
 
     /// Hashes the entity's identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
-
-    /// The entity's name.
-    public var description: String { "EntityDescription(\(name))" }
 }

@@ -25,8 +25,23 @@ extension ManagedObjectModel {
         localizationDictionary.merge(entries) { _, new in new }
     }
 
-    /// The strings files ``init(contentsOf:)`` loads beside a model file, in the order they are applied.
+    /// Loads the strings files beside a model file that exist, over what the model file holds (the later file
+    /// wins); what ``init(contentsOf:)`` does for every kind of model file.
+    package func loadLocalizations(besideModelAt url: URL) throws {
+        for file in Self.localizationFiles(besideModelAt: url) where FileManager.default.fileExists(atPath: file.path) {
+            try loadLocalization(contentsOf: file)
+        }
+    }
+
+    /// The strings files ``init(contentsOf:)`` loads beside a model file, in the order they are applied:
+    /// `<Name>Model.strings` (Core Data's rule) then `<Name>.strings`, where `Name` is the model file's name without
+    /// its extension: `Run` for `Run.json`, `MyDocument` for `MyDocument.xcdatamodel` (also when the URL is its
+    /// `contents` file) and for `MyDocument.xcdatamodeld`.
     package static func localizationFiles(besideModelAt url: URL) -> [URL] {
+        var url = url
+        if url.lastPathComponent == "contents", url.deletingLastPathComponent().pathExtension == "xcdatamodel" {
+            url = url.deletingLastPathComponent()
+        }
         let base = url.deletingPathExtension().lastPathComponent
         let folder = url.deletingLastPathComponent()
         return ["\(base)Model.strings", "\(base).strings"].map { folder.appendingPathComponent($0) }

@@ -48,6 +48,7 @@ extension ManagedObjectModel {
         if let document = try XcodeModelReader.documentIfXcodeModel(at: url) {
             self.init()
             try ManagedObjectModel.apply(document, to: self, file: url)
+            try loadLocalizations(besideModelAt: url)
             return
         }
         let data: Data
@@ -63,10 +64,7 @@ extension ManagedObjectModel {
             error.message = "In '\(url.path)': " + error.message
             throw error
         }
-        // The strings files beside the model localize it, over what the model file holds (the later file wins).
-        for file in Self.localizationFiles(besideModelAt: url) where FileManager.default.fileExists(atPath: file.path) {
-            try loadLocalization(contentsOf: file)
-        }
+        try loadLocalizations(besideModelAt: url)
     }
 
     /// Writes the canonical form to a file.

@@ -203,10 +203,6 @@ public final class ManagedObjectModel: @unchecked Sendable, CustomStringConverti
         QuireError(.invalidModel, message, context: .init(entity: entity, key: key))
     }
 
-    /// A summary listing the entities.
-    public var description: String {
-        "ManagedObjectModel(\(entities.map(\.name).sorted().joined(separator: ", ")))"
-    }
 }
 
 extension RelationshipDescription {

@@ -89,6 +89,7 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
         "name=\(name);optional=\(isOptional);transient=\(isTransient);modifier=\(versionHashModifier ?? "")"
     }
 
-    /// The property's name and kind.
-    public var description: String { "\(type(of: self))(\(name))" }
+    /// The property as Core Data prints it: `(<PropertyDescription>), name …, isOptional 1, …` (see
+    /// `ManagedObjectModel+Description.swift`); attributes and relationships add their own fields.
+    public var description: String { "(<\(type(of: self))>), \(propertyDescriptionText)" }
 }

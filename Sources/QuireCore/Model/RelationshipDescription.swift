@@ -92,4 +92,12 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
             + ";kind=relationship;destination=\(destinationEntityName);inverse=\(inverseRelationshipName ?? "")"
             + ";toMany=\(isToMany);ordered=\(isOrdered);min=\(minCount);max=\(maxCount)"
     }
+
+    /// The relationship as Core Data prints it: the property's fields, then its destination, inverse, counts,
+    /// order, cardinality and delete rule.
+    public override var description: String {
+        "(<RelationshipDescription>), \(propertyDescriptionText), destination entity \(destinationEntityName)"
+            + ", inverseRelationship \(inverseRelationshipName ?? "(null)"), minCount \(minCount), maxCount \(maxCount)"
+            + ", isOrdered \(isOrdered ? 1 : 0), isToMany \(isToMany ? 1 : 0), deleteRule \(deleteRule.rawValue)"
+    }
 }

@@ -59,11 +59,14 @@ struct CLIHarness {
     /// Runs `quire` with arguments in the folder.
     func run(_ arguments: String...) throws -> Result { try run(arguments) }
 
-    /// Runs `quire` with arguments in the folder.
-    func run(_ arguments: [String]) throws -> Result {
+    /// Runs `quire` with arguments in the folder, with `environment` added to this process's.
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         process.currentDirectoryURL = folder.url
         let out = Pipe()
         let err = Pipe()

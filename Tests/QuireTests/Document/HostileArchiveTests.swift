@@ -195,4 +195,25 @@ import Quire
         // Within the range the shipped shared-mime-info magic searches.
         #expect(start >= 38 && start <= 90)
     }
+
+    // MARK: Zip bombs and full disks (issue 14)
+
+    @Test func aBombUnderTheSizeLimitsIsRefusedByItsCompressionRatio() throws {
+        // 300 MiB of zeros deflate to about 300 KiB: under the default per-entry (4 GiB) and total (16 GiB)
+        // limits, far over the default ratio (100) once past its floor (256 MiB).
+        let url = try makeArchive("ratio-bomb.zip", zip: true, [.file("StoreContent/persistentStore", Data(count: 300 << 20))])
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber).int64Value
+        #expect(size < 2 << 20)
+        let error = expectQuireError(.archiveLimitExceeded) {
+            try PersistentDocument(contentsOf: url, ofType: kindZip.typeName, model: DocumentFixtures.model())
+        }
+        #expect(error?.message.contains("zip bomb") == true, "\(String(describing: error))")
+        #expect(error?.message.contains(url.lastPathComponent) == true)
+        // A lower floor refuses the same archive sooner; a higher ratio lets it through to the size limits.
+        var limits = ArchiveLimits()
+        limits.compressionRatioFloor = 1 << 20
+        expectRefused(url, kind: kindZip, .archiveLimitExceeded, limits: limits)
+    }
+
+
 }

@@ -31,6 +31,7 @@ import Quire
         #expect(error?.message.contains(member.path) ?? false)
     }
 
+
     /// Runs `mount` or `umount` with arguments; true when it succeeded.
     static func run(_ tool: String, _ arguments: [String]) -> Bool {
         let process = Process()

@@ -1,10 +1,6 @@
 import QuireSupport
 import Foundation
 
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
-
 /// One element of an Xcode model file: its name, attributes, child elements and the line it starts on.
 /// Text between elements is not kept: the format carries everything in attributes.
 package struct XcodeModelElement: Sendable {
@@ -23,9 +19,11 @@ package struct XcodeModelElement: Sendable {
     }
 }
 
-/// Reads an Xcode model's `contents` XML into a tree of ``XcodeModelElement``s, defensively: the input is
-/// UTF-8, a document type declaration (and with it every entity declaration) is refused, external entities are
-/// never resolved, and the size, nesting depth, element count and attribute lengths are bounded.
+/// Reads an Xcode model's `contents` XML into a tree of ``XcodeModelElement``s, defensively, with Quire's own
+/// ``XMLByteScanner`` (never Foundation's `XMLParser`, which crashes on Linux on some inputs): the input is UTF-8,
+/// a document type declaration (and with it every entity declaration) and every processing instruction but the XML
+/// declaration are refused, external entities are never
+/// resolved, and the size, nesting depth, element count, attribute count and attribute lengths are bounded.
 package enum XcodeModelXML {
     /// Bounds on what a `contents` file may hold; real models stay far below them.
     package struct Limits: Sendable {
@@ -74,91 +72,137 @@ package enum XcodeModelXML {
                 }
             }
         }
-        let parser = XMLParser(data: data)
-        parser.shouldResolveExternalEntities = false
-        parser.shouldProcessNamespaces = false
-        parser.shouldReportNamespacePrefixes = false
-        let builder = TreeBuilder(limits: limits)
-        parser.delegate = builder
-        let parsed = parser.parse()
-        if let problem = builder.problem {
+        do {
+            return try data.withUnsafeBytes { buffer in
+                var builder = TreeBuilder(buffer: buffer, limits: limits)
+                return try builder.run()
+            }
+        } catch let problem as Problem {
             throw failure(problem.message, line: problem.line)
         }
-        guard parsed, let root = builder.root else {
-            let detail = parser.parserError.map { ($0 as NSError).localizedDescription } ?? "it is not well-formed XML"
-            throw failure("the XML cannot be read (\(detail)).", line: parser.lineNumber > 0 ? parser.lineNumber : nil)
-        }
-        return root
     }
 
-    /// The SAX delegate that builds the tree and enforces the limits; used by one parse on one thread.
-    private final class TreeBuilder: NSObject, XMLParserDelegate {
-        struct Problem {
-            package var message: String
-            package var line: Int
-        }
+    /// What is wrong with a file, and on which line.
+    private struct Problem: Error {
+        var message: String
+        var line: Int
+    }
 
+    /// Builds the tree from ``XMLByteScanner``'s tokens, checking nesting and enforcing the limits; used by one
+    /// parse inside `Data.withUnsafeBytes`.
+    private struct TreeBuilder {
+        var scanner: XMLByteScanner
         let limits: Limits
-        var stack: [XcodeModelElement] = []
+        var stack: [(name: XMLByteScanner.Span, element: XcodeModelElement)] = []
         var root: XcodeModelElement?
         var count = 0
-        var problem: Problem?
+        /// The line of ``countedOffset``, counted forward as tokens are read (linear in the file's size).
+        var line = 1
+        var countedOffset = 0
+        var valueBuffer: [UInt8] = []
 
-        init(limits: Limits) {
+        init(buffer: UnsafeRawBufferPointer, limits: Limits) {
+            scanner = XMLByteScanner(buffer, maximumValueSize: limits.maximumAttributeLength, acceptsDatabaseDoctype: false,
+                acceptsProcessingInstructions: false)
             self.limits = limits
         }
 
-        private func stop(_ parser: XMLParser, _ message: String) {
-            if problem == nil { problem = Problem(message: message, line: parser.lineNumber) }
-            parser.abortParsing()
+        /// The line of a byte offset at or after the last one asked about.
+        mutating func line(at offset: Int) -> Int {
+            let end = min(max(offset, countedOffset), scanner.bytes.count)
+            var index = countedOffset
+            while index < end {
+                if scanner.bytes[index] == 0x0A { line += 1 }
+                index += 1
+            }
+            countedOffset = end
+            return line
         }
 
-        func parser(
-            _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
-            attributes attributeDict: [String: String] = [:]
-        ) {
-            guard problem == nil else { return }
+        mutating func problem(_ message: String, at offset: Int) -> Problem {
+            Problem(message: message, line: line(at: offset))
+        }
+
+        mutating func run() throws(Problem) -> XcodeModelElement {
+            while true {
+                let token: XMLByteScanner.Token
+                do { token = try scanner.next() } catch {
+                    throw problem("the XML cannot be read (\(error.reason)).", at: error.offset)
+                }
+                switch token {
+                case .start(let name, let selfClosing):
+                    try start(name)
+                    if selfClosing { try end() }
+                case .end(let name):
+                    guard let open = stack.last else {
+                        throw problem("</\(scanner.string(name))> closes no element.", at: scanner.tokenStart)
+                    }
+                    guard scanner.span(open.name, equals: name) else {
+                        throw problem(
+                            "</\(scanner.string(name))> does not close <\(scanner.string(open.name))>.", at: scanner.tokenStart)
+                    }
+                    try end()
+                case .text(let span, _):
+                    if stack.isEmpty, !isSpace(span) {
+                        throw problem("text \(root == nil ? "before" : "after") the root element.", at: span.start)
+                    }
+                case .endOfInput:
+                    if let open = stack.last {
+                        throw problem("the file ends before </\(scanner.string(open.name))>.", at: scanner.bytes.count)
+                    }
+                    guard let root else { throw problem("there is no root element.", at: scanner.bytes.count) }
+                    return root
+                }
+            }
+        }
+
+        func isSpace(_ span: XMLByteScanner.Span) -> Bool {
+            var index = span.start
+            while index < span.end {
+                let byte = scanner.bytes[index]
+                guard byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D else { return false }
+                index += 1
+            }
+            return true
+        }
+
+        mutating func string(_ span: XMLByteScanner.Span, _ kind: XMLByteScanner.ValueKind) throws(Problem) -> String {
+            valueBuffer.removeAll(keepingCapacity: true)
+            do { try scanner.decode(span, kind: kind, into: &valueBuffer) } catch {
+                throw problem("the XML cannot be read (\(error.reason)).", at: error.offset)
+            }
+            // The whole file was checked to be UTF-8, and references expand to whole characters.
+            return String(decoding: valueBuffer, as: UTF8.self)
+        }
+
+        mutating func start(_ name: XMLByteScanner.Span) throws(Problem) {
+            let elementName = scanner.string(name)
             count += 1
             guard count <= limits.maximumElements else {
-                return stop(parser, "the file has more than \(limits.maximumElements) elements.")
+                throw problem("the file has more than \(limits.maximumElements) elements.", at: scanner.tokenStart)
             }
             guard stack.count < limits.maximumDepth else {
-                return stop(parser, "<\(elementName)> nests deeper than \(limits.maximumDepth) levels.")
+                throw problem("<\(elementName)> nests deeper than \(limits.maximumDepth) levels.", at: scanner.tokenStart)
             }
             guard root == nil || !stack.isEmpty else {
-                return stop(parser, "<\(elementName)> follows the root element.")
+                throw problem("<\(elementName)> follows the root element.", at: scanner.tokenStart)
             }
-            for (name, value) in attributeDict where value.utf8.count > limits.maximumAttributeLength {
-                return stop(
-                    parser,
-                    "the attribute \(name) of <\(elementName)> is longer than \(limits.maximumAttributeLength) bytes.")
+            var attributes: [String: String] = [:]
+            for index in 0..<scanner.attributeCount {
+                let attribute = scanner.attribute(at: index)
+                attributes[scanner.string(attribute.name)] = try string(attribute.value, attribute.kind)
             }
-            stack.append(
-                XcodeModelElement(name: elementName, attributes: attributeDict, children: [], line: parser.lineNumber))
+            let line = line(at: scanner.tokenStart)
+            stack.append((name, XcodeModelElement(name: elementName, attributes: attributes, children: [], line: line)))
         }
 
-        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-            guard problem == nil, let element = stack.popLast() else { return }
+        mutating func end() throws(Problem) {
+            guard let (_, element) = stack.popLast() else { return }
             if stack.isEmpty {
                 root = element
             } else {
-                stack[stack.count - 1].children.append(element)
+                stack[stack.count - 1].element.children.append(element)
             }
-        }
-
-        func parser(_ parser: XMLParser, foundInternalEntityDeclarationWithName name: String, value: String?) {
-            stop(parser, "entity declarations are not allowed in a model file.")
-        }
-
-        func parser(
-            _ parser: XMLParser, foundExternalEntityDeclarationWithName name: String, publicID: String?, systemID: String?
-        ) {
-            stop(parser, "entity declarations are not allowed in a model file.")
-        }
-
-        func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
-            stop(parser, "external entities are not allowed in a model file.")
-            return nil
         }
     }
 }

@@ -1,17 +1,24 @@
-import QuireCore
 import Foundation
 
-/// Why the XML store's bytes are not well-formed, and where: a byte offset the reader turns into a line and
+/// Why a file's XML bytes (the XML store's, a model file's) are not well-formed, and where: a byte offset the reader turns into a line and
 /// a column.
 package struct XMLSyntaxError: Error {
     /// The byte offset at which the problem was found.
     package var offset: Int
     /// What is wrong, as a sentence fragment ("a '<' in an attribute value").
     package var reason: String
+
+    /// An error at `offset` for `reason`.
+    package init(offset: Int, reason: String) {
+        self.offset = offset
+        self.reason = reason
+    }
 }
 
-/// A pull scanner over the raw UTF-8 bytes of Core Data's XML store format: start tags with their attributes,
-/// end tags and text, never a `String` per character or per element.
+/// A pull scanner over the raw UTF-8 bytes of Core Data's XML store format and of Xcode model files: start tags
+/// with their attributes, end tags and text, never a `String` per character or per element. It is Quire's one
+/// XML reader; Foundation's `XMLParser` is never handed a file (on Linux it crashes on some inputs, a processing
+/// instruction without data among them).
 ///
 /// It reads the subset of XML 1.0 the format needs: an optional byte order mark, `<?xml …?>` and other
 /// processing instructions, comments, Core Data's own `<!DOCTYPE database SYSTEM "…">` before the root (no
@@ -19,7 +26,9 @@ package struct XMLSyntaxError: Error {
 /// elements with single- or double-quoted attributes, self-closing elements, `<![CDATA[…]]>` sections, and in
 /// text and attribute values the five predefined entities and numeric character references (`&#N;`, `&#xN;`)
 /// of XML characters. Everything else throws an ``XMLSyntaxError``: unknown entities, a `<` in an attribute
-/// value, control characters, mismatched or unclosed tags (the reader checks nesting), truncation.
+/// value, control characters, mismatched or unclosed tags (the reader checks nesting), truncation, more than
+/// ``maximumAttributes`` attributes on one element, and an attribute given twice (found through a hash table, so
+/// an element's attributes cost linear time).
 ///
 /// Values are not copied: a token holds byte offsets (``Span``) into the buffer, and ``decode(_:kind:into:)``
 /// expands references and normalizes line ends (XML's `\r\n` → `\n`; in attribute values tab, line feed and
@@ -37,6 +46,12 @@ package struct XMLByteScanner {
         package var end: Int
         /// The number of bytes.
         package var count: Int { end - start }
+
+        /// The bytes from `start` up to `end`.
+        package init(start: Int, end: Int) {
+            self.start = start
+            self.end = end
+        }
     }
 
     /// How a text or attribute value's bytes become its value.
@@ -87,12 +102,42 @@ package struct XMLByteScanner {
     private var prologClosed = false
     /// The longest value (text run or attribute value) accepted.
     package let maximumValueSize: Int
+    /// Whether Core Data's `<!DOCTYPE database …>` is accepted (the XML store); when false every document type
+    /// declaration is refused (model files).
+    package let acceptsDatabaseDoctype: Bool
+    /// Whether processing instructions other than the XML declaration are skipped (the XML store) or refused
+    /// (model files, which Xcode writes without any).
+    package let acceptsProcessingInstructions: Bool
+    /// The offset of the first byte after a byte order mark, where an XML declaration may stand.
+    private var documentStart = 0
+    /// The most attributes one element may have; real files use a dozen.
+    package static let maximumAttributes = 1024
+    /// Up to this many attributes, duplicates are found by comparing names; past it through ``attributeTable``.
+    private static let linearAttributeCheck = 8
+    /// An open-addressing hash table of attribute indexes plus one (0 is empty), used for tags with more than
+    /// ``linearAttributeCheck`` attributes and cleared after each such tag.
+    private var attributeTable: [Int32] = []
+    /// Whether ``attributeTable`` holds entries of the current tag.
+    private var attributeTableInUse = false
 
     /// A scanner at the start of `bytes`, skipping a UTF-8 byte order mark.
-    package init(_ bytes: UnsafeRawBufferPointer, maximumValueSize: Int) {
+    ///
+    /// - Parameters:
+    ///   - bytes: The bytes to scan; they must outlive the scanner.
+    ///   - maximumValueSize: The longest text run or attribute value accepted.
+    ///   - acceptsDatabaseDoctype: Whether Core Data's XML store document type declaration is accepted.
+    ///   - acceptsProcessingInstructions: Whether processing instructions other than the XML declaration at the
+    ///     start are skipped (true) or refused.
+    package init(
+        _ bytes: UnsafeRawBufferPointer, maximumValueSize: Int, acceptsDatabaseDoctype: Bool = true,
+        acceptsProcessingInstructions: Bool = true
+    ) {
         self.bytes = bytes
         self.maximumValueSize = maximumValueSize
+        self.acceptsDatabaseDoctype = acceptsDatabaseDoctype
+        self.acceptsProcessingInstructions = acceptsProcessingInstructions
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
+        documentStart = position
         attributeStorage.reserveCapacity(8)
     }
 
@@ -163,6 +208,9 @@ package struct XMLByteScanner {
         }
         return true
     }
+
+    /// The last start tag's attribute at `index`, which must be below ``attributeCount``.
+    package func attribute(at index: Int) -> Attribute { attributeStorage[index] }
 
     /// The value of the last start tag's attribute `name`, if it has one.
     @inline(__always) package func attribute(_ name: StaticString) -> Attribute? {
@@ -257,6 +305,11 @@ package struct XMLByteScanner {
             case UInt8(ascii: "/"):
                 return try scanEndTag()
             case UInt8(ascii: "?"):
+                let isDeclaration = position == documentStart && hasPrefix("<?xml", at: position)
+                    && byte(position + 5).map(Self.isSpace) == true
+                guard acceptsProcessingInstructions || isDeclaration else {
+                    throw fail("processing instructions other than the XML declaration at the start are refused")
+                }
                 position = try skip(past: "?>", from: position + 2, what: "a processing instruction")
             case UInt8(ascii: "!"):
                 if hasPrefix("<!--", at: position) {
@@ -291,7 +344,7 @@ package struct XMLByteScanner {
     /// internal subset, once, before the root element.
     private mutating func scanDoctype() throws(XMLSyntaxError) {
         let refusal = "a document type other than Core Data's is declared; DTDs and entity declarations are refused"
-        guard !prologClosed, hasPrefix("<!DOCTYPE database", at: position),
+        guard acceptsDatabaseDoctype, !prologClosed, hasPrefix("<!DOCTYPE database", at: position),
             let after = byte(position + 18), Self.isSpace(after) || after == UInt8(ascii: ">")
         else { throw fail(refusal) }
         var index = position + 18
@@ -353,10 +406,12 @@ package struct XMLByteScanner {
             skipSpace()
             guard let byte = byte(position) else { throw fail("the file ends inside the tag <\(string(name))>") }
             if byte == UInt8(ascii: ">") {
+                clearAttributeTable()
                 position += 1
                 return .start(name: name, selfClosing: false)
             }
             if byte == UInt8(ascii: "/") {
+                clearAttributeTable()
                 guard self.byte(position + 1) == UInt8(ascii: ">") else { throw fail("'/' not followed by '>' in <\(string(name))>", at: position) }
                 position += 2
                 return .start(name: name, selfClosing: true)
@@ -406,12 +461,29 @@ package struct XMLByteScanner {
             let value = Span(start: start, end: position)
             position += 1
             guard value.count <= maximumValueSize else { throw fail("a value is longer than \(maximumValueSize) bytes", at: start) }
-            var other = 0
-            while other < attributeCount && other < attributeStorage.count {
-                if span(attributeStorage[other].name, equals: attributeName) {
+            guard attributeCount < Self.maximumAttributes else {
+                clearAttributeTable()
+                throw fail("<\(string(name))> has more than \(Self.maximumAttributes) attributes", at: attributeName.start)
+            }
+            if attributeCount < Self.linearAttributeCheck {
+                var other = 0
+                while other < attributeCount && other < attributeStorage.count {
+                    if span(attributeStorage[other].name, equals: attributeName) {
+                        throw fail("<\(string(name))> has two '\(string(attributeName))' attributes", at: attributeName.start)
+                    }
+                    other += 1
+                }
+            } else {
+                if attributeCount == Self.linearAttributeCheck {
+                    // From here on through the table: enter the names compared so far.
+                    if attributeTable.isEmpty { attributeTable = Array(repeating: 0, count: 2 * Self.maximumAttributes) }
+                    attributeTableInUse = true
+                    for index in 0..<attributeCount { _ = enterAttribute(index, name: attributeStorage[index].name) }
+                }
+                if !enterAttribute(attributeCount, name: attributeName) {
+                    clearAttributeTable()
                     throw fail("<\(string(name))> has two '\(string(attributeName))' attributes", at: attributeName.start)
                 }
-                other += 1
             }
             let attribute = Attribute(name: attributeName, value: value, kind: kind)
             if attributeCount < attributeStorage.count {
@@ -421,6 +493,32 @@ package struct XMLByteScanner {
             }
             attributeCount += 1
         }
+    }
+
+    /// Enters attribute `index` with `name` in ``attributeTable``; false when an attribute of that name is there.
+    private mutating func enterAttribute(_ index: Int, name: Span) -> Bool {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        var offset = name.start
+        while offset < name.end {
+            hash = (hash ^ UInt64(bytes[offset])) &* 0x100_0000_01B3
+            offset += 1
+        }
+        let mask = attributeTable.count - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while attributeTable[slot] != 0 {
+            let other = Int(attributeTable[slot]) - 1
+            if other < attributeStorage.count, span(attributeStorage[other].name, equals: name) { return false }
+            slot = (slot + 1) & mask
+        }
+        attributeTable[slot] = Int32(index + 1)
+        return true
+    }
+
+    /// Empties ``attributeTable`` after a tag that used it.
+    private mutating func clearAttributeTable() {
+        guard attributeTableInUse else { return }
+        for index in attributeTable.indices { attributeTable[index] = 0 }
+        attributeTableInUse = false
     }
 
     private mutating func scanText() throws(XMLSyntaxError) -> Token {
