@@ -6,7 +6,8 @@ import Foundation
 /// - One table `Z<ROOT>` per entity hierarchy, with `Z_PK`, `Z_ENT`, `Z_OPT`, then a `Z<ATTRIBUTE>` column per
 ///   persistent attribute of every entity in the hierarchy (a name used twice gets a numeric suffix).
 /// - A `Z<RELATIONSHIP>` column per to-one relationship holding the destination's `Z_PK`, plus
-///   `Z<N><RELATIONSHIP>` with the destination's `Z_ENT` when the destination has sub-entities, and
+///   `Z<N>_<RELATIONSHIP>` with the destination's `Z_ENT` when the destination has sub-entities (stores Quire
+///   wrote before 2026-11 name it `Z<N><RELATIONSHIP>`; both are read), and
 ///   `Z_FOK_<RELATIONSHIP>` holding the position in an ordered inverse.
 /// - A join table `Z_<n><RELATIONSHIP>` per many-to-many (or inverse-less to-many) relationship, with columns
 ///   `Z_<n><INVERSE>` (the source's key) and `Z_<m><RELATIONSHIP>` (the destination's key), and
@@ -32,7 +33,8 @@ package final class SQLiteSchema {
             case foreignEntity(RelationshipDescription)
             case orderKey(RelationshipDescription)
         }
-        package let name: String
+        /// The column's name (adjusted to an existing store's spelling by ``adoptNames(present:)``).
+        package var name: String
         package let type: String
         package let role: Role
     }
@@ -63,6 +65,8 @@ package final class SQLiteSchema {
     }
 
     package let model: ManagedObjectModel
+    /// The store's entity numbers (`Z_ENT`).
+    package let numbers: SQLiteEntityNumbers
     package private(set) var tables: [Table] = []
     package private(set) var tablesByRoot: [ObjectIdentifier: Table] = [:]
     package private(set) var mappings: [ObjectIdentifier: EntityMapping] = [:]
@@ -70,8 +74,11 @@ package final class SQLiteSchema {
     package private(set) var joinTables: [ObjectIdentifier: JoinTable] = [:]
     package private(set) var allJoinTables: [JoinTable] = []
 
-    package init(model: ManagedObjectModel) {
+    /// The schema of a model in a store numbering its entities with `numbers` (Core Data's numbering by default,
+    /// which is what a new store gets).
+    package init(model: ManagedObjectModel, numbers: SQLiteEntityNumbers? = nil) {
         self.model = model
+        self.numbers = numbers ?? .coreData(for: model)
         build()
     }
 
@@ -91,7 +98,7 @@ package final class SQLiteSchema {
     }
 
     private func build() {
-        let entities = model.entities.sorted { $0.entityNumber < $1.entityNumber }
+        let entities = numbers.entitiesInOrder
         for entity in entities where entity.superentity == nil {
             let table = Table(name: SQLiteSchema.columnName(entity.name), root: entity)
             tables.append(table)
@@ -128,7 +135,7 @@ package final class SQLiteSchema {
                         SQLiteSchema.columnName(relationship.name), type: "INTEGER", role: .foreignKey(relationship), to: table)
                     if let destination = relationship.resolvedDestination, !destination.subentities.isEmpty {
                         foreignEntityColumn[ObjectIdentifier(relationship)] = add(
-                            "Z\(destination.entityNumber)" + relationship.name.uppercased(), type: "INTEGER",
+                            "Z\(numbers.number(of: destination))_" + relationship.name.uppercased(), type: "INTEGER",
                             role: .foreignEntity(relationship), to: table)
                     }
                     if let inverse = relationship.resolvedInverse, inverse.isToMany, inverse.isOrdered {
@@ -153,8 +160,8 @@ package final class SQLiteSchema {
             where relationship.isToMany && !relationship.isTransient && !SQLiteSchema.usesForeignKey(relationship) {
                 if joinTables[ObjectIdentifier(relationship)] != nil { continue }
                 guard let destination = relationship.resolvedDestination else { continue }
-                let n = entity.entityNumber
-                let m = destination.entityNumber
+                let n = numbers.number(of: entity)
+                let m = numbers.number(of: destination)
                 let relName = relationship.name.uppercased()
                 let sourceName = relationship.resolvedInverse?.name.uppercased() ?? entity.name.uppercased()
                 let join = JoinTable(
@@ -210,6 +217,22 @@ package final class SQLiteSchema {
                     + "\(SQLiteSchema.quote(join.sourceColumn)))")
         }
         return sql
+    }
+
+    /// Adopts an existing store's spelling of the entity columns of to-one relationships: `Z<N><REL>`, without
+    /// the underscore, in stores Quire wrote before it followed Core Data's `Z<N>_<REL>`.
+    ///
+    /// - Parameter present: The columns of each table of the store.
+    package func adoptNames(present: [String: Set<String>]) {
+        for table in tables {
+            guard let columns = present[table.name] else { continue }
+            for index in table.columns.indices {
+                guard case .foreignEntity = table.columns[index].role, !columns.contains(table.columns[index].name) else { continue }
+                var legacy = table.columns[index].name
+                if let underscore = legacy.firstIndex(of: "_") { legacy.remove(at: underscore) }
+                if columns.contains(legacy) { table.columns[index].name = legacy }
+            }
+        }
     }
 
     /// Every table and the columns it must have, to check an existing store against the model.
