@@ -88,6 +88,20 @@ package final class SQLiteSchema {
 
     package static func columnName(_ name: String) -> String { "Z" + name.uppercased() }
 
+    /// The place of a declared column type in Core Data's column order: `INTEGER`, `FLOAT`, `TIMESTAMP`,
+    /// `DECIMAL`, `VARCHAR`, `BLOB`.
+    package static func typeRank(_ type: String) -> Int {
+        ["INTEGER", "FLOAT", "TIMESTAMP", "DECIMAL", "VARCHAR", "BLOB"].firstIndex(of: type) ?? 6
+    }
+
+    /// An identifier as Core Data writes it in DDL: bare when it is a plain ASCII word starting with `Z` (no SQL
+    /// keyword does; every name made from ASCII entity and property names is one), quoted otherwise.
+    package static func ddlName(_ identifier: String) -> String {
+        let plain = identifier.hasPrefix("Z")
+            && identifier.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+        return plain ? identifier : quote(identifier)
+    }
+
     package func table(for entity: EntityDescription) -> Table? { tablesByRoot[ObjectIdentifier(entity.rootEntity)] }
     package func mapping(for entity: EntityDescription) -> EntityMapping? { mappings[ObjectIdentifier(entity)] }
     package func joinTable(for relationship: RelationshipDescription) -> JoinTable? { joinTables[ObjectIdentifier(relationship)] }
@@ -104,13 +118,10 @@ package final class SQLiteSchema {
             tables.append(table)
             tablesByRoot[ObjectIdentifier(entity)] = table
         }
-        // Columns, hierarchy by hierarchy, entity by entity (by number), own properties in declaration order.
+        // Columns, hierarchy by hierarchy, entity by entity (by number), own properties in declaration order; then
+        // grouped by declared type, as Core Data orders them (see `Docs/SQLiteStoreFormat.md`).
         var used: [ObjectIdentifier: Set<String>] = [:]
-        var attributeColumn: [ObjectIdentifier: Int] = [:]
-        var foreignKeyColumn: [ObjectIdentifier: Int] = [:]
-        var foreignEntityColumn: [ObjectIdentifier: Int] = [:]
-        var orderKeyColumn: [ObjectIdentifier: Int] = [:]
-        func add(_ base: String, type: String, role: Column.Role, to table: Table) -> Int {
+        func add(_ base: String, type: String, role: Column.Role, to table: Table) {
             var names = used[ObjectIdentifier(table)] ?? ["Z_PK", "Z_ENT", "Z_OPT"]
             var name = base
             var suffix = 1
@@ -121,27 +132,43 @@ package final class SQLiteSchema {
             names.insert(name)
             used[ObjectIdentifier(table)] = names
             table.columns.append(Column(name: name, type: type, role: role))
-            return table.columns.count - 1
         }
         for entity in entities {
             guard let table = table(for: entity) else { continue }
             for property in entity.properties where !property.isTransient {
                 if let attribute = property as? AttributeDescription {
-                    attributeColumn[ObjectIdentifier(attribute)] = add(
+                    add(
                         SQLiteSchema.columnName(attribute.name), type: attribute.attributeType.sqliteColumnType,
                         role: .attribute(attribute), to: table)
                 } else if let relationship = property as? RelationshipDescription, !relationship.isToMany {
-                    foreignKeyColumn[ObjectIdentifier(relationship)] = add(
+                    add(
                         SQLiteSchema.columnName(relationship.name), type: "INTEGER", role: .foreignKey(relationship), to: table)
                     if let destination = relationship.resolvedDestination, !destination.subentities.isEmpty {
-                        foreignEntityColumn[ObjectIdentifier(relationship)] = add(
+                        add(
                             "Z\(numbers.number(of: destination))_" + relationship.name.uppercased(), type: "INTEGER",
                             role: .foreignEntity(relationship), to: table)
                     }
                     if let inverse = relationship.resolvedInverse, inverse.isToMany, inverse.isOrdered {
-                        orderKeyColumn[ObjectIdentifier(relationship)] = add(
+                        add(
                             "Z_FOK_" + relationship.name.uppercased(), type: "INTEGER", role: .orderKey(relationship), to: table)
                     }
+                }
+            }
+        }
+        var attributeColumn: [ObjectIdentifier: Int] = [:]
+        var foreignKeyColumn: [ObjectIdentifier: Int] = [:]
+        var foreignEntityColumn: [ObjectIdentifier: Int] = [:]
+        var orderKeyColumn: [ObjectIdentifier: Int] = [:]
+        for table in tables {
+            table.columns = table.columns.enumerated()
+                .sorted { (SQLiteSchema.typeRank($0.element.type), $0.offset) < (SQLiteSchema.typeRank($1.element.type), $1.offset) }
+                .map(\.element)
+            for (index, column) in table.columns.enumerated() {
+                switch column.role {
+                case .attribute(let attribute): attributeColumn[ObjectIdentifier(attribute)] = index
+                case .foreignKey(let relationship): foreignKeyColumn[ObjectIdentifier(relationship)] = index
+                case .foreignEntity(let relationship): foreignEntityColumn[ObjectIdentifier(relationship)] = index
+                case .orderKey(let relationship): orderKeyColumn[ObjectIdentifier(relationship)] = index
                 }
             }
         }
@@ -187,10 +214,10 @@ package final class SQLiteSchema {
         ]
         for table in tables {
             let columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
-                + table.columns.map { "\(SQLiteSchema.quote($0.name)) \($0.type)" }
-            sql.append("CREATE TABLE \(SQLiteSchema.quote(table.name)) ( \(columns.joined(separator: ", ")) )")
+                + table.columns.map { "\(SQLiteSchema.ddlName($0.name)) \($0.type)" }
+            sql.append("CREATE TABLE \(SQLiteSchema.ddlName(table.name)) ( \(columns.joined(separator: ", ")) )")
             if !table.root.subentities.isEmpty {
-                sql.append("CREATE INDEX \(SQLiteSchema.quote("\(table.name)_Z_ENT_INDEX")) ON \(SQLiteSchema.quote(table.name)) (Z_ENT)")
+                sql.append("CREATE INDEX \(SQLiteSchema.ddlName("\(table.name)_Z_ENT_INDEX")) ON \(SQLiteSchema.ddlName(table.name)) (Z_ENT)")
             }
             for column in table.columns {
                 let indexed: Bool
@@ -201,20 +228,41 @@ package final class SQLiteSchema {
                 }
                 guard indexed else { continue }
                 sql.append(
-                    "CREATE INDEX \(SQLiteSchema.quote("\(table.name)_\(column.name)_INDEX")) ON "
-                        + "\(SQLiteSchema.quote(table.name)) (\(SQLiteSchema.quote(column.name)))")
+                    "CREATE INDEX \(SQLiteSchema.ddlName("\(table.name)_\(column.name)_INDEX")) ON "
+                        + "\(SQLiteSchema.ddlName(table.name)) (\(SQLiteSchema.ddlName(column.name)))")
+            }
+        }
+        // One UNIQUE index per uniqueness constraint, on the table of the entity's hierarchy:
+        // Z_<Entity>_UNIQUE_<property>_<property>… (ZCOLUMN COLLATE BINARY ASC, …), as Core Data names them.
+        for entity in numbers.entitiesInOrder {
+            guard let table = table(for: entity) else { continue }
+            for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
+                let columns = constraint.compactMap { name in
+                    table.columns.first { column in
+                        switch column.role {
+                        case .attribute(let attribute): return attribute.name == name && entity.isKind(of: attribute.entity ?? entity)
+                        case .foreignKey(let relationship): return relationship.name == name && entity.isKind(of: relationship.entity ?? entity)
+                        case .foreignEntity, .orderKey: return false
+                        }
+                    }
+                }
+                guard columns.count == constraint.count else { continue }
+                sql.append(
+                    "CREATE UNIQUE INDEX \(SQLiteSchema.ddlName("Z_\(entity.name)_UNIQUE_" + constraint.joined(separator: "_"))) ON "
+                        + "\(SQLiteSchema.ddlName(table.name)) ("
+                        + columns.map { "\(SQLiteSchema.ddlName($0.name)) COLLATE BINARY ASC" }.joined(separator: ", ") + ")")
             }
         }
         for join in allJoinTables {
-            var columns = ["\(SQLiteSchema.quote(join.sourceColumn)) INTEGER", "\(SQLiteSchema.quote(join.destinationColumn)) INTEGER"]
-            if let order = join.orderColumn { columns.append("\(SQLiteSchema.quote(order)) INTEGER") }
-            if let order = join.inverseOrderColumn { columns.append("\(SQLiteSchema.quote(order)) INTEGER") }
-            columns.append("PRIMARY KEY (\(SQLiteSchema.quote(join.sourceColumn)), \(SQLiteSchema.quote(join.destinationColumn)))")
-            sql.append("CREATE TABLE \(SQLiteSchema.quote(join.name)) ( \(columns.joined(separator: ", ")) )")
+            var columns = ["\(SQLiteSchema.ddlName(join.sourceColumn)) INTEGER", "\(SQLiteSchema.ddlName(join.destinationColumn)) INTEGER"]
+            if let order = join.orderColumn { columns.append("\(SQLiteSchema.ddlName(order)) INTEGER") }
+            if let order = join.inverseOrderColumn { columns.append("\(SQLiteSchema.ddlName(order)) INTEGER") }
+            columns.append("PRIMARY KEY (\(SQLiteSchema.ddlName(join.sourceColumn)), \(SQLiteSchema.ddlName(join.destinationColumn)))")
+            sql.append("CREATE TABLE \(SQLiteSchema.ddlName(join.name)) ( \(columns.joined(separator: ", ")) )")
             sql.append(
-                "CREATE INDEX \(SQLiteSchema.quote("\(join.name)_\(join.destinationColumn)_INDEX")) ON "
-                    + "\(SQLiteSchema.quote(join.name)) (\(SQLiteSchema.quote(join.destinationColumn)), "
-                    + "\(SQLiteSchema.quote(join.sourceColumn)))")
+                "CREATE INDEX \(SQLiteSchema.ddlName("\(join.name)_\(join.destinationColumn)_INDEX")) ON "
+                    + "\(SQLiteSchema.ddlName(join.name)) (\(SQLiteSchema.ddlName(join.destinationColumn)), "
+                    + "\(SQLiteSchema.ddlName(join.sourceColumn)))")
         }
         return sql
     }

@@ -159,7 +159,7 @@ package final class SQLiteStore: ImportingStoreBackend {
         let metadata = try SQLiteStore.readMetadata(connection, url: storeURL)
         let uuid = try checkTypeAndUUID(metadata, file: storeURL)
         let storedHashes = metadata[StoreMetadataKey.modelVersionHashes]?.dictionaryValue?.compactMapValues(\.dataValue)
-        let sameModel = storedHashes == model.entityVersionHashesByName
+        let sameModel = model.hasVersionHashes(storedHashes)
         // The first difference between the store's schema and the model's, if any.
         var difference: QuireError?
         do {

@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+@testable import Quire
+import QuireCore
+import QuireStores
+
+/// Quire's entity version hashes are Core Data's: the hashes real Core Data stores carry in their metadata
+/// (`NSStoreModelVersionHashes`) equal those Quire computes for the Xcode model that wrote them.
+@Suite struct CoreDataVersionHashTests {
+    /// Store, model bundle and version; between them: inheritance three deep, uniqueness constraints, a renamed
+    /// entity, preserve-after-deletion, transient attributes, transformable, UUID, URI and Decimal attributes,
+    /// and a relationship whose minCount is set on an optional relationship (Core Data 419 to 1344).
+    static let cases: [(store: String, model: String, version: String)] = [
+        ("CoreDataPlus/SampleModel_V1.sqlite", "CoreDataPlus/SampleModel.xcdatamodeld", "SampleModel"),
+        ("CoreDataPlus/SampleModel_V2.sqlite", "CoreDataPlus/SampleModel.xcdatamodeld", "SampleModel2"),
+        ("CoreDataPlus/SampleModel3_V1.sqlite", "CoreDataPlus/SampleModel3.xcdatamodeld", "SampleModel3"),
+        ("BookMigration/Model1.sqlite", "BookMigration/Model.xcdatamodeld", "Model1"),
+    ]
+
+    @Test(arguments: cases) func hashesEqualThoseCoreDataStored(_ testCase: (store: String, model: String, version: String)) throws {
+        let metadata = try SQLiteStore.readMetadata(at: try FixtureFiles.url("CoreData/" + testCase.store))
+        let dictionary = try #require(metadata[StoreMetadataKey.modelVersionHashes]?.dictionaryValue)
+        let stored = dictionary.compactMapValues(\.dataValue)
+        let bundle = try ModelBundle(contentsOf: try FixtureFiles.url("CoreData/" + testCase.model))
+        let model = try #require(bundle.model(named: testCase.version))
+        let computed = model.entityVersionHashesByName
+        #expect(Set(computed.keys) == Set(stored.keys))
+        for (name, hash) in stored.sorted(by: { $0.key < $1.key }) {
+            #expect(computed[name] == hash, "\(name): \(computed[name]?.base64EncodedString() ?? "none") != \(hash.base64EncodedString())")
+        }
+        #expect(model.isConfiguration(nil, compatibleWithStoreMetadata: metadata))
+    }
+
+    @Test func checksumIsCoreDatas() throws {
+        let metadata = try SQLiteStore.readMetadata(at: try FixtureFiles.url("CoreData/CoreDataPlus/SampleModel3_V1.sqlite"))
+        let bundle = try ModelBundle(contentsOf: try FixtureFiles.url("CoreData/CoreDataPlus/SampleModel3.xcdatamodeld"))
+        let model = try #require(bundle.model(named: "SampleModel3"))
+        let stored = try #require(metadata["NSStoreModelVersionChecksumKey"]?.stringValue)
+        #expect(CoreDataVersionHash.checksum(model.entityVersionHashesByName) == stored)
+    }
+}
