@@ -221,3 +221,36 @@ import QuireStores
         #expect(cause.message.contains("does not match its model: column ZBOOK.ZAUTHORNAME is missing"), "\(cause.message)")
     }
 }
+
+/// Metadata of a Core Data store through Quire: every key Core Data wrote survives a save, and metadata an
+/// application sets (without Core Data's keys) is added to them.
+@Suite struct CoreDataStoreMetadataTests {
+    let folder: TemporaryFolder
+
+    init() throws { folder = try TemporaryFolder() }
+
+    @Test func keysCoreDataWroteSurviveSettingMetadata() throws {
+        let source = try FixtureFiles.url("CoreData/CoreDataPlus/SampleModel3_V1.sqlite")
+        let url = folder.file("SampleModel3_V1.sqlite")
+        try FileManager.default.copyItem(at: source, to: url)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: url.path)
+        let before = try SQLiteStore.readMetadata(at: url)
+        for key in ["NSStoreModelVersionHashesDigest", "NSStoreModelVersionChecksumKey", "_NSAutoVacuumLevel"] {
+            #expect(before[key] != nil, "\(key)")
+        }
+        let bundle = try ModelBundle(contentsOf: try FixtureFiles.url("CoreData/CoreDataPlus/SampleModel3.xcdatamodeld"))
+        do {
+            let (coordinator, context) = try Fixtures.stack(try #require(bundle.model(named: "SampleModel3")), at: url)
+            let store = try #require(coordinator.persistentStores.first)
+            coordinator.setMetadata(["com.example.lastOpened": .string("today")], for: store)
+            let user = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "User")).first)
+            user.setValue("Renamed", forKey: "name")
+            try context.save()
+        }
+        var after = try SQLiteStore.readMetadata(at: url)
+        #expect(after.removeValue(forKey: "com.example.lastOpened") == .string("today"))
+        #expect(after == before)
+        // The UUID stays in Z_UUID, and out of the plist, as Core Data keeps it.
+        #expect(try sqlite3(url, "SELECT Z_UUID FROM Z_METADATA") == before[StoreMetadataKey.storeUUID]?.stringValue)
+    }
+}
