@@ -195,7 +195,9 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     package private(set) var frozenAttributeNames: [String] = []
     package private(set) var frozenAttributeTypes: [AttributeType] = []
     private var frozenPropertyList: [PropertyDescription] = []
-    /// Core Data's entity number (`Z_ENT`), assigned alphabetically from 1.
+    /// The entity's index in the frozen model (``ManagedObjectModel/entitiesByNumber``), by name from 1: what the
+    /// in-memory, atomic and binary stores number entities by. SQLite stores use their own numbers (Core Data's
+    /// depth-first numbering for new stores, `Z_PRIMARYKEY` for existing ones; see `SQLiteEntityNumbers`).
     package var entityNumber: Int = 0
     /// The entity numbers of this entity and all its descendants.
     package private(set) var hierarchyEntityNumbers: [Int] = []
