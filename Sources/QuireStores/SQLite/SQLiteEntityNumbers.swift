@@ -53,8 +53,11 @@ package struct SQLiteEntityNumbers {
 
     /// One row of `Z_PRIMARYKEY`.
     package struct Row {
+        /// `Z_ENT`.
         package let number: Int
+        /// `Z_NAME`.
         package let name: String
+        /// `Z_SUPER`: the superentity's number, 0 for a root.
         package let superNumber: Int
     }
 
