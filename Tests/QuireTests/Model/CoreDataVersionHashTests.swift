@@ -39,4 +39,31 @@ import QuireStores
         let stored = try #require(metadata["NSStoreModelVersionChecksumKey"]?.stringValue)
         #expect(CoreDataVersionHash.checksum(model.entityVersionHashesByName) == stored)
     }
+
+    /// Stores Quire wrote before it followed Core Data's algorithm carry its former hashes; they still open with
+    /// their model, and other hashes are still refused.
+    @Test func storesWithQuiresFormerHashesStillOpen() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("Company.sqlite")
+        func write(_ hashes: [String: Data]) throws {
+            let (coordinator, context) = try Fixtures.stack(Fixtures.companyModel(), at: url)
+            let store = try #require(coordinator.persistentStores.first)
+            var metadata = coordinator.metadata(for: store)
+            metadata[StoreMetadataKey.modelVersionHashes] = .dictionary(hashes.mapValues { .data($0) })
+            coordinator.setMetadata(metadata, for: store)
+            let department = ManagedObject(entity: try #require(coordinator.managedObjectModel.entitiesByName["Department"]), insertInto: context)
+            department.setValue("R&D", forKey: "name")
+            try context.save()
+        }
+        let model = Fixtures.companyModel()
+        try model.freeze()
+        #expect(model.legacyEntityVersionHashesByName != model.entityVersionHashesByName)
+        try write(model.legacyEntityVersionHashesByName)
+        let (_, context) = try Fixtures.stack(Fixtures.companyModel(), at: url)
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Department")) == 1)
+        var other = model.entityVersionHashesByName
+        other["Department"] = Data(repeating: 7, count: 32)
+        try write(other)
+        #expect(throws: QuireError.self) { try Fixtures.stack(Fixtures.companyModel(), at: url) }
+    }
 }
