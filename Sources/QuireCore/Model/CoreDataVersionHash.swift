@@ -73,8 +73,23 @@ package enum CoreDataVersionHash {
     /// `NSStoreModelVersionChecksumKey`: base64 of SHA-256 over the entity hashes, by entity name.
     package static func checksum(_ hashes: [String: Data]) -> String {
         var bytes = Data()
-        for name in hashes.keys.sorted() { bytes.append(hashes[name] ?? Data()) }
+        for name in sortedNames(hashes) { bytes.append(hashes[name] ?? Data()) }
         return Data(SHA256.hash(bytes)).base64EncodedString()
+    }
+
+    /// `NSStoreModelVersionHashesDigest`: base64 of SHA-512 over each entity's name and hash, by entity name.
+    package static func digest(_ hashes: [String: Data]) -> String {
+        var bytes = Data()
+        for name in sortedNames(hashes) {
+            bytes.append(contentsOf: name.utf8)
+            bytes.append(hashes[name] ?? Data())
+        }
+        return SHA512.hash(bytes).base64EncodedString()
+    }
+
+    /// Entity names in code-point order.
+    private static func sortedNames(_ hashes: [String: Data]) -> [String] {
+        hashes.keys.sorted { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) }
     }
 
     private static func append<Integer: FixedWidthInteger>(_ value: Integer, to bytes: inout Data) {

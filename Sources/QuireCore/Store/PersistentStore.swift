@@ -139,12 +139,15 @@ public enum StoreMetadataKey {
         return result
     }
 
-    /// The metadata Quire writes for a store of a model.
+    /// The metadata Quire writes for a store of a model, with Core Data's digest and checksum of its hashes.
     package static func standard(type: StoreType, uuid: String, model: ManagedObjectModel) -> [String: PropertyListValue] {
-        [
+        let hashes = model.entityVersionHashesByName
+        return [
             storeType: .string(type.rawValue),
             storeUUID: .string(uuid),
-            modelVersionHashes: .dictionary(model.entityVersionHashesByName.mapValues { .data($0) }),
+            modelVersionHashes: .dictionary(hashes.mapValues { .data($0) }),
+            modelVersionHashesDigest: .string(CoreDataVersionHash.digest(hashes)),
+            modelVersionChecksum: .string(CoreDataVersionHash.checksum(hashes)),
             modelVersionHashesVersion: .integer(3),
             modelVersionIdentifiers: .array(model.versionIdentifiers.sorted().map { .string($0) }),
             persistenceFrameworkVersion: .integer(1),

@@ -32,6 +32,32 @@ import QuireStores
         #expect(model.isConfiguration(nil, compatibleWithStoreMetadata: metadata))
     }
 
+    @Test func sha512() {
+        let abc = SHA512.hash(Data("abc".utf8)).map { String(format: "%02x", $0) }.joined()
+        #expect(abc == "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f")
+        let long = SHA512.hash(Data(repeating: 0x61, count: 1000)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        #expect(long == "67ba5535a46e3f86")
+    }
+
+    /// A new store's metadata carries Core Data's digest and checksum of its hashes: for the models of the corpus,
+    /// the very values Core Data wrote.
+    @Test(arguments: [cases[0], cases[1], cases[2]])
+    func newStoresCarryCoreDatasDigestAndChecksum(_ testCase: (store: String, model: String, version: String)) throws {
+        let stored = try SQLiteStore.readMetadata(at: try FixtureFiles.url("CoreData/" + testCase.store))
+        let bundle = try ModelBundle(contentsOf: try FixtureFiles.url("CoreData/" + testCase.model))
+        let model = try #require(bundle.model(named: testCase.version))
+        let folder = try TemporaryFolder()
+        let url = folder.file("New.sqlite")
+        do { _ = try Fixtures.stack(model, at: url) }
+        let written = try SQLiteStore.readMetadata(at: url)
+        let digest = StoreMetadataKey.modelVersionHashesDigest
+        #expect(written[digest] != nil)
+        #expect(written[digest] == stored[digest])
+        if let checksum = stored[StoreMetadataKey.modelVersionChecksum] {
+            #expect(written[StoreMetadataKey.modelVersionChecksum] == checksum)
+        }
+    }
+
     @Test func checksumIsCoreDatas() throws {
         let metadata = try SQLiteStore.readMetadata(at: try FixtureFiles.url("CoreData/CoreDataPlus/SampleModel3_V1.sqlite"))
         let bundle = try ModelBundle(contentsOf: try FixtureFiles.url("CoreData/CoreDataPlus/SampleModel3.xcdatamodeld"))
