@@ -100,8 +100,9 @@ public enum StoreVerification {
         if (metadata[StoreMetadataKey.storeUUID]?.stringValue ?? "").isEmpty {
             problems.append("Metadata: NSStoreUUID is missing.")
         }
-        let expected = StoreMetadataKey.standard(type: type, uuid: "", model: model)[StoreMetadataKey.modelVersionHashes]
-        if let hashes = metadata[StoreMetadataKey.modelVersionHashes], hashes != expected {
+        if let hashes = metadata[StoreMetadataKey.modelVersionHashes],
+            !model.hasVersionHashes(hashes.dictionaryValue?.compactMapValues(\.dataValue))
+        {
             problems.append("Metadata: NSStoreModelVersionHashes do not match the model the store embeds.")
         } else if metadata[StoreMetadataKey.modelVersionHashes] == nil {
             problems.append("Metadata: NSStoreModelVersionHashes is missing.")

@@ -40,14 +40,17 @@ public struct MappingModel: Sendable {
     /// Whether the mapping was made for these two model versions: every entity mapping that records a source or
     /// destination version hash finds an entity with that hash in the matching model.
     public func isMapping(from source: ManagedObjectModel, to destination: ManagedObjectModel) -> Bool {
-        let sourceHashes = source.entityVersionHashesByName
-        let destinationHashes = destination.entityVersionHashesByName
+        // Core Data's hashes, or Quire's former ones (mapping models saved before 2026-11).
+        func matches(_ hash: Data, _ name: String, in model: ManagedObjectModel) -> Bool {
+            guard let entity = model.entitiesByName[name] else { return false }
+            return entity.versionHash == hash || entity.legacyVersionHash == hash
+        }
         return entityMappings.allSatisfy { mapping in
-            if let name = mapping.sourceEntityName, let hash = mapping.sourceEntityVersionHash, sourceHashes[name] != hash {
+            if let name = mapping.sourceEntityName, let hash = mapping.sourceEntityVersionHash, !matches(hash, name, in: source) {
                 return false
             }
             if let name = mapping.destinationEntityName, let hash = mapping.destinationEntityVersionHash,
-                destinationHashes[name] != hash
+                !matches(hash, name, in: destination)
             {
                 return false
             }

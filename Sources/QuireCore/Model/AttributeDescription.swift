@@ -17,6 +17,9 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
 
     /// Whether large binary values may live in files beside the store instead of inside it.
     public var allowsExternalBinaryDataStorage: Bool = false { didSet { checkEditable() } }
+    /// Whether persistent history keeps the value when the object is deleted (Core Data's
+    /// `preservesValueInHistoryOnDeletion`, Xcode's "Preserve After Deletion"). Part of the version hash.
+    public var preservesValueInHistoryOnDeletion: Bool = false { didSet { checkEditable() } }
 
     /// The name of the value transformer of a transformable attribute (see ``ValueTransformerRegistry``).
     public var valueTransformerName: String? { didSet { checkEditable() } }

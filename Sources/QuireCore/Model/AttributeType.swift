@@ -65,4 +65,23 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
         case .binaryData, .uuid, .transformable: return "BLOB"
         }
     }
+
+    /// Core Data's `NSAttributeType` value.
+    package var coreDataCode: Int {
+        switch self {
+        case .integer16: return 100
+        case .integer32: return 200
+        case .integer64: return 300
+        case .decimal: return 400
+        case .double: return 500
+        case .float: return 600
+        case .string: return 700
+        case .boolean: return 800
+        case .date: return 900
+        case .binaryData: return 1000
+        case .uuid: return 1100
+        case .uri: return 1200
+        case .transformable: return 1800
+        }
+    }
 }

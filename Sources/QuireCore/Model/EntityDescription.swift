@@ -45,6 +45,9 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     public var renamingIdentifier: String? { didSet { checkEditable() } }
     /// A string mixed into the version hash.
     public var versionHashModifier: String? { didSet { checkEditable() } }
+    /// Sets of property names whose values must be unique together among the entity's objects
+    /// (`uniquenessConstraints`). Part of the version hash; Quire does not enforce them in new stores.
+    public var uniquenessConstraints: [[String]] = [] { didSet { checkEditable() } }
 
     /// The entity's own properties (not those it inherits). Setting them makes this entity their owner.
     public var properties: [PropertyDescription] = [] {
@@ -151,9 +154,14 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         allRelationships.filter { $0.destinationEntityName == entity.name }
     }
 
-    /// The entity's version hash: SHA-256 over its name, abstractness, superentity, modifier and the
-    /// version hashes of its persistent properties, stable across runs and machines.
-    public var versionHash: Data {
+    /// The entity's version hash, as Core Data computes it (`NSEntityDescription.versionHash`): over its name,
+    /// abstractness, superentity, persistent properties, modifier and uniqueness constraints. Stores written by
+    /// Core Data carry these in `NSStoreModelVersionHashes`.
+    public var versionHash: Data { CoreDataVersionHash.hash(of: self) }
+
+    /// The version hash Quire computed before it followed Core Data's algorithm (stores it wrote until 2026-11
+    /// carry these); only compared, never written.
+    package var legacyVersionHash: Data {
         var text = "entity=\(name);abstract=\(isAbstract);super=\(superentity?.name ?? "");modifier=\(versionHashModifier ?? "")"
         let persistent = propertiesByName.values.filter { !$0.isTransient }.sorted { $0.name < $1.name }
         for property in persistent {
@@ -193,7 +201,9 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     private(set) var frozenAttributeNames: [String] = []
     @exclusivity(unchecked) package private(set) var frozenAttributeTypes: [AttributeType] = []
     private var frozenPropertyList: [PropertyDescription] = []
-    /// Core Data's entity number (`Z_ENT`), assigned alphabetically from 1.
+    /// The entity's index in the frozen model (``ManagedObjectModel/entitiesByNumber``), by name from 1: what the
+    /// in-memory, atomic and binary stores number entities by. SQLite stores use their own numbers (Core Data's
+    /// depth-first numbering for new stores, `Z_PRIMARYKEY` for existing ones; see `SQLiteEntityNumbers`).
     @exclusivity(unchecked) package var entityNumber: Int = 0
     /// The entity numbers of this entity and all its descendants.
     @exclusivity(unchecked) package private(set) var hierarchyEntityNumbers: [Int] = []

@@ -97,6 +97,8 @@ package struct ModelDocument: Codable {
         /// Validation predicates as format strings, and their warnings; absent when there are none.
         package var validationPredicates: [String]?
         package var validationWarnings: [String]?
+        /// `preservesValueInHistoryOnDeletion`; absent when false.
+        package var preservesValueInHistoryOnDeletion: Bool? = nil
     }
 
     package struct Relationship: Codable {
@@ -128,6 +130,8 @@ package struct ModelDocument: Codable {
         package var userInfo: [String: String]
         package var renamingIdentifier: String?
         package var versionHashModifier: String?
+        /// The uniqueness constraints; absent when there are none.
+        package var uniquenessConstraints: [[String]]? = nil
     }
 
     package var format: Int
@@ -160,7 +164,8 @@ package struct ModelDocument: Codable {
                         userInfo: a.userInfo, renamingIdentifier: a.renamingIdentifier,
                         versionHashModifier: a.versionHashModifier,
                         validationPredicates: Self.formats(a.validationPredicates),
-                        validationWarnings: a.validationPredicates.isEmpty ? nil : a.validationWarnings)
+                        validationWarnings: a.validationPredicates.isEmpty ? nil : a.validationWarnings,
+                        preservesValueInHistoryOnDeletion: a.preservesValueInHistoryOnDeletion ? true : nil)
                 },
                 relationships: entity.properties.compactMap { $0 as? RelationshipDescription }.map { r in
                     Relationship(
@@ -174,7 +179,8 @@ package struct ModelDocument: Codable {
                 },
                 userInfo: entity.userInfo,
                 renamingIdentifier: entity.renamingIdentifier,
-                versionHashModifier: entity.versionHashModifier)
+                versionHashModifier: entity.versionHashModifier,
+                uniquenessConstraints: entity.uniquenessConstraints.isEmpty ? nil : entity.uniquenessConstraints)
         }
     }
 
@@ -190,6 +196,7 @@ package struct ModelDocument: Codable {
             entity.userInfo = e.userInfo
             entity.renamingIdentifier = e.renamingIdentifier
             entity.versionHashModifier = e.versionHashModifier
+            entity.uniquenessConstraints = e.uniquenessConstraints ?? []
             var properties: [PropertyDescription] = []
             for a in e.attributes {
                 let attribute = AttributeDescription(name: a.name, type: a.type, isOptional: a.optional)
@@ -205,6 +212,7 @@ package struct ModelDocument: Codable {
                     }
                 }
                 attribute.allowsExternalBinaryDataStorage = a.allowsExternalStorage
+                attribute.preservesValueInHistoryOnDeletion = a.preservesValueInHistoryOnDeletion ?? false
                 attribute.isIndexedBySpotlight = a.indexedBySpotlight
                 attribute.isStoredInExternalRecord = a.storedInExternalRecord
                 attribute.valueTransformerName = a.valueTransformerName

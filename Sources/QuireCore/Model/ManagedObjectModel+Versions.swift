@@ -29,9 +29,10 @@ extension ManagedObjectModel {
         let stored = Self.versionHashes(fromStoreMetadata: metadata)
         guard !stored.isEmpty else { return false }
         guard let configuration, configuration != "Default", configurations[configuration] != nil else {
-            return stored == entityVersionHashesByName
+            return hasVersionHashes(stored)
         }
-        return entities(forConfigurationName: configuration).allSatisfy { stored[$0.name] == $0.versionHash }
+        let members = entities(forConfigurationName: configuration)
+        return members.allSatisfy { stored[$0.name] == $0.versionHash } || members.allSatisfy { stored[$0.name] == $0.legacyVersionHash }
     }
 
     /// One model holding the entities, configurations and fetch request templates of several
@@ -101,11 +102,13 @@ extension ManagedObjectModel {
     ) -> ManagedObjectModel? {
         let stored = versionHashes(fromStoreMetadata: metadata)
         guard !stored.isEmpty else { return nil }
-        if let exact = models.first(where: { $0.entityVersionHashesByName == stored }) { return exact }
+        if let exact = models.first(where: { $0.hasVersionHashes(stored) }) { return exact }
         let candidates = models.filter { model in
-            !model.entities.isEmpty && model.entities.allSatisfy { stored[$0.name] == $0.versionHash }
+            !model.entities.isEmpty
+                && (model.entities.allSatisfy { stored[$0.name] == $0.versionHash }
+                    || model.entities.allSatisfy { stored[$0.name] == $0.legacyVersionHash })
         }
         guard candidates.count > 1, let merged = try? mergedModel(from: candidates) else { return nil }
-        return merged.entityVersionHashesByName == stored ? merged : nil
+        return merged.hasVersionHashes(stored) ? merged : nil
     }
 }

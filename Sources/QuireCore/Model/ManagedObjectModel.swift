@@ -82,11 +82,25 @@ public final class ManagedObjectModel: @unchecked Sendable, CustomStringConverti
         configurations[name] = entities.map(\.name)
     }
 
-    /// The version hash of every entity, keyed by name (`NSStoreModelVersionHashes`).
+    /// The version hash of every entity, keyed by name (`NSStoreModelVersionHashes`), as Core Data computes them.
     public var entityVersionHashesByName: [String: Data] {
         var result: [String: Data] = [:]
         for entity in entities { result[entity.name] = entity.versionHash }
         return result
+    }
+
+    /// The version hashes Quire wrote before it followed Core Data's algorithm (until 2026-11), keyed by name.
+    package var legacyEntityVersionHashesByName: [String: Data] {
+        var result: [String: Data] = [:]
+        for entity in entities { result[entity.name] = entity.legacyVersionHash }
+        return result
+    }
+
+    /// Whether stored version hashes (`NSStoreModelVersionHashes`) are this model's: Core Data's hashes, or those
+    /// Quire wrote with its former algorithm, so stores Quire wrote before still open with their model.
+    package func hasVersionHashes(_ stored: [String: Data]?) -> Bool {
+        guard let stored else { return false }
+        return stored == entityVersionHashesByName || stored == legacyEntityVersionHashesByName
     }
 
     /// Entities ordered by Core Data's entity number (`Z_ENT`), valid once frozen; index 0 is entity 1.

@@ -80,11 +80,12 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
         precondition(!isFrozen, "Can't modify an immutable model: '\(name)' belongs to a model a coordinator uses.")
     }
 
-    /// The property's version hash: SHA-256 over what affects persistence (name, kind, type, optionality,
-    /// transience, relationship shape and ``versionHashModifier``), stable across runs and machines.
-    public var versionHash: Data { Data(SHA256.hash(Data(versionHashText.utf8))) }
+    /// The property's version hash, as Core Data computes it (`NSPropertyDescription.versionHash`): over what
+    /// affects persistence (name, optionality, transience, type or relationship shape, ``versionHashModifier``).
+    public var versionHash: Data { CoreDataVersionHash.hash(of: self) }
 
-    /// The text the version hash digests; subclasses add what is their own.
+    /// The text Quire's former version hash digested (see ``EntityDescription/legacyVersionHash``); subclasses
+    /// add what is their own.
     package var versionHashText: String {
         "name=\(name);optional=\(isOptional);transient=\(isTransient);modifier=\(versionHashModifier ?? "")"
     }

@@ -116,27 +116,41 @@ public enum StoreMetadataKey {
     public static let modelVersionIdentifiers = "NSStoreModelVersionIdentifiers"
     /// The framework version that wrote the store.
     public static let persistenceFrameworkVersion = "NSPersistenceFrameworkVersion"
+    /// Core Data's SHA-512 digest of the model's entity names and version hashes (base64; Core Data 1044 and later).
+    public static let modelVersionHashesDigest = "NSStoreModelVersionHashesDigest"
+    /// Core Data's SHA-256 checksum of the model's entity version hashes (base64; Core Data 1344 and later).
+    public static let modelVersionChecksum = "NSStoreModelVersionChecksumKey"
+    /// Core Data's SQLite auto-vacuum level, a string ("2").
+    public static let autoVacuumLevel = "_NSAutoVacuumLevel"
 
-    /// New metadata for a store: the given keys, with the store's type, and the UUID and model version keys
-    /// kept from `existing` when the new dictionary leaves them out.
+    /// The keys a store keeps when new metadata leaves them out: what the store and its model say of themselves.
+    package static let storeKeys = [
+        storeUUID, modelVersionHashes, modelVersionHashesVersion, modelVersionIdentifiers, persistenceFrameworkVersion,
+        modelVersionHashesDigest, modelVersionChecksum, autoVacuumLevel,
+    ]
+
+    /// New metadata for a store: the given keys, with the store's type, and the UUID, model version keys and
+    /// Core Data's own keys (``storeKeys``) kept from `existing` when the new dictionary leaves them out.
     package static func merged(
         _ metadata: [String: PropertyListValue], existing: [String: PropertyListValue], type: StoreType
     ) -> [String: PropertyListValue] {
         var result = metadata
         result[storeType] = .string(type.rawValue)
-        for key in [storeUUID, modelVersionHashes, modelVersionHashesVersion, modelVersionIdentifiers, persistenceFrameworkVersion]
-        where result[key] == nil {
+        for key in storeKeys where result[key] == nil {
             result[key] = existing[key]
         }
         return result
     }
 
-    /// The metadata Quire writes for a store of a model.
+    /// The metadata Quire writes for a store of a model, with Core Data's digest and checksum of its hashes.
     package static func standard(type: StoreType, uuid: String, model: ManagedObjectModel) -> [String: PropertyListValue] {
-        [
+        let hashes = model.entityVersionHashesByName
+        return [
             storeType: .string(type.rawValue),
             storeUUID: .string(uuid),
-            modelVersionHashes: .dictionary(model.entityVersionHashesByName.mapValues { .data($0) }),
+            modelVersionHashes: .dictionary(hashes.mapValues { .data($0) }),
+            modelVersionHashesDigest: .string(CoreDataVersionHash.digest(hashes)),
+            modelVersionChecksum: .string(CoreDataVersionHash.checksum(hashes)),
             modelVersionHashesVersion: .integer(3),
             modelVersionIdentifiers: .array(model.versionIdentifiers.sorted().map { .string($0) }),
             persistenceFrameworkVersion: .integer(1),

@@ -125,7 +125,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     package func checkMetadata(_ metadata: [String: PropertyListValue]) throws {
         let uuid = try checkTypeAndUUID(metadata, file: fileURL)
         let storedHashes = metadata[StoreMetadataKey.modelVersionHashes]?.dictionaryValue?.compactMapValues(\.dataValue)
-        if let storedHashes, storedHashes != model.entityVersionHashesByName { throw incompatibleModelError(fileURL) }
+        if let storedHashes, !model.hasVersionHashes(storedHashes) { throw incompatibleModelError(fileURL) }
         identifier = uuid
     }
 

@@ -11,12 +11,21 @@ import Foundation
 /// | `quire_fold(text, flags)` | ``PredicateStringMatching/comparisonKey(_:_:)``: the text folded for `[c]` (flag 1) and `[d]` (flag 2), precomposed |
 /// | `quire_string(op, text, pattern, flags)` | 1 when `text` `BEGINSWITH` (op 1), `ENDSWITH` (2), `CONTAINS` (3) or is `LIKE` (4) `pattern`, else 0 |
 /// | `quire_matches(text, pattern, flags)` | 1 when the whole text matches the ICU regular expression (`MATCHES`) |
+/// | `NSCoreDataDATriggerUpdatedAffectedObjectValue(table, ent, pk, attribute, value)` | NULL; see below |
+/// | `NSCoreDataDATriggerInsertUpdatedAffectedObjectValue(table, ent, pk, attribute, value)` | NULL; see below |
 /// | collation `QUIRE_CASEINSENSITIVE` | ``SortKey/Comparator/caseInsensitiveCompare`` |
 /// | collation `QUIRE_STANDARD` | ``SortKey/Comparator/localizedStandardCompare`` |
 ///
 /// A non-text argument makes the string functions answer 0 (`quire_fold` answers NULL), as the evaluator
 /// answers false for a value that is not a string. Prepared patterns are cached per statement with SQLite's
 /// auxiliary data, so a scan folds the pattern once.
+///
+/// The two `NSCoreData…` functions are the ones Core Data's derived-attribute triggers call (`Z_DA_…` triggers,
+/// e.g. on `ZPAGE` to keep `ZBOOK.ZPAGESCOUNT` = `pages.@count`) after they have updated the derived column
+/// themselves: in Core Data they tell the saving context which objects' derived values changed. A connection
+/// without them fails every insert, update or delete that fires such a trigger ("no such function"), so Quire
+/// defines both. They do nothing and answer NULL: the triggers still maintain the derived column in the file,
+/// and Quire reads the new value the next time it reads the row.
 package enum SQLiteFunctions {
     /// The folding function's name.
     package static let fold = "quire_fold"
@@ -24,6 +33,10 @@ package enum SQLiteFunctions {
     package static let string = "quire_string"
     /// The regular expression function's name.
     package static let matches = "quire_matches"
+    /// The functions Core Data's derived-attribute triggers call (5 arguments each).
+    package static let derivedAttributeTriggerFunctions = [
+        "NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue",
+    ]
     /// The collation of `caseInsensitiveCompare:` and `localizedCaseInsensitiveCompare:`.
     package static let caseInsensitiveCollation = "QUIRE_CASEINSENSITIVE"
     /// The collation of `localizedStandardCompare:`.
@@ -50,6 +63,10 @@ package enum SQLiteFunctions {
         try check(code, string, connection)
         code = sqlite3_create_function_v2(db, matches, 3, deterministic, nil, matchesFunction, nil, nil, nil)
         try check(code, matches, connection)
+        for name in derivedAttributeTriggerFunctions {
+            code = sqlite3_create_function_v2(db, name, 5, SQLITE_UTF8, nil, derivedAttributeTriggerFunction, nil, nil, nil)
+            try check(code, name, connection)
+        }
         code = sqlite3_create_collation_v2(db, caseInsensitiveCollation, SQLITE_UTF8, nil, caseInsensitiveCompare, nil)
         try check(code, caseInsensitiveCollation, connection)
         code = sqlite3_create_collation_v2(db, standardCollation, SQLITE_UTF8, nil, standardCompare, nil)
@@ -82,6 +99,12 @@ private final class PreparedPatternBox {
 private let releaseBox: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointer in
     guard let pointer else { return }
     Unmanaged<PreparedPatternBox>.fromOpaque(pointer).release()
+}
+
+/// Core Data's derived-attribute trigger callbacks: nothing to do in Quire (see ``SQLiteFunctions``).
+private let derivedAttributeTriggerFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
+    context, _, _ in
+    sqlite3_result_null(context)
 }
 
 private let foldFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {

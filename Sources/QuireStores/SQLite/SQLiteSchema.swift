@@ -6,7 +6,8 @@ import Foundation
 /// - One table `Z<ROOT>` per entity hierarchy, with `Z_PK`, `Z_ENT`, `Z_OPT`, then a `Z<ATTRIBUTE>` column per
 ///   persistent attribute of every entity in the hierarchy (a name used twice gets a numeric suffix).
 /// - A `Z<RELATIONSHIP>` column per to-one relationship holding the destination's `Z_PK`, plus
-///   `Z<N><RELATIONSHIP>` with the destination's `Z_ENT` when the destination has sub-entities, and
+///   `Z<N>_<RELATIONSHIP>` with the destination's `Z_ENT` when the destination has sub-entities (stores Quire
+///   wrote before 2026-11 name it `Z<N><RELATIONSHIP>`; both are read), and
 ///   `Z_FOK_<RELATIONSHIP>` holding the position in an ordered inverse.
 /// - A join table `Z_<n><RELATIONSHIP>` per many-to-many (or inverse-less to-many) relationship, with columns
 ///   `Z_<n><INVERSE>` (the source's key) and `Z_<m><RELATIONSHIP>` (the destination's key), and
@@ -32,7 +33,8 @@ package final class SQLiteSchema {
             case foreignEntity(RelationshipDescription)
             case orderKey(RelationshipDescription)
         }
-        package let name: String
+        /// The column's name (adjusted to an existing store's spelling by ``adoptNames(present:)``).
+        package var name: String
         package let type: String
         package let role: Role
     }
@@ -63,6 +65,8 @@ package final class SQLiteSchema {
     }
 
     package let model: ManagedObjectModel
+    /// The store's entity numbers (`Z_ENT`).
+    let numbers: SQLiteEntityNumbers
     private(set) var tables: [Table] = []
     private(set) var tablesByRoot: [ObjectIdentifier: Table] = [:]
     private(set) var mappings: [ObjectIdentifier: EntityMapping] = [:]
@@ -70,8 +74,11 @@ package final class SQLiteSchema {
     private(set) var joinTables: [ObjectIdentifier: JoinTable] = [:]
     private(set) var allJoinTables: [JoinTable] = []
 
-    package init(model: ManagedObjectModel) {
+    /// The schema of a model in a store numbering its entities with `numbers` (Core Data's numbering by default,
+    /// which is what a new store gets).
+    package init(model: ManagedObjectModel, numbers: SQLiteEntityNumbers? = nil) {
         self.model = model
+        self.numbers = numbers ?? .coreData(for: model)
         build()
     }
 
@@ -80,6 +87,20 @@ package final class SQLiteSchema {
     }
 
     package static func columnName(_ name: String) -> String { "Z" + name.uppercased() }
+
+    /// The place of a declared column type in Core Data's column order: `INTEGER`, `FLOAT`, `TIMESTAMP`,
+    /// `DECIMAL`, `VARCHAR`, `BLOB`.
+    package static func typeRank(_ type: String) -> Int {
+        ["INTEGER", "FLOAT", "TIMESTAMP", "DECIMAL", "VARCHAR", "BLOB"].firstIndex(of: type) ?? 6
+    }
+
+    /// An identifier as Core Data writes it in DDL: bare when it is a plain ASCII word starting with `Z` (no SQL
+    /// keyword does; every name made from ASCII entity and property names is one), quoted otherwise.
+    package static func ddlName(_ identifier: String) -> String {
+        let plain = identifier.hasPrefix("Z")
+            && identifier.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+        return plain ? identifier : quote(identifier)
+    }
 
     package func table(for entity: EntityDescription) -> Table? { tablesByRoot[ObjectIdentifier(entity.rootEntity)] }
     package func mapping(for entity: EntityDescription) -> EntityMapping? { mappings[ObjectIdentifier(entity)] }
@@ -91,19 +112,16 @@ package final class SQLiteSchema {
     }
 
     private func build() {
-        let entities = model.entities.sorted { $0.entityNumber < $1.entityNumber }
+        let entities = numbers.entitiesInOrder
         for entity in entities where entity.superentity == nil {
             let table = Table(name: SQLiteSchema.columnName(entity.name), root: entity)
             tables.append(table)
             tablesByRoot[ObjectIdentifier(entity)] = table
         }
-        // Columns, hierarchy by hierarchy, entity by entity (by number), own properties in declaration order.
+        // Columns, hierarchy by hierarchy, entity by entity (by number), own properties in declaration order; then
+        // grouped by declared type, as Core Data orders them (see `Docs/SQLiteStoreFormat.md`).
         var used: [ObjectIdentifier: Set<String>] = [:]
-        var attributeColumn: [ObjectIdentifier: Int] = [:]
-        var foreignKeyColumn: [ObjectIdentifier: Int] = [:]
-        var foreignEntityColumn: [ObjectIdentifier: Int] = [:]
-        var orderKeyColumn: [ObjectIdentifier: Int] = [:]
-        func add(_ base: String, type: String, role: Column.Role, to table: Table) -> Int {
+        func add(_ base: String, type: String, role: Column.Role, to table: Table) {
             var names = used[ObjectIdentifier(table)] ?? ["Z_PK", "Z_ENT", "Z_OPT"]
             var name = base
             var suffix = 1
@@ -114,27 +132,43 @@ package final class SQLiteSchema {
             names.insert(name)
             used[ObjectIdentifier(table)] = names
             table.columns.append(Column(name: name, type: type, role: role))
-            return table.columns.count - 1
         }
         for entity in entities {
             guard let table = table(for: entity) else { continue }
             for property in entity.properties where !property.isTransient {
                 if let attribute = property as? AttributeDescription {
-                    attributeColumn[ObjectIdentifier(attribute)] = add(
+                    add(
                         SQLiteSchema.columnName(attribute.name), type: attribute.attributeType.sqliteColumnType,
                         role: .attribute(attribute), to: table)
                 } else if let relationship = property as? RelationshipDescription, !relationship.isToMany {
-                    foreignKeyColumn[ObjectIdentifier(relationship)] = add(
+                    add(
                         SQLiteSchema.columnName(relationship.name), type: "INTEGER", role: .foreignKey(relationship), to: table)
                     if let destination = relationship.resolvedDestination, !destination.subentities.isEmpty {
-                        foreignEntityColumn[ObjectIdentifier(relationship)] = add(
-                            "Z\(destination.entityNumber)" + relationship.name.uppercased(), type: "INTEGER",
+                        add(
+                            "Z\(numbers.number(of: destination))_" + relationship.name.uppercased(), type: "INTEGER",
                             role: .foreignEntity(relationship), to: table)
                     }
                     if let inverse = relationship.resolvedInverse, inverse.isToMany, inverse.isOrdered {
-                        orderKeyColumn[ObjectIdentifier(relationship)] = add(
+                        add(
                             "Z_FOK_" + relationship.name.uppercased(), type: "INTEGER", role: .orderKey(relationship), to: table)
                     }
+                }
+            }
+        }
+        var attributeColumn: [ObjectIdentifier: Int] = [:]
+        var foreignKeyColumn: [ObjectIdentifier: Int] = [:]
+        var foreignEntityColumn: [ObjectIdentifier: Int] = [:]
+        var orderKeyColumn: [ObjectIdentifier: Int] = [:]
+        for table in tables {
+            table.columns = table.columns.enumerated()
+                .sorted { (SQLiteSchema.typeRank($0.element.type), $0.offset) < (SQLiteSchema.typeRank($1.element.type), $1.offset) }
+                .map(\.element)
+            for (index, column) in table.columns.enumerated() {
+                switch column.role {
+                case .attribute(let attribute): attributeColumn[ObjectIdentifier(attribute)] = index
+                case .foreignKey(let relationship): foreignKeyColumn[ObjectIdentifier(relationship)] = index
+                case .foreignEntity(let relationship): foreignEntityColumn[ObjectIdentifier(relationship)] = index
+                case .orderKey(let relationship): orderKeyColumn[ObjectIdentifier(relationship)] = index
                 }
             }
         }
@@ -153,8 +187,8 @@ package final class SQLiteSchema {
             where relationship.isToMany && !relationship.isTransient && !SQLiteSchema.usesForeignKey(relationship) {
                 if joinTables[ObjectIdentifier(relationship)] != nil { continue }
                 guard let destination = relationship.resolvedDestination else { continue }
-                let n = entity.entityNumber
-                let m = destination.entityNumber
+                let n = numbers.number(of: entity)
+                let m = numbers.number(of: destination)
                 let relName = relationship.name.uppercased()
                 let sourceName = relationship.resolvedInverse?.name.uppercased() ?? entity.name.uppercased()
                 let join = JoinTable(
@@ -180,10 +214,10 @@ package final class SQLiteSchema {
         ]
         for table in tables {
             let columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
-                + table.columns.map { "\(SQLiteSchema.quote($0.name)) \($0.type)" }
-            sql.append("CREATE TABLE \(SQLiteSchema.quote(table.name)) ( \(columns.joined(separator: ", ")) )")
+                + table.columns.map { "\(SQLiteSchema.ddlName($0.name)) \($0.type)" }
+            sql.append("CREATE TABLE \(SQLiteSchema.ddlName(table.name)) ( \(columns.joined(separator: ", ")) )")
             if !table.root.subentities.isEmpty {
-                sql.append("CREATE INDEX \(SQLiteSchema.quote("\(table.name)_Z_ENT_INDEX")) ON \(SQLiteSchema.quote(table.name)) (Z_ENT)")
+                sql.append("CREATE INDEX \(SQLiteSchema.ddlName("\(table.name)_Z_ENT_INDEX")) ON \(SQLiteSchema.ddlName(table.name)) (Z_ENT)")
             }
             for column in table.columns {
                 let indexed: Bool
@@ -194,22 +228,59 @@ package final class SQLiteSchema {
                 }
                 guard indexed else { continue }
                 sql.append(
-                    "CREATE INDEX \(SQLiteSchema.quote("\(table.name)_\(column.name)_INDEX")) ON "
-                        + "\(SQLiteSchema.quote(table.name)) (\(SQLiteSchema.quote(column.name)))")
+                    "CREATE INDEX \(SQLiteSchema.ddlName("\(table.name)_\(column.name)_INDEX")) ON "
+                        + "\(SQLiteSchema.ddlName(table.name)) (\(SQLiteSchema.ddlName(column.name)))")
+            }
+        }
+        // One UNIQUE index per uniqueness constraint, on the table of the entity's hierarchy:
+        // Z_<Entity>_UNIQUE_<property>_<property>… (ZCOLUMN COLLATE BINARY ASC, …), as Core Data names them.
+        for entity in numbers.entitiesInOrder {
+            guard let table = table(for: entity) else { continue }
+            for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
+                let columns = constraint.compactMap { name in
+                    table.columns.first { column in
+                        switch column.role {
+                        case .attribute(let attribute): return attribute.name == name && entity.isKind(of: attribute.entity ?? entity)
+                        case .foreignKey(let relationship): return relationship.name == name && entity.isKind(of: relationship.entity ?? entity)
+                        case .foreignEntity, .orderKey: return false
+                        }
+                    }
+                }
+                guard columns.count == constraint.count else { continue }
+                sql.append(
+                    "CREATE UNIQUE INDEX \(SQLiteSchema.ddlName("Z_\(entity.name)_UNIQUE_" + constraint.joined(separator: "_"))) ON "
+                        + "\(SQLiteSchema.ddlName(table.name)) ("
+                        + columns.map { "\(SQLiteSchema.ddlName($0.name)) COLLATE BINARY ASC" }.joined(separator: ", ") + ")")
             }
         }
         for join in allJoinTables {
-            var columns = ["\(SQLiteSchema.quote(join.sourceColumn)) INTEGER", "\(SQLiteSchema.quote(join.destinationColumn)) INTEGER"]
-            if let order = join.orderColumn { columns.append("\(SQLiteSchema.quote(order)) INTEGER") }
-            if let order = join.inverseOrderColumn { columns.append("\(SQLiteSchema.quote(order)) INTEGER") }
-            columns.append("PRIMARY KEY (\(SQLiteSchema.quote(join.sourceColumn)), \(SQLiteSchema.quote(join.destinationColumn)))")
-            sql.append("CREATE TABLE \(SQLiteSchema.quote(join.name)) ( \(columns.joined(separator: ", ")) )")
+            var columns = ["\(SQLiteSchema.ddlName(join.sourceColumn)) INTEGER", "\(SQLiteSchema.ddlName(join.destinationColumn)) INTEGER"]
+            if let order = join.orderColumn { columns.append("\(SQLiteSchema.ddlName(order)) INTEGER") }
+            if let order = join.inverseOrderColumn { columns.append("\(SQLiteSchema.ddlName(order)) INTEGER") }
+            columns.append("PRIMARY KEY (\(SQLiteSchema.ddlName(join.sourceColumn)), \(SQLiteSchema.ddlName(join.destinationColumn)))")
+            sql.append("CREATE TABLE \(SQLiteSchema.ddlName(join.name)) ( \(columns.joined(separator: ", ")) )")
             sql.append(
-                "CREATE INDEX \(SQLiteSchema.quote("\(join.name)_\(join.destinationColumn)_INDEX")) ON "
-                    + "\(SQLiteSchema.quote(join.name)) (\(SQLiteSchema.quote(join.destinationColumn)), "
-                    + "\(SQLiteSchema.quote(join.sourceColumn)))")
+                "CREATE INDEX \(SQLiteSchema.ddlName("\(join.name)_\(join.destinationColumn)_INDEX")) ON "
+                    + "\(SQLiteSchema.ddlName(join.name)) (\(SQLiteSchema.ddlName(join.destinationColumn)), "
+                    + "\(SQLiteSchema.ddlName(join.sourceColumn)))")
         }
         return sql
+    }
+
+    /// Adopts an existing store's spelling of the entity columns of to-one relationships: `Z<N><REL>`, without
+    /// the underscore, in stores Quire wrote before it followed Core Data's `Z<N>_<REL>`.
+    ///
+    /// - Parameter present: The columns of each table of the store.
+    package func adoptNames(present: [String: Set<String>]) {
+        for table in tables {
+            guard let columns = present[table.name] else { continue }
+            for index in table.columns.indices {
+                guard case .foreignEntity = table.columns[index].role, !columns.contains(table.columns[index].name) else { continue }
+                var legacy = table.columns[index].name
+                if let underscore = legacy.firstIndex(of: "_") { legacy.remove(at: underscore) }
+                if columns.contains(legacy) { table.columns[index].name = legacy }
+            }
+        }
     }
 
     /// Every table and the columns it must have, to check an existing store against the model.

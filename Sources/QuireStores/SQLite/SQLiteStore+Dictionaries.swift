@@ -31,7 +31,7 @@ extension SQLiteStore {
         let groups = try request.groupBy.map { try expression(for: $0, from: fetch.entity, scope: scope).sql }
 
         var conditions: [String] = []
-        let numbers = fetch.includesSubentities ? fetch.entity.hierarchyEntityNumbers : [fetch.entity.entityNumber]
+        let numbers = fetch.includesSubentities ? schema.numbers.hierarchyNumbers(of: fetch.entity) : [schema.numbers.number(of: fetch.entity)]
         if numbers.count != 1 + table.root.allSubentities.count {
             conditions.append("t0.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))")
         }

@@ -103,11 +103,8 @@ extension SQLiteStore {
         return reader
     }
 
-    package func entity(number: Int64) -> EntityDescription? {
-        let index = Int(number) - 1
-        guard index >= 0, index < model.entitiesByNumber.count else { return nil }
-        return model.entitiesByNumber[index]
-    }
+    /// The entity of a store's entity number (`Z_ENT`), from the store's own numbering.
+    package func entity(number: Int64) -> EntityDescription? { schema.numbers.entity(number: number) }
 
     /// Reads the current row of a statement selected with ``selectList(_:)``.
     package func snapshot(from statement: SQLiteStatement) throws -> RowSnapshot {
@@ -182,7 +179,7 @@ extension SQLiteStore {
             }
         }
         var conditions: [String] = []
-        let numbers = fetch.includesSubentities ? fetch.entity.hierarchyEntityNumbers : [fetch.entity.entityNumber]
+        let numbers = fetch.includesSubentities ? schema.numbers.hierarchyNumbers(of: fetch.entity) : [schema.numbers.number(of: fetch.entity)]
         let tableEntities = 1 + table.root.allSubentities.count
         if numbers.count != tableEntities {
             conditions.append("t0.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))")

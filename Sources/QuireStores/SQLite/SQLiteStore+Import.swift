@@ -49,10 +49,11 @@ extension SQLiteStore {
         let connection = try db()
         do {
             let update = try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
-            for entity in model.entitiesByNumber {
+            // One counter per hierarchy, kept on the root's row; sub-entities' rows hold 0, as in Core Data.
+            for entity in schema.numbers.entitiesInOrder {
                 update.reset()
-                update.bind(maximumKeys[ObjectIdentifier(entity.rootEntity)] ?? 0, at: 1)
-                update.bind(Int64(entity.entityNumber), at: 2)
+                update.bind(entity.superentity == nil ? maximumKeys[ObjectIdentifier(entity)] ?? 0 : 0, at: 1)
+                update.bind(Int64(schema.numbers.number(of: entity)), at: 2)
                 try update.run()
             }
             try SQLiteStore.write(metadata, connection)

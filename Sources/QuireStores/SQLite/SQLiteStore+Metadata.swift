@@ -114,9 +114,12 @@ extension SQLiteStore {
         try connection.transaction { try write(merged, connection) }
     }
 
-    /// Writes a metadata dictionary into `Z_METADATA` (inside the caller's transaction).
+    /// Writes a metadata dictionary into `Z_METADATA` (inside the caller's transaction): the UUID in `Z_UUID`
+    /// and every other key, known to Quire or not, in `Z_PLIST`, as Core Data does.
     package static func write(_ metadata: [String: PropertyListValue], _ connection: SQLiteConnection) throws {
-        let plist = try PropertyListValue.encode(metadata, format: .binary)
+        var plistKeys = metadata
+        plistKeys[StoreMetadataKey.storeUUID] = nil
+        let plist = try PropertyListValue.encode(plistKeys, format: .binary)
         let update = try connection.cachedStatement("UPDATE Z_METADATA SET Z_UUID = ?, Z_PLIST = ? WHERE Z_VERSION = 1")
         update.bind(metadata[StoreMetadataKey.storeUUID]?.stringValue ?? "", at: 1)
         update.bind(plist, at: 2)

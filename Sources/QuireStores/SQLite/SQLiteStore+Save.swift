@@ -94,11 +94,11 @@ extension SQLiteStore {
         defer { select.reset() }
         func storedMaximum(_ entity: EntityDescription) throws -> Int64 {
             select.reset()
-            select.bind(Int64(entity.entityNumber), at: 1)
+            select.bind(Int64(schema.numbers.number(of: entity)), at: 1)
             return try select.step() ? select.int64(at: 0) : 0
         }
-        // Keys are unique across a hierarchy (one table), so every entity of it draws from one counter, which
-        // starts above every entity's own maximum (stores written by Core Data keep one per entity).
+        // Keys are unique across a hierarchy (one table), so every entity of it draws from one counter, kept on
+        // the root's row as Core Data does; it starts above every row's value (Quire once kept one per entity).
         var counters: [ObjectIdentifier: Int64] = [:]
         var roots: [EntityDescription] = []
         result.permanentIDs.reserveCapacity(inserted.count)
@@ -118,12 +118,10 @@ extension SQLiteStore {
             result.permanentIDs.append(ObjectID(entity: entity, store: store, primaryKey: next))
         }
         for root in roots {
-            for entity in [root] + root.allSubentities {
-                update.reset()
-                update.bind(counters[ObjectIdentifier(root)] ?? 0, at: 1)
-                update.bind(Int64(entity.entityNumber), at: 2)
-                try update.run()
-            }
+            update.reset()
+            update.bind(counters[ObjectIdentifier(root)] ?? 0, at: 1)
+            update.bind(Int64(schema.numbers.number(of: root)), at: 2)
+            try update.run()
         }
     }
 
@@ -139,7 +137,7 @@ extension SQLiteStore {
         var index: Int32 = insert ? 4 : 1
         if insert {
             statement.bind(pk, at: 1)
-            statement.bind(Int64(entity.entityNumber), at: 2)
+            statement.bind(Int64(schema.numbers.number(of: entity)), at: 2)
             statement.bind(version, at: 3)
         }
         for (slot, external) in plan.attributeSlots {
@@ -156,7 +154,7 @@ extension SQLiteStore {
             if let key = target?.primaryKey { statement.bind(key, at: index) } else { statement.bindNull(at: index) }
             index += 1
             if withEntity {
-                if let target { statement.bind(Int64(target.entity.entityNumber), at: index) } else { statement.bindNull(at: index) }
+                if let target { statement.bind(Int64(schema.numbers.number(of: target.entity)), at: index) } else { statement.bindNull(at: index) }
                 index += 1
             }
         }
@@ -190,7 +188,8 @@ extension SQLiteStore {
         var names: [String] = []
         var attributeSlots: [(Int, Bool)] = []
         var relationshipSlots: [(Int, Bool)] = []
-        for attribute in entity.allAttributes where mapping.attributeColumns[attribute.slot] >= 0 {
+        for attribute in entity.allAttributes
+        where mapping.attributeColumns[attribute.slot] >= 0 && !triggerMaintainedAttributes.contains(ObjectIdentifier(attribute)) {
             names.append(table.columns[mapping.attributeColumns[attribute.slot]].name)
             attributeSlots.append((attribute.slot, attribute.allowsExternalBinaryDataStorage))
         }

@@ -34,7 +34,9 @@ package final class SQLiteStore: ImportingStoreBackend {
     package private(set) var connection: SQLiteConnection?
     /// This store's entry in ``OpenFiles`` while its connection is open.
     private var openFileToken: AnyHashable?
-    package let schema: SQLiteSchema
+    /// The schema: Core Data's numbering for a new store, the store's own `Z_PRIMARYKEY` numbers once an
+    /// existing store is loaded.
+    package private(set) var schema: SQLiteSchema
     /// Per entity: how to read its rows.
     var readers: [ObjectIdentifier: RowReader] = [:]
     /// The same readers by entity number (`Z_ENT`), for the per-row lookup.
@@ -44,6 +46,9 @@ package final class SQLiteStore: ImportingStoreBackend {
     /// Per table: the select list and the select of one row by key.
     var selectLists: [ObjectIdentifier: String] = [:]
     var rowByKeySQL: [ObjectIdentifier: String] = [:]
+    /// The attributes the store's own triggers maintain (Core Data's derived attributes, `Z_DA_…` triggers):
+    /// read like any other, never written by a save.
+    var triggerMaintainedAttributes: Set<ObjectIdentifier> = []
     /// The external data files of the save in progress.
     var blobWrites: ExternalDataWrites?
     /// The lengths of external data files carried into the store by an import.
@@ -115,17 +120,18 @@ package final class SQLiteStore: ImportingStoreBackend {
         guard !options.isReadOnly else { throw readOnlyError() }
         let uuid = UUID().uuidString
         let metadata = StoreMetadataKey.standard(type: .sqlite, uuid: uuid, model: model)
-        let plist = try PropertyListValue.encode(metadata, format: .binary)
+        // Core Data keeps the UUID in Z_UUID only, not in the plist.
+        let plist = try PropertyListValue.encode(metadata.filter { $0.key != StoreMetadataKey.storeUUID }, format: .binary)
         let modelData = try model.serializedRepresentation()
         try connection.transaction {
             for statement in schema.createStatements() { try connection.execute(statement) }
             let insertKey = try connection.prepare("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)")
             defer { insertKey.finalize() }
-            for entity in model.entitiesByNumber {
+            for entity in schema.numbers.entitiesInOrder {
                 insertKey.reset()
-                insertKey.bind(Int64(entity.entityNumber), at: 1)
+                insertKey.bind(Int64(schema.numbers.number(of: entity)), at: 1)
                 insertKey.bind(entity.name, at: 2)
-                insertKey.bind(Int64(entity.superentity?.entityNumber ?? 0), at: 3)
+                insertKey.bind(Int64(entity.superentity.map(schema.numbers.number(of:)) ?? 0), at: 3)
                 try insertKey.run()
             }
             let insertMetadata = try connection.prepare("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)")
@@ -153,49 +159,119 @@ package final class SQLiteStore: ImportingStoreBackend {
         let metadata = try SQLiteStore.readMetadata(connection, url: storeURL)
         let uuid = try checkTypeAndUUID(metadata, file: storeURL)
         let storedHashes = metadata[StoreMetadataKey.modelVersionHashes]?.dictionaryValue?.compactMapValues(\.dataValue)
-        let sameModel = storedHashes == model.entityVersionHashesByName
-        let missing = try missingColumns(connection, tables: tables)
-        if !sameModel && (tables.contains("Z_QUIREMODEL") || !missing.isEmpty) { throw incompatibleModelError(storeURL) }
-        if let first = missing.first {
-            throw QuireError(
-                .persistentStoreIncompatibleSchema,
-                "The store '\(storeURL.path)' does not match its model: \(first).",
-                context: .init(file: storeURL))
+        let sameModel = model.hasVersionHashes(storedHashes)
+        // The first difference between the store's schema and the model's, if any.
+        var difference: QuireError?
+        do {
+            let numbers = try SQLiteEntityNumbers.read(try Self.primaryKeyRows(connection, url: storeURL), model: model, url: storeURL)
+            let schema = SQLiteSchema(model: model, numbers: numbers)
+            var present: [String: Set<String>] = [:]
+            for table in tables { present[table] = try connection.columnNames(of: table) }
+            schema.adoptNames(present: present)
+            if let first = Self.schemaDifferences(schema, present: present).first {
+                throw QuireError(
+                    .persistentStoreIncompatibleSchema, "The store '\(storeURL.path)' does not match its model: \(first).",
+                    context: .init(file: storeURL))
+            }
+            self.schema = schema
+            triggerMaintainedAttributes = try Self.derivedAttributes(connection, model: model)
+        } catch let error as QuireError where error.code == .persistentStoreIncompatibleSchema {
+            difference = error
         }
+        if !sameModel && (tables.contains("Z_QUIREMODEL") || difference != nil) {
+            var error = incompatibleModelError(storeURL)
+            if let difference { error.message += " " + difference.message }
+            throw error
+        }
+        if let difference { throw difference }
         identifier = uuid
         self.metadata = metadata
     }
 
-    private func missingColumns(_ connection: SQLiteConnection, tables: Set<String>) throws -> [String] {
-        var missing: [String] = []
-        for (table, columns) in schema.expectedColumns().sorted(by: { $0.key < $1.key }) {
-            guard tables.contains(table) else {
-                missing.append("table \(table) is missing")
-                continue
-            }
-            let present = try connection.columnNames(of: table)
-            for column in columns.sorted() where !present.contains(column) {
-                missing.append("column \(table).\(column) is missing")
+    /// The attributes a store's derived-attribute triggers maintain. Core Data names them
+    /// `Z_DA_<table>_<Entity>_<attribute>_<PARAMETER_INSERT | PARAMETER_UPDATE_INCREMENT | PARAMETER_UPDATE_DECREMENT |
+    /// PARAMETER_DELETE | SOURCE_INSERT>`.
+    private static func derivedAttributes(_ connection: SQLiteConnection, model: ManagedObjectModel) throws -> Set<ObjectIdentifier> {
+        let statement = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'Z\\_DA\\_%' ESCAPE '\\'")
+        defer { statement.finalize() }
+        var names: [String] = []
+        while try statement.step() { names.append(statement.string(at: 0) ?? "") }
+        guard !names.isEmpty else { return [] }
+        var result: Set<ObjectIdentifier> = []
+        for entity in model.entitiesByNumber {
+            for attribute in entity.allAttributes where attribute.entity === entity {
+                let marker = "_\(entity.name)_\(attribute.name)_"
+                if names.contains(where: { $0.contains(marker + "PARAMETER_") || $0.contains(marker + "SOURCE_") }) {
+                    result.insert(ObjectIdentifier(attribute))
+                }
             }
         }
-        return missing
+        return result
     }
 
-    /// Reads the metadata plist of an open database.
+    /// The rows of a store's `Z_PRIMARYKEY` table.
+    private static func primaryKeyRows(_ connection: SQLiteConnection, url: URL) throws -> [SQLiteEntityNumbers.Row] {
+        let statement = try connection.prepare("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY")
+        defer { statement.finalize() }
+        var rows: [SQLiteEntityNumbers.Row] = []
+        while try statement.step() {
+            rows.append(.init(number: Int(statement.int64(at: 0)), name: statement.string(at: 1) ?? "", superNumber: Int(statement.int64(at: 2))))
+        }
+        return rows
+    }
+
+    /// The tables Core Data or Quire keep beside the entity and join tables, which no model describes.
+    private static let bookkeepingTables: Set<String> = [
+        "Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE", "Z_QUIREMODEL", externalDataTable,
+    ]
+
+    /// How a store's tables differ from a schema's, first difference first: missing tables and columns, and
+    /// columns or `Z`-prefixed tables the model does not have. Core Data's persistent-history tables (`A…`) and
+    /// the bookkeeping tables are not the model's and are not compared.
+    private static func schemaDifferences(_ schema: SQLiteSchema, present: [String: Set<String>]) -> [String] {
+        var differences: [String] = []
+        let expected = schema.expectedColumns()
+        for (table, columns) in expected.sorted(by: { $0.key < $1.key }) {
+            guard let existing = present[table] else {
+                differences.append("table \(table) is missing")
+                continue
+            }
+            for column in columns.sorted() where !existing.contains(column) {
+                differences.append("column \(table).\(column) is missing")
+            }
+            if !bookkeepingTables.contains(table) {
+                for column in existing.sorted() where !columns.contains(column) {
+                    differences.append("the store has a column \(table).\(column) the model does not have")
+                }
+            }
+        }
+        for table in present.keys.sorted() where table.hasPrefix("Z") && expected[table] == nil && !bookkeepingTables.contains(table) {
+            differences.append("the store has a table \(table) the model does not have")
+        }
+        return differences
+    }
+
+    /// Reads the metadata of an open database: the `Z_PLIST` property list, with the store's UUID
+    /// (`NSStoreUUID`) from the `Z_UUID` column, where Core Data keeps it (its plist has no such key).
     package static func readMetadata(_ connection: SQLiteConnection, url: URL) throws -> [String: PropertyListValue] {
-        let statement = try connection.prepare("SELECT Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
+        let statement = try connection.prepare("SELECT Z_PLIST, Z_UUID FROM Z_METADATA WHERE Z_VERSION = 1")
         defer { statement.finalize() }
         guard try statement.step(), !statement.isNull(at: 0) else {
             throw QuireError(
                 .persistentStoreIncompatibleSchema, "The store '\(url.path)' has no metadata row.", context: .init(file: url))
         }
+        var metadata: [String: PropertyListValue]
         do {
-            return try PropertyListValue.decodeDictionary(from: statement.data(at: 0))
+            metadata = try PropertyListValue.decodeDictionary(from: statement.data(at: 0))
         } catch var error as QuireError {
             error.context.file = url
             error.message = "The metadata of the store '\(url.path)' is corrupt: " + error.message
             throw error
         }
+        if let uuid = statement.string(at: 1), !uuid.isEmpty {
+            metadata[StoreMetadataKey.storeUUID] = .string(uuid)
+        }
+        return metadata
     }
 
     /// Closes the connection, renames the store's files and reopens it at the new location.
@@ -282,6 +358,7 @@ package final class SQLiteStore: ImportingStoreBackend {
         openFileToken = nil
         readers = [:]
         readersByNumber = []
+        triggerMaintainedAttributes = []
         writePlans = [:]
         selectLists = [:]
         rowByKeySQL = [:]

@@ -6,12 +6,12 @@ import Foundation
 ///
 /// What is read: `<model userDefinedModelVersionIdentifier>`; `<entity>` (name, `representedClassName`,
 /// `parentEntity`, `isAbstract`, `elementID` as the renaming identifier, `versionHashModifier`, `userInfo`,
-/// single-property `fetchIndex`es as indexed attributes); `<attribute>` (every type, optional, transient, indexed,
-/// defaults, minimum and maximum, regular expression, external storage, Spotlight, external record file, value
-/// transformer); `<relationship>` (destination, inverse, to-many, ordered, delete rule, counts); model-level
+/// single-property `fetchIndex`es as indexed attributes, `<uniquenessConstraints>`); `<attribute>` (every type,
+/// optional, transient, indexed, defaults, minimum and maximum, regular expression, external storage, Spotlight,
+/// external record file, value transformer, preserve after deletion); `<relationship>` (destination, inverse, to-many, ordered, delete rule, counts); model-level
 /// `<fetchRequest>` templates; `<configuration>` with its `<memberEntity>`s. Presentation data (`<elements>`,
-/// code generation, CloudKit flags) and what Quire has no counterpart for (fetched properties, uniqueness
-/// constraints, compound indexes) are skipped; elements Quire does not know are skipped too, so files from newer
+/// code generation, CloudKit flags) and what Quire has no counterpart for (fetched properties, multi-property
+/// fetch indexes, compound indexes) are skipped; elements Quire does not know are skipped too, so files from newer
 /// Xcodes still open.
 package struct XcodeModelDecoder {
     package let file: URL
@@ -100,6 +100,14 @@ package struct XcodeModelDecoder {
                 continue
             }
         }
+        // <uniquenessConstraints><uniquenessConstraint><constraint value="…"/>…: the entity's uniqueness constraints.
+        var uniqueness: [[String]] = []
+        for group in element.children(named: "uniquenessConstraints") {
+            for constraint in group.children(named: "uniquenessConstraint") {
+                let names = constraint.children(named: "constraint").compactMap { nonEmpty($0.attributes["value"]) }
+                if !names.isEmpty { uniqueness.append(names) }
+            }
+        }
         // A fetch index over one attribute is how current Xcodes write the "Indexed" checkbox.
         for index in element.children(named: "fetchIndex") {
             let parts = index.children(named: "fetchIndexElement")
@@ -121,7 +129,8 @@ package struct XcodeModelDecoder {
             relationships: relationships,
             userInfo: try userInfo(of: element),
             renamingIdentifier: nonEmpty(element.attributes["elementID"]),
-            versionHashModifier: nonEmpty(element.attributes["versionHashModifier"]))
+            versionHashModifier: nonEmpty(element.attributes["versionHashModifier"]),
+            uniquenessConstraints: uniqueness.isEmpty ? nil : uniqueness)
     }
 
     /// Parents, destinations and inverses must name what the file defines.
@@ -213,7 +222,8 @@ package struct XcodeModelDecoder {
             regularExpression: nonEmpty(element.attributes["regularExpressionString"]),
             userInfo: try userInfo(of: element),
             renamingIdentifier: nonEmpty(element.attributes["elementID"]),
-            versionHashModifier: nonEmpty(element.attributes["versionHashModifier"]))
+            versionHashModifier: nonEmpty(element.attributes["versionHashModifier"]),
+            preservesValueInHistoryOnDeletion: try flag(element, "preserveAfterDeletion") ? true : nil)
     }
 
     /// A default value as Xcode writes it for a type, or nil when the text is not one.

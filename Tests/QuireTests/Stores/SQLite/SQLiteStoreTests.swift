@@ -67,8 +67,8 @@ import Quire
             #expect(tables.contains(table), "missing table \(table) in: \(tables)")
         }
         let schema = try sqlite3(url, ".schema ZEMPLOYEE")
-        for column in ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER", "\"ZNAME\" VARCHAR", "\"ZSALARY\" INTEGER",
-                       "\"ZDEPARTMENT\" INTEGER", "\"ZBADGE\" INTEGER", "\"ZLEVEL\" INTEGER"] {
+        for column in ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER", "ZNAME VARCHAR", "ZSALARY INTEGER",
+                       "ZDEPARTMENT INTEGER", "ZBADGE INTEGER", "ZLEVEL INTEGER"] {
             #expect(schema.contains(column), "missing \(column) in: \(schema)")
         }
         #expect(try sqlite3(url, ".schema ZTASK").contains("Z_FOK_PROJECT"))
