@@ -83,8 +83,8 @@ extension DocumentContents {
         let mimeType = mimeType ?? self.mimeType ?? "application/x-quire-document"
         switch container {
         case .storeFile:
-            let support = ExternalDataFolder.supportFolder(forStore: target)
-            let outputSupport = ExternalDataFolder.supportFolder(forStore: output)
+            let support = ExternalDataFolder.supportFolder(forStore: target, type: storeType)
+            let outputSupport = ExternalDataFolder.supportFolder(forStore: output, type: storeType)
             if DocumentFiles.kind(of: support) == .directory {
                 if DocumentFiles.kind(of: outputSupport) != .missing {
                     guard replacing else {
@@ -106,11 +106,11 @@ extension DocumentContents {
             }
         case .package:
             let built = staging.appendingPathComponent("package", isDirectory: true)
-            try Self.writePackage(at: built, storeAt: target, mimeType: mimeType, objectCount: objectCount)
+            try Self.writePackage(at: built, storeAt: target, mimeType: mimeType, objectCount: objectCount, storeType: storeType)
             try Self.moveIntoPlace(built, to: output)
         case .zipArchive, .tarArchive:
             let built = staging.appendingPathComponent("package", isDirectory: true)
-            try Self.writePackage(at: built, storeAt: target, mimeType: mimeType, objectCount: objectCount)
+            try Self.writePackage(at: built, storeAt: target, mimeType: mimeType, objectCount: objectCount, storeType: storeType)
             let file = staging.appendingPathComponent("archive")
             try Self.writeArchive(ofPackage: built, to: file, format: container.documentFormat ?? .zipArchive)
             try Self.moveIntoPlace(file, to: output)

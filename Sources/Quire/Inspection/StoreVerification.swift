@@ -33,7 +33,7 @@ public enum StoreVerification {
         defer { try? coordinator.remove(store) }
         let context = ManagedObjectContext()
         context.persistentStoreCoordinator = coordinator
-        let support = ExternalDataFolder.supportFolder(forStore: url).appendingPathComponent("_EXTERNAL_DATA")
+        let support = ExternalDataFolder.supportFolder(forStore: url, type: type).appendingPathComponent("_EXTERNAL_DATA")
         problems += try context.performAndWait { () throws -> [String] in
             var found: [String] = []
             for entity in model.entities.sorted(by: { $0.name < $1.name }) where !entity.isAbstract {

@@ -11,14 +11,19 @@ package struct ExternalDataFolder {
     /// The `_EXTERNAL_DATA` folder.
     package let url: URL
 
-    package init(storeURL: URL) {
-        url = Self.supportFolder(forStore: storeURL).appendingPathComponent("_EXTERNAL_DATA")
+    /// The folder of the store of a type at a location (see ``supportFolder(forStore:type:)``).
+    package init(storeURL: URL, type: StoreType) {
+        url = Self.supportFolder(forStore: storeURL, type: type).appendingPathComponent("_EXTERNAL_DATA")
     }
 
-    /// `.<store name without extension>_SUPPORT` beside the store.
-    package static func supportFolder(forStore storeURL: URL) -> URL {
-        storeURL.deletingLastPathComponent()
-            .appendingPathComponent(".\(storeURL.deletingPathExtension().lastPathComponent)_SUPPORT")
+    /// The support folder beside a store. A SQLite store's is Core Data's, named without the file's extension
+    /// (`Photos.sqlite` → `.Photos_SUPPORT`); every other kind's keeps the whole file name (`Photos.xml` →
+    /// `.Photos.xml_SUPPORT`; the same for a file without an extension, as in a document package), so stores
+    /// of different kinds side by side never share a folder, and one's collection of unreferenced files never
+    /// removes another's.
+    package static func supportFolder(forStore storeURL: URL, type: StoreType) -> URL {
+        let name = type == .sqlite ? storeURL.deletingPathExtension().lastPathComponent : storeURL.lastPathComponent
+        return storeURL.deletingLastPathComponent().appendingPathComponent(".\(name)_SUPPORT")
     }
 
     package func file(_ name: String) -> URL { url.appendingPathComponent(name) }

@@ -160,8 +160,8 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
             store.url = url
             return
         }
-        let from = ExternalDataFolder(storeURL: old)
-        let to = ExternalDataFolder(storeURL: url)
+        let from = ExternalDataFolder(storeURL: old, type: store.type)
+        let to = ExternalDataFolder(storeURL: url, type: store.type)
         store.url = url
         do {
             let names = Set(nodes.values.flatMap { node in

@@ -40,7 +40,7 @@ import Glibc
         try close(stack)
         try Data().write(to: URL(fileURLWithPath: url.path + "-wal"))
         try Data().write(to: URL(fileURLWithPath: url.path + "-shm"))
-        #expect(FileManager.default.fileExists(atPath: ExternalDataFolder.supportFolder(forStore: url).path))
+        #expect(FileManager.default.fileExists(atPath: ExternalDataFolder.supportFolder(forStore: url, type: .sqlite).path))
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: Fixtures.everyTypeModel())
         try coordinator.destroyPersistentStore(at: url, type: .sqlite)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty)
@@ -75,13 +75,13 @@ import Glibc
         let samples = try context.fetch(FetchRequest<ManagedObject>(entityName: "Sample"))
         #expect(samples.map { $0.value(forKey: "vString") as? String } == ["source"])
         #expect(try samples.first?.dataValue(forKey: "vBinarydata") == Data(repeating: 9, count: 3000))
-        let name = try #require(ExternalDataFolder(storeURL: sourceURL).fileNames().first)
+        let name = try #require(ExternalDataFolder(storeURL: sourceURL, type: kind.type).fileNames().first)
         var a = stat()
         var b = stat()
-        #expect(stat(ExternalDataFolder(storeURL: sourceURL).file(name).path, &a) == 0)
-        #expect(stat(ExternalDataFolder(storeURL: destinationURL).file(name).path, &b) == 0)
+        #expect(stat(ExternalDataFolder(storeURL: sourceURL, type: kind.type).file(name).path, &a) == 0)
+        #expect(stat(ExternalDataFolder(storeURL: destinationURL, type: kind.type).file(name).path, &b) == 0)
         #expect(a.st_ino == b.st_ino)
-        #expect(ExternalDataFolder(storeURL: destinationURL).fileNames() == [name])
+        #expect(ExternalDataFolder(storeURL: destinationURL, type: kind.type).fileNames() == [name])
     }
 
     @Test func replaceConvertsAStoreOfAnotherType() throws {
@@ -109,7 +109,7 @@ import Glibc
         let new = folder.file("Moved." + (old.pathExtension))
         if kind.type == .sqlite {
             try FileManager.default.moveItem(at: old, to: new)
-            try FileManager.default.moveItem(at: ExternalDataFolder.supportFolder(forStore: old), to: ExternalDataFolder.supportFolder(forStore: new))
+            try FileManager.default.moveItem(at: ExternalDataFolder.supportFolder(forStore: old, type: .sqlite), to: ExternalDataFolder.supportFolder(forStore: new, type: .sqlite))
         }
         try stack.coordinator.setURL(new, for: store)
         #expect(store.url == new)

@@ -24,7 +24,7 @@ import QuireStores
     private func blob(_ count: Int, seed: UInt8 = 7) -> Data { Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31) ^ seed }) }
 
     private func externalFolder(_ stack: ConformanceStack) throws -> ExternalDataFolder {
-        ExternalDataFolder(storeURL: try #require(stack.url))
+        ExternalDataFolder(storeURL: try #require(stack.url), type: stack.kind.type)
     }
 
     private func saveSample(_ stack: ConformanceStack, data: Data, plain: Data = Data([1, 2])) throws {
@@ -43,7 +43,9 @@ import QuireStores
         #expect(files.count == 1)
         let name = try #require(files.first)
         #expect(try Data(contentsOf: externalFolder(stack).file(name)) == big)
-        #expect(try externalFolder(stack).url.path.hasSuffix("/.Store_SUPPORT/_EXTERNAL_DATA"))
+        // Core Data's name for SQLite (`Store.sqlite` → `.Store_SUPPORT`); the whole file name for the others.
+        let support = kind.type == .sqlite ? ".Store_SUPPORT" : ".\(try #require(stack.url).lastPathComponent)_SUPPORT"
+        #expect(try externalFolder(stack).url.path.hasSuffix("/\(support)/_EXTERNAL_DATA"))
         if kind.type == .sqlite {
             let db = try SQLiteConnection(url: try #require(stack.url), readOnly: true, create: false)
             defer { db.close() }
