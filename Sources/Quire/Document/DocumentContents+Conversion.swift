@@ -30,7 +30,8 @@ extension DocumentContents {
     ///   - storeType: The output's store type.
     ///   - mimeType: The MIME type of a new package or archive (default: this document's, else
     ///     `application/x-quire-document`).
-    ///   - replacing: Whether an existing output is replaced; otherwise it is an error.
+    ///   - replacing: Whether an existing output is replaced (a file or a document package, never another
+    ///     folder: see ``checkReplaceable(_:)``); otherwise it is an error.
     ///   - willCopy: Called before the copy with the staging folder the new files appear in (for progress).
     ///   - didCopy: Called after the copy, whether it succeeded or not.
     /// - Returns: What was copied.
@@ -47,6 +48,7 @@ extension DocumentContents {
                 .fileWriteUnknown, "'\(output.path)' already exists; replace it or choose a new location.",
                 context: .init(file: output))
         }
+        try Self.checkReplaceable(output)
         let model = try ManagedObjectModel.embedded(inStoreAt: storeURL, type: self.storeType)
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
         var readOnly = StoreOptions()
@@ -87,9 +89,12 @@ extension DocumentContents {
             let outputSupport = ExternalDataFolder.supportFolder(forStore: output, type: storeType)
             if DocumentFiles.kind(of: support) == .directory {
                 if DocumentFiles.kind(of: outputSupport) != .missing {
-                    guard replacing else {
+                    // Only the folder of the store being replaced goes; without that store it is another's.
+                    guard replacing, DocumentFiles.kind(of: output).isFile else {
                         throw QuireError(
-                            .fileWriteUnknown, "'\(outputSupport.path)' already exists; replace it or choose a new location.",
+                            .fileWriteUnknown,
+                            "'\(outputSupport.path)' already exists" + (replacing ? " and is not the folder of a store at '\(output.path)'" : "")
+                                + "; choose a new location.",
                             context: .init(file: outputSupport))
                     }
                     DocumentFiles.removeTree(outputSupport)
@@ -120,8 +125,10 @@ extension DocumentContents {
             objectCount: objectCount, externalDataFiles: blobs.count, externalDataBytes: blobs.reduce(0) { $0 + $1.size })
     }
 
-    /// Renames a finished file or folder over `destination`, removing what was there.
+    /// Renames a finished file or folder over `destination`, removing what was there (a file or a document
+    /// package: see ``checkReplaceable(_:)``).
     static func moveIntoPlace(_ built: URL, to destination: URL) throws {
+        try checkReplaceable(destination)
         if DocumentFiles.kind(of: destination) != .missing { DocumentFiles.removeTree(destination) }
         try DocumentFiles.rename(built, to: destination)
     }
