@@ -82,7 +82,12 @@ package final class SQLiteStatement {
         case .integer(let v): bind(v, at: index)
         case .double(let v): bind(v, at: index)
         case .float(let v): bind(Double(v), at: index)
-        case .decimal(let v): bind("\(v)", at: index)
+        case .decimal(let v):
+            switch SQLiteDecimal.stored(v) {
+            case .integer(let integer): bind(integer, at: index)
+            case .real(let double): bind(double, at: index)
+            case .text(let text): bind(text, at: index)
+            }
         case .string(let v): bind(v, at: index)
         case .boolean(let v): bind(Int64(v ? 1 : 0), at: index)
         case .date(let v): bind(v.timeIntervalSinceReferenceDate, at: index)
@@ -134,11 +139,11 @@ package final class SQLiteStatement {
         case .float:
             return .float(Float(sqlite3_column_double(raw, column)))
         case .decimal:
-            if storage == SQLITE_TEXT, let text = string(at: column), let decimal = Decimal(string: text) {
+            if storage == SQLITE_TEXT, let text = string(at: column), let decimal = SQLiteDecimal.decimal(fromText: text) {
                 return .decimal(decimal)
             }
             if storage == SQLITE_INTEGER { return .decimal(Decimal(sqlite3_column_int64(raw, column))) }
-            return .decimal(Decimal(sqlite3_column_double(raw, column)))
+            return .decimal(SQLiteDecimal.decimal(fromReal: sqlite3_column_double(raw, column)))
         case .string:
             return .string(string(at: column) ?? "")
         case .uri:

@@ -168,6 +168,7 @@ extension SQLiteStore {
                             context: .init(entity: fetch.entity.name, key: key.keyPath))
                     }
                     expression = "\(owner).\(SQLiteSchema.quote(mapping.table.columns[mapping.attributeColumns[attribute.slot]].name))"
+                    if attribute.attributeType == .decimal { expression = "CAST(\(expression) AS REAL)" }
                     if attribute.attributeType == .string, let collation = SQLiteFunctions.collation(for: key.comparator) {
                         expression += " COLLATE \(collation)"
                     }
