@@ -50,6 +50,16 @@ extension DocumentContents {
         }
         try Self.checkReplaceable(output)
         let model = try ManagedObjectModel.embedded(inStoreAt: storeURL, type: self.storeType)
+        // A source with rows the model cannot represent would be converted into a store that loses or
+        // dangles them: refused, naming the first.
+        let damaged = try StoreKinds.kind(for: self.storeType, url: storeURL).checkContents(storeURL, model)
+        if let first = damaged.first {
+            throw QuireError(
+                .fileReadCorruptFile,
+                "'\(storeURL.path)' cannot be converted faithfully: \(first)"
+                    + (damaged.count > 1 ? " (\(damaged.count - 1) more; quire verify lists them)" : ""),
+                context: .init(file: storeURL))
+        }
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
         var readOnly = StoreOptions()
         readOnly.isReadOnly = true
