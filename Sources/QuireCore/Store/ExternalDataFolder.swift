@@ -117,6 +117,17 @@ package struct ExternalDataFolder {
         return removed
     }
 
+    /// Removes the named files (those a store referred to and no longer does); returns the names removed.
+    @discardableResult
+    package func remove(_ names: Set<String>) -> [String] {
+        var removed: [String] = []
+        for name in names.sorted() where ExternalDataReference.isValidName(name) {
+            if unlink(file(name).path) == 0 { removed.append(name) }
+        }
+        if !removed.isEmpty { _ = quire_fsync_directory(url.path) }
+        return removed
+    }
+
     /// Puts a file of another folder into this one under the same name: a hard link (no bytes copied), or a
     /// copy across file systems. An existing file of that name is kept.
     package func link(_ name: String, from source: ExternalDataFolder) throws {
