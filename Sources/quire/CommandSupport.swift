@@ -167,6 +167,7 @@ func moveIntoPlace(_ built: URL, to output: URL, force: Bool) throws {
                 throw CommandFailure(
                     status: .unwritableOutput, message: "'\(output.path)' already exists; pass --force to replace it.")
             }
+            try DocumentContents.checkReplaceable(output)
             try FileManager.default.removeItem(at: output)
         }
         guard rename(built.path, output.path) == 0 else {
@@ -182,6 +183,7 @@ func checkOutputFree(_ output: URL, force: Bool) throws {
     if !force && FileManager.default.fileExists(atPath: output.path) {
         throw CommandFailure(status: .unwritableOutput, message: "'\(output.path)' already exists; pass --force to replace it.")
     }
+    try writing(output) { try DocumentContents.checkReplaceable(output) }
     var isDirectory: ObjCBool = false
     let parent = output.deletingLastPathComponent()
     guard FileManager.default.fileExists(atPath: parent.path, isDirectory: &isDirectory), isDirectory.boolValue else {

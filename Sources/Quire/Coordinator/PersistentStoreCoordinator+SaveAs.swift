@@ -73,6 +73,18 @@ extension PersistentStoreCoordinator {
                     "Save As needs a new location, but '\(url.path)' already exists; destroy or replace it first.",
                     context: .init(file: url))
             }
+            // A support folder already there belongs to another store (`Photos.sqlite` and `Photos.db` share
+            // Core Data's `.Photos_SUPPORT`): sharing it, each store would collect the other's files.
+            let support = ExternalDataFolder.supportFolder(forStore: url, type: type)
+            let sourceSupport = store.url.map { ExternalDataFolder.supportFolder(forStore: $0, type: store.type) }
+            if kind.needsFile, !(replacesSource && sourceSupport == support),
+                FileManager.default.fileExists(atPath: support.path) {
+                throw QuireError(
+                    .persistentStoreOperation,
+                    "Save As to '\(url.path)' would share the external data folder '\(support.path)' with another store; "
+                        + "choose another name.",
+                    context: .init(file: support))
+            }
         } else if kind.needsFile {
             throw QuireError(.persistentStoreOperation, "Save As to a \(type) store needs a file URL.")
         }
@@ -105,6 +117,13 @@ extension PersistentStoreCoordinator {
                     }
                 }
                 if staging != url { try target.backend.rename(to: url, kind: kind) }
+                if replacesSource, let old = store.url {
+                    // A kind whose folder is named otherwise leaves the old folder behind: it is the old store's.
+                    let oldSupport = ExternalDataFolder.supportFolder(forStore: old, type: store.type)
+                    if oldSupport != ExternalDataFolder.supportFolder(forStore: url, type: type) {
+                        try? FileManager.default.removeItem(at: oldSupport)
+                    }
+                }
             }
             var attached = target
             if options.isReadOnly {

@@ -30,7 +30,8 @@ extension DocumentContents {
     ///   - storeType: The output's store type.
     ///   - mimeType: The MIME type of a new package or archive (default: this document's, else
     ///     `application/x-quire-document`).
-    ///   - replacing: Whether an existing output is replaced; otherwise it is an error.
+    ///   - replacing: Whether an existing output is replaced (a file or a document package, never another
+    ///     folder: see ``checkReplaceable(_:)``); otherwise it is an error.
     ///   - modelFile: The application's model, for a store that embeds none (a Mac store); see
     ///     ``ManagedObjectModel/forStore(at:type:modelFile:)``.
     ///   - willCopy: Called before the copy with the staging folder the new files appear in (for progress).
@@ -50,7 +51,18 @@ extension DocumentContents {
                 .fileWriteUnknown, "'\(output.path)' already exists; replace it or choose a new location.",
                 context: .init(file: output))
         }
+        try Self.checkReplaceable(output)
         let model = try ManagedObjectModel.forStore(at: storeURL, type: self.storeType, modelFile: modelFile).model
+        // A source with rows the model cannot represent would be converted into a store that loses or
+        // dangles them: refused, naming the first.
+        let damaged = try StoreKinds.kind(for: self.storeType, url: storeURL).checkContents(storeURL, model)
+        if let first = damaged.first {
+            throw QuireError(
+                .fileReadCorruptFile,
+                "'\(storeURL.path)' cannot be converted faithfully: \(first)"
+                    + (damaged.count > 1 ? " (\(damaged.count - 1) more; quire verify lists them)" : ""),
+                context: .init(file: storeURL))
+        }
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
         var readOnly = StoreOptions()
         readOnly.isReadOnly = true
@@ -88,13 +100,16 @@ extension DocumentContents {
         let mimeType = mimeType ?? self.mimeType ?? "application/x-quire-document"
         switch container {
         case .storeFile:
-            let support = ExternalDataFolder.supportFolder(forStore: target)
-            let outputSupport = ExternalDataFolder.supportFolder(forStore: output)
+            let support = ExternalDataFolder.supportFolder(forStore: target, type: storeType)
+            let outputSupport = ExternalDataFolder.supportFolder(forStore: output, type: storeType)
             if DocumentFiles.kind(of: support) == .directory {
                 if DocumentFiles.kind(of: outputSupport) != .missing {
-                    guard replacing else {
+                    // Only the folder of the store being replaced goes; without that store it is another's.
+                    guard replacing, DocumentFiles.kind(of: output).isFile else {
                         throw QuireError(
-                            .fileWriteUnknown, "'\(outputSupport.path)' already exists; replace it or choose a new location.",
+                            .fileWriteUnknown,
+                            "'\(outputSupport.path)' already exists" + (replacing ? " and is not the folder of a store at '\(output.path)'" : "")
+                                + "; choose a new location.",
                             context: .init(file: outputSupport))
                     }
                     DocumentFiles.removeTree(outputSupport)
@@ -111,11 +126,11 @@ extension DocumentContents {
             }
         case .package:
             let built = staging.appendingPathComponent("package", isDirectory: true)
-            try Self.writePackage(at: built, storeAt: target, mimeType: mimeType, objectCount: objectCount)
+            try Self.writePackage(at: built, storeAt: target, mimeType: mimeType, objectCount: objectCount, storeType: storeType)
             try Self.moveIntoPlace(built, to: output)
         case .zipArchive, .tarArchive:
             let built = staging.appendingPathComponent("package", isDirectory: true)
-            try Self.writePackage(at: built, storeAt: target, mimeType: mimeType, objectCount: objectCount)
+            try Self.writePackage(at: built, storeAt: target, mimeType: mimeType, objectCount: objectCount, storeType: storeType)
             let file = staging.appendingPathComponent("archive")
             try Self.writeArchive(ofPackage: built, to: file, format: container.documentFormat ?? .zipArchive)
             try Self.moveIntoPlace(file, to: output)
@@ -125,8 +140,10 @@ extension DocumentContents {
             objectCount: objectCount, externalDataFiles: blobs.count, externalDataBytes: blobs.reduce(0) { $0 + $1.size })
     }
 
-    /// Renames a finished file or folder over `destination`, removing what was there.
+    /// Renames a finished file or folder over `destination`, removing what was there (a file or a document
+    /// package: see ``checkReplaceable(_:)``).
     static func moveIntoPlace(_ built: URL, to destination: URL) throws {
+        try checkReplaceable(destination)
         if DocumentFiles.kind(of: destination) != .missing { DocumentFiles.removeTree(destination) }
         try DocumentFiles.rename(built, to: destination)
     }

@@ -161,7 +161,7 @@ public final class DocumentContents {
 
     /// The external data files of the store, by name, with their sizes.
     public func externalDataFiles() -> [(name: String, size: Int64)] {
-        let folder = ExternalDataFolder.supportFolder(forStore: storeURL).appendingPathComponent("_EXTERNAL_DATA")
+        let folder = ExternalDataFolder.supportFolder(forStore: storeURL, type: storeType).appendingPathComponent("_EXTERNAL_DATA")
         guard let children = try? DocumentFiles.children(of: folder) else { return [] }
         return children.compactMap { child in
             guard case .file(let size) = DocumentFiles.kind(of: child) else { return nil }
@@ -189,9 +189,10 @@ public final class DocumentContents {
     ///   - store: A closed store file (no `-wal` file left).
     ///   - mimeType: The document's MIME type (one word of printable ASCII).
     ///   - objectCount: The number of objects, written into the search metadata when known.
+    ///   - storeType: The store's type, which names its external data folder; read from the file when nil.
     /// - Throws: ``QuireError`` naming the file that could not be written; the partial folder is removed.
     public static func writePackage(
-        at destination: URL, storeAt store: URL, mimeType: String, objectCount: Int? = nil
+        at destination: URL, storeAt store: URL, mimeType: String, objectCount: Int? = nil, storeType: StoreType? = nil
     ) throws {
         guard !mimeType.isEmpty, mimeType.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
             throw QuireError(.invalidArgument, "The MIME type '\(mimeType)' is not one word of printable ASCII.")
@@ -203,7 +204,8 @@ public final class DocumentContents {
             try DocumentFiles.makeDirectory(destination.appendingPathComponent(DocumentPackageLayout.storeContent))
             let target = destination.appendingPathComponent(DocumentPackageLayout.storePath)
             try DocumentFiles.copyFile(from: store, to: target)
-            let blobs = ExternalDataFolder.supportFolder(forStore: store).appendingPathComponent("_EXTERNAL_DATA")
+            let type = try storeType ?? StoreKinds.detectType(at: store)
+            let blobs = ExternalDataFolder.supportFolder(forStore: store, type: type).appendingPathComponent("_EXTERNAL_DATA")
             if DocumentFiles.kind(of: blobs) == .directory {
                 let into = destination.appendingPathComponent(DocumentPackageLayout.externalDataPath)
                 try FileManager.default.createDirectory(at: into, withIntermediateDirectories: true)

@@ -3,8 +3,10 @@ import QuireStores
 import Foundation
 
 /// Integrity checks of a closed store file, opened read-only with the model it embeds (what `quire verify`
-/// runs): SQLite's integrity check, the store's metadata against its type and model, every external data
-/// file present with the size its reference records, and every relationship matched by its inverse.
+/// runs): SQLite's integrity check, the store's metadata against its type and model, the rows the model cannot
+/// represent (SQLite: keys below 1, unknown entity numbers, wrong storage classes, out-of-range integers,
+/// keys that refer to no row; when there are any, they are the report), every external data file present with
+/// the size its reference records, and every relationship matched by its inverse.
 ///
 /// ```swift
 /// let problems = try StoreVerification.problems(inStoreAt: url, type: .sqlite)
@@ -28,6 +30,11 @@ public enum StoreVerification {
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
         problems += metadataProblems(metadata, type: type, model: model)
 
+        // Rows the model cannot represent (checked in SQL, naming table, row and column): reading the objects
+        // would stop at the first of them, so they are the report.
+        let contents = try StoreKinds.kind(for: type, url: url).checkContents(url, model)
+        if !contents.isEmpty { return problems + contents }
+
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
         var options = StoreOptions()
         options.isReadOnly = true
@@ -35,7 +42,7 @@ public enum StoreVerification {
         defer { try? coordinator.remove(store) }
         let context = ManagedObjectContext()
         context.persistentStoreCoordinator = coordinator
-        let support = ExternalDataFolder.supportFolder(forStore: url).appendingPathComponent("_EXTERNAL_DATA")
+        let support = ExternalDataFolder.supportFolder(forStore: url, type: type).appendingPathComponent("_EXTERNAL_DATA")
         problems += try context.performAndWait { () throws -> [String] in
             var found: [String] = []
             for entity in model.entities.sorted(by: { $0.name < $1.name }) where !entity.isAbstract {

@@ -46,9 +46,8 @@ enum MigrationFiles {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    /// The folder of a store's external binary data: `.<store name without extension>_SUPPORT/_EXTERNAL_DATA`
-    /// beside it, where the stores read them (``ExternalDataFolder``).
-    static func externalDataFolder(for store: URL) -> URL { ExternalDataFolder(storeURL: store).url }
+    /// The folder of a store's external binary data, where the store reads them (``ExternalDataFolder``).
+    static func externalDataFolder(for store: URL, type: StoreType) -> URL { ExternalDataFolder(storeURL: store, type: type).url }
 
     /// Hard-links the external data files of one store into another's folder, leaving files already there
     /// alone; copies where a link is impossible. Blob files are immutable once written, so sharing them is safe.
@@ -57,9 +56,9 @@ enum MigrationFiles {
     /// - Throws: ``QuireError/Code/migrationManagerDestinationStore`` naming the file that could not be carried
     ///   over; ``QuireError/Code/migrationManagerSourceStore`` for an entry that is not a regular file.
     @discardableResult
-    static func linkExternalData(from source: URL, to destination: URL) throws -> Int {
-        let from = externalDataFolder(for: source)
-        let to = externalDataFolder(for: destination)
+    static func linkExternalData(from source: URL, type sourceType: StoreType, to destination: URL, type destinationType: StoreType) throws -> Int {
+        let from = externalDataFolder(for: source, type: sourceType)
+        let to = externalDataFolder(for: destination, type: destinationType)
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: from.path), !names.isEmpty else { return 0 }
         try createFolder(to)
         var count = 0
@@ -132,7 +131,7 @@ enum MigrationFiles {
         for suffix in companionSuffixes {
             try? FileManager.default.removeItem(atPath: target.path + suffix)
         }
-        try linkExternalData(from: replacement, to: target)
+        try linkExternalData(from: replacement, type: kind.type, to: target, type: kind.type)
         guard rename(replacement.path, target.path) == 0 else {
             throw QuireError(
                 .migrationManagerDestinationStore,

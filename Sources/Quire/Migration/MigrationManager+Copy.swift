@@ -35,7 +35,7 @@ extension MigrationManager {
     ) throws {
         report(.preparing, fraction: 0)
         let destinationKind = try StoreKinds.kind(for: destinationType)
-        try MigrationFiles.linkExternalData(from: sourceURL, to: destinationURL)
+        try MigrationFiles.linkExternalData(from: sourceURL, type: sourceType, to: destinationURL, type: destinationType)
 
         let sourceCoordinator: PersistentStoreCoordinator
         let sourceStore: PersistentStore

@@ -12,14 +12,19 @@ package struct ExternalDataFolder {
     /// The `_EXTERNAL_DATA` folder.
     package let url: URL
 
-    package init(storeURL: URL) {
-        url = Self.supportFolder(forStore: storeURL).appendingPathComponent("_EXTERNAL_DATA")
+    /// The folder of the store of a type at a location (see ``supportFolder(forStore:type:)``).
+    package init(storeURL: URL, type: StoreType) {
+        url = Self.supportFolder(forStore: storeURL, type: type).appendingPathComponent("_EXTERNAL_DATA")
     }
 
-    /// `.<store name without extension>_SUPPORT` beside the store.
-    package static func supportFolder(forStore storeURL: URL) -> URL {
-        storeURL.deletingLastPathComponent()
-            .appendingPathComponent(".\(storeURL.deletingPathExtension().lastPathComponent)_SUPPORT")
+    /// The support folder beside a store. A SQLite store's is Core Data's, named without the file's extension
+    /// (`Photos.sqlite` → `.Photos_SUPPORT`); every other kind's keeps the whole file name (`Photos.xml` →
+    /// `.Photos.xml_SUPPORT`; the same for a file without an extension, as in a document package), so stores
+    /// of different kinds side by side never share a folder, and one's collection of unreferenced files never
+    /// removes another's.
+    package static func supportFolder(forStore storeURL: URL, type: StoreType) -> URL {
+        let name = type == .sqlite ? storeURL.deletingPathExtension().lastPathComponent : storeURL.lastPathComponent
+        return storeURL.deletingLastPathComponent().appendingPathComponent(".\(name)_SUPPORT")
     }
 
     package func file(_ name: String) -> URL { url.appendingPathComponent(name) }
@@ -107,6 +112,17 @@ package struct ExternalDataFolder {
     package func collect(keeping referenced: Set<String>) -> [String] {
         var removed: [String] = []
         for name in fileNames() where !referenced.contains(name) {
+            if unlink(file(name).path) == 0 { removed.append(name) }
+        }
+        if !removed.isEmpty { _ = quire_fsync_directory(url.path) }
+        return removed
+    }
+
+    /// Removes the named files (those a store referred to and no longer does); returns the names removed.
+    @discardableResult
+    package func remove(_ names: Set<String>) -> [String] {
+        var removed: [String] = []
+        for name in names.sorted() where ExternalDataReference.isValidName(name) {
             if unlink(file(name).path) == 0 { removed.append(name) }
         }
         if !removed.isEmpty { _ = quire_fsync_directory(url.path) }

@@ -152,7 +152,7 @@ extension PersistentStoreBackend {
         for id in objectIDs { result[id] = try relatedObjectIDs(of: id, relationship: relationship) }
         return result
     }
-    package var externalDataFolder: ExternalDataFolder? { url.map(ExternalDataFolder.init(storeURL:)) }
+    package var externalDataFolder: ExternalDataFolder? { url.map { ExternalDataFolder(storeURL: $0, type: store.type) } }
     package func rename(to url: URL, kind: StoreKind) throws {
         guard let old = self.url else {
             store.url = url

@@ -26,7 +26,7 @@ extension StoreKind {
                     .fileWriteNoPermission, "Could not delete '\(path)'.", context: .init(file: url), underlying: QuireUnderlyingError(error))
             }
         }
-        if includingExternalData { try? FileManager.default.removeItem(at: ExternalDataFolder.supportFolder(forStore: url)) }
+        if includingExternalData { try? FileManager.default.removeItem(at: ExternalDataFolder.supportFolder(forStore: url, type: type)) }
         _ = quire_fsync_directory(url.deletingLastPathComponent().path)
     }
 
@@ -37,10 +37,10 @@ extension StoreKind {
         try prepareForCopy(source)
         do {
             try FileClone.clone(source, to: target)
-            let from = ExternalDataFolder(storeURL: source)
+            let from = ExternalDataFolder(storeURL: source, type: type)
             let names = from.fileNames()
             guard !names.isEmpty else { return }
-            let to = ExternalDataFolder(storeURL: target)
+            let to = ExternalDataFolder(storeURL: target, type: type)
             try to.createIfNeeded()
             for name in names { try to.link(name, from: from) }
             _ = quire_fsync_directory(to.url.path)
@@ -58,8 +58,8 @@ extension StoreKind {
             throw AtomicFileWriter.error(errno, "move the new store into", target)
         }
         for suffix in sideFileSuffixes { _ = rename(source.path + suffix, target.path + suffix) }
-        let sourceSupport = ExternalDataFolder.supportFolder(forStore: source)
-        let targetSupport = ExternalDataFolder.supportFolder(forStore: target)
+        let sourceSupport = ExternalDataFolder.supportFolder(forStore: source, type: type)
+        let targetSupport = ExternalDataFolder.supportFolder(forStore: target, type: type)
         if FileManager.default.fileExists(atPath: sourceSupport.path) {
             try? FileManager.default.removeItem(at: targetSupport)
             _ = rename(sourceSupport.path, targetSupport.path)

@@ -59,6 +59,11 @@ package struct StoreKind: Sendable {
     /// The problems the kind's own check of a closed store file finds (SQLite: `PRAGMA integrity_check`), one
     /// sentence each; empty when the file is sound or the kind has no such check.
     package var checkFile: @Sendable (URL) throws -> [String] = { _ in [] }
+    /// The rows of a closed store file that its model cannot represent faithfully (SQLite: keys below 1,
+    /// unknown entity numbers, values of the wrong storage class or out of range, keys that refer to no row),
+    /// one sentence each naming the table, row and column; empty when the kind has no such check. `quire
+    /// verify` reports them and conversions refuse a source that has any.
+    package var checkContents: @Sendable (URL, ManagedObjectModel) throws -> [String] = { _, _ in [] }
     /// Whether a closed store of the kind is copied by cloning its file (and linking its external data)
     /// rather than by reading its objects: true for single-file kinds whose file is the whole store.
     package var copiesByCloning: Bool = false

@@ -77,7 +77,7 @@ extension AtomicStore {
             nextKey = savedNextKey
             throw error
         }
-        didSaveExternalData()
+        didSaveExternalData(releasedBy: undo.compactMap(\.1))
         return result
     }
 

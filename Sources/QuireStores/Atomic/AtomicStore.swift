@@ -160,8 +160,8 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
             store.url = url
             return
         }
-        let from = ExternalDataFolder(storeURL: old)
-        let to = ExternalDataFolder(storeURL: url)
+        let from = ExternalDataFolder(storeURL: old, type: store.type)
+        let to = ExternalDataFolder(storeURL: url, type: store.type)
         store.url = url
         do {
             let names = Set(nodes.values.flatMap { node in
@@ -217,14 +217,26 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
         }
     }
 
-    /// Removes the external data files no record refers to, after a successful save.
-    package func didSaveExternalData() {
-        guard let folder = externalDataFolder, persistsToFile, !folder.fileNames().isEmpty else { return }
+    /// Removes the external data files a save left unreferenced: those the saved records referred to before
+    /// the save (`released`, the records as they were) that no record refers to now. Files the store never
+    /// referred to are not its to remove. A store that keeps its data inline read every file of its folder in,
+    /// and removes them all.
+    package func didSaveExternalData(releasedBy released: [RowSnapshot]) {
+        guard let folder = externalDataFolder, persistsToFile else { return }
+        if options.storesExternalDataInline {
+            if !folder.fileNames().isEmpty { folder.collect(keeping: []) }
+            return
+        }
+        var candidates = Set<String>()
+        for node in released {
+            for value in node.attributes { if case .externalData(let reference) = value { candidates.insert(reference.uuid) } }
+        }
+        guard !candidates.isEmpty else { return }
         var referenced = Set<String>()
         for node in nodes.values {
             for value in node.attributes { if case .externalData(let reference) = value { referenced.insert(reference.uuid) } }
         }
-        folder.collect(keeping: referenced)
+        folder.remove(candidates.subtracting(referenced))
     }
 
     package func close() throws {

@@ -637,6 +637,8 @@ package struct SQLitePredicateCompiler {
         }
         let sql = "\(alias).\(SQLiteSchema.quote(column))"
         if attribute.allowsExternalBinaryDataStorage { return .scalar(sql, nil) }
+        // Exact decimal text (see SQLiteDecimal) compares as the number it names.
+        if attribute.attributeType == .decimal { return .scalar("CAST(\(sql) AS REAL)", .number) }
         return .scalar(sql, Kind(attribute.attributeType))
     }
 

@@ -82,7 +82,12 @@ package final class SQLiteStatement {
         case .integer(let v): bind(v, at: index)
         case .double(let v): bind(v, at: index)
         case .float(let v): bind(Double(v), at: index)
-        case .decimal(let v): bind("\(v)", at: index)
+        case .decimal(let v):
+            switch SQLiteDecimal.stored(v) {
+            case .integer(let integer): bind(integer, at: index)
+            case .real(let double): bind(double, at: index)
+            case .text(let text): bind(text, at: index)
+            }
         case .string(let v): bind(v, at: index)
         case .boolean(let v): bind(Int64(v ? 1 : 0), at: index)
         case .date(let v): bind(v.timeIntervalSinceReferenceDate, at: index)
@@ -134,11 +139,11 @@ package final class SQLiteStatement {
         case .float:
             return .float(Float(sqlite3_column_double(raw, column)))
         case .decimal:
-            if storage == SQLITE_TEXT, let text = string(at: column), let decimal = Decimal(string: text) {
+            if storage == SQLITE_TEXT, let text = string(at: column), let decimal = SQLiteDecimal.decimal(fromText: text) {
                 return .decimal(decimal)
             }
             if storage == SQLITE_INTEGER { return .decimal(Decimal(sqlite3_column_int64(raw, column))) }
-            return .decimal(Decimal(sqlite3_column_double(raw, column)))
+            return .decimal(SQLiteDecimal.decimal(fromReal: sqlite3_column_double(raw, column)))
         case .string:
             return .string(string(at: column) ?? "")
         case .uri:
@@ -161,27 +166,37 @@ package final class SQLiteStatement {
         }
     }
 
-    /// Reads the attributes of the current row, one value per read, into a new array: the common types
-    /// inline, each column's value fetched once; the others through ``attributeValue(at:type:externalFormat:)``.
-    package func attributeValues(_ reads: [RowReader.AttributeRead]) throws -> [AttributeValue] {
-        try [AttributeValue](unsafeUninitializedCapacity: reads.count) { buffer, initialized in
+    /// Reads the attributes of the current row (key `row` of the reader's table), one value per read, into a
+    /// new array: the common types inline, each column's value fetched once; the others through
+    /// ``attributeValue(at:type:externalFormat:)``.
+    ///
+    /// - Throws: ``QuireError/Code/fileReadCorruptFile`` naming the table, the row and the column when a column
+    ///   holds a storage class its type never has (text in an integer column, a blob in a string column) or an
+    ///   integer outside its type's range: a damaged row is refused, never coerced.
+    package func attributeValues(_ reader: RowReader, row: Int64) throws -> [AttributeValue] {
+        let reads = reader.attributes
+        return try [AttributeValue](unsafeUninitializedCapacity: reads.count) { buffer, initialized in
             for read in reads {
-                buffer.initializeElement(at: initialized, to: try inlineValue(read))
+                buffer.initializeElement(at: initialized, to: try inlineValue(read, reader, row))
                 initialized += 1
             }
         }
     }
 
     @inline(__always)
-    private func inlineValue(_ read: RowReader.AttributeRead) throws -> AttributeValue {
+    private func inlineValue(_ read: RowReader.AttributeRead, _ reader: RowReader, _ row: Int64) throws -> AttributeValue {
         if read.kind == .none { return .null }
         // The column's value once, instead of a type call and a value call that each look the column up.
         guard let value = sqlite3_column_value(raw, read.column) else { return .null }
         let storage = sqlite3_value_type(value)
         if storage == SQLITE_NULL { return .null }
+        guard read.storageClasses & (1 << storage) != 0 else { throw damaged(read, reader, row, storage: storage) }
         switch read.kind {
         case .none: return .null
-        case .integer: return .integer(sqlite3_value_int64(value))
+        case .integer:
+            let integer = sqlite3_value_int64(value)
+            guard integer >= read.minimum, integer <= read.maximum else { throw damaged(read, reader, row, storage: storage) }
+            return .integer(integer)
         case .boolean: return .boolean(sqlite3_value_int64(value) != 0)
         case .double: return .double(sqlite3_value_double(value))
         case .date: return .date(Date(timeIntervalSinceReferenceDate: sqlite3_value_double(value)))
@@ -197,6 +212,35 @@ package final class SQLiteStatement {
         case .other:
             return try attributeValue(at: read.column, type: read.type, externalFormat: read.external)
         }
+    }
+
+    /// The storage class of a column of the current row (`SQLITE_INTEGER`, …).
+    package func storageClass(at column: Int32) -> Int32 { sqlite3_column_type(raw, column) }
+
+    /// A column's value as errors show it: its storage class and the start of its text.
+    package func describeValue(at column: Int32) -> String {
+        let storage = sqlite3_column_type(raw, column)
+        let name = SQLiteStorageClass.name(storage)
+        switch storage {
+        case SQLITE_NULL: return "NULL"
+        case SQLITE_BLOB: return "a blob of \(sqlite3_column_bytes(raw, column)) bytes"
+        case SQLITE_TEXT: return "the text '\((string(at: column) ?? "").prefix(40))'"
+        default: return "the \(name) \(string(at: column) ?? "")"
+        }
+    }
+
+    /// The error for a column of a row whose value its attribute's type never has.
+    private func damaged(_ read: RowReader.AttributeRead, _ reader: RowReader, _ row: Int64, storage: Int32) -> QuireError {
+        let attribute = reader.entity.allAttributes.first { reader.attributes[$0.slot].column == read.column }
+        let problem = storage == SQLITE_INTEGER && read.storageClasses & (1 << SQLITE_INTEGER) != 0
+            ? "holds \(describeValue(at: read.column)), outside the range of \(read.type.rawValue) (\(read.minimum)...\(read.maximum))"
+            : "holds \(describeValue(at: read.column)) where \(read.type.rawValue) values are stored as "
+                + SQLiteStorageClass.names(read.storageClasses)
+        return QuireError(
+            .fileReadCorruptFile,
+            "Row Z_PK \(row) of table \(reader.tableName) in the SQLite store '\(connection.url.path)': column "
+                + "\(columnName(read.column))\(attribute.map { " (\(reader.entity.name).\($0.name))" } ?? "") \(problem).",
+            context: .init(file: connection.url, entity: reader.entity.name, key: attribute?.name))
     }
 
     package func columnName(_ column: Int32) -> String {

@@ -19,6 +19,24 @@ package final class RowReader {
         package let kind: Kind
         package let type: AttributeType
         package let external: Bool
+        /// The SQLite storage classes the column may hold for the type, one bit per class
+        /// (`1 << SQLITE_INTEGER`, …); anything else is a damaged row, never coerced.
+        package let storageClasses: Int32
+        /// The range of an integer type (the whole of `Int64` for the others).
+        package let minimum: Int64
+        package let maximum: Int64
+
+        /// How one attribute's column is read.
+        package init(column: Int32, kind: Kind, type: AttributeType, external: Bool) {
+            self.column = column
+            self.kind = kind
+            self.type = type
+            self.external = external
+            self.storageClasses = SQLiteStorageClass.allowed(for: type)
+            let range = type.integerRange ?? Int64.min...Int64.max
+            self.minimum = range.lowerBound
+            self.maximum = range.upperBound
+        }
     }
     package struct RelationshipRead {
         package let foreignKey: Int32
@@ -26,6 +44,8 @@ package final class RowReader {
         package let destination: EntityDescription
     }
     package let entity: EntityDescription
+    /// The entity's table, named by errors.
+    package let tableName: String
     /// Per attribute slot.
     package let attributes: [AttributeRead]
     /// Per relationship slot; nil for to-many (and transient) relationships.
@@ -37,8 +57,9 @@ package final class RowReader {
     /// common case for optional relationships) allocate nothing for their relationships.
     package let unrelated: [RelationshipStorage]
 
-    package init(entity: EntityDescription, attributes: [AttributeRead], relationships: [RelationshipRead?]) {
+    package init(entity: EntityDescription, tableName: String, attributes: [AttributeRead], relationships: [RelationshipRead?]) {
         self.entity = entity
+        self.tableName = tableName
         self.attributes = attributes
         self.relationships = relationships
         self.foreignKeyColumns = relationships.compactMap { $0?.foreignKey }
@@ -98,7 +119,7 @@ extension SQLiteStore {
                 foreignKey: Int32(index + 3), foreignEntity: entityIndex >= 0 ? Int32(entityIndex + 3) : -1,
                 destination: destination)
         }
-        let reader = RowReader(entity: entity, attributes: attributes, relationships: relationships)
+        let reader = RowReader(entity: entity, tableName: mapping.table.name, attributes: attributes, relationships: relationships)
         readers[ObjectIdentifier(entity)] = reader
         return reader
     }
@@ -115,7 +136,13 @@ extension SQLiteStore {
                 .fileReadCorruptFile, "Row \(pk) of the store '\(storeURL.path)' has an unknown entity number \(entityNumber).",
                 context: .init(file: storeURL))
         }
-        let attributes = try statement.attributeValues(reader.attributes)
+        guard pk > 0 else {
+            throw QuireError(
+                .fileReadCorruptFile,
+                "Row Z_PK \(pk) of table \(reader.tableName) in the SQLite store '\(storeURL.path)' has a key below 1.",
+                context: .init(file: storeURL, entity: reader.entity.name))
+        }
+        let attributes = try statement.attributeValues(reader, row: pk)
         let id = ObjectID(entity: reader.entity, store: store, primaryKey: pk)
         let version = statement.int64(at: 2)
         if reader.foreignKeyColumns.allSatisfy({ statement.isNull(at: $0) }) {
@@ -131,6 +158,13 @@ extension SQLiteStore {
             if statement.isNull(at: read.foreignKey) {
                 relationships.append(.toOne(nil))
                 continue
+            }
+            guard statement.storageClass(at: read.foreignKey) == SQLITE_INTEGER, statement.int64(at: read.foreignKey) > 0 else {
+                throw QuireError(
+                    .fileReadCorruptFile,
+                    "Row Z_PK \(pk) of table \(reader.tableName) in the SQLite store '\(storeURL.path)': column "
+                        + "\(statement.columnName(read.foreignKey)) holds \(statement.describeValue(at: read.foreignKey)), not the key of a row.",
+                    context: .init(file: storeURL, entity: reader.entity.name))
             }
             var destination = read.destination
             if read.foreignEntity >= 0, let concrete = self.entity(number: statement.int64(at: read.foreignEntity)) {
@@ -165,6 +199,7 @@ extension SQLiteStore {
                             context: .init(entity: fetch.entity.name, key: key.keyPath))
                     }
                     expression = "\(owner).\(SQLiteSchema.quote(mapping.table.columns[mapping.attributeColumns[attribute.slot]].name))"
+                    if attribute.attributeType == .decimal { expression = "CAST(\(expression) AS REAL)" }
                     if attribute.attributeType == .string, let collation = SQLiteFunctions.collation(for: key.comparator) {
                         expression += " COLLATE \(collation)"
                     }

@@ -17,6 +17,7 @@ extension StoreKind {
         kind.prepareForReplacement = { try SQLiteStore.prepareForReplacement($0) }
         kind.prepareForCopy = { try SQLiteStore.checkpoint($0) }
         kind.checkFile = { try SQLiteStore.integrityProblems(at: $0) }
+        kind.checkContents = { try SQLiteStore.contentProblems(at: $0, model: $1) }
         kind.copiesByCloning = true
         kind.destinationOptions = { options in
             var options = options

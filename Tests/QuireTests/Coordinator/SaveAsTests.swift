@@ -157,12 +157,12 @@ import Glibc
         _ = try stack.insert("Sample", ["vBinarydata": bytes, "vString": "one"])
         try stack.context.save()
         let store = try #require(stack.store)
-        let sourceFolder = ExternalDataFiles(storeURL: try #require(stack.url))
+        let sourceFolder = ExternalDataFiles(storeURL: try #require(stack.url), type: .sqlite)
         let name = try #require(sourceFolder.fileNames().first)
 
         let url = folder.file("Copy.quire")
         let saved = try stack.coordinator.migratePersistentStore(store, to: url, options: options, type: .binary)
-        let targetFolder = ExternalDataFiles(storeURL: url)
+        let targetFolder = ExternalDataFiles(storeURL: url, type: .binary)
         var a = stat()
         var b = stat()
         #expect(stat(sourceFolder.file(name).path, &a) == 0 && stat(targetFolder.file(name).path, &b) == 0)
@@ -178,7 +178,7 @@ import Glibc
         #expect(error.code == .fileReadNoSuchFile)
         #expect(error.context.key == "vBinarydata")
         #expect(!FileManager.default.fileExists(atPath: again.path))
-        #expect(!FileManager.default.fileExists(atPath: ExternalDataFiles.supportFolder(forStore: again).path))
+        #expect(!FileManager.default.fileExists(atPath: ExternalDataFiles.supportFolder(forStore: again, type: .xml).path))
         #expect(stack.coordinator.persistentStores.first === saved)
     }
 

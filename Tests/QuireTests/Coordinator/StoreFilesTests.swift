@@ -38,7 +38,7 @@ import Glibc
         try close(stack)
         try Data().write(to: URL(fileURLWithPath: url.path + "-wal"))
         try Data().write(to: URL(fileURLWithPath: url.path + "-shm"))
-        #expect(FileManager.default.fileExists(atPath: ExternalDataFiles.supportFolder(forStore: url).path))
+        #expect(FileManager.default.fileExists(atPath: ExternalDataFiles.supportFolder(forStore: url, type: .sqlite).path))
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: Fixtures.everyTypeModel())
         try coordinator.destroyPersistentStore(at: url, type: .sqlite)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty)
@@ -73,13 +73,13 @@ import Glibc
         let samples = try context.fetch(FetchRequest<ManagedObject>(entityName: "Sample"))
         #expect(samples.map { $0.value(forKey: "vString") as? String } == ["source"])
         #expect(try samples.first?.dataValue(forKey: "vBinarydata") == Data(repeating: 9, count: 3000))
-        let name = try #require(ExternalDataFiles(storeURL: sourceURL).fileNames().first)
+        let name = try #require(ExternalDataFiles(storeURL: sourceURL, type: kind.type).fileNames().first)
         var a = stat()
         var b = stat()
-        #expect(stat(ExternalDataFiles(storeURL: sourceURL).file(name).path, &a) == 0)
-        #expect(stat(ExternalDataFiles(storeURL: destinationURL).file(name).path, &b) == 0)
+        #expect(stat(ExternalDataFiles(storeURL: sourceURL, type: kind.type).file(name).path, &a) == 0)
+        #expect(stat(ExternalDataFiles(storeURL: destinationURL, type: kind.type).file(name).path, &b) == 0)
         #expect(a.st_ino == b.st_ino)
-        #expect(ExternalDataFiles(storeURL: destinationURL).fileNames() == [name])
+        #expect(ExternalDataFiles(storeURL: destinationURL, type: kind.type).fileNames() == [name])
     }
 
     @Test func replaceConvertsAStoreOfAnotherType() throws {
@@ -107,7 +107,7 @@ import Glibc
         let new = folder.file("Moved." + (old.pathExtension))
         if kind.type == .sqlite {
             try FileManager.default.moveItem(at: old, to: new)
-            try FileManager.default.moveItem(at: ExternalDataFiles.supportFolder(forStore: old), to: ExternalDataFiles.supportFolder(forStore: new))
+            try FileManager.default.moveItem(at: ExternalDataFiles.supportFolder(forStore: old, type: .sqlite), to: ExternalDataFiles.supportFolder(forStore: new, type: .sqlite))
         }
         try stack.coordinator.setURL(new, for: store)
         #expect(store.url == new)

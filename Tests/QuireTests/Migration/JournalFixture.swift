@@ -16,11 +16,9 @@ struct JournalFixture {
     static func migrationFolderPrefix(for store: URL) -> String { ".\(store.lastPathComponent).migration-" }
 
     /// The folder whose blob files migration carries over by hard links, where the stores read them, as
-    /// Docs/StoreTypes.md names it: `.<store name without extension>_SUPPORT/_EXTERNAL_DATA` beside the store.
-    static func externalDataFolder(for store: URL) -> URL {
-        store.deletingLastPathComponent()
-            .appendingPathComponent(".\(store.deletingPathExtension().lastPathComponent)_SUPPORT")
-            .appendingPathComponent("_EXTERNAL_DATA")
+    /// Docs/StoreTypes.md names it (`.Journal_SUPPORT` for SQLite, `.Journal.xml_SUPPORT` for the others).
+    static func externalDataFolder(for store: URL, type: StoreType) -> URL {
+        ExternalDataFiles(storeURL: store, type: type).url
     }
 
     static let entryCount = 24
@@ -98,7 +96,7 @@ struct JournalFixture {
     /// The external data files the store wrote for its photos, with their inodes: migration must carry them
     /// over untouched (hard links, never copies).
     private mutating func recordExternalData() throws {
-        let folder = Self.externalDataFolder(for: url)
+        let folder = Self.externalDataFolder(for: url, type: type)
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         #expect(names.count == (0..<Self.entryCount).filter { i in Self.photo(i).map { $0.count > 50_000 } ?? false }.count)
         for name in names { externalFiles[name] = try Self.inode(of: folder.appendingPathComponent(name)) }
@@ -110,7 +108,7 @@ struct JournalFixture {
 
     /// Checks that every external data file of the v1 store is still beside the store, as the same file (a hard link, not a copy).
     func expectExternalDataIntact() throws {
-        let folder = Self.externalDataFolder(for: url)
+        let folder = Self.externalDataFolder(for: url, type: type)
         for (name, inode) in externalFiles {
             let file = folder.appendingPathComponent(name)
             #expect(FileManager.default.fileExists(atPath: file.path), "external data file \(name) is gone")

@@ -185,11 +185,11 @@ let migratableStoreTypes: [StoreType] = [.sqlite, .xml, .binary]
                 #expect(try entry.dataValue(forKey: "photo") == JournalFixture.photo(index), "\(title)'s photo")
             }
         }
-        let blobs = try FileManager.default.contentsOfDirectory(atPath: JournalFixture.externalDataFolder(for: copy).path)
+        let blobs = try FileManager.default.contentsOfDirectory(atPath: JournalFixture.externalDataFolder(for: copy, type: type).path)
         #expect(!journal.externalFiles.isEmpty)
         #expect(Set(blobs) == Set(journal.externalFiles.keys))
         for (name, inode) in journal.externalFiles {
-            let linked = JournalFixture.externalDataFolder(for: copy).appendingPathComponent(name)
+            let linked = JournalFixture.externalDataFolder(for: copy, type: type).appendingPathComponent(name)
             #expect(try JournalFixture.inode(of: linked) == inode, "\(name) was copied, not linked")
         }
     }

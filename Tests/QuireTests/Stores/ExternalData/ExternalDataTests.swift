@@ -21,7 +21,7 @@ import Quire
     private func blob(_ count: Int, seed: UInt8 = 7) -> Data { Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31) ^ seed }) }
 
     private func externalFolder(_ stack: ConformanceStack) throws -> ExternalDataFiles {
-        ExternalDataFiles(storeURL: try #require(stack.url))
+        ExternalDataFiles(storeURL: try #require(stack.url), type: stack.kind.type)
     }
 
     private func saveSample(_ stack: ConformanceStack, data: Data, plain: Data = Data([1, 2])) throws {
@@ -40,7 +40,9 @@ import Quire
         #expect(files.count == 1)
         let name = try #require(files.first)
         #expect(try Data(contentsOf: externalFolder(stack).file(name)) == big)
-        #expect(try externalFolder(stack).url.path.hasSuffix("/.Store_SUPPORT/_EXTERNAL_DATA"))
+        // Core Data's name for SQLite (`Store.sqlite` → `.Store_SUPPORT`); the whole file name for the others.
+        let support = kind.type == .sqlite ? ".Store_SUPPORT" : ".\(try #require(stack.url).lastPathComponent)_SUPPORT"
+        #expect(try externalFolder(stack).url.path.hasSuffix("/\(support)/_EXTERNAL_DATA"))
         if kind.type == .sqlite {
             let rows = try RawSQLite(try #require(stack.url)).rows("SELECT ZVBINARYDATA FROM ZSAMPLE WHERE ZVSTRING = 'sample'")
             #expect(rows.count == 1)
