@@ -86,9 +86,6 @@ extension ModelDocument {
     init(compiled: CompiledModel, unsupported: inout [String]) throws {
         var entities: [Entity] = []
         for entity in compiled.entities {
-            for constraint in entity.uniquenessConstraints {
-                unsupported.append("\(entity.name): uniqueness constraint (\(constraint.joined(separator: ", "))) is not enforced")
-            }
             for index in entity.fetchIndexes where index.elements.count > 1 || index.elements.contains(where: { !$0.ascending })
                 || index.partialIndexPredicate != nil
             {
@@ -131,7 +128,8 @@ extension ModelDocument {
                     renamingIdentifier: attribute.renamingIdentifier == attribute.name ? nil : attribute.renamingIdentifier,
                     versionHashModifier: attribute.versionHashModifier,
                     validationPredicates: attribute.validationPredicates.isEmpty ? nil : attribute.validationPredicates,
-                    validationWarnings: attribute.validationPredicates.isEmpty ? nil : attribute.validationWarnings))
+                    validationWarnings: attribute.validationPredicates.isEmpty ? nil : attribute.validationWarnings,
+                    preservesValueInHistoryOnDeletion: attribute.preservesValueInHistoryOnDeletion ? true : nil))
             }
             let relationships = entity.relationships.map { relationship in
                 Relationship(
@@ -151,7 +149,8 @@ extension ModelDocument {
                 parent: entity.superentityName, attributes: attributes, relationships: relationships,
                 userInfo: entity.userInfo.compactMapValues(\.userInfoString),
                 renamingIdentifier: entity.renamingIdentifier == entity.name ? nil : entity.renamingIdentifier,
-                versionHashModifier: entity.versionHashModifier))
+                versionHashModifier: entity.versionHashModifier,
+                uniquenessConstraints: entity.uniquenessConstraints.isEmpty ? nil : entity.uniquenessConstraints))
         }
         var templates: [String: FetchRequestTemplate] = [:]
         for (name, request) in compiled.fetchRequestTemplates {

@@ -26,6 +26,23 @@ struct CompiledModelLoadingTests {
             #expect(names.contains(row.name), "\(store): \(row.name) of Z_PRIMARYKEY is not in the model")
         }
         #expect(model.entities.count == schema.entities.filter { $0.ent < 16000 }.count)
+        // The model read from the cache hashes as Core Data hashed it (NSStoreModelVersionHashes of the store),
+        // for the entities the store still names as the model does. Derived attributes and fetched properties are not
+        // modelled yet (they are listed as unsupported), so entities with one cannot hash alike.
+        for (name, hex) in schema.versionHashes {
+            guard let entity = model.entitiesByName[name] else { continue }
+            var lineage: [String] = []
+            var current: EntityDescription? = entity
+            while let next = current {
+                lineage.append(next.name)
+                current = next.superentity
+            }
+            let derived = model.unsupportedFeatures.contains { feature in
+                (feature.contains("derived attribute") || feature.contains("fetched properties")) && lineage.contains { feature.hasPrefix("\($0).") }
+            }
+            if derived { continue }
+            #expect(entity.versionHash.map { String(format: "%02x", $0) }.joined() == hex, "\(store): \(name)'s version hash")
+        }
         // Every stored attribute has its column in its hierarchy's table.
         for entity in model.entities {
             var root = entity
@@ -128,6 +145,8 @@ private struct StoreFacts: Decodable {
     }
     var entities: [Entity]
     var tables: [String: [String]]
+    /// `NSStoreModelVersionHashes` of `Z_METADATA`, hex.
+    var versionHashes: [String: String]
 
     /// The name the store's `Z_PRIMARYKEY` gives an entity (it keeps the old name of a renamed one).
     func storedName(of entity: EntityDescription) -> String? {
