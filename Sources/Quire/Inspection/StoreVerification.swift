@@ -108,12 +108,37 @@ public enum StoreVerification {
             problems.append("Metadata: NSStoreUUID is missing.")
         }
         if let hashes = metadata[StoreMetadataKey.modelVersionHashes],
-            !model.hasVersionHashes(hashes.dictionaryValue?.compactMapValues(\.dataValue))
+            !model.hasVersionHashes(hashes.dictionaryValue?.compactMapValues(\.dataValue)),
+            !hashesDifferOnlyWhereTheModelIsIncomplete(hashes.dictionaryValue?.compactMapValues(\.dataValue) ?? [:], model)
         {
             problems.append("Metadata: NSStoreModelVersionHashes do not match the model the store embeds.")
         } else if metadata[StoreMetadataKey.modelVersionHashes] == nil {
             problems.append("Metadata: NSStoreModelVersionHashes is missing.")
         }
         return problems
+    }
+
+    /// Whether every entity whose stored hash differs from the model's is one the model cannot hash as Core Data
+    /// did: read from a model cache or compiled model that holds what Quire does not model yet (derived
+    /// attributes, fetched properties; listed in ``ManagedObjectModel/unsupportedFeatures``), itself or through an
+    /// ancestor. Such a store is not damaged.
+    static func hashesDifferOnlyWhereTheModelIsIncomplete(_ stored: [String: Data], _ model: ManagedObjectModel) -> Bool {
+        guard !model.unsupportedFeatures.isEmpty, stored.count == model.entities.count else { return false }
+        for (name, hash) in stored {
+            guard let entity = model.entitiesByName[name] else { return false }
+            if entity.versionHash == hash { continue }
+            var lineage: [String] = []
+            var current: EntityDescription? = entity
+            while let next = current {
+                lineage.append(next.name)
+                current = next.superentity
+            }
+            let incomplete = model.unsupportedFeatures.contains { feature in
+                (feature.contains("derived attribute") || feature.contains("fetched properties"))
+                    && lineage.contains { feature.hasPrefix("\($0).") }
+            }
+            if !incomplete { return false }
+        }
+        return true
     }
 }

@@ -32,7 +32,8 @@ extension ManagedObjectModel {
     /// - Parameters:
     ///   - url: A closed store file.
     ///   - type: The store's type.
-    ///   - modelFile: A model file to use for stores Quire did not write (optional).
+    ///   - modelFile: A model file to use for stores Quire did not write (optional); of an `.xcdatamodeld` bundle,
+    ///     the version whose entity hashes match the store's metadata (else the current version).
     /// - Returns: The model and where it came from.
     /// - Throws: ``QuireError/Code/persistentStoreIncompatibleSchema`` when none of the three is there (a Core
     ///   Data store without a model cache, and no model file given), or the errors of reading the one found.
@@ -44,6 +45,13 @@ extension ManagedObjectModel {
             return (try embedded(inStoreAt: url, type: type), .embedded)
         }
         if let modelFile {
+            // A bundle of versions: the version the store was written with, when one matches its metadata.
+            if modelFile.pathExtension == "xcdatamodeld" {
+                let bundle = try ModelBundle(contentsOf: modelFile)
+                let metadata = try kind.readMetadata(url, StoreOptions())
+                let matching = bundle.models.last { $0.isConfiguration(nil, compatibleWithStoreMetadata: metadata) }
+                return (matching ?? bundle.currentModel, .file(modelFile))
+            }
             return (try ManagedObjectModel(contentsOf: modelFile), .file(modelFile))
         }
         if let cache = try kind.readModelCache(url) {

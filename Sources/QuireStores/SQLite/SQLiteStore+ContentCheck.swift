@@ -16,11 +16,14 @@ extension SQLiteStore {
         let connection = try SQLiteConnection(url: url, readOnly: true, create: false)
         defer { connection.close() }
         try model.freeze()
-        let schema = SQLiteSchema(model: model)
         let tables = try connection.tableNames()
+        // The store's own entity numbers (Z_PRIMARYKEY), as every read and write of its rows uses them.
+        let numbers = tables.contains("Z_PRIMARYKEY")
+            ? try SQLiteEntityNumbers.read(try primaryKeyRows(connection, url: url), model: model, url: url) : nil
+        let schema = SQLiteSchema(model: model, numbers: numbers)
         var problems: [String] = []
         func hierarchy(_ entity: EntityDescription) -> String {
-            entity.hierarchyEntityNumbers.map(String.init).joined(separator: ", ")
+            schema.numbers.hierarchyNumbers(of: entity).map(String.init).joined(separator: ", ")
         }
         /// A condition true when a key column refers to no row of the destination's hierarchy.
         func dangling(_ column: String, _ destination: EntityDescription) -> String? {
