@@ -189,22 +189,8 @@ extension ModelDocument {
 extension AttributeType {
     /// The type of a Core Data `NSAttributeType` value; nil for those Quire lacks (undefined, object ID, composite).
     init?(compiledType: Int) {
-        switch compiledType {
-        case 100: self = .integer16
-        case 200: self = .integer32
-        case 300: self = .integer64
-        case 400: self = .decimal
-        case 500: self = .double
-        case 600: self = .float
-        case 700: self = .string
-        case 800: self = .boolean
-        case 900: self = .date
-        case 1000: self = .binaryData
-        case 1100: self = .uuid
-        case 1200: self = .uri
-        case 1800: self = .transformable
-        default: return nil
-        }
+        guard let type = AttributeType.allCases.first(where: { $0.coreDataCode == compiledType }) else { return nil }
+        self = type
     }
 }
 
