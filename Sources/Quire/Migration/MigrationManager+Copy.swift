@@ -88,6 +88,9 @@ extension MigrationManager {
 
     /// Replaces the store at `target` with the finished store at `staged`.
     func swapIn(_ staged: URL, at target: URL, type: StoreType) throws {
+        // The rename below is the commit: a cancel that came during the last batch, or while the new store was
+        // being finished, still stops the migration here, with the old store untouched.
+        try checkCancelled()
         try MigrationFiles.replace(target, with: staged, kind: StoreKinds.kind(for: type))
         report(.finished, fraction: 1)
     }

@@ -143,6 +143,14 @@ let migratableStoreTypes: [StoreType] = [.sqlite, .xml, .binary]
         expectError(.migrationCancelled) { try cancelling.migrateStore(at: journal.url, type: type) }
         #expect(cancelling.migrationProgress < 1)
         try journal.expectVersion1Intact()
+
+        // A cancel after the last batch, while the new store is being finished, still cancels (issue 14).
+        let late = MigrationManager(sourceModel: journal.versions[0], destinationModel: journal.versions[1])
+        late.progressHandler = { [late] progress in
+            if progress.phase == .finishing { late.cancel() }
+        }
+        expectError(.migrationCancelled) { try late.migrateStore(at: journal.url, type: type) }
+        try journal.expectVersion1Intact()
     }
 
     /// Only SQLite stores are held open by a connection whose lock tells; atomic stores are read whole and
