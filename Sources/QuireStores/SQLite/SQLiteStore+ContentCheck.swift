@@ -16,11 +16,21 @@ extension SQLiteStore {
         let connection = try SQLiteConnection(url: url, readOnly: true, create: false)
         defer { connection.close() }
         try model.freeze()
-        let schema = SQLiteSchema(model: model)
         let tables = try connection.tableNames()
+        // The store's own entity numbers (its Z_PRIMARYKEY), which are Core Data's, not the model's.
+        let numbers = tables.contains("Z_PRIMARYKEY")
+            ? (try? SQLiteEntityNumbers.read(try primaryKeyRows(connection, url: url), model: model, url: url)) : nil
+        let schema = numbers.map { SQLiteSchema(model: model, numbers: $0) } ?? SQLiteSchema(model: model)
         var problems: [String] = []
         func hierarchy(_ entity: EntityDescription) -> String {
-            entity.hierarchyEntityNumbers.map(String.init).joined(separator: ", ")
+            guard let numbers else { return entity.hierarchyEntityNumbers.map(String.init).joined(separator: ", ") }
+            var result: [Int] = []
+            func visit(_ entity: EntityDescription) {
+                result.append(numbers.number(of: entity))
+                for sub in entity.subentities { visit(sub) }
+            }
+            visit(entity)
+            return result.sorted().map(String.init).joined(separator: ", ")
         }
         /// A condition true when a key column refers to no row of the destination's hierarchy.
         func dangling(_ column: String, _ destination: EntityDescription) -> String? {
