@@ -26,22 +26,31 @@ extension XMLStore {
         return text.hasPrefix("<database") || text.hasPrefix("<?xml") || text.hasPrefix("<!DOCTYPE database")
     }
 
-    /// Reads the metadata in `<databaseInfo>`, reading the file only up to `</databaseInfo>`.
+    /// The metadata of a store's head as Core Data reads it: the `<metadata>` property list (none, or an empty
+    /// element, is an empty one), `NSStoreType` `XML` where it is missing (Core Data's own files often lack it),
+    /// and `NSStoreUUID` from `<UUID>`, or `generatedUUID` when the file has none (the oldest stores have no
+    /// `<databaseInfo>` at all).
+    package static func completedMetadata(_ head: XMLStoreParser.Result, generatedUUID: String) -> [String: PropertyListValue] {
+        var metadata = head.metadata ?? [:]
+        if metadata[StoreMetadataKey.storeType] == nil { metadata[StoreMetadataKey.storeType] = .string(StoreType.xml.rawValue) }
+        if metadata[StoreMetadataKey.storeUUID]?.stringValue?.isEmpty ?? true {
+            let uuid = head.uuid.flatMap { $0.isEmpty ? nil : $0 } ?? generatedUUID
+            metadata[StoreMetadataKey.storeUUID] = .string(uuid)
+        }
+        return metadata
+    }
+
+    /// Reads the metadata in `<databaseInfo>`, reading the file only up to `</databaseInfo>` (see
+    /// ``completedMetadata(_:generatedUUID:)``: a store without a UUID answers a new one each time).
     package static func readMetadata(at url: URL) throws -> [String: PropertyListValue] {
         let (head, _) = try XMLStoreParser.readHead(at: url)
-        guard var metadata = head.metadata else {
-            throw QuireError(
-                .fileReadCorruptFile, "The XML store '\(url.path)' has no <metadata> in its <databaseInfo>.", context: .init(file: url))
-        }
-        if metadata[StoreMetadataKey.storeUUID] == nil, let uuid = head.uuid { metadata[StoreMetadataKey.storeUUID] = .string(uuid) }
-        return metadata
+        return completedMetadata(head, generatedUUID: UUID().uuidString)
     }
 
     /// Rewrites `<databaseInfo>` with new metadata; the objects after it are copied as bytes, not parsed.
     package static func writeMetadata(_ metadata: [String: PropertyListValue], at url: URL) throws {
         let (head, headLength) = try XMLStoreParser.readHead(at: url)
-        var existing = head.metadata ?? [:]
-        if existing[StoreMetadataKey.storeUUID] == nil, let uuid = head.uuid { existing[StoreMetadataKey.storeUUID] = .string(uuid) }
+        let existing = completedMetadata(head, generatedUUID: UUID().uuidString)
         let merged = StoreMetadataKey.merged(metadata, existing: existing, type: .xml)
         let data = try Data(contentsOf: url, options: .alwaysMapped)
         var writer = XMLStoreWriter()

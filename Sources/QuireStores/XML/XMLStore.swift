@@ -10,18 +10,12 @@ package final class XMLStore: AtomicStore {
         // The head first: a store of another model version is refused as such (and can be migrated) before
         // its objects meet a model they do not fit.
         let (head, _) = try XMLStoreParser.readHead(at: fileURL)
-        if var headMetadata = head.metadata {
-            if headMetadata[StoreMetadataKey.storeUUID] == nil, let uuid = head.uuid { headMetadata[StoreMetadataKey.storeUUID] = .string(uuid) }
-            try checkMetadata(headMetadata)
-        }
+        // A store without a UUID (the oldest ones, with no <databaseInfo>) gets one for as long as it is open;
+        // Core Data too assigns one, which a save then writes.
+        let generatedUUID = UUID().uuidString
+        try checkMetadata(Self.completedMetadata(head, generatedUUID: generatedUUID))
         let parsed = try XMLStoreParser.parse(data, file: fileURL, model: model, store: store)
-        guard var metadata = parsed.metadata else {
-            throw QuireError(
-                .fileReadCorruptFile, "The XML store '\(fileURL.path)' has no <metadata> in its <databaseInfo>.",
-                context: .init(file: fileURL))
-        }
-        // Core Data's own XML stores name their UUID in <UUID>; the metadata may lack it.
-        if metadata[StoreMetadataKey.storeUUID] == nil, let uuid = parsed.uuid { metadata[StoreMetadataKey.storeUUID] = .string(uuid) }
+        let metadata = Self.completedMetadata(parsed, generatedUUID: generatedUUID)
         return AtomicStoreImage(metadata: metadata, nextKey: parsed.nextKey, nodes: parsed.nodes, entityCounts: parsed.entityCounts)
     }
 

@@ -197,6 +197,8 @@ package struct XMLStoreParser {
         let marker = Data("</databaseInfo>".utf8)
         while true {
             guard let chunk = try? handle.read(upToCount: 64 * 1024), !chunk.isEmpty else {
+                // The oldest Core Data XML stores have no <databaseInfo>: their head is the <database> tag.
+                if let end = headWithoutDatabaseInfo(head) { return try readHeadWithoutDatabaseInfo(head.prefix(end), url: url, model: model) }
                 throw QuireError(
                     .fileReadCorruptFile, "The XML store '\(url.path)' has no complete <databaseInfo> element.",
                     context: .init(file: url))
@@ -207,6 +209,7 @@ package struct XMLStoreParser {
                 head = head.prefix(upTo: found.upperBound)
                 break
             }
+            if let end = headWithoutDatabaseInfo(head) { return try readHeadWithoutDatabaseInfo(head.prefix(end), url: url, model: model) }
             guard head.count <= PropertyListValue.defaultMaximumSize else {
                 throw QuireError(
                     .fileReadCorruptFile, "The XML store '\(url.path)' has a <databaseInfo> element larger than 16 MiB.",
@@ -214,6 +217,36 @@ package struct XMLStoreParser {
             }
         }
         let result = try head.withUnsafeBytes { bytes in
+            var reader = Reader(bytes, file: url, model: model ?? ManagedObjectModel(), store: nil, metadataOnly: true)
+            _ = try reader.run()
+            return reader.result
+        }
+        return (result, head.count)
+    }
+
+    /// Where the `<database>` start tag ends when the file's first element inside it is an `<object>` (or
+    /// `</database>`), not a `<databaseInfo>`: the very old XML stores Core Data wrote have none. Nil while the
+    /// bytes read so far do not tell, or when there is a `<databaseInfo>`.
+    static func headWithoutDatabaseInfo(_ head: Data) -> Int? {
+        guard let database = head.range(of: Data("<database".utf8)),
+            let close = head[database.upperBound...].firstIndex(of: UInt8(ascii: ">"))
+        else { return nil }
+        let afterTag = close + 1
+        guard head[database.upperBound..<close].last != UInt8(ascii: "/") else { return nil }
+        let rest = head[afterTag...]
+        let info = rest.range(of: Data("<databaseInfo".utf8))?.lowerBound
+        let object = rest.range(of: Data("<object".utf8))?.lowerBound ?? rest.range(of: Data("</database>".utf8))?.lowerBound
+        guard let object, info.map({ object < $0 }) ?? true else { return nil }
+        return afterTag
+    }
+
+    /// The head of a store without `<databaseInfo>`: no UUID, no metadata, object numbers from 1.
+    private static func readHeadWithoutDatabaseInfo(_ head: Data, url: URL, model: ManagedObjectModel?) throws -> (
+        result: Result, headLength: Int
+    ) {
+        var document = head
+        document.append(contentsOf: "</database>".utf8)
+        let result = try document.withUnsafeBytes { bytes in
             var reader = Reader(bytes, file: url, model: model ?? ManagedObjectModel(), store: nil, metadataOnly: true)
             _ = try reader.run()
             return reader.result
@@ -384,6 +417,15 @@ package struct XMLStoreParser {
         let relationships: [RelationshipDescription]
         /// The relationships of a new object: empty, transient ones faults.
         let emptyRelationships: [RelationshipStorage]
+        /// The model's own (exact) attribute names, for stores that wrote them so (Quire until 2026-11).
+        let exactAttributeNames: [[UInt8]]
+        /// The model's own relationship names.
+        let exactRelationshipNames: [[UInt8]]
+        /// Attribute indexes by lower-cased name, -1 for a name two attributes share (the last resort, once per
+        /// element whose name matched neither way).
+        let attributeIndexByFoldedName: [String: Int]
+        /// Relationship indexes by lower-cased name, -1 for a shared one.
+        let relationshipIndexByFoldedName: [String: Int]
 
         init(_ entity: EntityDescription) {
             self.entity = entity
@@ -391,13 +433,32 @@ package struct XMLStoreParser {
             attributeCount = entity.allAttributes.count
             entityNumber = entity.entityNumber
             attributes = entity.allAttributes.filter { !$0.isTransient }
-            attributeNames = attributes.map { Array($0.name.utf8) }
+            // First the names Quire writes (Core Data's: lower-cased), then the model's own.
+            attributeNames = attributes.map { Array(XMLStoreWriter.storedName(of: $0, in: entity).utf8) }
             packedAttributeNames = attributeNames.map { name in name.withUnsafeBytes { PackedName($0) } }
+            exactAttributeNames = attributes.map { Array($0.name.utf8) }
             attributeSlots = attributes.map(\.slot)
             attributeTypes = attributes.map(\.attributeType)
             relationships = entity.allRelationships.filter { !$0.isTransient }
-            relationshipNames = relationships.map { Array($0.name.utf8) }
+            relationshipNames = relationships.map { Array(XMLStoreWriter.storedName(of: $0, in: entity).utf8) }
+            exactRelationshipNames = relationships.map { Array($0.name.utf8) }
             emptyRelationships = entity.allRelationships.map { $0.isTransient ? .fault : .empty(for: $0) }
+            func folded(_ names: [String]) -> [String: Int] {
+                var byName: [String: Int] = [:]
+                for (index, name) in names.enumerated() {
+                    let key = name.lowercased()
+                    byName[key] = byName[key] == nil ? index : -1
+                }
+                return byName
+            }
+            attributeIndexByFoldedName = folded(attributes.map(\.name))
+            relationshipIndexByFoldedName = folded(relationships.map(\.name))
+        }
+
+        /// The attribute or relationship names of the entity that equal `name` but for case, for messages.
+        func namesFolding(to name: String, relationships: Bool) -> [String] {
+            let names = relationships ? self.relationships.map(\.name) : attributes.map(\.name)
+            return names.filter { $0.lowercased() == name.lowercased() }
         }
     }
 
@@ -431,7 +492,12 @@ package struct XMLStoreParser {
         let storeHandle: Unmanaged<PersistentStore>?
         let metadataOnly: Bool
         var result = Result()
+        /// Entities by name and by upper-cased name (Core Data's `type`).
         let entitiesByTypeName: [String: EntityDescription]
+        /// Upper-cased names that two entities of the model share.
+        let ambiguousTypeNames: Set<String>
+        /// The model read with.
+        let model: ManagedObjectModel
         var tables: [ObjectIdentifier: EntityTable] = [:]
         var lastTypeName: [UInt8] = []
         var lastTable: EntityTable?
@@ -501,9 +567,16 @@ package struct XMLStoreParser {
             storeHandle = store.map { .passUnretained($0) }
             self.metadataOnly = metadataOnly
             var byType: [String: EntityDescription] = [:]
-            for entity in model.entities { byType[entity.name.uppercased()] = entity }
+            var ambiguous: Set<String> = []
+            for entity in model.entities {
+                let folded = entity.name.uppercased()
+                if byType[folded] != nil { ambiguous.insert(folded) }
+                byType[folded] = entity
+            }
             for entity in model.entities { byType[entity.name] = entity }
             entitiesByTypeName = byType
+            ambiguousTypeNames = ambiguous
+            self.model = model
             counts = [Int](repeating: 0, count: model.entitiesByNumber.count + 1)
             stack.reserveCapacity(XMLStoreParser.maximumDepth)
         }
@@ -779,8 +852,15 @@ package struct XMLStoreParser {
             }
             if let lastTable, type.kind == .plain, scanner.span(type.value, equals: lastTypeName) { return lastTable }
             let name = try attributeString("type") ?? ""
-            guard let entity = entitiesByTypeName[name] else {
+            // Core Data writes entity names upper-cased; Quire matches them to the model's without regard to case.
+            guard let entity = entitiesByTypeName[name] ?? entitiesByTypeName[name.uppercased()] else {
                 throw failure("object type '\(name)' is not an entity of the model", element: "object")
+            }
+            if entity.name != name, ambiguousTypeNames.contains(name.uppercased()) {
+                let names = model.entities.filter { $0.name.uppercased() == name.uppercased() }.map { "'\($0.name)'" }
+                throw failure(
+                    "object type '\(name)' could be the entities \(names.joined(separator: " and ")), whose names differ only in case",
+                    element: "object")
             }
             guard !entity.isAbstract else { throw failure("entity '\(entity.name)' is abstract", element: "object") }
             let table = tables[ObjectIdentifier(entity)] ?? EntityTable(entity)
@@ -848,9 +928,8 @@ package struct XMLStoreParser {
                 index = index + 1 == count ? 0 : index + 1
                 step += 1
             }
-            if found < 0, nameAttribute.kind != .plain {
-                let name = try attributeString("name") ?? ""
-                found = table?.attributes.firstIndex { $0.name == name } ?? -1
+            if found < 0, let table {
+                found = try attributeIndex(nameAttribute, in: table)
             }
             guard found >= 0 else {
                 throw failure("entity '\(entityName)' has no stored attribute '\(try attributeString("name") ?? "")'", element: "attribute")
@@ -866,6 +945,47 @@ package struct XMLStoreParser {
                 else { throw failure("'\(external.prefix(40))' is not a valid external data reference", element: "attribute") }
                 attributeExternal = ExternalDataReference(uuid: external, length: try attributeString("length").flatMap { Int64($0) })
             }
+        }
+
+        /// An attribute's index by a name the fast path did not find: the model's own spelling, then the name
+        /// matched without regard to case (Core Data writes property names lower-cased); -1 when none matches.
+        ///
+        /// - Throws: when two attributes of the entity differ only in case and the name matches both.
+        private func attributeIndex(_ nameAttribute: XMLByteScanner.Attribute, in table: EntityTable) throws -> Int {
+            if nameAttribute.kind == .plain,
+                let index = table.exactAttributeNames.firstIndex(where: { scanner.span(nameAttribute.value, equals: $0) })
+            {
+                return index
+            }
+            let name = try attributeString("name") ?? ""
+            if let index = table.attributes.firstIndex(where: { $0.name == name }) { return index }
+            guard let index = table.attributeIndexByFoldedName[name.lowercased()] else { return -1 }
+            guard index >= 0 else {
+                let names = table.namesFolding(to: name, relationships: false).map { "'\($0)'" }.joined(separator: " and ")
+                throw failure(
+                    "attribute '\(name)' could be \(names) of entity '\(table.entity.name)', whose names differ only in case",
+                    element: "attribute")
+            }
+            return index
+        }
+
+        /// A relationship by a name that is not the one Quire writes (see ``attributeIndex(_:in:)``).
+        private func relationship(_ nameAttribute: XMLByteScanner.Attribute, in table: EntityTable) throws -> RelationshipDescription? {
+            if nameAttribute.kind == .plain,
+                let index = table.exactRelationshipNames.firstIndex(where: { scanner.span(nameAttribute.value, equals: $0) })
+            {
+                return table.relationships[index]
+            }
+            let name = try attributeString("name") ?? ""
+            if let found = table.relationships.first(where: { $0.name == name }) { return found }
+            guard let index = table.relationshipIndexByFoldedName[name.lowercased()] else { return nil }
+            guard index >= 0 else {
+                let names = table.namesFolding(to: name, relationships: true).map { "'\($0)'" }.joined(separator: " and ")
+                throw failure(
+                    "relationship '\(name)' could be \(names) of entity '\(table.entity.name)', whose names differ only in case",
+                    element: "relationship")
+            }
+            return table.relationships[index]
         }
 
         package mutating func endAttribute() throws {
@@ -904,8 +1024,8 @@ package struct XMLStoreParser {
                 found = table.relationships[index]
                 break
             }
+            if found == nil { found = try relationship(nameAttribute, in: table) }
             let name = try found?.name ?? attributeString("name") ?? ""
-            if found == nil, nameAttribute.kind != .plain { found = table.relationships.first { $0.name == name } }
             guard let relationship = found else {
                 throw failure("entity '\(table.entity.name)' has no stored relationship '\(name)'", element: "relationship")
             }

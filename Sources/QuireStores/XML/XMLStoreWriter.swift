@@ -10,6 +10,25 @@ package struct XMLStoreWriter {
     package static let doctype = "<!DOCTYPE database SYSTEM \"file:///System/Library/DTDs/CoreData.dtd\">"
 
     package private(set) var output: [UInt8] = []
+    /// The names written for each entity's stored attributes and relationships (see ``storedName(of:in:)``),
+    /// worked out once per entity.
+    private var namesByEntity: [ObjectIdentifier: EntityNames] = [:]
+
+    /// What an entity's objects are written with: its `type` and its properties' names, by slot.
+    private struct EntityNames {
+        var type: String
+        var attributes: [String]
+        var relationships: [String]
+    }
+
+    /// The name Core Data writes for a property of `entity`: lower-cased, as Core Data's XML store writes them,
+    /// unless another property of the entity has the same lower-cased name (then the model's own name, which
+    /// Quire reads back exactly).
+    package static func storedName(of property: PropertyDescription, in entity: EntityDescription) -> String {
+        let folded = property.name.lowercased()
+        let clashes = entity.propertiesByName.keys.contains { $0 != property.name && $0.lowercased() == folded }
+        return clashes ? property.name : folded
+    }
 
     package init(capacity: Int = 0) { output.reserveCapacity(capacity) }
 
@@ -109,16 +128,19 @@ package struct XMLStoreWriter {
 
     package mutating func object(_ node: RowSnapshot) {
         let entity = node.objectID.entity
-        raw("    <object type=\""); text(entity.name.uppercased()); raw("\" id=\"z\(node.objectID.primaryKey ?? 0)\">\n")
+        let names = names(of: entity)
+        raw("    <object type=\""); text(names.type); raw("\" id=\"z\(node.objectID.primaryKey ?? 0)\">\n")
         for attribute in entity.allAttributes where !attribute.isTransient {
             let value = attribute.slot < node.attributes.count ? node.attributes[attribute.slot] : .null
-            self.attribute(attribute, value)
+            let name = attribute.slot < names.attributes.count ? names.attributes[attribute.slot] : attribute.name
+            self.attribute(attribute, named: name, value)
         }
         for relationship in entity.allRelationships where !relationship.isTransient {
             guard relationship.slot < node.relationships.count else { continue }
             let members = node.relationships[relationship.slot].objectIDs
             guard !members.isEmpty, let destination = relationship.resolvedDestination else { continue }
-            raw("        <relationship name=\""); text(relationship.name)
+            raw("        <relationship name=\"")
+            text(relationship.slot < names.relationships.count ? names.relationships[relationship.slot] : relationship.name)
             raw("\" type=\"\(relationship.minCount)/\(relationship.isToMany ? relationship.maxCount : 1)\" destination=\"")
             text(destination.name.uppercased())
             raw("\" idrefs=\"")
@@ -131,6 +153,24 @@ package struct XMLStoreWriter {
         raw("    </object>\n")
     }
 
+    /// The names an entity's objects are written with, worked out on its first object.
+    private mutating func names(of entity: EntityDescription) -> EntityNames {
+        if let names = namesByEntity[ObjectIdentifier(entity)] { return names }
+        var attributes = [String](repeating: "", count: entity.allAttributes.count)
+        for attribute in entity.allAttributes where attribute.slot < attributes.count {
+            attributes[attribute.slot] = Self.storedName(of: attribute, in: entity)
+        }
+        var relationships = [String](repeating: "", count: entity.allRelationships.count)
+        for relationship in entity.allRelationships where relationship.slot < relationships.count {
+            relationships[relationship.slot] = Self.storedName(of: relationship, in: entity)
+        }
+        let names = EntityNames(type: entity.name.uppercased(), attributes: attributes, relationships: relationships)
+        namesByEntity[ObjectIdentifier(entity)] = names
+        return names
+    }
+
+    /// Core Data's name for an attribute type in `<attribute type="…">` (Quire reads the type from the model,
+    /// not from this).
     package static func typeName(_ type: AttributeType) -> String {
         switch type {
         case .integer16: return "int16"
@@ -149,9 +189,9 @@ package struct XMLStoreWriter {
         }
     }
 
-    private mutating func attribute(_ attribute: AttributeDescription, _ value: AttributeValue) {
+    private mutating func attribute(_ attribute: AttributeDescription, named name: String, _ value: AttributeValue) {
         if case .null = value { return }
-        raw("        <attribute name=\""); text(attribute.name); raw("\" type=\"" + Self.typeName(attribute.attributeType) + "\"")
+        raw("        <attribute name=\""); text(name); raw("\" type=\"" + Self.typeName(attribute.attributeType) + "\"")
         switch value {
         case .null: break
         case .integer(let v): raw(">\(v)")
