@@ -9,31 +9,36 @@ import Foundation
 /// processID.defaultValue = -1
 /// ```
 public final class AttributeDescription: PropertyDescription, @unchecked Sendable {
+    // Exclusivity: stored properties skip dynamic exclusivity checks (`@exclusivity(unchecked)`). A model is
+    // written only while it is editable, by the code building it, before any context or store can reach it,
+    // and only read once frozen (writes then trap in `checkEditable()`), so no two accesses can overlap. The
+    // checks would otherwise run on every fetch and save: the layers are separate modules, so the optimiser
+    // can no longer prove them away as it did when everything was one module.
     /// The attribute's type.
-    public var attributeType: AttributeType { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var attributeType: AttributeType { didSet { checkEditable() } }
 
     /// The value a newly inserted object starts with, as stored.
-    public var defaultAttributeValue: AttributeValue = .null { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var defaultAttributeValue: AttributeValue = .null { didSet { checkEditable() } }
 
     /// Whether large binary values may live in files beside the store instead of inside it.
-    public var allowsExternalBinaryDataStorage: Bool = false { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var allowsExternalBinaryDataStorage: Bool = false { didSet { checkEditable() } }
     /// Whether persistent history keeps the value when the object is deleted (Core Data's
     /// `preservesValueInHistoryOnDeletion`, Xcode's "Preserve After Deletion"). Part of the version hash.
-    public var preservesValueInHistoryOnDeletion: Bool = false { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var preservesValueInHistoryOnDeletion: Bool = false { didSet { checkEditable() } }
 
     /// The name of the value transformer of a transformable attribute (see ``ValueTransformerRegistry``).
-    public var valueTransformerName: String? { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var valueTransformerName: String? { didSet { checkEditable() } }
 
     /// The smallest value (numbers, dates) or length (strings, in UTF-16 units as `NSString` counts them)
     /// that validation accepts.
-    public var minimumValue: AttributeValue? { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var minimumValue: AttributeValue? { didSet { checkEditable() } }
     /// The largest value (numbers, dates) or length (strings, in UTF-16 units) that validation accepts.
-    public var maximumValue: AttributeValue? { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var maximumValue: AttributeValue? { didSet { checkEditable() } }
     /// An ICU regular expression that string values must match as a whole.
-    public var regularExpression: String? { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var regularExpression: String? { didSet { checkEditable() } }
 
     /// ``regularExpression`` compiled, set when the model is frozen (read-only from then on).
-    package private(set) var compiledRegularExpression: NSRegularExpression?
+    @exclusivity(unchecked) package private(set) var compiledRegularExpression: NSRegularExpression?
 
     /// Whether validation checks more than optionality: a minimum, maximum, pattern or predicate.
     package var hasValueRules: Bool {

@@ -14,10 +14,15 @@ import Foundation
 /// `@unchecked Sendable`: as for ``PropertyDescription``, state is written only while the model is editable
 /// and read-only once a coordinator can reach it.
 public final class EntityDescription: @unchecked Sendable, Hashable, CustomStringConvertible {
+    // Exclusivity: stored properties skip dynamic exclusivity checks (`@exclusivity(unchecked)`). A model is
+    // written only while it is editable, by the code building it, before any context or store can reach it,
+    // and only read once frozen (writes then trap in `checkEditable()`), so no two accesses can overlap. The
+    // checks would otherwise run on every fetch and save: the layers are separate modules, so the optimiser
+    // can no longer prove them away as it did when everything was one module.
     /// The entity's name.
-    public var name: String { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var name: String { didSet { checkEditable() } }
     /// The name of the class Core Data would instantiate; kept for model files. See `managedObjectClass`.
-    public var managedObjectClassName: String? { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var managedObjectClassName: String? { didSet { checkEditable() } }
 
     /// The class of an entity's objects, as the model layer keeps it: the `Quire` module's `ManagedObject`
     /// (``base``) or a subclass of it, with the keys the class validates by methods of its own.
@@ -36,18 +41,18 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     }
     /// The class instantiated for the entity's objects; typed as `managedObjectClass` by the `Quire` module,
     /// the only writer.
-    package var objectClass: ObjectClass = .base { didSet { checkEditable() } }
+    @exclusivity(unchecked) package var objectClass: ObjectClass = .base { didSet { checkEditable() } }
     /// Whether the entity only groups sub-entities and has no objects of its own.
-    public var isAbstract: Bool = false { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var isAbstract: Bool = false { didSet { checkEditable() } }
     /// Application data attached to the entity.
-    public var userInfo: [String: String] = [:] { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var userInfo: [String: String] = [:] { didSet { checkEditable() } }
     /// The entity's name in an earlier model version, for inferred migration.
-    public var renamingIdentifier: String? { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var renamingIdentifier: String? { didSet { checkEditable() } }
     /// A string mixed into the version hash.
-    public var versionHashModifier: String? { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var versionHashModifier: String? { didSet { checkEditable() } }
     /// Sets of property names whose values must be unique together among the entity's objects
     /// (`uniquenessConstraints`). Part of the version hash; Quire does not enforce them in new stores.
-    public var uniquenessConstraints: [[String]] = [] { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var uniquenessConstraints: [[String]] = [] { didSet { checkEditable() } }
 
     /// The entity's own properties (not those it inherits). Setting them makes this entity their owner.
     public var properties: [PropertyDescription] = [] {
@@ -70,11 +75,11 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// Back-pointers in a model are `unowned`, not `weak`: a weak reference would give the entity a side
     /// table and slow down every retain of it on the fetch path. Reading one after its target was released
     /// (a superentity or model dropped while this entity is kept) is a programmer error and traps.
-    public package(set) unowned var superentity: EntityDescription?
+    @exclusivity(unchecked) public package(set) unowned var superentity: EntityDescription?
     /// The model the entity belongs to.
-    public package(set) unowned var managedObjectModel: ManagedObjectModel?
+    @exclusivity(unchecked) public package(set) unowned var managedObjectModel: ManagedObjectModel?
 
-    package var isFrozen = false
+    @exclusivity(unchecked) package var isFrozen = false
 
     /// Creates an entity whose objects are plain `ManagedObject`s (the `Quire` module adds an initializer
     /// that names a subclass).
@@ -181,8 +186,8 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     @exclusivity(unchecked) package private(set) var allAttributes: [AttributeDescription] = []
     /// All relationships, inherited ones first, in slot order.
     @exclusivity(unchecked) package private(set) var allRelationships: [RelationshipDescription] = []
-    private var frozenPropertiesByName: [String: PropertyDescription] = [:]
-    private var frozenPropertyNames: [String] = []
+    @exclusivity(unchecked) private var frozenPropertiesByName: [String: PropertyDescription] = [:]
+    @exclusivity(unchecked) private var frozenPropertyNames: [String] = []
     /// Slots of transient attributes and relationships, and of required persistent attributes, so saves
     /// need not walk every property of every object.
     @exclusivity(unchecked) package private(set) var transientAttributeSlots: [Int] = []
@@ -198,9 +203,9 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// The properties whose key the class's ``ManagedObject/keysWithValidationMethods`` names.
     @exclusivity(unchecked) package private(set) var propertiesWithValidationMethods: [PropertyDescription] = []
     /// Attribute names and types by slot, for the key-value fast path.
-    private(set) var frozenAttributeNames: [String] = []
+    @exclusivity(unchecked) private(set) var frozenAttributeNames: [String] = []
     @exclusivity(unchecked) package private(set) var frozenAttributeTypes: [AttributeType] = []
-    private var frozenPropertyList: [PropertyDescription] = []
+    @exclusivity(unchecked) private var frozenPropertyList: [PropertyDescription] = []
     /// The entity's index in the frozen model (``ManagedObjectModel/entitiesByNumber``), by name from 1: what the
     /// in-memory, atomic and binary stores number entities by. SQLite stores use their own numbers (Core Data's
     /// depth-first numbering for new stores, `Z_PRIMARYKEY` for existing ones; see `SQLiteEntityNumbers`).
@@ -255,7 +260,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     }
 
     /// The root entity, cached when the model is frozen (models are immortal then, so unowned(unsafe) holds).
-    private unowned(unsafe) var frozenRoot: EntityDescription?
+    @exclusivity(unchecked) private unowned(unsafe) var frozenRoot: EntityDescription?
 
     /// The address of the root entity, cached with `frozenRoot`; read on every object lookup, and written
     /// once, when the model freezes, before any context can read it.

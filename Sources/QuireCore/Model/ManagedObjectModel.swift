@@ -20,6 +20,11 @@ import Foundation
 /// `@unchecked Sendable`: state is written only while ``isEditable`` (checked on every write), and a model is
 /// frozen before any coordinator, and so any other thread, can reach it.
 public final class ManagedObjectModel: @unchecked Sendable, CustomStringConvertible {
+    // Exclusivity: stored properties skip dynamic exclusivity checks (`@exclusivity(unchecked)`). A model is
+    // written only while it is editable, by the code building it, before any context or store can reach it,
+    // and only read once frozen (writes then trap in `checkEditable()`), so no two accesses can overlap. The
+    // checks would otherwise run on every fetch and save: the layers are separate modules, so the optimiser
+    // can no longer prove them away as it did when everything was one module.
     /// Every entity of the model, sub-entities included.
     public var entities: [EntityDescription] = [] {
         didSet {
@@ -29,23 +34,23 @@ public final class ManagedObjectModel: @unchecked Sendable, CustomStringConverti
     }
 
     /// The model's configurations: named subsets of its entities, each of which a store can hold.
-    public private(set) var configurations: [String: [String]] = [:]
+    @exclusivity(unchecked) public private(set) var configurations: [String: [String]] = [:]
 
     /// Identifiers of the model's version (such as `"v2"`), stored in store metadata.
-    public var versionIdentifiers: Set<String> = [] { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var versionIdentifiers: Set<String> = [] { didSet { checkEditable() } }
 
     /// Core Data's localization dictionary (`"Entity/Run"`, `"Property/processID/Entity/Run"`, …).
-    public var localizationDictionary: [String: String] = [:] { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var localizationDictionary: [String: String] = [:] { didSet { checkEditable() } }
     /// What the model file said that Quire does not support yet (uniqueness constraints, compound fetch
     /// indexes, fetched properties, derived attributes, attribute types it lacks), one sentence each: read
     /// from compiled models and model caches, shown by `quire info`. Empty for models built in code.
-    public package(set) var unsupportedFeatures: [String] = []
+    @exclusivity(unchecked) public package(set) var unsupportedFeatures: [String] = []
 
     /// False once a coordinator has used the model.
-    public private(set) var isEditable = true
+    @exclusivity(unchecked) public private(set) var isEditable = true
 
     /// The fetch request templates, by name (see ``setFetchRequestTemplate(_:forName:)``).
-    public package(set) var fetchRequestTemplatesByName: [String: FetchRequestTemplate] = [:]
+    @exclusivity(unchecked) public package(set) var fetchRequestTemplatesByName: [String: FetchRequestTemplate] = [:]
 
     /// Creates an empty model.
     public init() {}
@@ -67,7 +72,7 @@ public final class ManagedObjectModel: @unchecked Sendable, CustomStringConverti
         for entity in entities { result[entity.name] = entity }
         return result
     }
-    private var frozenEntitiesByName: [String: EntityDescription] = [:]
+    @exclusivity(unchecked) private var frozenEntitiesByName: [String: EntityDescription] = [:]
 
     /// The entities of a configuration (all entities for `nil` or the default configuration `"Default"`).
     public func entities(forConfigurationName name: String?) -> [EntityDescription] {

@@ -11,34 +11,39 @@ import Foundation
 /// ``checkEditable()``), and a model is frozen before a coordinator, and so any other thread, can reach it;
 /// after that every property is only read.
 public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
+    // Exclusivity: stored properties skip dynamic exclusivity checks (`@exclusivity(unchecked)`). A model is
+    // written only while it is editable, by the code building it, before any context or store can reach it,
+    // and only read once frozen (writes then trap in `checkEditable()`), so no two accesses can overlap. The
+    // checks would otherwise run on every fetch and save: the layers are separate modules, so the optimiser
+    // can no longer prove them away as it did when everything was one module.
     /// The property's name, the key of `value(forKey:)`.
-    public var name: String { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var name: String { didSet { checkEditable() } }
     /// Whether the property may be nil when saved.
-    public var isOptional: Bool = true { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var isOptional: Bool = true { didSet { checkEditable() } }
     /// Whether the property lives in memory only, never in a store.
-    public var isTransient: Bool = false { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var isTransient: Bool = false { didSet { checkEditable() } }
     /// Whether the store keeps an index for the property.
-    public var isIndexed: Bool = false { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var isIndexed: Bool = false { didSet { checkEditable() } }
     /// Whether the property's values go into the document's search metadata (Spotlight on the Mac).
-    public var isIndexedBySpotlight: Bool = false { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var isIndexedBySpotlight: Bool = false { didSet { checkEditable() } }
     /// Core Data's "store in external record file" flag, kept for compatibility.
-    public var isStoredInExternalRecord: Bool = false { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var isStoredInExternalRecord: Bool = false { didSet { checkEditable() } }
     /// Application data attached to the property.
-    public var userInfo: [String: String] = [:] { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var userInfo: [String: String] = [:] { didSet { checkEditable() } }
     /// The property's name in an earlier model version, for inferred migration.
-    public var renamingIdentifier: String? { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var renamingIdentifier: String? { didSet { checkEditable() } }
     /// A string mixed into the version hash, to mark a change that the hash would not otherwise see.
-    public var versionHashModifier: String? { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var versionHashModifier: String? { didSet { checkEditable() } }
 
     /// Predicates a non-nil value must satisfy when saved (`validationPredicates`); `SELF` is the value (an
     /// attribute's value, a to-one relationship's object, a to-many relationship's objects).
     ///
     /// Set them with ``setValidationPredicates(_:withValidationWarnings:)``. They do not change the version
     /// hash (Core Data's hashes ignore validation).
-    public private(set) var validationPredicates: [QueryPredicate] = []
+    @exclusivity(unchecked) public private(set) var validationPredicates: [QueryPredicate] = []
     /// The warning of each predicate in ``validationPredicates``, in the same order: the message of the
     /// validation error when that predicate fails, localized through the model's `ErrorString/<warning>` key.
-    public private(set) var validationWarnings: [String] = []
+    @exclusivity(unchecked) public private(set) var validationWarnings: [String] = []
 
     /// Sets the predicates a value must satisfy and the warning each reports when it fails
     /// (`setValidationPredicates(_:withValidationWarnings:)`), as Core Data's tutorial does:
@@ -63,9 +68,9 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
 
     /// The entity the property belongs to (unowned, like the other back-pointers of a model; see
     /// ``EntityDescription/superentity``).
-    public package(set) unowned var entity: EntityDescription?
+    @exclusivity(unchecked) public package(set) unowned var entity: EntityDescription?
 
-    var isFrozen = false
+    @exclusivity(unchecked) var isFrozen = false
     /// The property's index among its entity's attributes or relationships (inherited ones first), set when
     /// the model is frozen. An inherited property has the same index in every entity of its hierarchy.
     // Written while the model freezes, read-only afterwards: no overlapping access (see EntityDescription).

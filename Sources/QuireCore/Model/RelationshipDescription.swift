@@ -11,18 +11,23 @@ import Foundation
 /// employees.inverseRelationship = department
 /// ```
 public final class RelationshipDescription: PropertyDescription, @unchecked Sendable {
+    // Exclusivity: stored properties skip dynamic exclusivity checks (`@exclusivity(unchecked)`). A model is
+    // written only while it is editable, by the code building it, before any context or store can reach it,
+    // and only read once frozen (writes then trap in `checkEditable()`), so no two accesses can overlap. The
+    // checks would otherwise run on every fetch and save: the layers are separate modules, so the optimiser
+    // can no longer prove them away as it did when everything was one module.
     /// The name of the entity the relationship points at.
-    public var destinationEntityName: String { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var destinationEntityName: String { didSet { checkEditable() } }
     /// The name of the inverse relationship on the destination entity, if any.
-    public var inverseRelationshipName: String? { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var inverseRelationshipName: String? { didSet { checkEditable() } }
     /// What deleting the source object does to the destination objects.
-    public var deleteRule: DeleteRule = .nullify { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var deleteRule: DeleteRule = .nullify { didSet { checkEditable() } }
     /// The fewest objects a to-many relationship may hold when saved.
-    public var minCount: Int = 0 { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var minCount: Int = 0 { didSet { checkEditable() } }
     /// The most objects the relationship may hold: 1 makes it to-one, 0 means no limit.
-    public var maxCount: Int = 1 { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var maxCount: Int = 1 { didSet { checkEditable() } }
     /// Whether a to-many relationship keeps its objects in order.
-    public var isOrdered: Bool = false { didSet { checkEditable() } }
+    @exclusivity(unchecked) public var isOrdered: Bool = false { didSet { checkEditable() } }
 
     /// Creates a relationship.
     ///

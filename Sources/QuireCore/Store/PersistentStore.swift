@@ -10,24 +10,26 @@ import Foundation
 ///
 /// `@unchecked Sendable`: a store's mutable state is touched only under its coordinator's lock.
 public final class PersistentStore: @unchecked Sendable, CustomStringConvertible {
+    // Exclusivity: stored properties skip dynamic exclusivity checks (`@exclusivity(unchecked)`): they are
+    // touched only under the coordinator's lock (or before the store is added), one access at a time.
     /// The store's type.
     public let type: StoreType
     /// Where the store lives (`nil` for in-memory stores).
-    public package(set) var url: URL?
+    @exclusivity(unchecked) public package(set) var url: URL?
     /// The model configuration whose entities the store holds (`nil` for all).
     public let configurationName: String?
     /// The options the store was added with.
     public let options: StoreOptions
     /// The store's UUID (`NSStoreUUID`), used in object URIs.
-    public package(set) var identifier: String = UUID().uuidString
+    @exclusivity(unchecked) public package(set) var identifier: String = UUID().uuidString
     /// The store's metadata (`NSStoreType`, `NSStoreUUID`, model version hashes, and user keys).
-    public package(set) var metadata: [String: PropertyListValue] = [:]
+    @exclusivity(unchecked) public package(set) var metadata: [String: PropertyListValue] = [:]
     /// Whether the metadata changed since the store last wrote it (written with the next save or on close).
-    package var metadataIsDirty = false
+    @exclusivity(unchecked) package var metadataIsDirty = false
     /// Whether writes throw.
     public var isReadOnly: Bool { options.isReadOnly }
     /// The coordinator the store is attached to (typed by the `Quire` module's `persistentStoreCoordinator`).
-    package weak var coordinatorReference: AnyObject?
+    @exclusivity(unchecked) package weak var coordinatorReference: AnyObject?
     /// The model the store's objects belong to.
     package let model: ManagedObjectModel
 
