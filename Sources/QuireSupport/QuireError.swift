@@ -231,6 +231,9 @@ extension QuireError.Code {
     public static let invalidFetchRequest = Self(rawValue: 140_020)
     /// A value does not fit its attribute's type.
     public static let invalidValue = Self(rawValue: 140_030)
+    /// A key names no property of the object's entity (what Core Data raises as `NSUndefinedKeyException`),
+    /// reported by the throwing accessors such as `validatedValue(forKey:)`.
+    public static let unknownKey = Self(rawValue: 140_031)
     /// An archive is malformed or hostile (path traversal, links, devices, size limits).
     public static let invalidArchive = Self(rawValue: 140_040)
     /// A document could not be opened, saved or closed.
@@ -307,6 +310,7 @@ extension QuireError.Code {
         .predicateEvaluation: "predicateEvaluation",
         .invalidFetchRequest: "invalidFetchRequest",
         .invalidValue: "invalidValue",
+        .unknownKey: "unknownKey",
         .invalidArchive: "invalidArchive",
         .document: "document",
         .invalidArgument: "invalidArgument",

@@ -39,7 +39,10 @@ public struct Managed<Value: ManagedPropertyValue> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
-        get { Value.fromManagedValue(object.value(forKey: object[keyPath: storageKeyPath].key)) }
+        get {
+            let key = object[keyPath: storageKeyPath].key
+            return Value.fromManagedValue(object.value(forKey: key), of: object.entity.property(named: key))
+        }
         set { object.setValue(newValue.managedValue, forKey: object[keyPath: storageKeyPath].key) }
     }
 }
@@ -50,8 +53,16 @@ public protocol ManagedPropertyValue {
     /// The value from what ``ManagedObject/value(forKey:)`` returned (nil becomes zero, empty or the
     /// reference date for non-optional types).
     static func fromManagedValue(_ value: Any?) -> Self
+    /// The value from what ``ManagedObject/value(forKey:)`` returned for a property (what ``Managed`` calls):
+    /// by default ``fromManagedValue(_:)``.
+    static func fromManagedValue(_ value: Any?, of property: PropertyDescription?) -> Self
     /// The value to give ``ManagedObject/setValue(_:forKey:)``.
     var managedValue: Any? { get }
+}
+
+extension ManagedPropertyValue {
+    /// ``fromManagedValue(_:)``: the property changes nothing for most types.
+    public static func fromManagedValue(_ value: Any?, of property: PropertyDescription?) -> Self { fromManagedValue(value) }
 }
 
 extension Optional: ManagedPropertyValue where Wrapped: ManagedPropertyValue {
@@ -174,7 +185,26 @@ extension OrderedSet: ManagedPropertyValue where Element: ManagedObject {
 }
 
 extension ManagedObject: ManagedPropertyValue {
-    /// The related object of a to-one relationship; declare to-one properties optional (`Department?`).
+    /// The related object of a to-one relationship, for a non-optional `@Managed` to-one property.
+    ///
+    /// Such a property reading no object (a required relationship not set yet, or an object whose record is
+    /// missing: a fault of a deleted row or of a removed store) gives a detached placeholder: a new object of
+    /// the destination entity in no context (``ManagedObject/managedObjectContext`` is `nil`), whose values
+    /// are the entity's defaults. It does not trap. Declare to-one properties optional (`Department?`) to see
+    /// `nil`, or read them with ``ManagedObject/validatedValue(forKey:)``, which throws for a missing record.
+    public static func fromManagedValue(_ value: Any?, of property: PropertyDescription?) -> Self {
+        if let object = value as? Self { return object }
+        if let relationship = property as? RelationshipDescription, let destination = relationship.resolvedDestination {
+            if let placeholder = destination.managedObjectClass.init(entity: destination, insertInto: nil) as? Self {
+                return placeholder
+            }
+            return Self(entity: destination, insertInto: nil)
+        }
+        return fromManagedValue(value)
+    }
+
+    /// The related object; called without its property (not through ``Managed``), a value that is no object of
+    /// this class traps: that is a programmer's call, not input.
     public static func fromManagedValue(_ value: Any?) -> Self {
         guard let object = value as? Self else {
             preconditionFailure("A non-optional to-one property of type \(Self.self) found \(value.map { "\(type(of: $0))" } ?? "nil"); declare it optional.")

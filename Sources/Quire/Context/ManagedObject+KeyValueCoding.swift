@@ -11,7 +11,9 @@ extension ManagedObject {
     /// Attributes give Swift's natural type for their attribute type (`Int64` for integer64, `Int16` for
     /// integer16, `String`, `Date`, …) or `nil`; a to-one relationship gives the related ``ManagedObject``
     /// or `nil`; a to-many relationship a `Set<ManagedObject>`, an ordered one an `OrderedSet<ManagedObject>`.
-    /// An unknown key is a programmer error.
+    /// An unknown key traps, as Core Data's `NSUndefinedKeyException` does: for keys that come from input use
+    /// ``validatedValue(forKey:)``, which throws. An integer stored outside its attribute's range (which fails
+    /// validation at save) reads as an `Int64`.
     public func value(forKey key: String) -> Any? {
         switch property(forKey: key) {
         case let attribute as AttributeDescription:
@@ -34,7 +36,11 @@ extension ManagedObject {
     ///
     /// Attributes take any Swift value that fits their type (any integer for integer attributes, within
     /// range); a to-one relationship takes a ``ManagedObject`` or `nil`; a to-many relationship a
-    /// `Set`, `Array` or `OrderedSet` of managed objects. A value of the wrong type is a programmer error.
+    /// `Set`, `Array` or `OrderedSet` of managed objects. An integer outside its attribute's range (40 000 for
+    /// an Integer 16) is stored, and the save fails validation with
+    /// ``QuireError/Code/validationNumberTooLarge`` or ``QuireError/Code/validationNumberTooSmall``, as in Core
+    /// Data. An unknown key or a value of the wrong type traps (Core Data raises an exception Swift cannot
+    /// catch): for keys and values that come from input use ``setValidatedValue(_:forKey:)``, which throws.
     public func setValue(_ value: Any?, forKey key: String) {
         let entity = self.entity
         if let slot = entity.attributeSlot(named: key),
@@ -46,10 +52,10 @@ extension ManagedObject {
         switch property(forKey: key) {
         case let attribute as AttributeDescription:
             do {
-                let converted = try ValueCoercion.attributeValue(from: value, for: attribute)
+                let converted = try ValueCoercion.attributeValue(from: value, for: attribute, keepingIntegersOutOfRange: true)
                 setAttributeValue(converted, at: attribute.slot)
             } catch {
-                preconditionFailure("\(error)")
+                preconditionFailure("\(error) Use setValidatedValue(_:forKey:) for values that come from input.")
             }
         case let relationship as RelationshipDescription:
             setRelated(value, for: relationship)

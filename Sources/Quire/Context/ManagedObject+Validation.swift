@@ -29,7 +29,7 @@ extension ManagedObject {
         var errors: [QuireError] = []
         switch property {
         case let attribute as AttributeDescription:
-            let converted = try ValueCoercion.attributeValue(from: value, for: attribute)
+            let converted = try ValueCoercion.attributeValue(from: value, for: attribute, keepingIntegersOutOfRange: true)
             SaveValidation.check(converted, of: attribute, object: self, into: &errors)
         case let relationship as RelationshipDescription:
             if relationship.hasValidationRules {

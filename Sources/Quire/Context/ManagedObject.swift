@@ -63,6 +63,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var insertedFlag = false
     @exclusivity(unchecked) var updatedFlag = false
     @exclusivity(unchecked) var deletedFlag = false
+    /// Set when the object's fault fired and its record could not be found (deleted elsewhere, or its store
+    /// removed): its values read as `nil`, ``ManagedObjectContext/existingObject(with:)`` and the throwing
+    /// accessors report ``QuireError/Code/managedObjectReferentialIntegrity``.
+    @exclusivity(unchecked) var recordIsMissing = false
     /// Set when a fetch returns the object; the registry's pruning clears it and spares the object once.
     @exclusivity(unchecked) var recentlyFetched = false
     /// Order of first change in the context, so saves are deterministic.

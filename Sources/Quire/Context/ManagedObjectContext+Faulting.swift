@@ -6,9 +6,10 @@ extension ManagedObjectContext {
     /// Fills a fault from the coordinator (its row cache first, the store otherwise), or for a child context
     /// from its parent.
     ///
-    /// Accessors do not throw, so a record that no longer exists (deleted by another coordinator) leaves the
-    /// object with empty values; ``existingObject(with:)`` and ``fulfillFaultThrowing(of:)`` report it as
-    /// ``QuireError/Code/managedObjectReferentialIntegrity``.
+    /// Accessors do not throw, so a record that no longer exists (deleted by another coordinator, or in a store
+    /// that was removed) leaves the object with empty values, marked as missing its record;
+    /// ``existingObject(with:)``, ``ManagedObject/validatedValue(forKey:)`` and ``fulfillFaultThrowing(of:)``
+    /// report it as ``QuireError/Code/managedObjectReferentialIntegrity``.
     func fulfillFault(of object: ManagedObject) {
         do {
             try fulfillFaultThrowing(of: object)
@@ -16,11 +17,13 @@ extension ManagedObjectContext {
             object.attributeStorage = object.entity.allAttributes.map { _ in .null }
             object.relationshipStorage = object.entity.emptyRelationshipValues
             object.faultFlag = false
+            object.recordIsMissing = true
         }
     }
 
     /// Fills a fault, throwing when its record cannot be found.
     func fulfillFaultThrowing(of object: ManagedObject) throws {
+        if object.recordIsMissing { throw missingRecordError(object.objectID) }
         guard object.faultFlag else { return }
         if object.faultHoldsRow {
             object.faultHoldsRow = false
@@ -33,13 +36,16 @@ extension ManagedObjectContext {
             object.attributeStorage = []
             object.relationshipStorage = []
         }
-        guard let snapshot = try row(for: object.objectID) else {
-            throw QuireError(
-                .managedObjectReferentialIntegrity,
-                "The record of \(object.objectID) no longer exists, so its fault cannot be fulfilled.",
-                context: .init(entity: object.entity.name, object: object.objectID.uriRepresentation()))
-        }
+        guard let snapshot = try row(for: object.objectID) else { throw missingRecordError(object.objectID) }
         fill(object, from: snapshot)
+    }
+
+    /// The error of an object whose record cannot be found (`NSManagedObjectReferentialIntegrityError`).
+    func missingRecordError(_ objectID: ObjectID) -> QuireError {
+        QuireError(
+            .managedObjectReferentialIntegrity,
+            "The record of \(objectID) does not exist (deleted, or its store was removed), so its fault cannot be fulfilled.",
+            context: .init(entity: objectID.entity.name, object: objectID.uriRepresentation()))
     }
 
     /// Loads the members of a to-many relationship fault (from the parent, for a child context).

@@ -8,7 +8,8 @@ extension ManagedObjectContext {
     /// Unsaved changes count unless ``FetchRequest/includesPendingChanges`` is false: inserted objects that
     /// match are included, deleted ones left out, and updated ones judged by their current values.
     ///
-    /// - Throws: ``QuireError/Code/invalidFetchRequest`` for an unknown entity or sort key; store errors.
+    /// - Throws: ``QuireError/Code/invalidFetchRequest`` for an unknown entity, sort key or predicate key
+    ///   (checked against the model before any store is read); store errors.
     public func fetch<Result>(_ request: FetchRequest<Result>) throws -> [Result] {
         try performAndWait {
             let (fetch, stores) = try storeFetch(for: request)
@@ -77,6 +78,8 @@ extension ManagedObjectContext {
         for key in request.sortDescriptors {
             try KeyPathResolver.validate(key.keyPath, from: entity)
         }
+        // Checked here, before any store is asked, so that an empty store of any kind refuses it too.
+        try request.predicate?.validateKeyPaths(from: entity)
         let fetch = StoreFetch(
             entity: entity,
             predicate: request.predicate,

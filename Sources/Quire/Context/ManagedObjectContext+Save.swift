@@ -44,7 +44,8 @@ extension ManagedObjectContext {
     ///   merge policy is ``MergePolicy/error``, or a store error.
     public func save() throws {
         try performAndWait {
-            guard hasChanges else { return }
+            // Objects inserted and deleted since the last save are not changes, but the save still lets them go.
+            guard hasChanges || !pendingDeletes.isEmpty || changeLog.contains(where: \.hasChanges) else { return }
             processPendingChanges()
             // willSave may change more objects; those join the log and get their turn too. Bounded, so that
             // hooks that keep changing each other cannot loop forever.

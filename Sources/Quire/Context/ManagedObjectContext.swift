@@ -206,8 +206,26 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// The object for an ID, loading its values to prove the record exists (`existingObject(with:)`).
     ///
-    /// - Throws: ``QuireError/Code/managedObjectReferentialIntegrity`` when no store has the record.
+    /// - Throws: ``QuireError/Code/managedObjectReferentialIntegrity`` when no store has the record: its
+    ///   store was removed from the coordinator (an ID kept from before a store was removed and added again is
+    ///   stale), it was deleted, or the object was inserted and then deleted before being saved.
     public func existingObject(with objectID: ObjectID) throws -> ManagedObject {
+        if let existing = registry[objectID] {
+            // Inserted and deleted before any save: the object is gone, as in Core Data.
+            if existing.insertedFlag && existing.deletedFlag {
+                throw QuireError(
+                    .managedObjectReferentialIntegrity,
+                    "The object \(objectID) was inserted and then deleted before being saved.",
+                    context: .init(entity: objectID.entity.name, object: objectID.uriRepresentation()))
+            }
+            if existing.recordIsMissing { throw missingRecordError(objectID) }
+        }
+        if let store = objectID.persistentStore, parent == nil,
+            persistentStoreCoordinator?.persistentStores.contains(where: { $0 === store }) != true
+        {
+            // An ID of a store that was removed (perhaps added again since, as a new store object).
+            throw missingRecordError(objectID)
+        }
         if let existing = registry[objectID], !existing.faultFlag { return existing }
         if objectID.isTemporaryID && parent == nil {
             throw QuireError(
@@ -284,6 +302,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     @inline(__always)
     private func load(_ object: ManagedObject, from snapshot: borrowing RowSnapshot) {
         object.faultHoldsRow = false
+        object.recordIsMissing = false
         object.attributeStorage = snapshot.attributes
         object.relationshipStorage = snapshot.relationships
         object.version = snapshot.version
@@ -358,8 +377,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
         changeLog = []
     }
 
-    /// Whether the context has unsaved inserts, updates or deletes.
-    public var hasChanges: Bool { !pendingDeletes.isEmpty || changeLog.contains(where: \.hasChanges) }
+    /// Whether the context has unsaved inserts, updates or deletes: whether any of ``insertedObjects``,
+    /// ``updatedObjects`` and ``deletedObjects`` has an object (or a delete's rules have yet to run). An object
+    /// inserted and then deleted before any save is in none of them and does not count, as in Core Data.
+    public var hasChanges: Bool {
+        pendingDeletes.contains { !$0.insertedFlag } || changeLog.contains { $0.hasChanges && !($0.insertedFlag && $0.deletedFlag) }
+    }
 
     /// Objects inserted since the last save.
     public var insertedObjects: Set<ManagedObject> { Set(changeLog.lazy.filter { $0.insertedFlag && !$0.deletedFlag }) }
@@ -447,6 +470,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.relationshipStorage = []
         object.faultFlag = true
         object.faultHoldsRow = false
+        object.recordIsMissing = false
         if !mergeChanges && parent == nil { coordinatorOrFail().forgetSnapshot(for: object.objectID) }
         object.didTurnIntoFault()
     }

@@ -89,6 +89,12 @@ enum SaveValidation {
             }
             return
         }
+        if case .integer(let integer) = value, let range = attribute.attributeType.integerRange, !range.contains(integer) {
+            // Out of the attribute type's own range (40 000 for an Integer 16), as Core Data reports it.
+            let code: QuireError.Code = integer > range.upperBound ? .validationNumberTooLarge : .validationNumberTooSmall
+            let limit = String(integer > range.upperBound ? range.upperBound : range.lowerBound)
+            errors.append(error(code, object, attribute, value: value, ValidationMessages.message(code, property: attribute, entity: entity, limit: limit)))
+        }
         if attribute.minimumValue != nil || attribute.maximumValue != nil {
             checkRange(value, of: attribute, object: object, into: &errors)
         }

@@ -21,6 +21,9 @@ public final class UndoManager {
     private final class Group {
         var actions: [Action] = []
         var actionName = ""
+        /// The position the group's changes lead to (see ``UndoManager/changePosition``); a group undone and
+        /// redone keeps its position.
+        var position = 0
     }
 
     private struct Action {
@@ -40,6 +43,10 @@ public final class UndoManager {
     private var eventGroupIsOpen = false
     private var state = State.idle
     private var disableCount = 0
+    /// The position with nothing left to undo: 0, or the position of the last group trimmed away.
+    private var basePosition = 0
+    /// The last position handed to a new group.
+    private var lastPosition = 0
 
     /// Whether the first action registered outside a group opens a group for the current event (default `true`).
     public var groupsByEvent = true
@@ -65,6 +72,16 @@ public final class UndoManager {
     public var canUndo: Bool { !undoStack.isEmpty || openGroups.first.map { !$0.actions.isEmpty } == true }
     /// Whether ``redo()`` would do something.
     public var canRedo: Bool { !redoStack.isEmpty }
+
+    /// Where the undo history stands: a number that changes with every group of changes recorded, undone or
+    /// redone, and comes back to an earlier value when undo and redo come back to that state. A document
+    /// remembers it when it is saved and is edited while it differs (what `NSDocument`'s change count does
+    /// with `updateChangeCount(_:)`). Actions registered in a group still open are not counted: see
+    /// ``hasOpenChanges``.
+    public var changePosition: Int { undoStack.last?.position ?? basePosition }
+
+    /// Whether a group still open (the current event's) has actions recorded.
+    public var hasOpenChanges: Bool { openGroups.contains { !$0.actions.isEmpty } }
 
     /// Stops recording registrations until a matching ``enableUndoRegistration()``; calls nest.
     public func disableUndoRegistration() { disableCount += 1 }
@@ -106,14 +123,22 @@ public final class UndoManager {
         switch state {
         case .undoing:
             redoStack.append(group)
-        case .idle, .redoing:
+        case .redoing:
+            undoStack.append(group)
+            trim()
+        case .idle:
+            lastPosition += 1
+            group.position = lastPosition
             undoStack.append(group)
             trim()
         }
     }
 
     private func trim() {
-        if levelsOfUndo > 0 && undoStack.count > levelsOfUndo { undoStack.removeFirst(undoStack.count - levelsOfUndo) }
+        if levelsOfUndo > 0 && undoStack.count > levelsOfUndo {
+            basePosition = undoStack[undoStack.count - levelsOfUndo - 1].position
+            undoStack.removeFirst(undoStack.count - levelsOfUndo)
+        }
         if levelsOfUndo > 0 && redoStack.count > levelsOfUndo { redoStack.removeFirst(redoStack.count - levelsOfUndo) }
     }
 
@@ -192,6 +217,8 @@ public final class UndoManager {
         state = replayState
         let collector = Group()
         collector.actionName = group.actionName
+        // Undoing a group leads back to the position below it; its redo leads to the group's position again.
+        collector.position = group.position
         openGroups = [collector]
         for action in group.actions.reversed() {
             if let target = action.target { action.handler(target) }
@@ -203,6 +230,7 @@ public final class UndoManager {
 
     /// Forgets everything that could be undone or redone, and any open group.
     public func removeAllActions() {
+        basePosition = changePosition
         undoStack = []
         redoStack = []
         openGroups = []
@@ -211,6 +239,11 @@ public final class UndoManager {
 
     /// Forgets the actions registered with a target.
     public func removeAllActions(withTarget target: AnyObject) {
+        let position = changePosition
+        defer {
+            // The state the changes led to stays where it was.
+            if let top = undoStack.last { top.position = position } else { basePosition = position }
+        }
         for group in undoStack + redoStack + openGroups { group.actions.removeAll { $0.target === target } }
         undoStack.removeAll { $0.actions.isEmpty }
         redoStack.removeAll { $0.actions.isEmpty }

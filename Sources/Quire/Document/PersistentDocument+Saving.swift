@@ -68,15 +68,14 @@ extension PersistentDocument {
         }
         lastSaveWarnings = outcome.warnings
         for warning in outcome.warnings { warningHandler(warning) }
-        let generation = managedObjectContext.performAndWait { managedObjectContext.undoState.saveCount }
         switch operation {
         case .save, .autosaveInPlace:
-            savedGeneration = generation
+            noteSavedState()
             if operation == .save { removeAutosavedContents() }
         case .saveAs:
             fileURL = url
             fileType = typeName
-            savedGeneration = generation
+            noteSavedState()
             removeAutosavedContents()
         case .saveTo:
             break

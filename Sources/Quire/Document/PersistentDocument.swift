@@ -79,6 +79,9 @@ open class PersistentDocument {
     var workingStoreURL: URL { workingTree.appendingPathComponent(DocumentPackageLayout.storePath) }
     /// The context's save count when the document was last written to its file.
     var savedGeneration = 0
+    /// The undo manager and its ``UndoManager/changePosition`` when the document was last written to its
+    /// file (or opened): while the same undo manager is set, the document is edited when its position differs.
+    var savedUndoPosition: (manager: ObjectIdentifier, position: Int)?
     /// Whether package saves swap versions with `renameat2(RENAME_EXCHANGE)` (the default, falling back to
     /// two renames where the filesystem cannot exchange). Set it to `false` to always use two renames, whose
     /// interruption the next open recovers from.
@@ -118,6 +121,7 @@ open class PersistentDocument {
             DocumentFiles.removeTree(workingFolder)
             throw error
         }
+        noteSavedState()
     }
 
     /// Opens a document (`init(contentsOf:ofType:)`): finishes an interrupted save if there was one, checks
@@ -153,7 +157,7 @@ open class PersistentDocument {
             DocumentFiles.removeTree(workingFolder)
             throw error
         }
-        savedGeneration = managedObjectContext.undoState.saveCount
+        noteSavedState()
     }
 
     deinit {
@@ -295,11 +299,29 @@ open class PersistentDocument {
     /// The context's undo manager.
     public var undoManager: UndoManager? { managedObjectContext.undoManager }
 
-    /// Whether the document has changes its file does not have: unsaved changes in the context, or changes
-    /// saved to the working store since the document was last written (an undo after a save counts too).
+    /// Whether the document has changes its file does not have (`isDocumentEdited`).
+    ///
+    /// With the undo manager the document was saved with, as `NSDocument` counts changes: the document is
+    /// edited while the undo history stands elsewhere than where it stood at the last save, or the current
+    /// event has recorded changes, so undoing back to the saved state makes it clean again and redoing makes
+    /// it edited. Without one (or with a different one), it is edited while the context has unsaved changes or
+    /// changes were saved to the working store since the document was last written.
     public var isDocumentEdited: Bool {
         managedObjectContext.performAndWait {
-            managedObjectContext.hasChanges || managedObjectContext.undoState.saveCount != savedGeneration
+            if let undoManager = managedObjectContext.undoManager, let saved = savedUndoPosition,
+                saved.manager == ObjectIdentifier(undoManager)
+            {
+                return undoManager.changePosition != saved.position || undoManager.hasOpenChanges
+            }
+            return managedObjectContext.hasChanges || managedObjectContext.undoState.saveCount != savedGeneration
+        }
+    }
+
+    /// Remembers the context's save count and the undo position as those of the document's file.
+    func noteSavedState() {
+        managedObjectContext.performAndWait {
+            savedGeneration = managedObjectContext.undoState.saveCount
+            savedUndoPosition = managedObjectContext.undoManager.map { (ObjectIdentifier($0), $0.changePosition) }
         }
     }
 
@@ -333,7 +355,7 @@ open class PersistentDocument {
                 for: workingStoreURL, ofType: fileType, modelConfiguration: type.modelConfiguration,
                 storeOptions: type.storeOptions)
         }
-        savedGeneration = managedObjectContext.undoState.saveCount
+        noteSavedState()
     }
 
     /// Closes the document (`close()`): unsaved changes are discarded, the store is closed and the working

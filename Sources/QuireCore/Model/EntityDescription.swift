@@ -246,7 +246,10 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         requiredAttributeSlots = allAttributes.indices.filter { !allAttributes[$0].isOptional && !allAttributes[$0].isTransient }
         validatedAttributeSlots = allAttributes.indices.filter { slot in
             let attribute = allAttributes[slot]
+            // Integer 16 and 32 attributes are checked against their type's range: setValue stores an integer
+            // out of it, and the save reports it (NSValidationNumberTooLarge/TooSmall), as in Core Data.
             return (!attribute.isOptional && !attribute.isTransient) || attribute.hasValueRules
+                || attribute.attributeType == .integer16 || attribute.attributeType == .integer32
         }
         validatedRelationshipSlots = allRelationships.indices.filter { allRelationships[$0].hasValidationRules }
         denyRelationshipSlots = allRelationships.indices.filter { allRelationships[$0].deleteRule == .deny }

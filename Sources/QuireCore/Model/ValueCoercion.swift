@@ -7,8 +7,11 @@ package enum ValueCoercion {
     ///
     /// Integers of any width fit the integer types (within range); any number fits double, float and decimal;
     /// strings fit strings; `Date`, `Data`, `UUID` and `URL` their types; transformable values go through
-    /// the attribute's value transformer.
-    package static func attributeValue(from value: Any?, for attribute: AttributeDescription) throws -> AttributeValue {
+    /// the attribute's value transformer. With `keepingIntegersOutOfRange`, an integer outside an integer
+    /// attribute's range is kept as it is (validation reports it at save, as Core Data does).
+    package static func attributeValue(
+        from value: Any?, for attribute: AttributeDescription, keepingIntegersOutOfRange: Bool = false
+    ) throws -> AttributeValue {
         guard let value else { return .null }
         if attribute.attributeType == .transformable {
             if let stored = value as? AttributeValue { return stored }
@@ -31,7 +34,7 @@ package enum ValueCoercion {
         guard let converted = AttributeValue(converting: value) else {
             throw mismatch(value, attribute, "its type \(type(of: value)) is not an attribute value type")
         }
-        return try coerce(converted, to: attribute)
+        return try coerce(converted, to: attribute, keepingIntegersOutOfRange: keepingIntegersOutOfRange)
     }
 
     /// The stored value of a Swift value that already has the attribute type's natural Swift type (or is
@@ -50,20 +53,23 @@ package enum ValueCoercion {
         }
     }
 
-    /// Converts an attribute value to the attribute's own case (integers range-checked).
-    package static func coerce(_ value: AttributeValue, to attribute: AttributeDescription) throws -> AttributeValue {
+    /// Converts an attribute value to the attribute's own case (integers range-checked, unless
+    /// `keepingIntegersOutOfRange`).
+    package static func coerce(
+        _ value: AttributeValue, to attribute: AttributeDescription, keepingIntegersOutOfRange: Bool = false
+    ) throws -> AttributeValue {
         let type = attribute.attributeType
         switch (type, value) {
         case (_, .null): return .null
         case (.integer16, .integer(let v)), (.integer32, .integer(let v)), (.integer64, .integer(let v)):
-            guard let range = type.integerRange, range.contains(v) else {
+            guard keepingIntegersOutOfRange || type.integerRange?.contains(v) == true else {
                 throw mismatch(v, attribute, "it is out of the range of \(type.rawValue)")
             }
             return .integer(v)
         case (.integer16, .boolean(let b)), (.integer32, .boolean(let b)), (.integer64, .boolean(let b)):
             return .integer(b ? 1 : 0)
         case (.integer16, .double(let d)), (.integer32, .double(let d)), (.integer64, .double(let d)):
-            guard let i = Int64(exactly: d), type.integerRange?.contains(i) == true else {
+            guard let i = Int64(exactly: d), keepingIntegersOutOfRange || type.integerRange?.contains(i) == true else {
                 throw mismatch(d, attribute, "it is not an integer in the range of \(type.rawValue)")
             }
             return .integer(i)
@@ -97,8 +103,10 @@ package enum ValueCoercion {
     package static func publicValue(_ value: AttributeValue, for attribute: AttributeDescription) -> Any? {
         switch (attribute.attributeType, value) {
         case (_, .null): return nil
-        case (.integer16, .integer(let v)): return Int16(truncatingIfNeeded: v)
-        case (.integer32, .integer(let v)): return Int32(truncatingIfNeeded: v)
+        // A value outside the type's range (stored by setValue, failing validation at save) reads as the
+        // Int64 it is rather than a truncated one.
+        case (.integer16, .integer(let v)): return Int16(exactly: v).map { $0 as Any } ?? v
+        case (.integer32, .integer(let v)): return Int32(exactly: v).map { $0 as Any } ?? v
         case (.transformable, .data(let data)):
             let name = attribute.valueTransformerName ?? ValueTransformerRegistry.defaultTransformerName
             guard let transformer = ValueTransformerRegistry.transformer(forName: name) else { return data }

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+import Quire
+import QuireTestSupport
+
+/// What counts as a change: an object inserted and deleted before any save is none, and a document undone
+/// back to its saved state is clean again (issue 14, item 5).
+@Suite struct ChangeTrackingTests {
+    @Test func insertingThenDeletingAnUnsavedObjectLeavesNoChanges() throws {
+        let folder = try TemporaryFolder()
+        let (_, context) = try Fixtures.stack(DocumentFixtures.model(), at: folder.file("Changes.sqlite"))
+        let entity = try #require(context.persistentStoreCoordinator?.managedObjectModel.entitiesByName["Note"])
+        let note = ManagedObject(entity: entity, insertInto: context)
+        note.setValue("draft", forKey: "title")
+        #expect(context.hasChanges)
+        context.delete(note)
+        #expect(context.insertedObjects.isEmpty && context.updatedObjects.isEmpty && context.deletedObjects.isEmpty)
+        #expect(!context.hasChanges)
+        context.processPendingChanges()
+        #expect(!context.hasChanges)
+        try context.save()
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Note")) == 0)
+    }
+
+    @Test func undoingBackToTheSavedStateMakesTheDocumentClean() throws {
+        let kind = DocumentFixtures.Kind(format: .package, storeType: .sqlite)
+        kind.register()
+        let folder = try TemporaryFolder()
+        let document = try PersistentDocument(type: kind.typeName, model: DocumentFixtures.model())
+        DocumentFixtures.fill(document, titles: ["one"])
+        try document.save(to: folder.file("Clean.notes"), ofType: kind.typeName, for: .saveAs)
+        #expect(!document.isDocumentEdited)
+        let context = document.managedObjectContext
+        let note = try context.performAndWait { try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Note")).first) }
+        context.performAndWait {
+            note.setValue("two", forKey: "title")
+            context.processPendingChanges()
+        }
+        #expect(document.isDocumentEdited)
+        context.performAndWait { context.undo() }
+        #expect(context.performAndWait { note.value(forKey: "title") as? String } == "one")
+        #expect(!document.isDocumentEdited)
+        context.performAndWait { context.redo() }
+        #expect(document.isDocumentEdited)
+        try document.save()
+        #expect(!document.isDocumentEdited)
+        context.performAndWait { context.undo() }
+        #expect(document.isDocumentEdited)
+        context.performAndWait { context.redo() }
+        #expect(!document.isDocumentEdited)
+        document.close()
+        #expect(try DocumentFixtures.titles(at: folder.file("Clean.notes"), kind: kind) == ["two"])
+    }
+
+    @Test func anUntitledDocumentUndoneToEmptyIsClean() throws {
+        let kind = DocumentFixtures.Kind(format: .package, storeType: .sqlite)
+        kind.register()
+        let document = try PersistentDocument(type: kind.typeName, model: DocumentFixtures.model())
+        defer { document.close() }
+        #expect(!document.isDocumentEdited)
+        DocumentFixtures.fill(document, titles: ["one"])
+        #expect(document.isDocumentEdited)
+        document.managedObjectContext.performAndWait { document.managedObjectContext.undo() }
+        #expect(!document.isDocumentEdited)
+    }
+}
+
+/// IDs whose records are gone: a store removed and added again, an object inserted and deleted before any
+/// save (issue 14, item 6).
+@Suite struct StaleObjectIDTests {
+    @Test func anIDOfARemovedStoreIsNotFound() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("Stale.sqlite")
+        let (coordinator, context) = try Fixtures.stack(DocumentFixtures.model(), at: url)
+        let entity = try #require(coordinator.managedObjectModel.entitiesByName["Note"])
+        let note = ManagedObject(entity: entity, insertInto: context)
+        note.setValue("kept", forKey: "title")
+        try context.save()
+        let staleID = note.objectID
+        for store in coordinator.persistentStores { try coordinator.remove(store) }
+        try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let fresh = ManagedObjectContext()
+        fresh.persistentStoreCoordinator = coordinator
+        try fresh.performAndWait {
+            expectQuireError(.managedObjectReferentialIntegrity) { try fresh.existingObject(with: staleID) }
+            let fault = fresh.object(with: staleID)
+            #expect(fault.isFault)
+            expectQuireError(.managedObjectReferentialIntegrity) { try fault.validatedValue(forKey: "title") }
+            #expect(fault.value(forKey: "title") == nil)
+            expectQuireError(.managedObjectReferentialIntegrity) { try fresh.existingObject(with: staleID) }
+            // The record itself is there under its new ID.
+            let titles = try fresh.fetch(FetchRequest<ManagedObject>(entityName: "Note")).compactMap { $0.value(forKey: "title") as? String }
+            #expect(titles == ["kept"])
+        }
+    }
+
+    @Test func anObjectInsertedThenDeletedIsNotFound() throws {
+        let folder = try TemporaryFolder()
+        let (coordinator, context) = try Fixtures.stack(DocumentFixtures.model(), at: folder.file("Gone.sqlite"))
+        let entity = try #require(coordinator.managedObjectModel.entitiesByName["Note"])
+        let note = ManagedObject(entity: entity, insertInto: context)
+        let id = note.objectID
+        #expect(try context.existingObject(with: id) === note)
+        context.delete(note)
+        expectQuireError(.managedObjectReferentialIntegrity) { try context.existingObject(with: id) }
+        context.processPendingChanges()
+        expectQuireError(.managedObjectReferentialIntegrity) { try context.existingObject(with: id) }
+    }
+}
