@@ -10,7 +10,9 @@ extension PersistentStoreCoordinator {
     /// store opened afresh; otherwise throw an "incompatible model" error naming what differs.
     ///
     /// The store's own model comes from the copy every Quire store embeds, so the application needs no copy of
-    /// its old model versions.
+    /// its old model versions; for a store Core Data wrote, from the version of the model's `.xcdatamodeld` whose
+    /// version hashes the store records, else from the model Core Data cached in the store (see
+    /// ``migrationSource(storeAt:kind:contents:)``).
     ///
     /// - Parameters:
     ///   - failed: The store that refused to load.
@@ -24,7 +26,8 @@ extension PersistentStoreCoordinator {
         guard let url = failed.url, let kind = try? StoreKinds.kind(for: failed.type),
             let contents = try? kind.readContents(at: url)
         else { throw error }
-        let storedModel = contents.model.flatMap { try? ManagedObjectModel(serializedRepresentation: $0) }
+        let source = try migrationSource(storeAt: url, kind: kind, contents: contents)
+        let storedModel = source?.model
         let difference =
             storedModel.map { ModelDifference(from: $0, to: managedObjectModel) }
             ?? ModelDifference(
@@ -56,16 +59,23 @@ extension PersistentStoreCoordinator {
         guard let storedModel else {
             throw QuireError(
                 .migrationMissingSourceModel,
-                "The store '\(url.path)' was written with an incompatible model (\(difference)) and does not embed the "
-                    + "model it was written with; migrate it with MigrationManager and that model.",
+                "The store '\(url.path)' was written with an incompatible model (\(difference)); it does not embed or "
+                    + "cache the model it was written with, and no version of the model's .xcdatamodeld has its version "
+                    + "hashes; migrate it with MigrationManager and that model.",
                 context: .init(file: url), underlying: error)
         }
         do {
-            let mapping = try MappingModel.inferredMappingModel(forSourceModel: storedModel, destinationModel: managedObjectModel)
-            try MigrationManager(sourceModel: storedModel, destinationModel: managedObjectModel)
-                .migrateStore(at: url, type: failed.type, options: options, mapping: mapping)
+            if let chain = source?.chain {
+                // Through each version of the bundle, inferring each step, as a chain of lightweight migrations.
+                try MigrationManager.migrateStore(at: url, type: failed.type, options: options, versions: chain)
+            } else {
+                let mapping = try MappingModel.inferredMappingModel(forSourceModel: storedModel, destinationModel: managedObjectModel)
+                try MigrationManager(sourceModel: storedModel, destinationModel: managedObjectModel)
+                    .migrateStore(at: url, type: failed.type, options: options, mapping: mapping)
+            }
         } catch var failure as QuireError {
-            failure.message = "Cannot migrate the store '\(url.path)' to the new model: " + failure.message
+            failure.message = "Cannot migrate the store '\(url.path)' from \(source?.origin ?? "its model") to the new model: "
+                + failure.message
             failure.context.file = url
             throw failure
         }

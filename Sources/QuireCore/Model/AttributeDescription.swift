@@ -25,6 +25,11 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     /// Whether persistent history keeps the value when the object is deleted (Core Data's
     /// `preservesValueInHistoryOnDeletion`, Xcode's "Preserve After Deletion"). Part of the version hash.
     @exclusivity(unchecked) public var preservesValueInHistoryOnDeletion: Bool = false { didSet { checkEditable() } }
+    /// The expression a derived attribute's value is computed from (`NSDerivedAttributeDescription`'s
+    /// `derivationExpression`), as a format string such as `pages.@count`; nil for an ordinary attribute. Quire keeps
+    /// it from the model but does not compute the value yet: the attribute behaves as a plain one (see
+    /// ``ManagedObjectModel/unsupportedFeatures``).
+    @exclusivity(unchecked) public var derivationExpression: String? { didSet { checkEditable() } }
 
     /// The name of the value transformer of a transformable attribute (see ``ValueTransformerRegistry``).
     @exclusivity(unchecked) public var valueTransformerName: String? { didSet { checkEditable() } }

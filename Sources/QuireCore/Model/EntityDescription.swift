@@ -53,6 +53,12 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// Sets of property names whose values must be unique together among the entity's objects
     /// (`uniquenessConstraints`). Part of the version hash; Quire does not enforce them in new stores.
     @exclusivity(unchecked) public var uniquenessConstraints: [[String]] = [] { didSet { checkEditable() } }
+    /// The entity's fetch indexes (`indexes`), as the model declares them. A single ascending index also marks its
+    /// attribute ``PropertyDescription/isIndexed``; stores do not create the others yet (see
+    /// ``ManagedObjectModel/unsupportedFeatures``).
+    @exclusivity(unchecked) public var fetchIndexes: [FetchIndexDescription] = [] { didSet { checkEditable() } }
+    /// The entity's fetched properties, kept from the model but not evaluated (see ``FetchedPropertyDescription``).
+    @exclusivity(unchecked) public var fetchedProperties: [FetchedPropertyDescription] = [] { didSet { checkEditable() } }
 
     /// The entity's own properties (not those it inherits). Setting them makes this entity their owner.
     public var properties: [PropertyDescription] = [] {

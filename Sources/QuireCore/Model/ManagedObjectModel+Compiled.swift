@@ -53,6 +53,7 @@ extension ManagedObjectModel {
     private static func apply(_ compiled: CompiledModel, to model: ManagedObjectModel, file: URL?) throws {
         var unsupported = compiled.warnings.map(\.description)
         let document = try ModelDocument(compiled: compiled, unsupported: &unsupported)
+        // `apply` lists `unsupported` (the document's reader notes) and what the document keeps but Quire does not act on.
         do {
             try document.apply(to: model)
         } catch var error as QuireError {
@@ -62,7 +63,6 @@ extension ManagedObjectModel {
             }
             throw error
         }
-        model.unsupportedFeatures = unsupported
     }
 }
 
@@ -86,29 +86,31 @@ extension ModelDocument {
     init(compiled: CompiledModel, unsupported: inout [String]) throws {
         var entities: [Entity] = []
         for entity in compiled.entities {
-            for index in entity.fetchIndexes where index.elements.count > 1 || index.elements.contains(where: { !$0.ascending })
-                || index.partialIndexPredicate != nil
-            {
-                unsupported.append("\(entity.name): fetch index \(index.name) is kept only as single-attribute indexes")
-            }
+            // Uniqueness constraints, fetch indexes, fetched properties and derivations are kept in the model; what
+            // Quire does not act on is listed by `ModelDocument.unsupportedFeatures`, in the words the Xcode reader uses.
             for compound in entity.compoundIndexes {
                 unsupported.append("\(entity.name): compound index (\(compound.joined(separator: ", "))) is not created")
             }
-            for fetched in entity.fetchedProperties {
-                unsupported.append("\(entity.name).\(fetched.name): fetched properties are not supported")
+            let fetchIndexes = entity.fetchIndexes.map { index in
+                FetchIndexDescription(
+                    name: index.name,
+                    elements: index.elements.map {
+                        .init(propertyName: $0.propertyName, collationType: $0.type == 1 ? .rTree : .binary, isAscending: $0.ascending)
+                    },
+                    partialIndexPredicate: index.partialIndexPredicate)
             }
-            let indexed = Set(entity.fetchIndexes.compactMap { index in
-                index.elements.count == 1 && index.partialIndexPredicate == nil ? index.elements.first?.propertyName : nil
-            })
+            let fetchedProperties = entity.fetchedProperties.map { fetched in
+                FetchedPropertyDescription(
+                    name: fetched.name, destinationEntityName: fetched.fetchRequest.entityName,
+                    predicateFormat: fetched.fetchRequest.predicate, isOptional: fetched.isOptional,
+                    userInfo: fetched.userInfo.compactMapValues(\.userInfoString))
+            }
+            let indexed = Set(fetchIndexes.compactMap { $0.isSingleAscendingIndex ? $0.elements.first?.propertyName : nil })
             var attributes: [Attribute] = []
             for attribute in entity.attributes {
                 guard let type = AttributeType(compiledType: attribute.attributeType) else {
                     unsupported.append("\(entity.name).\(attribute.name): attribute type \(attribute.kind) is not supported; left out")
                     continue
-                }
-                if attribute.isDerived {
-                    unsupported.append(
-                        "\(entity.name).\(attribute.name): derived attribute (\(attribute.derivationExpression ?? "")) is kept as a plain attribute")
                 }
                 var defaultValue: AttributeValue?
                 if let value = attribute.defaultValue {
@@ -129,7 +131,8 @@ extension ModelDocument {
                     versionHashModifier: attribute.versionHashModifier,
                     validationPredicates: attribute.validationPredicates.isEmpty ? nil : attribute.validationPredicates,
                     validationWarnings: attribute.validationPredicates.isEmpty ? nil : attribute.validationWarnings,
-                    preservesValueInHistoryOnDeletion: attribute.preservesValueInHistoryOnDeletion ? true : nil))
+                    preservesValueInHistoryOnDeletion: attribute.preservesValueInHistoryOnDeletion ? true : nil,
+                    derivationExpression: attribute.isDerived ? (attribute.derivationExpression ?? "") : nil))
             }
             let relationships = entity.relationships.map { relationship in
                 Relationship(
@@ -150,7 +153,9 @@ extension ModelDocument {
                 userInfo: entity.userInfo.compactMapValues(\.userInfoString),
                 renamingIdentifier: entity.renamingIdentifier == entity.name ? nil : entity.renamingIdentifier,
                 versionHashModifier: entity.versionHashModifier,
-                uniquenessConstraints: entity.uniquenessConstraints.isEmpty ? nil : entity.uniquenessConstraints))
+                uniquenessConstraints: entity.uniquenessConstraints.isEmpty ? nil : entity.uniquenessConstraints,
+                fetchIndexes: fetchIndexes.isEmpty ? nil : fetchIndexes,
+                fetchedProperties: fetchedProperties.isEmpty ? nil : fetchedProperties))
         }
         var templates: [String: FetchRequestTemplate] = [:]
         for (name, request) in compiled.fetchRequestTemplates {
@@ -183,6 +188,7 @@ extension ModelDocument {
             format: ModelDocument.currentFormat, entities: entities, configurations: compiled.configurations,
             versionIdentifiers: compiled.versionIdentifiers, localization: compiled.localizationDictionary,
             fetchRequestTemplates: templates.isEmpty ? nil : templates)
+        readerNotes = unsupported.isEmpty ? nil : unsupported
     }
 }
 

@@ -48,6 +48,7 @@ extension ManagedObjectModel {
         if let document = try XcodeModelReader.documentIfXcodeModel(at: url) {
             self.init()
             try ManagedObjectModel.apply(document, to: self, file: url)
+            if case .bundle = XcodeModelReader.kind(of: url) { versionBundleURL = url }
             try loadLocalizations(besideModelAt: url)
             return
         }
@@ -99,6 +100,8 @@ package struct ModelDocument: Codable {
         package var validationWarnings: [String]?
         /// `preservesValueInHistoryOnDeletion`; absent when false.
         package var preservesValueInHistoryOnDeletion: Bool? = nil
+        /// The derivation expression of a derived attribute; absent for ordinary ones.
+        package var derivationExpression: String? = nil
     }
 
     package struct Relationship: Codable {
@@ -132,6 +135,10 @@ package struct ModelDocument: Codable {
         package var versionHashModifier: String?
         /// The uniqueness constraints; absent when there are none.
         package var uniquenessConstraints: [[String]]? = nil
+        /// The fetch indexes; absent when there are none.
+        package var fetchIndexes: [FetchIndexDescription]? = nil
+        /// The fetched properties; absent when there are none.
+        package var fetchedProperties: [FetchedPropertyDescription]? = nil
     }
 
     package var format: Int
@@ -141,6 +148,10 @@ package struct ModelDocument: Codable {
     package var localization: [String: String]
     /// The fetch request templates by name; absent when there are none.
     package var fetchRequestTemplates: [String: FetchRequestTemplate]?
+    /// What the reader of another format (a compiled model) could not keep, one sentence each; listed in
+    /// ``ManagedObjectModel/unsupportedFeatures`` before what the document keeps but Quire does not act on.
+    /// Never written by ``init(model:)``.
+    package var readerNotes: [String]? = nil
 
     package init(model: ManagedObjectModel) {
         format = Self.currentFormat
@@ -165,7 +176,8 @@ package struct ModelDocument: Codable {
                         versionHashModifier: a.versionHashModifier,
                         validationPredicates: Self.formats(a.validationPredicates),
                         validationWarnings: a.validationPredicates.isEmpty ? nil : a.validationWarnings,
-                        preservesValueInHistoryOnDeletion: a.preservesValueInHistoryOnDeletion ? true : nil)
+                        preservesValueInHistoryOnDeletion: a.preservesValueInHistoryOnDeletion ? true : nil,
+                        derivationExpression: a.derivationExpression)
                 },
                 relationships: entity.properties.compactMap { $0 as? RelationshipDescription }.map { r in
                     Relationship(
@@ -180,7 +192,9 @@ package struct ModelDocument: Codable {
                 userInfo: entity.userInfo,
                 renamingIdentifier: entity.renamingIdentifier,
                 versionHashModifier: entity.versionHashModifier,
-                uniquenessConstraints: entity.uniquenessConstraints.isEmpty ? nil : entity.uniquenessConstraints)
+                uniquenessConstraints: entity.uniquenessConstraints.isEmpty ? nil : entity.uniquenessConstraints,
+                fetchIndexes: entity.fetchIndexes.isEmpty ? nil : entity.fetchIndexes,
+                fetchedProperties: entity.fetchedProperties.isEmpty ? nil : entity.fetchedProperties)
         }
     }
 
@@ -197,6 +211,8 @@ package struct ModelDocument: Codable {
             entity.renamingIdentifier = e.renamingIdentifier
             entity.versionHashModifier = e.versionHashModifier
             entity.uniquenessConstraints = e.uniquenessConstraints ?? []
+            entity.fetchIndexes = e.fetchIndexes ?? []
+            entity.fetchedProperties = e.fetchedProperties ?? []
             var properties: [PropertyDescription] = []
             for a in e.attributes {
                 let attribute = AttributeDescription(name: a.name, type: a.type, isOptional: a.optional)
@@ -213,6 +229,7 @@ package struct ModelDocument: Codable {
                 }
                 attribute.allowsExternalBinaryDataStorage = a.allowsExternalStorage
                 attribute.preservesValueInHistoryOnDeletion = a.preservesValueInHistoryOnDeletion ?? false
+                attribute.derivationExpression = a.derivationExpression
                 attribute.isIndexedBySpotlight = a.indexedBySpotlight
                 attribute.isStoredInExternalRecord = a.storedInExternalRecord
                 attribute.valueTransformerName = a.valueTransformerName
@@ -275,6 +292,7 @@ package struct ModelDocument: Codable {
         for (name, template) in fetchRequestTemplates ?? [:] {
             model.setFetchRequestTemplate(template, forName: name)
         }
+        model.unsupportedFeatures = (readerNotes ?? []) + unsupportedFeatures
     }
 
     private static func formats(_ predicates: [QueryPredicate]) -> [String]? {

@@ -41,10 +41,15 @@ public final class ManagedObjectModel: @unchecked Sendable, CustomStringConverti
 
     /// Core Data's localization dictionary (`"Entity/Run"`, `"Property/processID/Entity/Run"`, …).
     @exclusivity(unchecked) public var localizationDictionary: [String: String] = [:] { didSet { checkEditable() } }
-    /// What the model file said that Quire does not support yet (uniqueness constraints, compound fetch
-    /// indexes, fetched properties, derived attributes, attribute types it lacks), one sentence each: read
-    /// from compiled models and model caches, shown by `quire info`. Empty for models built in code.
+    /// What the model says that Quire keeps but does not act on yet (fetch indexes other than single ascending
+    /// ones, fetched properties, derived attributes) or could not keep (attribute types it lacks), one sentence
+    /// each, the same words whichever file the model came from (Xcode model, compiled model, store cache, the
+    /// canonical JSON form); shown by `quire info`. Empty for models built in code.
     @exclusivity(unchecked) public package(set) var unsupportedFeatures: [String] = []
+    /// The `.xcdatamodeld` bundle the model is a version of, when it was read from one (by ``init(contentsOf:)`` or
+    /// ``ModelBundle``): where automatic migration looks for the version an old store was written with, as Core Data
+    /// looks in the application's bundle.
+    @exclusivity(unchecked) public package(set) var versionBundleURL: URL?
 
     /// False once a coordinator has used the model.
     @exclusivity(unchecked) public private(set) var isEditable = true

@@ -40,6 +40,7 @@ public struct ModelBundle: Sendable {
             let document = try XcodeModelReader.document(forModelAt: version.url)
             let model = ManagedObjectModel()
             try ManagedObjectModel.apply(document, to: model, file: version.url.appendingPathComponent("contents"))
+            model.versionBundleURL = url
             return model
         }
         currentVersionName = current

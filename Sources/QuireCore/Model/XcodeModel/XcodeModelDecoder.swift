@@ -6,13 +6,13 @@ import Foundation
 ///
 /// What is read: `<model userDefinedModelVersionIdentifier>`; `<entity>` (name, `representedClassName`,
 /// `parentEntity`, `isAbstract`, `elementID` as the renaming identifier, `versionHashModifier`, `userInfo`,
-/// single-property `fetchIndex`es as indexed attributes, `<uniquenessConstraints>`); `<attribute>` (every type,
+/// `<uniquenessConstraints>`); `<attribute>` (every type,
 /// optional, transient, indexed, defaults, minimum and maximum, regular expression, external storage, Spotlight,
-/// external record file, value transformer, preserve after deletion); `<relationship>` (destination, inverse, to-many, ordered, delete rule, counts); model-level
+/// external record file, value transformer, preserve after deletion, derivation); `<fetchIndex>` and
+/// `<compoundIndexes>` as fetch indexes; `<fetchedProperty>`; `<relationship>` (destination, inverse, to-many, ordered, delete rule, counts); model-level
 /// `<fetchRequest>` templates; `<configuration>` with its `<memberEntity>`s. Presentation data (`<elements>`,
-/// code generation, CloudKit flags) and what Quire has no counterpart for (fetched properties, multi-property
-/// fetch indexes, compound indexes) are skipped; elements Quire does not know are skipped too, so files from newer
-/// Xcodes still open.
+/// code generation, CloudKit flags) are skipped; so are elements Quire does not know, so files from newer Xcodes
+/// still open. What is kept but not acted on is listed in ``ManagedObjectModel/unsupportedFeatures``.
 package struct XcodeModelDecoder {
     package let file: URL
 
@@ -108,17 +108,32 @@ package struct XcodeModelDecoder {
                 if !names.isEmpty { uniqueness.append(names) }
             }
         }
-        // A fetch index over one attribute is how current Xcodes write the "Indexed" checkbox.
+        // Fetch indexes are kept whole; one over a single attribute, ascending, is also how current Xcodes write
+        // the "Indexed" checkbox. Xcode 8's <compoundIndexes> become fetch indexes as Core Data converts them.
+        var fetchIndexes: [FetchIndexDescription] = []
         for index in element.children(named: "fetchIndex") {
-            let parts = index.children(named: "fetchIndexElement")
-            guard parts.count == 1, let property = parts[0].attributes["property"] else { continue }
-            guard let position = attributes.firstIndex(where: { $0.name == property }) else {
-                guard relationships.contains(where: { $0.name == property }) else {
-                    throw failure(index, "of entity '\(name)' indexes '\(property)', which the entity does not have.", entity: name)
-                }
-                continue
+            fetchIndexes.append(try decodeFetchIndex(index, entity: name, attributes: attributes, relationships: relationships))
+        }
+        for group in element.children(named: "compoundIndexes") {
+            for compound in group.children(named: "compoundIndex") {
+                let names = compound.children(named: "index").compactMap { nonEmpty($0.attributes["value"]) }
+                guard !names.isEmpty else { continue }
+                fetchIndexes.append(FetchIndexDescription(
+                    name: "compoundIndex_" + names.joined(separator: "_"), elements: names.map { .init(propertyName: $0) }))
             }
-            attributes[position].indexed = true
+        }
+        for index in fetchIndexes where index.isSingleAscendingIndex {
+            if let position = attributes.firstIndex(where: { $0.name == index.elements[0].propertyName }) {
+                attributes[position].indexed = true
+            }
+        }
+        var fetchedProperties: [FetchedPropertyDescription] = []
+        for child in element.children(named: "fetchedProperty") {
+            let property = try decodeFetchedProperty(child, entity: name)
+            guard propertyNames.insert(property.name).inserted else {
+                throw failure(child, "of entity '\(name)' repeats the property name '\(property.name)'.", entity: name, key: property.name)
+            }
+            fetchedProperties.append(property)
         }
         return ModelDocument.Entity(
             name: name,
@@ -130,7 +145,60 @@ package struct XcodeModelDecoder {
             userInfo: try userInfo(of: element),
             renamingIdentifier: nonEmpty(element.attributes["elementID"]),
             versionHashModifier: nonEmpty(element.attributes["versionHashModifier"]),
-            uniquenessConstraints: uniqueness.isEmpty ? nil : uniqueness)
+            uniquenessConstraints: uniqueness.isEmpty ? nil : uniqueness,
+            fetchIndexes: fetchIndexes.isEmpty ? nil : fetchIndexes,
+            fetchedProperties: fetchedProperties.isEmpty ? nil : fetchedProperties)
+    }
+
+    /// `<fetchIndex name=… partialIndexPredicate=…><fetchIndexElement property=… type="Binary|RTree"
+    /// order="ascending|descending"/>…`; an element over an expression is refused (Quire has no expression indexes).
+    private func decodeFetchIndex(
+        _ element: XcodeModelElement, entity: String, attributes: [ModelDocument.Attribute],
+        relationships: [ModelDocument.Relationship]
+    ) throws -> FetchIndexDescription {
+        let name = try required(element, "name")
+        var elements: [FetchIndexDescription.Element] = []
+        for part in element.children(named: "fetchIndexElement") {
+            guard let property = nonEmpty(part.attributes["property"]) else {
+                throw failure(
+                    part, "of fetch index '\(name)' of entity '\(entity)' indexes an expression, which Quire does not support yet.",
+                    entity: entity)
+            }
+            guard attributes.contains(where: { $0.name == property }) || relationships.contains(where: { $0.name == property }) else {
+                throw failure(element, "of entity '\(entity)' indexes '\(property)', which the entity does not have.", entity: entity)
+            }
+            let collation: FetchIndexDescription.Element.CollationType
+            switch part.attributes["type"] ?? "Binary" {
+            case "Binary": collation = .binary
+            case "RTree": collation = .rTree
+            case let other: throw failure(part, "of fetch index '\(name)' has the type '\(other)'; it must be Binary or RTree.", entity: entity)
+            }
+            let ascending: Bool
+            switch part.attributes["order"] ?? "ascending" {
+            case "ascending": ascending = true
+            case "descending": ascending = false
+            case let other:
+                throw failure(part, "of fetch index '\(name)' has the order '\(other)'; it must be ascending or descending.", entity: entity)
+            }
+            elements.append(.init(propertyName: property, collationType: collation, isAscending: ascending))
+        }
+        guard !elements.isEmpty else { throw failure(element, "of entity '\(entity)' indexes nothing.", entity: entity) }
+        return FetchIndexDescription(name: name, elements: elements, partialIndexPredicate: nonEmpty(element.attributes["partialIndexPredicate"]))
+    }
+
+    /// `<fetchedProperty name=… optional=…><fetchRequest name=… entity=… predicateString=…/></fetchedProperty>`.
+    private func decodeFetchedProperty(_ element: XcodeModelElement, entity: String) throws -> FetchedPropertyDescription {
+        let name = try required(element, "name")
+        guard let request = element.children(named: "fetchRequest").first else {
+            throw failure(element, "of entity '\(entity)' has no fetch request.", entity: entity, key: name)
+        }
+        guard let destination = nonEmpty(request.attributes["entity"]) else {
+            throw failure(request, "of fetched property '\(entity).\(name)' has no entity.", entity: entity, key: name)
+        }
+        return FetchedPropertyDescription(
+            name: name, destinationEntityName: destination, predicateFormat: nonEmpty(request.attributes["predicateString"]),
+            fetchRequestName: nonEmpty(request.attributes["name"]), isOptional: try flag(element, "optional"),
+            userInfo: try userInfo(of: element))
     }
 
     /// Parents, destinations and inverses must name what the file defines.
@@ -223,16 +291,25 @@ package struct XcodeModelDecoder {
             userInfo: try userInfo(of: element),
             renamingIdentifier: nonEmpty(element.attributes["elementID"]),
             versionHashModifier: nonEmpty(element.attributes["versionHashModifier"]),
-            preservesValueInHistoryOnDeletion: try flag(element, "preserveAfterDeletion") ? true : nil)
+            preservesValueInHistoryOnDeletion: try flag(element, "preserveAfterDeletion") ? true : nil,
+            derivationExpression: try flag(element, "derived") ? (element.attributes["derivationExpression"] ?? "") : nil)
     }
 
     /// A default value as Xcode writes it for a type, or nil when the text is not one.
     package static func attributeValue(_ text: String, type: AttributeType) -> AttributeValue? {
         switch type {
         case .integer16, .integer32, .integer64:
-            guard let value = Int64(text.trimmingCharacters(in: .whitespaces)), type.integerRange?.contains(value) == true else {
+            // Xcode writes "0.0" for an integer it once held as a number; an integral value is the integer.
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            let value: Int64
+            if let integer = Int64(trimmed) {
+                value = integer
+            } else if let real = Double(trimmed), real.isFinite, real.rounded() == real, abs(real) < 9.2e18 {
+                value = Int64(real)
+            } else {
                 return nil
             }
+            guard type.integerRange?.contains(value) == true else { return nil }
             return .integer(value)
         case .decimal: return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map(AttributeValue.decimal)
         case .double: return Double(text).map(AttributeValue.double)
@@ -240,15 +317,36 @@ package struct XcodeModelDecoder {
         case .string: return .string(text)
         case .boolean:
             switch text.uppercased() {
-            case "YES", "TRUE", "1": return .boolean(true)
-            case "NO", "FALSE", "0": return .boolean(false)
-            default: return nil
+            case "YES", "TRUE": return .boolean(true)
+            case "NO", "FALSE": return .boolean(false)
+            default:
+                // Xcode keeps a Boolean default as a number ("100", "0.0" from a type change): nonzero is YES.
+                guard let number = Double(text.trimmingCharacters(in: .whitespaces)), !number.isNaN else { return nil }
+                return .boolean(number != 0)
             }
-        case .date: return Double(text).map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
+        case .date: return date(text).map(AttributeValue.date)
         case .uuid: return UUID(uuidString: text).map(AttributeValue.uuid)
         case .uri: return URL(string: text).map(AttributeValue.uri)
         case .binaryData, .transformable: return nil
         }
+    }
+
+    /// A date as Xcode writes one: seconds since 2001-01-01 (`defaultDateTimeInterval` and the like), ISO 8601
+    /// (`2013-12-04T10:00:00Z`, or a day alone), or the US short form Xcode 3 wrote (`12/4/2013`, month first), at
+    /// midnight UTC.
+    package static func date(_ text: String) -> Date? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let interval = Double(trimmed), interval.isFinite { return Date(timeIntervalSinceReferenceDate: interval) }
+        if let date = ISO8601DateFormatter().date(from: trimmed) { return date }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.isLenient = false
+        for format in ["yyyy-MM-dd", "M/d/yyyy", "M/d/yy"] {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: trimmed) { return date }
+        }
+        return nil
     }
 
     /// A minimum or maximum: a value for numbers, a length for strings and binary data.

@@ -70,7 +70,7 @@ package enum XcodeModelReader {
             } catch let error as CompiledModelError {
                 throw error.quireError(file: elements)
             }
-            var unsupported: [String] = []
+            var unsupported = compiled.warnings.map(\.description)
             return try ModelDocument(compiled: compiled, unsupported: &unsupported)
         }
         let data = try readRegularFile(file, limit: XcodeModelXML.Limits().maximumSize, what: "model file")
@@ -112,10 +112,11 @@ package enum XcodeModelReader {
         }
         versions.sort { naturalOrder($0.name, $1.name) }
         let info = bundle.appendingPathComponent(".xccurrentversion")
-        guard FileManager.default.fileExists(atPath: info.path) else {
-            // Without the file Xcode uses the only version; with several, the newest is the likely intent.
-            return (versions, versions[versions.count - 1].name)
-        }
+        // Without the file, or with one naming no version (an empty dictionary, as Xcode leaves when the current
+        // version was never chosen), the current version is the only one, or the last in name order: the newest
+        // by Xcode's naming (`Model`, `Model 2`, …).
+        let newest = versions[versions.count - 1].name
+        guard FileManager.default.fileExists(atPath: info.path) else { return (versions, newest) }
         let data = try readRegularFile(info, limit: maximumVersionInfoSize, what: "current-version file")
         let plist: [String: PropertyListValue]
         do {
@@ -125,6 +126,7 @@ package enum XcodeModelReader {
                 .invalidModel, "The current-version file '\(info.path)' is not a property list: \(error.message)",
                 context: .init(file: info))
         }
+        if plist["_XCCurrentVersionName"] == nil { return (versions, newest) }
         guard let fileName = plist["_XCCurrentVersionName"]?.stringValue else {
             throw QuireError(
                 .invalidModel, "The current-version file '\(info.path)' has no _XCCurrentVersionName string.",

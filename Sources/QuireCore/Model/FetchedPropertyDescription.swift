@@ -1,0 +1,37 @@
+import Foundation
+
+/// A fetched property of an entity (`NSFetchedPropertyDescription`): a named fetch whose results an object
+/// presents like a weak, one-way to-many relationship.
+///
+/// Quire keeps fetched properties in the model (from Xcode models, compiled models and the canonical JSON form)
+/// so nothing a model says is lost, but does not evaluate them yet: each is listed in
+/// ``ManagedObjectModel/unsupportedFeatures``. They are not among the entity's ``EntityDescription/properties``
+/// and take no part in version hashes (as in Core Data).
+public struct FetchedPropertyDescription: Hashable, Sendable, Codable {
+    /// The property's name.
+    public var name: String
+    /// The entity the fetch returns objects of.
+    public var destinationEntityName: String
+    /// The fetch's predicate as a format string (it may use `$FETCH_SOURCE` and `$FETCHED_PROPERTY`); nil for all
+    /// objects of the destination.
+    public var predicateFormat: String?
+    /// The name of the fetch request, as the model file names it.
+    public var fetchRequestName: String?
+    /// Whether the property is optional.
+    public var isOptional: Bool
+    /// Application data attached to the property.
+    public var userInfo: [String: String]
+
+    /// A fetched property.
+    public init(
+        name: String, destinationEntityName: String, predicateFormat: String? = nil, fetchRequestName: String? = nil,
+        isOptional: Bool = true, userInfo: [String: String] = [:]
+    ) {
+        self.name = name
+        self.destinationEntityName = destinationEntityName
+        self.predicateFormat = predicateFormat
+        self.fetchRequestName = fetchRequestName
+        self.isOptional = isOptional
+        self.userInfo = userInfo
+    }
+}
