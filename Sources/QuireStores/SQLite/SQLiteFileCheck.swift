@@ -1,6 +1,5 @@
 import QuireCore
 import Foundation
-import Synchronization
 
 /// Checks a file before SQLite opens it, so that a non-database, a truncated database or a read-only file
 /// is refused with a clear error and nothing is written (SQLite would otherwise create `-wal` files, or
@@ -113,7 +112,7 @@ package enum OpenFiles {
         let inode: UInt64
     }
 
-    private static let counts = Mutex<[Key: Int]>([:])
+    private static let counts = LockedValue<[Key: Int]>([:])
 
     private static func key(_ status: stat) -> Key {
         Key(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
