@@ -85,9 +85,9 @@ fuzz: fuzz-build
 	@failed=""; \
 	for t in $(FUZZ_TARGETS); do \
 		rm -rf $(FUZZ_DIR)/seeds/$$t; mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/crashes/$$t; \
-		QUIRE_FUZZ_TARGET=$$t QUIRE_FUZZ_SEEDS=$(FUZZ_DIR)/seeds/$$t QUIRE_FUZZ_ROOT=$(CURDIR) $(FUZZ_BIN) || exit 1; \
+		ASAN_OPTIONS=detect_leaks=0 QUIRE_FUZZ_TARGET=$$t QUIRE_FUZZ_SEEDS=$(FUZZ_DIR)/seeds/$$t QUIRE_FUZZ_ROOT=$(CURDIR) $(FUZZ_BIN) || exit 1; \
 		echo "== fuzz $$t for $(FUZZ_SECONDS) s"; \
-		if QUIRE_FUZZ_TARGET=$$t $(FUZZ_BIN) $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/seeds/$$t \
+		if ASAN_OPTIONS=detect_leaks=0 QUIRE_FUZZ_TARGET=$$t $(FUZZ_BIN) $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/seeds/$$t \
 			-max_total_time=$(FUZZ_SECONDS) -timeout=$(FUZZ_TIMEOUT) -rss_limit_mb=2048 -detect_leaks=0 -print_final_stats=1 \
 			-artifact_prefix=$(FUZZ_DIR)/crashes/$$t/ > $(FUZZ_DIR)/$$t.log 2>&1; then \
 			tail -n 12 $(FUZZ_DIR)/$$t.log | grep -E "^(stat::number_of_executed_units|stat::new_units_added|Done)" || true; \

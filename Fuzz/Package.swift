@@ -9,7 +9,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     dependencies: [.package(name: "Quire", path: "..")],
     targets: [
-        .executableTarget(name: "quire-fuzz", dependencies: [.product(name: "Quire", package: "Quire")])
+        .target(name: "CFuzzer"),
+        .executableTarget(name: "quire-fuzz", dependencies: ["CFuzzer", .product(name: "Quire", package: "Quire")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import CFuzzer
 import Foundation
 
 // libFuzzer's entry points. The reader is chosen once, from QUIRE_FUZZ_TARGET; with QUIRE_FUZZ_SEEDS set to a
@@ -41,4 +42,16 @@ public func LLVMFuzzerTestOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int)
     let data = bytes.map { Data(bytes: $0, count: count) } ?? Data()
     target.run(data)
     return 0
+}
+
+/// The executable's entry: libFuzzer's driver, calling ``LLVMFuzzerInitialize`` and then
+/// ``LLVMFuzzerTestOneInput`` for each input. (SwiftPM links an executable's main under a name of its own,
+/// so libFuzzer's `main` cannot be the entry.)
+@main
+enum QuireFuzz {
+    static func main() {
+        var argc = CommandLine.argc
+        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+        exit(LLVMFuzzerRunDriver(&argc, &argv) { bytes, count in LLVMFuzzerTestOneInput(bytes, count) })
+    }
 }
