@@ -2,6 +2,7 @@
 #   make demo   installs what is missing, builds, runs the main job on a sample document
 #   make test   installs what is missing, builds, runs the whole suite
 #   make tsan   the whole suite under the thread sanitizer (its own build folder, .build-tsan)
+#   make fuzz   the fuzz targets (libFuzzer + AddressSanitizer, .build-fuzz), FUZZ_SECONDS each
 
 SWIFT ?= swift
 APT_PACKAGES := libsqlite3-dev libarchive-dev zlib1g-dev pkg-config sqlite3
@@ -57,10 +58,44 @@ bench: deps
 	$(SWIFT) run -c release quire-bench
 
 clean:
-	rm -rf .build .build-tsan
+	rm -rf .build .build-tsan .build-fuzz
 
 # The document crash test at length: 3,000 SIGKILLs of a saving child process (make test runs 210).
 .PHONY: crash-test-long
 crash-test-long: deps
 	$(SWIFT) build --build-tests
 	QUIRE_CRASH_KILLS=3000 $(SWIFT) test --skip-build --filter CrashTests
+
+# The fuzz targets (Fuzz/, a package of its own): one libFuzzer + AddressSanitizer build in .build-fuzz, then
+# each reader for FUZZ_SECONDS from seeds made of SampleDocuments/ and the test fixtures. Fails when any target
+# finds a crash, a hang (FUZZ_TIMEOUT seconds on one input) or a sanitizer report; the inputs are kept in
+# $(FUZZ_DIR)/crashes/<target>/. FUZZ_TARGETS picks some of them. See Docs/Testing.md.
+FUZZ_SECONDS ?= 180
+FUZZ_TIMEOUT ?= 10
+FUZZ_TARGETS ?= xml binary sqlite metadata zip tar package xcodemodel mom modelcache strings predicate
+FUZZ_DIR := .build-fuzz
+FUZZ_BIN := $(FUZZ_DIR)/release/quire-fuzz
+
+.PHONY: fuzz fuzz-build
+fuzz-build: deps
+	$(SWIFT) build -c release --package-path Fuzz --scratch-path $(CURDIR)/$(FUZZ_DIR) \
+		-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+
+fuzz: fuzz-build
+	@failed=""; \
+	for t in $(FUZZ_TARGETS); do \
+		rm -rf $(FUZZ_DIR)/seeds/$$t; mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/crashes/$$t; \
+		ASAN_OPTIONS=detect_leaks=0 QUIRE_FUZZ_TARGET=$$t QUIRE_FUZZ_SEEDS=$(FUZZ_DIR)/seeds/$$t QUIRE_FUZZ_ROOT=$(CURDIR) $(FUZZ_BIN) || exit 1; \
+		echo "== fuzz $$t for $(FUZZ_SECONDS) s"; \
+		if ASAN_OPTIONS=detect_leaks=0 QUIRE_FUZZ_TARGET=$$t $(FUZZ_BIN) $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/seeds/$$t \
+			-max_total_time=$(FUZZ_SECONDS) -timeout=$(FUZZ_TIMEOUT) -rss_limit_mb=2048 -detect_leaks=0 -print_final_stats=1 \
+			-artifact_prefix=$(FUZZ_DIR)/crashes/$$t/ > $(FUZZ_DIR)/$$t.log 2>&1; then \
+			tail -n 12 $(FUZZ_DIR)/$$t.log | grep -E "^(stat::number_of_executed_units|stat::new_units_added|Done)" || true; \
+		else \
+			tail -n 40 $(FUZZ_DIR)/$$t.log; failed="$$failed $$t"; \
+		fi; \
+	done; \
+	if [ -n "$$failed" ]; then \
+		echo "Fuzzing found problems in:$$failed. Inputs: $(FUZZ_DIR)/crashes/<target>/, logs: $(FUZZ_DIR)/<target>.log"; \
+		exit 1; \
+	fi

@@ -1,7 +1,6 @@
 import QuireCore
 import QuireStores
 import Foundation
-import Synchronization
 
 /// The document types an application declares, looked up by name, extension, MIME type or content.
 ///
@@ -12,7 +11,7 @@ import Synchronization
 ///
 /// Thread-safe: the types live behind a mutex.
 public final class DocumentTypeRegistry: Sendable {
-    private let types = Mutex<[DocumentType]>([])
+    private let types = LockedValue<[DocumentType]>([])
 
     /// The registry ``PersistentDocument`` uses unless a subclass names another.
     public static let shared = DocumentTypeRegistry()

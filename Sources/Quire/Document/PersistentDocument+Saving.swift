@@ -162,8 +162,10 @@ extension PersistentDocument {
     public func currentSearchMetadata() throws -> SearchMetadata {
         var metadata = searchMetadata
         metadata.modificationDate = Date()
-        for store in persistentStoreCoordinator.persistentStores {
-            for (key, value) in store.metadata {
+        let coordinator = persistentStoreCoordinator
+        for store in coordinator.persistentStores {
+            // Through the coordinator, under its lock: a save on another context may be writing it.
+            for (key, value) in coordinator.metadata(for: store) {
                 switch value {
                 case .string(let text): metadata.storeMetadata[key] = text
                 case .integer(let number): metadata.storeMetadata[key] = String(number)

@@ -1,7 +1,6 @@
 import QuireCore
 import QuireStores
 import Foundation
-import Synchronization
 
 /// Migrates a store from one model version to another (`NSMigrationManager`), reporting progress as it goes.
 ///
@@ -21,8 +20,8 @@ import Synchronization
 /// For SQLite stores this is how "the migration happens in one transaction" holds: the new database is built
 /// in a file nobody else opens, and the rename is the commit.
 ///
-/// `Sendable`: the models are frozen when the migration starts, and the rest of the state lives in a `Mutex`,
-/// so another thread can read the progress or cancel.
+/// `Sendable`: the models are frozen when the migration starts, and the rest of the state lives in a
+/// `LockedValue` (a lock the thread sanitizer sees), so another thread can read the progress or cancel.
 public final class MigrationManager: Sendable {
     /// The model the store was written with.
     public let sourceModel: ManagedObjectModel
@@ -50,7 +49,7 @@ public final class MigrationManager: Sendable {
         var stageCount = 1
     }
 
-    let state = Mutex(State())
+    let state = LockedValue(State())
 
     /// Creates a manager for one pair of model versions.
     ///

@@ -1,6 +1,5 @@
 import QuireSupport
 import Foundation
-import Synchronization
 
 /// Turns the values of a transformable attribute into bytes and back (Core Data's `ValueTransformer`).
 ///
@@ -26,7 +25,7 @@ public enum ValueTransformerRegistry {
     /// The transformer used when an attribute names none.
     public static let defaultTransformerName = "PropertyListTransformer"
 
-    private static let transformers = Mutex<[String: any AttributeValueTransformer]>(
+    private static let transformers = LockedValue<[String: any AttributeValueTransformer]>(
         [defaultTransformerName: PropertyListTransformer()])
 
     /// Registers a transformer under a name, replacing any other of that name.

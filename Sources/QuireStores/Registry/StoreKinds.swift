@@ -1,6 +1,5 @@
 import Foundation
 import QuireCore
-import Synchronization
 
 /// The one registry of store kinds: the built-in ones and those users register, by type.
 ///
@@ -10,7 +9,7 @@ package enum StoreKinds {
     /// The built-in kinds, in the order file detection tries them.
     package static let builtIn: [StoreKind] = [.sqlite, .binary, .xml, .inMemory]
 
-    private static let registered = Mutex<[StoreType: StoreKind]>(
+    private static let registered = LockedValue<[StoreType: StoreKind]>(
         Dictionary(uniqueKeysWithValues: builtIn.map { ($0.type, $0) }))
 
     /// Whether a type is one of Quire's own.

@@ -14,13 +14,22 @@ package final class SQLiteConnection {
     private var statements: [String: SQLiteStatement] = [:]
 
     /// Opens (and, unless read-only, creates) a database.
+    ///
+    /// A read-only connection to a WAL database that no connection has open (no `-wal` or `-shm` file) opens
+    /// it with SQLite's `immutable=1`, so it creates neither file (see ``SQLiteFileCheck/opensImmutable(_:)``).
     package init(url: URL, readOnly: Bool, create: Bool) throws {
         self.url = url
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
         flags |= readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        let immutable = readOnly && SQLiteFileCheck.opensImmutable(url)
+        var name = url.path
+        if immutable {
+            flags |= SQLITE_OPEN_URI
+            name = url.standardizedFileURL.absoluteString + "?immutable=1"
+        }
         var db: OpaquePointer?
-        let code = sqlite3_open_v2(url.path, &db, flags, nil)
+        let code = sqlite3_open_v2(name, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(db)

@@ -1,6 +1,5 @@
 import QuireCore
 import Foundation
-import Synchronization
 
 /// Checks a file before SQLite opens it, so that a non-database, a truncated database or a read-only file
 /// is refused with a clear error and nothing is written (SQLite would otherwise create `-wal` files, or
@@ -88,6 +87,21 @@ package enum SQLiteFileCheck {
         }
         return .database
     }
+
+    /// Whether a read-only open should use SQLite's immutable mode: the database is in WAL mode (header bytes
+    /// 18-19 = 2) and has neither a `-wal` nor a `-shm` file, so no connection has it open and the file holds
+    /// every committed transaction. SQLite would otherwise create both side files for a read-only connection
+    /// and, being read-only, leave them behind when it closes. With a `-wal` or `-shm` file present (another
+    /// connection, or a crash before a checkpoint) the normal read-only mode is used, so the WAL's
+    /// transactions are read; SQLite creates nothing then, the files being there already.
+    package static func opensImmutable(_ url: URL) -> Bool {
+        let path = url.path
+        for suffix in sideFileSuffixes where FileManager.default.fileExists(atPath: path + suffix) { return false }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let header = [UInt8]((try? handle.read(upToCount: 20)) ?? Data())
+        return header.count == 20 && Array(header.prefix(16)) == headerMagic && (header[18] == 2 || header[19] == 2)
+    }
 }
 
 /// The store files this process has open through SQLite, by device and inode, so that
@@ -98,7 +112,7 @@ package enum OpenFiles {
         let inode: UInt64
     }
 
-    private static let counts = Mutex<[Key: Int]>([:])
+    private static let counts = LockedValue<[Key: Int]>([:])
 
     private static func key(_ status: stat) -> Key {
         Key(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))

@@ -83,6 +83,51 @@ import Quire
         #expect(error.code == .persistentStoreIncompatibleVersionHash)
     }
 
+    @Test func aStoreOfAnotherModelIsRefusedLeavingNoSideFiles() throws {
+        let url = try validStore("Runs.sqlite")
+        for readOnly in [false, true] {
+            var options = StoreOptions()
+            options.isReadOnly = readOnly
+            let before = try snapshotOfFolder()
+            let coordinator = try PersistentStoreCoordinator(managedObjectModel: Fixtures.companyModel())
+            let error = try #require(throws: QuireError.self) {
+                try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+            }
+            #expect(error.code == .persistentStoreIncompatibleVersionHash)
+            #expect(try snapshotOfFolder() == before, "read-only \(readOnly): the refused open left files")
+        }
+    }
+
+    @Test func aReadOnlyOpenWritesNothing() throws {
+        let url = try validStore("Runs.sqlite")
+        let before = try snapshotOfFolder()
+        #expect(before.keys.sorted() == ["Runs.sqlite"])
+        var options = StoreOptions()
+        options.isReadOnly = true
+        do {
+            let (coordinator, context) = try Fixtures.stack(Fixtures.runModel(), at: url, options: options)
+            #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Run")) == 200)
+            _ = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: .sqlite, at: url)
+            for store in coordinator.persistentStores { try coordinator.remove(store) }
+        }
+        #expect(try snapshotOfFolder() == before, "the read-only open left files")
+    }
+
+    @Test func aReadOnlyOpenReadsTheTransactionsOfAWriteAheadLog() throws {
+        let url = try validStore("Runs.sqlite")
+        // Another connection keeps the database open with a transaction in its WAL, not yet checkpointed.
+        var db: OpaquePointer?
+        #expect(sqlite3_open(url.path, &db) == SQLITE_OK)
+        defer { sqlite3_close(db) }
+        #expect(sqlite3_exec(db, "PRAGMA wal_autocheckpoint = 0; DELETE FROM ZRUN WHERE Z_PK <= 50", nil, nil, nil) == SQLITE_OK)
+        let wal = try Data(contentsOf: URL(fileURLWithPath: url.path + "-wal"))
+        #expect(!wal.isEmpty)
+        var options = StoreOptions()
+        options.isReadOnly = true
+        let (_, context) = try Fixtures.stack(Fixtures.runModel(), at: url, options: options)
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Run")) == 150)
+    }
+
     @Test func aReadOnlyFileIsRefusedForWritingAndOpensReadOnly() throws {
         let url = try validStore("Runs.sqlite")
         try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: url.path)

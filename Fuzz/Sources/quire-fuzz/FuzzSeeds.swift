@@ -1,0 +1,80 @@
+import Foundation
+
+/// The seed corpus of each target, made at run time from the repository's sample documents and test fixtures
+/// (nothing is copied into the repository).
+enum FuzzSeeds {
+    /// Writes the seeds of a target into a folder and returns how many.
+    static func write(for target: FuzzTarget, from root: URL, to folder: URL) throws -> Int {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let samples = root.appendingPathComponent("SampleDocuments")
+        let fixtures = root.appendingPathComponent("Tests/QuireTests/Fixtures")
+        let kinds = ["sqlite", "xml", "binary"]
+        var seeds: [(String, Data)] = []
+        func add(_ url: URL) {
+            if let data = try? Data(contentsOf: url) { seeds.append((url.lastPathComponent, data)) }
+        }
+        func files(below url: URL, where keep: (URL) -> Bool) -> [URL] {
+            let enumerator = FileManager.default.enumerator(at: url, includingPropertiesForKeys: nil)
+            var found: [URL] = []
+            while let file = enumerator?.nextObject() as? URL {
+                if keep(file) { found.append(file) }
+            }
+            return found.sorted { $0.path < $1.path }
+        }
+        switch target {
+        case .xml, .binary, .sqlite:
+            for name in ["Library", "Runs"] {
+                add(samples.appendingPathComponent("\(name)-\(target.rawValue).quiredoc/StoreContent/persistentStore"))
+            }
+            if target == .sqlite {
+                files(below: fixtures.appendingPathComponent("CoreData"), where: { $0.pathExtension == "sqlite" }).forEach(add)
+            }
+        case .metadata:
+            for kind in kinds { add(samples.appendingPathComponent("Library-\(kind).quiredoc/StoreContent/persistentStore")) }
+        case .zip, .tar:
+            for kind in kinds { add(samples.appendingPathComponent("Library-\(kind).\(target.rawValue)")) }
+        case .package:
+            for name in ["Library", "Runs"] {
+                for kind in kinds {
+                    let package = samples.appendingPathComponent("\(name)-\(kind).quiredoc")
+                    let encoded = try FuzzPackageEncoding.encode(folder: package)
+                    seeds.append(("\(name)-\(kind)", encoded))
+                }
+            }
+        case .xcodemodel:
+            files(below: fixtures, where: { $0.lastPathComponent == "contents" || $0.lastPathComponent.hasSuffix(".xcdatamodel.contents") })
+                .forEach(add)
+        case .mom:
+            // Core Data's compiled models; Xcode 3's `elements` files are the same kind of keyed archive.
+            files(below: fixtures, where: { $0.pathExtension == "mom" || $0.pathExtension == "elements" }).forEach(add)
+        case .modelcache:
+            files(below: fixtures, where: { $0.pathExtension == "modelcache" }).forEach(add)
+        case .strings:
+            seeds.append(("Model.strings", Data("""
+                /* A model's localization */
+                "Entity/Book" = "Book";
+                "Property/title/Entity/Book" = "Title";
+                "Property/firstName" = "First \\"Name\\"\\n\\U00e9";
+                bare_key = value;
+                "only key";
+                // end
+                """.utf8)))
+            var utf16 = Data([0xFF, 0xFE])
+            utf16.append("\"Entity/Run\" = \"Lauf\";\n".data(using: .utf16LittleEndian) ?? Data())
+            seeds.append(("UTF16.strings", utf16))
+        case .predicate:
+            for (index, format) in [
+                "title == 'Dune' AND pages > 100", "ANY authors.name BEGINSWITH[cd] \"fr\"",
+                "SUBQUERY(items, $x, $x.price < 10).@count > 0", "date >= CAST(0, 'NSDate') OR NOT (flag == YES)",
+                "name IN {'a', 'b'} && size BETWEEN {1, 5}", "title MATCHES '^[a-z]+$' || tags.@max.rank != nil",
+                "FUNCTION(name, 'uppercaseString') == 'X'", "TRUEPREDICATE", "self.value CONTAINS[c] %@",
+            ].enumerated() {
+                seeds.append(("predicate-\(index)", Data(format.utf8)))
+            }
+        }
+        for (index, (name, data)) in seeds.enumerated() {
+            try data.write(to: folder.appendingPathComponent("\(index)-\(name)"))
+        }
+        return seeds.count
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Quire
+
+/// One reader of untrusted input: what `quire-fuzz` runs for each input when QUIRE_FUZZ_TARGET names it.
+enum FuzzTarget: String, CaseIterable {
+    /// The XML store: the file opened read-only with its embedded model, every object read.
+    case xml
+    /// The binary store, as `xml`.
+    case binary
+    /// The SQLite store, as `xml` (the bytes are a database file).
+    case sqlite
+    /// A store's metadata, read without a coordinator, of a type told from the content.
+    case metadata
+    /// A zip document: opened, extracted, its store read.
+    case zip
+    /// A tar document, as `zip`.
+    case tar
+    /// A document package: the input is a few files (``FuzzPackageEncoding``) written into a folder.
+    case package
+    /// An Xcode model's `contents` file.
+    case xcodemodel
+    /// A compiled model (`.mom`).
+    case mom
+    /// The compiled model Core Data caches in a SQLite store (`Z_MODELCACHE`).
+    case modelcache
+    /// A model localization (`.strings`) file.
+    case strings
+    /// A predicate format string.
+    case predicate
+
+    /// Reads the input; errors are ignored.
+    func run(_ data: Data) {
+        switch self {
+        case .xml, .binary, .sqlite:
+            let type: StoreType = self == .xml ? .xml : self == .binary ? .binary : .sqlite
+            FuzzScratch.withFile(named: "persistentStore", data) { url in
+                _ = try ObjectGraphDump(storeAt: url, type: type).text()
+            }
+        case .metadata:
+            FuzzScratch.withFile(named: "persistentStore", data) { url in
+                _ = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: nil, at: url)
+            }
+        case .zip, .tar:
+            FuzzScratch.withFile(named: "Document.\(rawValue)", data) { url in
+                try Self.readDocument(at: url)
+            }
+        case .package:
+            FuzzScratch.withEmptyFolder { folder in
+                let package = folder.appendingPathComponent("Document.quiredoc", isDirectory: true)
+                try FuzzPackageEncoding.write(data, into: package)
+                try Self.readDocument(at: package)
+            }
+        case .xcodemodel:
+            FuzzScratch.withFile(named: "Model.xcdatamodel/contents", data) { url in
+                _ = try ManagedObjectModel(contentsOf: url.deletingLastPathComponent())
+            }
+        case .mom:
+            FuzzScratch.withFile(named: "Model.mom", data) { url in
+                _ = try ManagedObjectModel(compiledModelAt: url)
+            }
+        case .modelcache:
+            _ = try? ManagedObjectModel(modelCache: data)
+        case .strings:
+            FuzzScratch.withFile(named: "Model.strings", data) { url in
+                try ManagedObjectModel().loadLocalization(contentsOf: url)
+            }
+        case .predicate:
+            _ = try? QueryPredicate(format: String(decoding: data, as: UTF8.self))
+        }
+    }
+
+    /// Opens a document as `quire info` and `quire dump` do: its container, layout and store.
+    private static func readDocument(at url: URL) throws {
+        let contents = try DocumentContents(contentsOf: url)
+        defer { contents.close() }
+        _ = try contents.layout()
+        _ = contents.externalDataFiles()
+        _ = try ObjectGraphDump(storeAt: contents.storeURL, type: contents.storeType).text()
+    }
+}
