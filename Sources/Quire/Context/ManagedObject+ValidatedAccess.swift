@@ -74,20 +74,8 @@ extension ManagedObject {
                 .invalidValue, "Unacceptable value for relationship '\(relationship.name)' of entity '\(entity.name)': \(reason).",
                 context: .init(entity: entity.name, key: relationship.name))
         }
-        var objects: [ManagedObject] = []
-        switch value {
-        case nil: break
-        case let object as ManagedObject: objects = [object]
-        case let set as Set<ManagedObject>: objects = Array(set)
-        case let array as [ManagedObject]: objects = array
-        case let ordered as OrderedSet<ManagedObject>: objects = Array(ordered)
-        case let sequence as any Sequence:
-            for element in sequence {
-                guard let object = element as? ManagedObject else { throw invalid("it takes managed objects, not \(type(of: element))") }
-                objects.append(object)
-            }
-        default:
-            throw invalid("it takes managed objects, not \(type(of: value as Any))")
+        guard let objects = ManagedObject.relationshipMembers(of: value) else {
+            throw invalid("it takes managed objects, not \(Self.typeName(of: value))")
         }
         if !relationship.isToMany && objects.count > 1 { throw invalid("a to-one relationship takes one object") }
         for object in objects {
@@ -98,5 +86,15 @@ extension ManagedObject {
                 throw invalid("objects in different contexts cannot be related")
             }
         }
+    }
+}
+
+extension ManagedObject {
+    /// The type of a value, or of the first element of a sequence that is not a managed object, for messages.
+    fileprivate static func typeName(of value: Any?) -> String {
+        if let sequence = value as? any Sequence {
+            for element in sequence where !(element is ManagedObject) { return "\(type(of: element))" }
+        }
+        return "\(type(of: value as Any))"
     }
 }

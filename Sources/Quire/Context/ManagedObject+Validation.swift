@@ -46,18 +46,33 @@ extension ManagedObject {
 
     /// A relationship value, as given to ``validateValue(_:forKey:)``, as stored IDs.
     private func validationStorage(from value: Any?, for relationship: RelationshipDescription) -> RelationshipStorage {
-        var objects: [ManagedObject] = []
-        switch value {
-        case nil: break
-        case let object as ManagedObject: objects = [object]
-        case let set as Set<ManagedObject>: objects = Array(set)
-        case let array as [ManagedObject]: objects = array
-        case let ordered as OrderedSet<ManagedObject>: objects = Array(ordered)
-        default:
+        guard let objects = ManagedObject.relationshipMembers(of: value) else {
             preconditionFailure("Relationship '\(relationship.name)' takes managed objects, not \(type(of: value)).")
         }
         let ids = objects.map(\.objectID)
         if !relationship.isToMany { return .toOne(ids.first) }
         return relationship.isOrdered ? .ordered(OrderedSet(ids)) : .toMany(Set(ids))
+    }
+}
+
+extension ManagedObject {
+    /// The objects a value for a relationship holds: none for nil, the object, or the members of a set, array,
+    /// ordered set or other sequence of managed objects; nil when the value is anything else.
+    static func relationshipMembers(of value: Any?) -> [ManagedObject]? {
+        switch value {
+        case nil: return []
+        case let object as ManagedObject: return [object]
+        case let set as Set<ManagedObject>: return Array(set)
+        case let array as [ManagedObject]: return array
+        case let ordered as OrderedSet<ManagedObject>: return Array(ordered)
+        case let sequence as any Sequence:
+            var objects: [ManagedObject] = []
+            for element in sequence {
+                guard let object = element as? ManagedObject else { return nil }
+                objects.append(object)
+            }
+            return objects
+        default: return nil
+        }
     }
 }
