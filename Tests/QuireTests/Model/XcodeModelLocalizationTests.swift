@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
+import Quire
 import QuireCore
 
 /// A strings file beside an Xcode model localizes it, by Core Data's rule: `<ModelName>Model.strings` next to the

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Quire
+import Quire
 import QuireCore
 import QuireStores
 

@@ -2,7 +2,7 @@ import Foundation
 import QuireTestSupport
 import Testing
 
-@testable import Quire
+import Quire
 import QuireCore
 import QuireStores
 
