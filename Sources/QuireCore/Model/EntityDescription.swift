@@ -189,51 +189,66 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     // every fetch and save: other modules read them).
 
     /// All attributes, inherited ones first, in slot order.
-    @exclusivity(unchecked) package private(set) var allAttributes: [AttributeDescription] = []
+    @exclusivity(unchecked) private var _allAttributes: [AttributeDescription] = []
+    package var allAttributes: [AttributeDescription] { _allAttributes }
     /// All relationships, inherited ones first, in slot order.
-    @exclusivity(unchecked) package private(set) var allRelationships: [RelationshipDescription] = []
+    @exclusivity(unchecked) private var _allRelationships: [RelationshipDescription] = []
+    package var allRelationships: [RelationshipDescription] { _allRelationships }
     @exclusivity(unchecked) private var frozenPropertiesByName: [String: PropertyDescription] = [:]
     @exclusivity(unchecked) private var frozenPropertyNames: [String] = []
     /// Slots of transient attributes and relationships, and of required persistent attributes, so saves
     /// need not walk every property of every object.
-    @exclusivity(unchecked) package private(set) var transientAttributeSlots: [Int] = []
-    @exclusivity(unchecked) package private(set) var transientRelationshipSlots: [Int] = []
-    @exclusivity(unchecked) package private(set) var requiredAttributeSlots: [Int] = []
+    @exclusivity(unchecked) private var _transientAttributeSlots: [Int] = []
+    package var transientAttributeSlots: [Int] { _transientAttributeSlots }
+    @exclusivity(unchecked) private var _transientRelationshipSlots: [Int] = []
+    package var transientRelationshipSlots: [Int] { _transientRelationshipSlots }
+    @exclusivity(unchecked) private var _requiredAttributeSlots: [Int] = []
+    package var requiredAttributeSlots: [Int] { _requiredAttributeSlots }
     /// Slots of the attributes validation checks (required persistent ones, and those with a minimum,
     /// maximum, pattern or predicate), so objects of entities without rules cost nothing to validate.
-    @exclusivity(unchecked) package private(set) var validatedAttributeSlots: [Int] = []
+    @exclusivity(unchecked) private var _validatedAttributeSlots: [Int] = []
+    package var validatedAttributeSlots: [Int] { _validatedAttributeSlots }
     /// Slots of the persistent relationships validation checks (required, counted, or with predicates).
-    @exclusivity(unchecked) package private(set) var validatedRelationshipSlots: [Int] = []
+    @exclusivity(unchecked) private var _validatedRelationshipSlots: [Int] = []
+    package var validatedRelationshipSlots: [Int] { _validatedRelationshipSlots }
     /// Slots of the relationships with the deny delete rule.
-    @exclusivity(unchecked) package private(set) var denyRelationshipSlots: [Int] = []
+    @exclusivity(unchecked) private var _denyRelationshipSlots: [Int] = []
+    package var denyRelationshipSlots: [Int] { _denyRelationshipSlots }
     /// The properties whose key the class's ``ManagedObject/keysWithValidationMethods`` names.
-    @exclusivity(unchecked) package private(set) var propertiesWithValidationMethods: [PropertyDescription] = []
+    @exclusivity(unchecked) private var _propertiesWithValidationMethods: [PropertyDescription] = []
+    package var propertiesWithValidationMethods: [PropertyDescription] { _propertiesWithValidationMethods }
     /// Attribute names and types by slot, for the key-value fast path.
     @exclusivity(unchecked) private(set) var frozenAttributeNames: [String] = []
-    @exclusivity(unchecked) package private(set) var frozenAttributeTypes: [AttributeType] = []
+    @exclusivity(unchecked) private var _frozenAttributeTypes: [AttributeType] = []
+    package var frozenAttributeTypes: [AttributeType] { _frozenAttributeTypes }
     @exclusivity(unchecked) private var frozenPropertyList: [PropertyDescription] = []
     /// The entity's index in the frozen model (``ManagedObjectModel/entitiesByNumber``), by name from 1: what the
     /// in-memory, atomic and binary stores number entities by. SQLite stores use their own numbers (Core Data's
     /// depth-first numbering for new stores, `Z_PRIMARYKEY` for existing ones; see `SQLiteEntityNumbers`).
-    @exclusivity(unchecked) package var entityNumber: Int = 0
+    @exclusivity(unchecked) private var _entityNumber: Int = 0
+    package var entityNumber: Int { get { _entityNumber } set { _entityNumber = newValue } }
     /// The entity numbers of this entity and all its descendants.
-    @exclusivity(unchecked) package private(set) var hierarchyEntityNumbers: [Int] = []
+    @exclusivity(unchecked) private var _hierarchyEntityNumbers: [Int] = []
+    package var hierarchyEntityNumbers: [Int] { _hierarchyEntityNumbers }
     /// Every descendant entity, depth first.
-    @exclusivity(unchecked) package private(set) var allSubentities: [EntityDescription] = []
+    @exclusivity(unchecked) private var _allSubentities: [EntityDescription] = []
+    package var allSubentities: [EntityDescription] { _allSubentities }
     /// Per attribute slot: the default values a new object starts with.
-    @exclusivity(unchecked) package private(set) var defaultAttributeValues: [AttributeValue] = []
+    @exclusivity(unchecked) private var _defaultAttributeValues: [AttributeValue] = []
+    package var defaultAttributeValues: [AttributeValue] { _defaultAttributeValues }
     /// Whether the entity has to-many relationships (saves skip join and order work for those without).
     @exclusivity(unchecked) package private(set) var hasToManyRelationships = false
     /// Per relationship slot: the values a new object starts with (nil to-ones, empty to-manys).
-    @exclusivity(unchecked) package private(set) var emptyRelationshipValues: [RelationshipStorage] = []
+    @exclusivity(unchecked) private var _emptyRelationshipValues: [RelationshipStorage] = []
+    package var emptyRelationshipValues: [RelationshipStorage] { _emptyRelationshipValues }
 
     package func computeLayout() {
         let inheritedAttributes = superentity?.allAttributes ?? []
         let inheritedRelationships = superentity?.allRelationships ?? []
         let ownAttributes = properties.compactMap { $0 as? AttributeDescription }
         let ownRelationships = properties.compactMap { $0 as? RelationshipDescription }
-        allAttributes = inheritedAttributes + ownAttributes
-        allRelationships = inheritedRelationships + ownRelationships
+        _allAttributes = inheritedAttributes + ownAttributes
+        _allRelationships = inheritedRelationships + ownRelationships
         for (index, attribute) in allAttributes.enumerated() where attribute.entity === self {
             attribute.slot = index
         }
@@ -247,24 +262,24 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         frozenPropertyList = allAttributes as [PropertyDescription] + allRelationships
         frozenPropertyNames = frozenPropertyList.map(\.name)
         frozenAttributeNames = allAttributes.map(\.name)
-        transientAttributeSlots = allAttributes.indices.filter { allAttributes[$0].isTransient }
-        transientRelationshipSlots = allRelationships.indices.filter { allRelationships[$0].isTransient }
-        requiredAttributeSlots = allAttributes.indices.filter { !allAttributes[$0].isOptional && !allAttributes[$0].isTransient }
-        validatedAttributeSlots = allAttributes.indices.filter { slot in
+        _transientAttributeSlots = allAttributes.indices.filter { allAttributes[$0].isTransient }
+        _transientRelationshipSlots = allRelationships.indices.filter { allRelationships[$0].isTransient }
+        _requiredAttributeSlots = allAttributes.indices.filter { !allAttributes[$0].isOptional && !allAttributes[$0].isTransient }
+        _validatedAttributeSlots = allAttributes.indices.filter { slot in
             let attribute = allAttributes[slot]
             // Integer 16 and 32 attributes are checked against their type's range: setValue stores an integer
             // out of it, and the save reports it (NSValidationNumberTooLarge/TooSmall), as in Core Data.
             return (!attribute.isOptional && !attribute.isTransient) || attribute.hasValueRules
                 || attribute.attributeType == .integer16 || attribute.attributeType == .integer32
         }
-        validatedRelationshipSlots = allRelationships.indices.filter { allRelationships[$0].hasValidationRules }
-        denyRelationshipSlots = allRelationships.indices.filter { allRelationships[$0].deleteRule == .deny }
+        _validatedRelationshipSlots = allRelationships.indices.filter { allRelationships[$0].hasValidationRules }
+        _denyRelationshipSlots = allRelationships.indices.filter { allRelationships[$0].deleteRule == .deny }
         let methodKeys = objectClass.keysWithValidationMethods
-        propertiesWithValidationMethods =
+        _propertiesWithValidationMethods =
             methodKeys.isEmpty ? [] : frozenPropertyList.filter { methodKeys.contains($0.name) }
-        frozenAttributeTypes = allAttributes.map(\.attributeType)
-        defaultAttributeValues = allAttributes.map(\.defaultAttributeValue)
-        emptyRelationshipValues = allRelationships.map(RelationshipStorage.empty(for:))
+        _frozenAttributeTypes = allAttributes.map(\.attributeType)
+        _defaultAttributeValues = allAttributes.map(\.defaultAttributeValue)
+        _emptyRelationshipValues = allRelationships.map(RelationshipStorage.empty(for:))
         hasToManyRelationships = allRelationships.contains(where: \.isToMany)
     }
 
@@ -291,8 +306,8 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
             }
         }
         visit(self)
-        allSubentities = result
-        hierarchyEntityNumbers = [entityNumber] + result.map(\.entityNumber)
+        _allSubentities = result
+        _hierarchyEntityNumbers = [entityNumber] + result.map(\.entityNumber)
     }
 
     // MARK: Hashable (identity, as in Core Data)
