@@ -262,22 +262,11 @@ extension ManagedObject {
     }
 
     private func objects(from value: Any?, for relationship: RelationshipDescription) -> [ManagedObject] {
-        switch value {
-        case nil: return []
-        case let object as ManagedObject: return [object]
-        case let set as Set<ManagedObject>: return Array(set)
-        case let array as [ManagedObject]: return array
-        case let ordered as OrderedSet<ManagedObject>: return Array(ordered)
-        case let sequence as any Sequence:
-            return sequence.map { element in
-                guard let object = element as? ManagedObject else {
-                    preconditionFailure("Relationship '\(relationship.name)' takes managed objects, not \(type(of: element)).")
-                }
-                return object
-            }
-        default:
-            preconditionFailure("Relationship '\(relationship.name)' takes managed objects, not \(type(of: value)).")
+        guard let objects = ManagedObject.relationshipMembers(of: value) else {
+            // Programmer misuse of the non-throwing API; values from input go through setValidatedValue(_:forKey:).
+            preconditionFailure("Relationship '\(relationship.name)' takes managed objects, not \(Self.memberTypeName(of: value)).")
         }
+        return objects
     }
 
     private func storage(from value: Any?, for relationship: RelationshipDescription) -> RelationshipStorage {

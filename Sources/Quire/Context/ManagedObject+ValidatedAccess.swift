@@ -75,7 +75,7 @@ extension ManagedObject {
                 context: .init(entity: entity.name, key: relationship.name))
         }
         guard let objects = ManagedObject.relationshipMembers(of: value) else {
-            throw invalid("it takes managed objects, not \(Self.typeName(of: value))")
+            throw invalid("it takes managed objects, not \(Self.memberTypeName(of: value))")
         }
         if !relationship.isToMany && objects.count > 1 { throw invalid("a to-one relationship takes one object") }
         for object in objects {
@@ -91,7 +91,7 @@ extension ManagedObject {
 
 extension ManagedObject {
     /// The type of a value, or of the first element of a sequence that is not a managed object, for messages.
-    fileprivate static func typeName(of value: Any?) -> String {
+    static func memberTypeName(of value: Any?) -> String {
         if let sequence = value as? any Sequence {
             for element in sequence where !(element is ManagedObject) { return "\(type(of: element))" }
         }
