@@ -7,8 +7,9 @@ import Foundation
 /// store's metadata.
 ///
 /// A document writes it at every save into `Metadata/meta.xml` (ODF's meta vocabulary, which GNOME's Tracker
-/// reads), `Metadata/summary.txt` (plain text) and the extended attributes `user.xdg.tags` and
-/// `user.xdg.comment` (which KDE's Baloo reads). An indexer reads it back without opening the store:
+/// reads; the indexed values also in `dc:subject`), `Metadata/summary.txt` (plain text) and the extended
+/// attributes `user.xdg.tags` and `user.xdg.comment` (which KDE's Baloo reads: the keywords, and the title above
+/// the comment). See <doc:SearchIndexing>. An indexer reads it back without opening the store:
 ///
 /// ```swift
 /// let metadata = try SearchMetadata(contentsOf: documentURL)
@@ -51,12 +52,14 @@ public struct SearchMetadata: Sendable, Hashable {
 
     /// The most bytes of indexed attribute values collected at a save (1 MiB); the rest is left out.
     static let indexedTextLimit = 1 << 20
+    /// The most bytes of indexed attribute values repeated in `dc:subject` for Tracker (256 KiB).
+    static let subjectTextLimit = 256 << 10
     /// The largest `meta.xml` read back (4 MiB).
     static let metaXMLLimit: Int64 = 4 << 20
 
     /// The extended attributes name for keywords (KDE Baloo, comma-separated).
     public static let tagsAttribute = "user.xdg.tags"
-    /// The extended attributes name for the comment.
+    /// The extended attributes name for the title and comment (the title on the first line, then the comment).
     public static let commentAttribute = "user.xdg.comment"
 
     // MARK: Writing
@@ -77,6 +80,9 @@ public struct SearchMetadata: Sendable, Hashable {
         }
         element("dc:title", title)
         element("dc:description", comment)
+        // Tracker's ODF extractor reads content.xml only for ODF's own four MIME types, never for an application's
+        // type; dc:subject it reads for any type, into nie:subject, which it indexes for full-text search.
+        element("dc:subject", indexedText())
         element("meta:initial-creator", authors.first)
         element("dc:creator", authors.isEmpty ? nil : authors.joined(separator: "; "))
         for keyword in keywords { element("meta:keyword", keyword) }
@@ -91,6 +97,24 @@ public struct SearchMetadata: Sendable, Hashable {
         }
         lines += [" </office:meta>", "</office:document-meta>", ""]
         return Data(lines.joined(separator: "\n").utf8)
+    }
+
+    /// The values of indexed attributes as one text, one distinct value per line in `Entity.attribute` order, cut
+    /// at a line to at most ``subjectTextLimit`` bytes: what `dc:subject` carries for Tracker.
+    func indexedText() -> String? {
+        var lines: [String] = []
+        var seen: Set<String> = []
+        var size = 0
+        for (_, values) in indexedValues.sorted(by: { $0.key < $1.key }) {
+            for value in values {
+                let line = Self.oneLine(value)
+                guard !line.isEmpty, seen.insert(line).inserted else { continue }
+                guard size + line.utf8.count + 1 <= Self.subjectTextLimit else { return lines.isEmpty ? nil : lines.joined(separator: "\n") }
+                size += line.utf8.count + 1
+                lines.append(line)
+            }
+        }
+        return lines.isEmpty ? nil : lines.joined(separator: "\n")
     }
 
     /// `Metadata/summary.txt`: the same text in plain form, one field per line.
@@ -108,11 +132,20 @@ public struct SearchMetadata: Sendable, Hashable {
     }
 
     /// The extended attributes written on the document; an empty value removes a stale attribute.
+    ///
+    /// KDE's Baloo (5.103) indexes only three extended attributes: `user.xdg.tags`, `user.baloo.rating` and
+    /// `user.xdg.comment`, and has no extractor for an application's own MIME type. So the title goes where Baloo
+    /// reads it: the first line of `user.xdg.comment`, above the comment.
     var extendedAttributes: [String: Data] {
         [
             Self.tagsAttribute: Data(keywords.map { $0.replacingOccurrences(of: ",", with: " ") }.joined(separator: ",").utf8),
-            Self.commentAttribute: Data((comment ?? "").utf8),
+            Self.commentAttribute: Data(commentAttributeText.utf8),
         ]
+    }
+
+    /// The text of `user.xdg.comment`: the title on the first line, then the comment (either may be missing).
+    var commentAttributeText: String {
+        [title, comment].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "\n")
     }
 
     static func escape(_ text: String) -> String {
