@@ -7,7 +7,7 @@
 SWIFT ?= swift
 APT_PACKAGES := libsqlite3-dev libarchive-dev zlib1g-dev pkg-config sqlite3
 
-.PHONY: demo test tsan deps build bench clean
+.PHONY: demo test tsan deps build bench clean docs
 
 # Installs the Debian packages the build needs, only those missing (apt-get update once, first).
 deps:
@@ -44,6 +44,8 @@ demo: deps
 	@echo "== quire diff SampleDocuments/Library-sqlite.quiredoc $(DEMO_DIR)/Library.quiredoc"
 	@$(QUIRE) diff SampleDocuments/Library-sqlite.quiredoc $(DEMO_DIR)/Library.quiredoc
 
+# make test also installs Tracker for TrackerExtractTests (tracker3 extract; about 40 s on Debian bookworm).
+test: APT_PACKAGES += tracker tracker-extract dbus-daemon shared-mime-info
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
@@ -53,6 +55,20 @@ test: deps
 tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
 	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan
+
+# The DocC catalog Sources/Quire/Quire.docc with the toolchain's own docc (no package plugin, so Quire's users get
+# no extra dependency): the public symbol graphs of the four library targets, merged into the one module
+# `import Quire` shows (Scripts/merge-symbol-graphs.swift), then `docc convert` with warnings as errors, into
+# $(DOCS_DIR)/Quire.doccarchive (static hosting layout: serve the folder, open /documentation/quire).
+DOCC ?= $(shell command -v docc 2>/dev/null || echo "$$(dirname "$$(readlink -f "$$(command -v $(SWIFT))")")/docc")
+DOCS_DIR := .build/docs
+
+docs: deps
+	$(SWIFT) package dump-symbol-graph --minimum-access-level public
+	$(SWIFT) Scripts/merge-symbol-graphs.swift "$$(dirname "$$($(SWIFT) build --show-bin-path)")/symbolgraph" $(DOCS_DIR)/symbol-graphs
+	$(DOCC) convert Sources/Quire/Quire.docc --additional-symbol-graph-dir $(DOCS_DIR)/symbol-graphs \
+		--fallback-display-name Quire --fallback-bundle-identifier org.quire.Quire --transform-for-static-hosting \
+		--warnings-as-errors --output-path $(DOCS_DIR)/Quire.doccarchive
 
 bench: deps
 	$(SWIFT) run -c release quire-bench

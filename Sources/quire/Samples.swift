@@ -9,9 +9,10 @@ struct Samples: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write the sample documents (Runs and Library, every store type, package, zip and tar) into a folder.",
         discussion: """
-            Contents, metadata, store UUIDs and archive entry times are the same at each run; external data file \
-            names are random UUIDs, so the Runs documents are the same bytes at each run, and the Library ones \
-            differ only by those names (`quire diff` reports them equal).
+            Contents, metadata, store UUIDs and archive entry times are the same at each run, and the XML Runs \
+            documents the same bytes. The SQLite and binary store files carry values of each save, and external \
+            data files (Library) have random UUID names, so those documents differ in bytes between runs while \
+            `quire diff` reports them equal.
             """)
 
     @Argument(help: "The folder to write into (created; it must not hold the samples yet unless --force).")

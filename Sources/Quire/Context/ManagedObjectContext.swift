@@ -18,7 +18,7 @@ import Synchronization
 /// ```
 ///
 /// A context is confined to its own queue, as in Core Data: touch it and its objects only inside
-/// ``perform(_:)`` or ``performAndWait(_:)`` (or, for a context used from one thread only, from that
+/// ``perform(_:)->()`` or ``performAndWait(_:)`` (or, for a context used from one thread only, from that
 /// thread). Managed objects are not `Sendable`; pass ``ObjectID``s between contexts.
 ///
 /// `@unchecked Sendable`: the context may be handed to other threads so they can call `perform`; its
@@ -432,7 +432,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// `mergeChanges` reloads the store's values (for a child context, the parent's) and reapplies the
     /// object's unsaved changes on top, so its next save does not conflict with what it reloaded.
     ///
-    /// An object whose record no longer exists leaves the context (see ``mergeChanges(fromContextDidSave:)``).
+    /// An object whose record no longer exists leaves the context (see
+    /// ``mergeChanges(fromContextDidSave:)-(ContextDidSave)``).
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.managedObjectContext === self, !object.insertedFlag else { return }
         if object.faultFlag {

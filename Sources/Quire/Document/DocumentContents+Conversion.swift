@@ -14,8 +14,8 @@ extension DocumentContents {
     }
 
     /// Save As into any store type and container (what `quire convert` does): the store is migrated with
-    /// ``PersistentStoreCoordinator/migratePersistentStore(_:to:options:type:)`` into a hidden staging folder
-    /// beside `output`, wrapped in a package or archive when asked, then renamed into place. Metadata and
+    /// ``PersistentStoreCoordinator/migratePersistentStore(_:to:options:type:progress:)`` into a hidden staging
+    /// folder beside `output`, wrapped in a package or archive when asked, then renamed into place. Metadata and
     /// external data files are carried over; the new store gets a new UUID.
     ///
     /// ```swift
@@ -31,11 +31,12 @@ extension DocumentContents {
     ///   - mimeType: The MIME type of a new package or archive (default: this document's, else
     ///     `application/x-quire-document`).
     ///   - replacing: Whether an existing output is replaced (a file or a document package, never another
-    ///     folder: see ``checkReplaceable(_:)``); otherwise it is an error.
+    ///     folder); otherwise it is an error.
     ///   - modelFile: The application's model, for a store that embeds none (a Mac store); see
     ///     ``ManagedObjectModel/forStore(at:type:modelFile:)``.
     ///   - willCopy: Called before the copy with the staging folder the new files appear in (for progress).
     ///   - didCopy: Called after the copy, whether it succeeded or not.
+    ///   - progress: Called as records are copied, with the number copied and the total.
     /// - Returns: What was copied.
     /// - Throws: ``QuireError`` naming the file: the source's when it cannot be read, the output's (or a file in
     ///   its staging folder) when the result cannot be written. Nothing is left behind on failure.

@@ -18,7 +18,7 @@ import Foundation
 public struct DocumentType: Sendable, Hashable {
     /// The shape of a document on disk.
     public enum Format: String, Sendable, Hashable, CaseIterable {
-        /// A folder: `mimetype`, `StoreContent/persistentStore`, `Metadata/` (see `Docs/Documents.md`).
+        /// A folder: `mimetype`, `StoreContent/persistentStore`, `Metadata/` (see <doc:Documents>).
         case package
         /// The package's tree in one zip file, `mimetype` first and stored uncompressed.
         case zipArchive

@@ -18,7 +18,7 @@ import Foundation
 /// ```
 ///
 /// Established on real Core Data files (69 of 69 stored hashes reproduced, Core Data 241 to 1344): see
-/// `Docs/SQLiteStoreFormat.md`. Quire has no read-only (derived) attributes, so `isReadOnly` is always 0.
+/// <doc:SQLiteStoreFormat>. Quire has no read-only (derived) attributes, so `isReadOnly` is always 0.
 /// Fetch indexes, user info, class names, defaults, validation, delete rules and renaming identifiers do not
 /// take part.
 package enum CoreDataVersionHash {

@@ -14,7 +14,7 @@ extension ManagedObjectModel {
     ///
     /// ``init(contentsOf:)`` loads the strings file beside a model file by itself: for `Run.json` it reads
     /// `RunModel.strings` (Core Data's name, what Xcode gives a model's strings file) and then `Run.strings`,
-    /// when they exist. The file's format is described in `Docs/ValidationAndMerging.md`.
+    /// when they exist. The file's format is described in <doc:ValidationAndMerging>.
     ///
     /// - Parameter url: The strings file (UTF-8, or UTF-16 with a byte-order mark; at most 8 MiB).
     /// - Throws: ``QuireError/Code/fileReadNoSuchFile`` when it cannot be read,

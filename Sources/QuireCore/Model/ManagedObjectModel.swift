@@ -54,7 +54,7 @@ public final class ManagedObjectModel: @unchecked Sendable, CustomStringConverti
     /// False once a coordinator has used the model.
     @exclusivity(unchecked) public private(set) var isEditable = true
 
-    /// The fetch request templates, by name (see ``setFetchRequestTemplate(_:forName:)``).
+    /// The fetch request templates, by name (see ``setFetchRequestTemplate(_:forName:)-(FetchRequest<Result>?,_)``).
     @exclusivity(unchecked) public package(set) var fetchRequestTemplatesByName: [String: FetchRequestTemplate] = [:]
 
     /// Creates an empty model.

@@ -8,7 +8,7 @@ import Foundation
 /// changing them after that is a programmer error that stops with "Can't modify an immutable model".
 ///
 /// `@unchecked Sendable`: every stored property is written only while the model is editable (checked by
-/// ``checkEditable()``), and a model is frozen before a coordinator, and so any other thread, can reach it;
+/// `checkEditable()`), and a model is frozen before a coordinator, and so any other thread, can reach it;
 /// after that every property is only read.
 public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
     // Exclusivity: stored properties skip dynamic exclusivity checks (`@exclusivity(unchecked)`). A model is

@@ -4,7 +4,7 @@ import Foundation
 /// A fetch request stored in a model under a name (Core Data's fetch request templates), as a `Sendable`
 /// value that the model's canonical serialized form includes.
 ///
-/// Store templates with ``ManagedObjectModel/setFetchRequestTemplate(_:forName:)`` while the model is
+/// Store templates with ``ManagedObjectModel/setFetchRequestTemplate(_:forName:)-(FetchRequestTemplate?,_)`` while the model is
 /// editable; read them back with ``ManagedObjectModel/fetchRequestTemplate(forName:)`` or, with
 /// `$VARIABLES` substituted, ``ManagedObjectModel/fetchRequestFromTemplate(withName:substitutionVariables:)``.
 ///

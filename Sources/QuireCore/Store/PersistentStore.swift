@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Stores are created by `PersistentStoreCoordinator.addPersistentStore(type:configuration:at:options:)`.
 /// This is the handle users hold; what answers the coordinator's requests is the store's
-/// ``PersistentStoreBackend``, made by its kind's ``StoreKind`` (as NIO separates a `Channel` from its
+/// `PersistentStoreBackend`, made by its kind's `StoreKind` (as NIO separates a `Channel` from its
 /// `ChannelCore`).
 ///
 /// `@unchecked Sendable`: a store's mutable state is touched only under its coordinator's lock.

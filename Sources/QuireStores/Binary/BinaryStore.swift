@@ -1,7 +1,7 @@
 import QuireCore
 import Foundation
 
-/// Quire's binary store: an atomic store in one compact, checksummed file (see `Docs/BinaryStoreFormat.md`).
+/// Quire's binary store: an atomic store in one compact, checksummed file (see <doc:BinaryStoreFormat>).
 ///
 /// Used only under the coordinator's lock.
 package final class BinaryStore: AtomicStore {

@@ -5,7 +5,7 @@ import Foundation
 import Glibc
 #endif
 
-/// The layout of a binary store file (see `Docs/BinaryStoreFormat.md`): a 32-byte header, two metadata
+/// The layout of a binary store file (see the BinaryStoreFormat article): a 32-byte header, two metadata
 /// slots, then checksummed sections (the model, the objects, an end marker). All numbers little-endian.
 package enum BinaryStoreFormat {
     /// `\x89QBIN\r\n\x1A`: a non-ASCII first byte and a line ending, as PNG's, so that text-mode transfers

@@ -119,7 +119,7 @@ package final class SQLiteSchema {
             tablesByRoot[ObjectIdentifier(entity)] = table
         }
         // Columns, hierarchy by hierarchy, entity by entity (by number), own properties in declaration order; then
-        // grouped by declared type, as Core Data orders them (see `Docs/SQLiteStoreFormat.md`).
+        // grouped by declared type, as Core Data orders them (see the SQLiteStoreFormat article).
         var used: [ObjectIdentifier: Set<String>] = [:]
         func add(_ base: String, type: String, role: Column.Role, to table: Table) {
             var names = used[ObjectIdentifier(table)] ?? ["Z_PK", "Z_ENT", "Z_OPT"]

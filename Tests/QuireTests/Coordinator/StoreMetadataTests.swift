@@ -91,7 +91,7 @@ import Quire
         try PersistentStoreCoordinator.setMetadata(["edition": 2], forPersistentStoreOfType: .binary, at: url)
         #expect(try PersistentStoreCoordinator.metadataForPersistentStore(ofType: .binary, at: url)["edition"] == 2)
         // Damage the newest slot, as a crash in the middle of writing it would: the previous one is read.
-        // As Docs/BinaryStoreFormat.md lays the file out: a 32-byte header with the slot capacity at offset 12,
+        // As the BinaryStoreFormat article lays the file out: a 32-byte header with the slot capacity at offset 12,
         // then two slots, each starting with its generation; the newest slot has the higher generation.
         var bytes = try Data(contentsOf: url)
         func littleEndian(_ offset: Int, _ count: Int) -> UInt64 {

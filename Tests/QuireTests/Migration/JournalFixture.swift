@@ -11,12 +11,12 @@ import Quire
 /// 0), makes Notebook.name required (default "Untitled"), adds Tag.color and a Place entity. v3 renames Notebook →
 /// Journal and notebook → journal, makes created optional, drops mood and Tag.color, links Entry and Place.
 struct JournalFixture {
-    /// The prefix of a store's private migration folders, as Docs/ModelVersionsAndMigration.md names them:
+    /// The prefix of a store's private migration folders, as the ModelVersionsAndMigration article names them:
     /// `.<store name>.migration-`.
     static func migrationFolderPrefix(for store: URL) -> String { ".\(store.lastPathComponent).migration-" }
 
     /// The folder whose blob files migration carries over by hard links, where the stores read them, as
-    /// Docs/StoreTypes.md names it (`.Journal_SUPPORT` for SQLite, `.Journal.xml_SUPPORT` for the others).
+    /// the StoreTypes article names it (`.Journal_SUPPORT` for SQLite, `.Journal.xml_SUPPORT` for the others).
     static func externalDataFolder(for store: URL, type: StoreType) -> URL {
         ExternalDataFiles(storeURL: store, type: type).url
     }

@@ -40,7 +40,7 @@ enum DiskItems {
     }
 
     /// The hidden sibling a safe save builds a document's next version in, or moves the previous one to, as
-    /// Docs/Documents.md names it: `.<name>.quire-<token>.<suffix>`.
+    /// the Documents article names it: `.<name>.quire-<token>.<suffix>`.
     static func safeSaveSibling(of url: URL, token: String, suffix: String) -> URL {
         url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).quire-\(token).\(suffix)")
     }

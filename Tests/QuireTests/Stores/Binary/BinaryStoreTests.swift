@@ -35,7 +35,7 @@ import Quire
 
     @Test func startsWithItsMagicAndAHeaderChecksum() throws {
         let bytes = [UInt8](try Data(contentsOf: try makeStore("Magic.quire")))
-        // `\x89QBIN\r\n\x1A`, as Docs/BinaryStoreFormat.md documents.
+        // `\x89QBIN\r\n\x1A`, as the BinaryStoreFormat article documents.
         #expect(Array(bytes.prefix(8)) == [0x89, 0x51, 0x42, 0x49, 0x4E, 0x0D, 0x0A, 0x1A])
         #expect(bytes[8] == 1)
     }
@@ -43,7 +43,7 @@ import Quire
     @Test func aFlippedByteAnywhereIsDetected() throws {
         let url = try makeStore("Flip.quire")
         let whole = try Data(contentsOf: url)
-        let header = 32  // the header's size (Docs/BinaryStoreFormat.md)
+        let header = 32  // the header's size (the BinaryStoreFormat article)
         let capacity = 4096
         // The header, the live metadata slot's payload, the model section and the objects section.
         for offset in [12, header + 20, header + 2 * capacity + 40, whole.count - 200] {
