@@ -10,9 +10,12 @@ let package = Package(
         .executable(name: "quire", targets: ["quire"]),
         .executable(name: "quire-bench", targets: ["quire-bench"]),
     ],
+    // Package.resolved is not checked in, so these say what a build resolves to (README, "Versions"): the
+    // argument parser exactly, as the quire tool's help and usage text come from it; collections from the
+    // version the suite runs with, so that applications can share one copy of OrderedCollections with Quire.
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         // System libraries, never vendored: found through pkg-config, installed from Debian's packages.
