@@ -489,3 +489,8 @@ private final class RawConnection {
         throw RawSQLiteError(code: result, message: message, operation: operation())
     }
 }
+
+extension RawQueryConnection {
+    /// Runs SQL statements on the open connection (the one-change baseline's transaction).
+    func execute(_ sql: String) throws { try connection.execute(sql) }
+}

@@ -264,5 +264,8 @@ if wanted("save-as-1gb-blobs") {
         note: "10,000 objects, \(images) images of 1 MiB (\(images == 1000 ? "1 GiB" : "scaled down: disk short")); baseline: copying the store and its folder"))
 }
 
+// save-one-change-100k-* and save-as-1m-*: see SaveBenchmarks.swift.
+rows += try SaveBench.rows(folder: folder, rawURL: rawURL, sqliteURL: quireURL, binaryURL: binaryURL, xmlURL: xmlURL, runs: runs)
+
 let table = BenchmarkTable(rows: rows)
 print(asJSON ? try table.json() : table.text())

@@ -100,13 +100,36 @@ extension PersistentStoreCoordinator {
         writable.isReadOnly = false
         var made: PersistentStore?
         do {
-            let target = try StoreKinds.makeStore(
-                type: type, url: staging, configuration: store.configurationName, options: writable, model: managedObjectModel)
-            made = target
-            try target.backend.load()
-            target.metadata = StoreMetadataKey.migrated(store.metadata, type: type, uuid: target.identifier, model: managedObjectModel)
-            target.metadataIsDirty = true
-            let map = try StoreMigration.copy(from: store, to: target, progress: progress)
+            let target: PersistentStore
+            let map: StoreMigrationMap
+            if let staging, copiesByFile(store, to: type, options: options) {
+                // The same kind of file with the same model: a copy of the file (SQLite's backup API for SQLite)
+                // is the new store, given a UUID of its own; its external data files are linked, not read.
+                try store.backend.writeSnapshot(to: staging)
+                target = try StoreKinds.makeStore(
+                    type: type, url: staging, configuration: store.configurationName, options: writable, model: managedObjectModel)
+                made = target
+                try target.backend.load()
+                target.identifier = UUID().uuidString
+                target.metadata = StoreMetadataKey.migrated(store.metadata, type: type, uuid: target.identifier, model: managedObjectModel)
+                target.metadataIsDirty = true
+                let names = try StoreMigration.checkedExternalData(of: store)
+                if let from = store.backend.externalDataFolder, let to = target.backend.externalDataFolder, !names.isEmpty {
+                    try to.createIfNeeded()
+                    for name in names.sorted() { try to.link(name, from: from) }
+                }
+                _ = try target.backend.save(SaveRequest())
+                map = StoreMigrationMap(source: store, target: target, offsets: [:])
+                progress?(1, 1)
+            } else {
+                target = try StoreKinds.makeStore(
+                    type: type, url: staging, configuration: store.configurationName, options: writable, model: managedObjectModel)
+                made = target
+                try target.backend.load()
+                target.metadata = StoreMetadataKey.migrated(store.metadata, type: type, uuid: target.identifier, model: managedObjectModel)
+                target.metadataIsDirty = true
+                map = try StoreMigration.copy(from: store, to: target, progress: progress)
+            }
             if let url {
                 if replacesSource {
                     // The source's files are replaced now: close it first, and remove what the new kind does not.
@@ -153,6 +176,16 @@ extension PersistentStoreCoordinator {
                     + "unchanged: \(cause?.message ?? String(describing: error))",
                 context: cause?.context ?? .init(file: url), underlying: cause ?? QuireUnderlyingError(error))
         }
+    }
+}
+
+extension PersistentStoreCoordinator {
+    /// Whether Save As can copy the store's file instead of its records: the same built-in file kind, the
+    /// same model (the coordinator's), and external data kept the same way on both sides.
+    func copiesByFile(_ store: PersistentStore, to type: StoreType, options: StoreOptions) -> Bool {
+        store.type == type && [StoreType.sqlite, .binary, .xml].contains(type) && store.url != nil
+            && store.options.storesExternalDataInline == options.storesExternalDataInline
+            && !store.options.storesExternalDataInline
     }
 }
 

@@ -94,6 +94,30 @@ enum StoreMigration {
         return map
     }
 
+    /// The names of the external data files the store's records refer to, each checked to be there with its
+    /// recorded length, so that a copy of the store's file (Save As between stores of one kind) is refused
+    /// as a record-by-record copy would be when a file is missing. Reads the records of the entities that
+    /// have such attributes, a batch at a time.
+    static func checkedExternalData(of store: PersistentStore) throws -> Set<String> {
+        guard store.backend.keepsExternalDataFiles, let folder = store.backend.externalDataFolder else { return [] }
+        var names = Set<String>()
+        for entity in store.entities where !entity.isAbstract {
+            let external = entity.allAttributes.filter(\.allowsExternalBinaryDataStorage)
+            guard !external.isEmpty else { continue }
+            let fetch = StoreFetch(
+                entity: entity, predicate: nil, sortKeys: [], limit: 0, offset: 0, includesSubentities: false, kind: .rows)
+            try store.backend.visitRows(fetch) { row in
+                for attribute in external where attribute.slot < row.attributes.count {
+                    guard case .externalData(let reference) = row.attributes[attribute.slot] else { continue }
+                    let expected = reference.length ?? store.backend.recordedLength(ofExternalData: reference.uuid)
+                    _ = try folder.check(reference, expectedLength: expected, object: row.objectID, key: attribute.name)
+                    names.insert(reference.uuid)
+                }
+            }
+        }
+        return names
+    }
+
     /// A source row in the target's terms: IDs mapped, to-many relationships left for later, external data
     /// linked into the target's folder (or read, for a target that keeps it inline or in memory).
     private static func convert(

@@ -70,7 +70,7 @@ extension AtomicStore {
                 removeReferences(to: node, recording: record)
             }
             writes?.finish()
-            if metadataIsDirty || !request.isEmpty { try writeFile() }
+            if metadataIsDirty || !request.isEmpty { try writeChanges(of: undo.map(\.0)) }
         } catch {
             writes?.discard()
             for (key, node) in undo.reversed() { nodes[key] = node }

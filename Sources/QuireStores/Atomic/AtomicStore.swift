@@ -142,6 +142,14 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
         metadataIsDirty = false
     }
 
+    /// Writes what a save changed (the keys of the records it wrote or deleted): the whole file here; a
+    /// store with a change log appends the changes instead.
+    package func writeChanges(of keys: [Int64]) throws { try writeFile() }
+
+    /// Remembers the file as this store just wrote it in place, so that ``checkFileUnchanged()`` still tells
+    /// this store's writes from another writer's.
+    package func noteFileWritten() { fileStamp = FileStamp(fileURL) }
+
     /// Throws a conflict when another process rewrote the file since this store read or wrote it.
     package func checkFileUnchanged() throws {
         guard persistsToFile, let fileStamp, FileStamp(fileURL) != fileStamp else { return }

@@ -138,10 +138,10 @@ package enum BinaryObjectCoding {
 
     /// What the objects section holds.
     package struct Decoded {
-        package let nextKey: Int64
-        package let nodes: [Int64: RowSnapshot]
-        /// The number of records of each entity, by entity number.
-        package let entityCounts: [Int]
+        package var nextKey: Int64
+        package var nodes: [Int64: RowSnapshot]
+        /// The number of records of each entity, by entity number; nil once a change log changed them.
+        package var entityCounts: [Int]?
     }
 
     package static func decode(

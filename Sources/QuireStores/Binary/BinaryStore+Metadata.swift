@@ -43,14 +43,20 @@ extension BinaryStore {
         let payload = try PropertyListValue.encode(merged, format: .binary)
         if try BinaryStoreFormat.writeMetadataInPlace(payload, at: url) { return }
         let data = try Data(contentsOf: url, options: .alwaysMapped)
-        let old = try data.withUnsafeBytes { try BinaryStoreFormat.Header.decode($0, file: url) }
+        let (old, oldEnd) = try data.withUnsafeBytes { bytes in
+            let header = try BinaryStoreFormat.Header.decode(bytes, file: url)
+            return (header, try BinaryStoreFormat.newestSlot(bytes, header: header, file: url).dataEnd)
+        }
+        // The committed sections move with the slots' new size; what a crashed append left after them does not.
+        let sections = data.subdata(in: min(old.sectionsOffset, data.count)..<min(oldEnd ?? data.count, data.count))
         let header = BinaryStoreFormat.Header(slotCapacity: BinaryStoreFormat.slotCapacity(for: payload.count))
         try AtomicFileWriter.write(
             [
                 Data(header.encoded()),
-                Data(BinaryStoreFormat.encodeSlot(generation: 1, payload: payload, capacity: header.slotCapacity)),
+                Data(BinaryStoreFormat.encodeSlot(
+                    generation: 1, payload: payload, capacity: header.slotCapacity, dataEnd: header.sectionsOffset + sections.count)),
                 Data(count: header.slotCapacity),
-                data.subdata(in: min(old.sectionsOffset, data.count)..<data.count),
+                sections,
             ], to: url)
     }
 }

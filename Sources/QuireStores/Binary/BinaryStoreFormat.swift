@@ -6,19 +6,26 @@ import Glibc
 #endif
 
 /// The layout of a binary store file (see the BinaryStoreFormat article): a 32-byte header, two metadata
-/// slots, then checksummed sections (the model, the objects, an end marker). All numbers little-endian.
+/// slots, then checksummed sections (the model, the objects, an end marker), then the change log: saves
+/// appended as change sections, each followed by an end marker. All numbers little-endian.
 package enum BinaryStoreFormat {
     /// `\x89QBIN\r\n\x1A`: a non-ASCII first byte and a line ending, as PNG's, so that text-mode transfers
     /// and truncation to 7 bits are detected.
     package static let magic: [UInt8] = [0x89, 0x51, 0x42, 0x49, 0x4E, 0x0D, 0x0A, 0x1A]
-    package static let version: UInt32 = 1
+    /// The format version Quire writes: 2 adds the change log and the data end in each metadata slot.
+    package static let version: UInt32 = 2
+    /// The versions Quire reads: 1 (whole files only) and 2.
+    package static let readableVersions: ClosedRange<UInt32> = 1...2
     package static let headerSize = 32
-    package static let slotHeaderSize = 16
+    /// The size of a metadata slot's header in the current version (16 in version 1, without the data end).
+    package static let slotHeaderSize = 24
     package static let sectionHeaderSize = 24
     /// Section tags, four ASCII characters read as a little-endian number.
     package static let modelTag = tag("MODL")
     package static let objectsTag = tag("OBJS")
     package static let endTag = tag("END ")
+    /// A save appended to the file: the records it deleted and the records it wrote (see ``BinaryChangeLog``).
+    package static let changesTag = tag("CHNG")
     /// The largest metadata block accepted (as for property lists elsewhere).
     package static let maximumMetadataSize = PropertyListValue.defaultMaximumSize
 
@@ -35,12 +42,21 @@ package enum BinaryStoreFormat {
     /// The header: magic, version, slot capacity, offset of the first section, CRC-32 of the first 28 bytes.
     package struct Header {
         package var slotCapacity: Int
+        /// The file's format version: 1 or 2.
+        package var version: UInt32 = BinaryStoreFormat.version
         package var sectionsOffset: Int { BinaryStoreFormat.headerSize + 2 * slotCapacity }
+        /// The size of each slot's header in this version.
+        package var slotHeaderSize: Int { version >= 2 ? 24 : 16 }
+
+        package init(slotCapacity: Int, version: UInt32 = BinaryStoreFormat.version) {
+            self.slotCapacity = slotCapacity
+            self.version = version
+        }
 
         package func encoded() -> [UInt8] {
             var writer = ByteWriter(capacity: BinaryStoreFormat.headerSize)
             writer.append(bytes: BinaryStoreFormat.magic)
-            writer.append(BinaryStoreFormat.version)
+            writer.append(version)
             writer.append(UInt32(slotCapacity))
             writer.append(UInt64(sectionsOffset))
             writer.append(UInt32(0))
@@ -71,13 +87,14 @@ package enum BinaryStoreFormat {
                     .fileReadCorruptFile, "The binary store '\(file.path)' has a corrupt header (checksum mismatch).",
                     context: .init(file: file, position: 28))
             }
-            guard version == BinaryStoreFormat.version else {
+            guard BinaryStoreFormat.readableVersions.contains(version) else {
                 throw QuireError(
                     .persistentStoreIncompatibleSchema,
-                    "The binary store '\(file.path)' has format version \(version); this version of Quire reads \(BinaryStoreFormat.version).",
+                    "The binary store '\(file.path)' has format version \(version); this version of Quire reads versions "
+                        + "\(BinaryStoreFormat.readableVersions.lowerBound) to \(BinaryStoreFormat.readableVersions.upperBound).",
                     context: .init(file: file, position: 8))
             }
-            let header = Header(slotCapacity: Int(capacity))
+            let header = Header(slotCapacity: Int(capacity), version: version)
             guard capacity >= 4096, capacity % 4096 == 0, capacity <= 1 << 30, UInt64(header.sectionsOffset) == sections else {
                 throw QuireError(
                     .fileReadCorruptFile, "The binary store '\(file.path)' has a corrupt header (slot capacity \(capacity)).",
@@ -91,21 +108,36 @@ package enum BinaryStoreFormat {
         QuireError(.fileReadCorruptFile, "The file '\(file.path)' is not a Quire binary store.", context: .init(file: file))
     }
 
-    /// One metadata slot: a generation number, the payload's length and checksum, the payload (a binary
-    /// property list), zero padding up to the slot's capacity.
-    package static func encodeSlot(generation: UInt64, payload: Data, capacity: Int) -> [UInt8] {
+    /// One metadata slot: a generation number, the payload's length and checksum, in version 2 the data end
+    /// (where the file's committed sections end; the checksum covers it too), the payload (a binary property
+    /// list), zero padding up to the slot's capacity.
+    package static func encodeSlot(generation: UInt64, payload: Data, capacity: Int, version: UInt32 = version, dataEnd: Int = 0) -> [UInt8] {
         var writer = ByteWriter(capacity: capacity)
         writer.append(generation)
         writer.append(UInt32(payload.count))
-        writer.append(payload.withUnsafeBytes { CRC32.checksum($0) })
+        var crc = CRC32()
+        if version >= 2 { withUnsafeBytes(of: UInt64(dataEnd).littleEndian) { crc.update($0) } }
+        payload.withUnsafeBytes { crc.update($0) }
+        writer.append(crc.value)
+        if version >= 2 { writer.append(UInt64(dataEnd)) }
         writer.append(bytes: payload)
         writer.append(bytes: repeatElement(UInt8(0), count: capacity - writer.count))
         return writer.bytes
     }
 
-    /// The valid slot with the highest generation: its index, generation and payload.
-    package static func newestSlot(_ bytes: UnsafeRawBufferPointer, header: Header, file: URL) throws -> (index: Int, generation: UInt64, payload: Data) {
-        var best: (index: Int, generation: UInt64, payload: Data)?
+    /// A metadata slot as read: where it is, its generation, its payload, and (version 2) where the file's
+    /// committed sections end.
+    package struct Slot {
+        package let index: Int
+        package let generation: UInt64
+        package let payload: Data
+        /// Nil in version 1 files, which end at their first end marker.
+        package let dataEnd: Int?
+    }
+
+    /// The valid slot with the highest generation.
+    package static func newestSlot(_ bytes: UnsafeRawBufferPointer, header: Header, file: URL) throws -> Slot {
+        var best: Slot?
         for index in 0..<2 {
             let start = headerSize + index * header.slotCapacity
             guard bytes.count >= start + header.slotCapacity else { continue }
@@ -113,10 +145,20 @@ package enum BinaryStoreFormat {
             let generation = try reader.read(UInt64.self)
             let length = Int(try reader.read(UInt32.self))
             let crc = try reader.read(UInt32.self)
+            var checksum = CRC32()
+            var dataEnd: Int?
+            if header.version >= 2 {
+                let end = try reader.read(UInt64.self)
+                withUnsafeBytes(of: end.littleEndian) { checksum.update($0) }
+                // An end beyond any possible file is a damaged slot, like a checksum mismatch.
+                guard end >= UInt64(header.sectionsOffset), end <= UInt64(Int64.max) else { continue }
+                dataEnd = Int(end)
+            }
             guard generation > 0, length <= reader.remaining, length <= maximumMetadataSize else { continue }
             let payload = try reader.readBytes(length)
-            guard CRC32.checksum(payload) == crc else { continue }
-            if generation > best?.generation ?? 0 { best = (index, generation, Data(payload)) }
+            checksum.update(payload)
+            guard checksum.value == crc else { continue }
+            if generation > best?.generation ?? 0 { best = Slot(index: index, generation: generation, payload: Data(payload), dataEnd: dataEnd) }
         }
         guard let best else {
             throw QuireError(
@@ -151,6 +193,7 @@ package enum BinaryStoreFormat {
 
     /// A section's payload and the checksum its header gives for it.
     package struct Section {
+        package let tag: UInt32
         package let range: Range<Int>
         package let checksum: UInt32
         /// Where the section's header starts.
@@ -162,13 +205,34 @@ package enum BinaryStoreFormat {
         try sections(bytes, header: header, file: file, unverified: []).mapValues(\.range)
     }
 
-    /// The sections after the metadata slots, each checked against its checksum except those of the tags in
-    /// `unverified`, which the caller checks with ``verify(_:of:file:)`` (while it decodes them, say).
+    /// The sections of the whole file written last (up to the first end marker) after the metadata slots,
+    /// each checked against its checksum except those of the tags in `unverified`, which the caller checks
+    /// with ``verify(_:of:file:)`` (while it decodes them, say).
     package static func sections(
         _ bytes: UnsafeRawBufferPointer, header: Header, file: URL, unverified: Set<UInt32>
     ) throws -> [UInt32: Section] {
-        var reader = ByteReader(bytes, from: header.sectionsOffset, file: file, what: "the section list")
         var result: [UInt32: Section] = [:]
+        for section in try sectionList(bytes, header: header, end: nil, file: file, unverified: unverified) where section.tag != endTag {
+            result[section.tag] = section
+        }
+        return result
+    }
+
+    /// Every section in file order, end markers included: up to the first end marker when `end` is nil
+    /// (version 1), else up to `end`, the committed data end of the newest metadata slot, which must fall
+    /// just after an end marker. What lies beyond `end` (a save that crashed while appending) is not read.
+    package static func sectionList(
+        _ bytes: UnsafeRawBufferPointer, header: Header, end: Int?, file: URL, unverified: Set<UInt32>
+    ) throws -> [Section] {
+        if let end, end > bytes.count {
+            throw QuireError(
+                .fileReadCorruptFile,
+                "The binary store '\(file.path)' is truncated: its metadata says its data ends at offset \(end), "
+                    + "but the file is \(bytes.count) bytes long.",
+                context: .init(file: file, position: bytes.count))
+        }
+        var reader = ByteReader(bytes, from: header.sectionsOffset, to: end ?? bytes.count, file: file, what: "the section list")
+        var result: [Section] = []
         while true {
             let start = reader.offset
             let tag = try reader.read(UInt32.self)
@@ -176,18 +240,18 @@ package enum BinaryStoreFormat {
             let length = try reader.read(UInt64.self)
             let crc = try reader.read(UInt32.self)
             _ = try reader.read(UInt32.self)
-            if tag == endTag { break }
             guard length <= UInt64(reader.remaining) else {
                 throw QuireError(
                     .fileReadCorruptFile,
                     "The binary store '\(file.path)' is truncated: a section of \(length) bytes starts at offset \(start) "
-                        + "but the file ends \(reader.remaining) bytes later.",
+                        + "but the file's data ends \(reader.remaining) bytes later.",
                     context: .init(file: file, position: start))
             }
             _ = try reader.readBytes(Int(length))
-            let section = Section(range: (reader.offset - Int(length))..<reader.offset, checksum: crc, start: start)
+            let section = Section(tag: tag, range: (reader.offset - Int(length))..<reader.offset, checksum: crc, start: start)
             if !unverified.contains(tag) { try verify(section, of: bytes, file: file) }
-            result[tag] = section
+            result.append(section)
+            if tag == endTag && (end == nil || reader.offset == end) { break }
         }
         return result
     }
@@ -227,9 +291,11 @@ package enum BinaryStoreFormat {
         whole.append((try? handle.read(upToCount: 2 * header.slotCapacity)) ?? Data())
         try? handle.close()
         let newest = try whole.withUnsafeBytes { try newestSlot($0, header: header, file: url) }
-        guard payload.count + slotHeaderSize <= header.slotCapacity else { return false }
+        guard payload.count + header.slotHeaderSize <= header.slotCapacity else { return false }
         let target = 1 - newest.index
-        let slot = encodeSlot(generation: newest.generation + 1, payload: payload, capacity: header.slotCapacity)
+        let slot = encodeSlot(
+            generation: newest.generation + 1, payload: payload, capacity: header.slotCapacity, version: header.version,
+            dataEnd: newest.dataEnd ?? 0)
         let descriptor = open(url.path, O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw AtomicFileWriter.error(errno, "open for writing", url) }
         defer { close(descriptor) }
