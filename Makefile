@@ -99,3 +99,27 @@ fuzz: fuzz-build
 		echo "Fuzzing found problems in:$$failed. Inputs: $(FUZZ_DIR)/crashes/<target>/, logs: $(FUZZ_DIR)/<target>.log"; \
 		exit 1; \
 	fi
+
+# Installs quire, its man page (generated from the argument definitions) and its bash, zsh and fish completion
+# scripts under $(DESTDIR)$(PREFIX). INSTALL_CONFIG=debug installs the debug build (no second build).
+PREFIX ?= /usr/local
+INSTALL_CONFIG ?= release
+.PHONY: install uninstall
+install: deps
+	$(SWIFT) build -c $(INSTALL_CONFIG) --product quire
+	@bin=$$($(SWIFT) build -c $(INSTALL_CONFIG) --show-bin-path)/quire; \
+	set -e; \
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1" \
+		"$(DESTDIR)$(PREFIX)/share/bash-completion/completions" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" \
+		"$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"; \
+	install -m 755 "$$bin" "$(DESTDIR)$(PREFIX)/bin/quire"; \
+	"$$bin" --generate-manual > "$(DESTDIR)$(PREFIX)/share/man/man1/quire.1"; \
+	"$$bin" --generate-completion-script bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/quire"; \
+	"$$bin" --generate-completion-script zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_quire"; \
+	"$$bin" --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/quire.fish"; \
+	echo "Installed quire, quire.1 and completions under $(DESTDIR)$(PREFIX)"
+
+uninstall:
+	rm -f "$(DESTDIR)$(PREFIX)/bin/quire" "$(DESTDIR)$(PREFIX)/share/man/man1/quire.1" \
+		"$(DESTDIR)$(PREFIX)/share/bash-completion/completions/quire" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_quire" \
+		"$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/quire.fish"
