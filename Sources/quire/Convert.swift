@@ -12,7 +12,7 @@ struct Convert: ParsableCommand {
         abstract: "Convert documents or stores to another store type or container (Save As).",
         usage: """
             quire convert INPUT OUTPUT [--to <type>] [--package | --archive <format>] [<options>]
-              quire convert SOURCE... OUTDIR [--to <type>] [--package | --archive <format>] [<options>]
+            quire convert SOURCE... OUTDIR [--to <type>] [--package | --archive <format>] [<options>]
             """,
         discussion: """
             With two paths, INPUT is converted into OUTPUT. With more, or when a SOURCE is a folder, or OUTDIR ends \
@@ -174,7 +174,6 @@ struct Convert: ParsableCommand {
         let progress = ProgressBar(mode: dryRun ? .off : ProgressBar.mode(quiet: quiet, json: json), jobs: trackers)
         let results = LockedValue([Result<ConversionJob.Outcome, CommandFailure>?](repeating: nil, count: planned.count))
         let next = LockedValue(0)
-        let output = LockedValue(())
         let workers = min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, planned.count)
         let started = Date()
         let (quiet, verbose, json) = (self.quiet, self.verbose, self.json)
@@ -199,10 +198,10 @@ struct Convert: ParsableCommand {
                 switch result {
                 case .success(let outcome):
                     progress.end(trackers[index], line: "\(job.input) -> \(job.output): done", succeeded: true)
-                    if (verbose || settings.dryRun) && !json && !quiet { output.withLock { _ in print(outcome.line) } }
+                    if (verbose || settings.dryRun) && !json && !quiet { progress.printAbove(outcome.line, toStandardError: false) }
                 case .failure(let failure):
                     progress.end(trackers[index], line: "\(job.input) -> \(job.output): failed", succeeded: false)
-                    if !json { output.withLock { _ in printError("quire: \(failure.message)") } }
+                    if !json { progress.printAbove("quire: \(failure.message)", toStandardError: true) }
                 }
             }
         }

@@ -74,25 +74,41 @@ final class ProgressBar: Sendable {
         }
     }
 
-    /// Stops the redraws and clears the line.
+    /// Prints a line of output (`toStandardError` for errors) above the bar: the bar's line is cleared first
+    /// and drawn again at the next redraw, so that the two never share a line.
+    func printAbove(_ line: String, toStandardError: Bool) {
+        state.withLock { state in
+            if state.drawn { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+            state.drawn = false
+            if toStandardError {
+                printError(line)
+            } else {
+                // Unbuffered, so that it comes before the summary line that `print` writes at the end.
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            }
+        }
+    }
+
+    /// Stops the redraws and clears the line (once; calling it again does nothing).
     func stop() {
-        let drawn = state.withLock { state -> Bool in
+        // Written under the lock, so that a redraw running now cannot draw after the line is cleared.
+        state.withLock { state in
             state.timer?.cancel()
             state.timer = nil
-            return state.drawn
+            if state.drawn { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+            state.drawn = false
         }
-        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
     }
 
     private func redraw() {
-        let line = state.withLock { state -> String? in
-            guard state.timer != nil, let started = state.started else { return nil }
+        state.withLock { state in
+            guard state.timer != nil, let started = state.started else { return }
             state.drawn = true
-            return Self.render(
+            let line = Self.render(
                 jobs: jobs, finished: state.finishedFiles, fileCount: fileCount,
                 elapsed: Date().timeIntervalSince(started), width: Self.terminalWidth())
+            FileHandle.standardError.write(Data(("\r\u{1B}[2K" + line).utf8))
         }
-        if let line { FileHandle.standardError.write(Data(("\r\u{1B}[2K" + line).utf8)) }
     }
 
     /// The progress line for the conversions so far.
