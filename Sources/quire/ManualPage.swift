@@ -54,7 +54,7 @@ enum ManualPage {
     /// The page, from this executable's argument definitions.
     static func page() throws -> String {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.executableURL = Bundle.main.executableURL ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         process.arguments = ["--experimental-dump-help"]
         let pipe = Pipe()
         process.standardOutput = pipe

@@ -26,6 +26,10 @@ final class ProgressBar: Sendable {
         var started: Date?
         var timer: DispatchSourceTimer?
         var drawn = false
+        /// The bytes done at the last redraw, when, and the rate smoothed over the redraws.
+        var lastDone: Int64 = 0
+        var lastTime: Date?
+        var rate: Double = 0
     }
 
     private let mode: Mode
@@ -104,15 +108,28 @@ final class ProgressBar: Sendable {
         state.withLock { state in
             guard state.timer != nil, let started = state.started else { return }
             state.drawn = true
+            let now = Date()
+            let done = jobs.reduce(Int64(0)) { $0 + $1.snapshot().done }
+            // The rate is smoothed over the last redraws rather than taken since the start: a phase that is done
+            // at once (external data hard-linked) would otherwise make the time left far too short.
+            if let last = state.lastTime, now.timeIntervalSince(last) > 0 {
+                let recent = Double(done - state.lastDone) / now.timeIntervalSince(last)
+                state.rate = state.rate > 0 ? 0.8 * state.rate + 0.2 * recent : recent
+            } else {
+                let elapsed = now.timeIntervalSince(started)
+                state.rate = elapsed > 0 ? Double(done) / elapsed : 0
+            }
+            state.lastDone = done
+            state.lastTime = now
             let line = Self.render(
-                jobs: jobs, finished: state.finishedFiles, fileCount: fileCount,
-                elapsed: Date().timeIntervalSince(started), width: Self.terminalWidth())
+                jobs: jobs, finished: state.finishedFiles, fileCount: fileCount, rate: state.rate,
+                width: Self.terminalWidth())
             FileHandle.standardError.write(Data(("\r\u{1B}[2K" + line).utf8))
         }
     }
 
-    /// The progress line for the conversions so far.
-    static func render(jobs: [ConversionTracker], finished: Int, fileCount: Int, elapsed: TimeInterval, width: Int) -> String {
+    /// The progress line for the conversions so far, at `rate` bytes per second, cut to `width` columns.
+    static func render(jobs: [ConversionTracker], finished: Int, fileCount: Int, rate: Double, width: Int) -> String {
         var done: Int64 = 0
         var total: Int64 = 0
         var copied = 0
@@ -128,7 +145,6 @@ final class ProgressBar: Sendable {
         }
         total = max(total, done, 1)
         let fraction = min(Double(done) / Double(total), 1)
-        let rate = elapsed > 0 ? Double(done) / elapsed : 0
         let left = rate > 0 ? Double(total - done) / rate : 0
         let barWidth = 20
         let filled = Int(fraction * Double(barWidth))
