@@ -115,3 +115,29 @@ fuzz: fuzz-build
 		echo "Fuzzing found problems in:$$failed. Inputs: $(FUZZ_DIR)/crashes/<target>/, logs: $(FUZZ_DIR)/<target>.log"; \
 		exit 1; \
 	fi
+
+# Installs quire, its man page (generated from the argument definitions) and its bash, zsh and fish completion
+# scripts under $(DESTDIR)$(PREFIX). INSTALL_CONFIG=debug installs the debug build (no second build);
+# install-files installs an executable already built (QUIRE_BIN=path).
+PREFIX ?= /usr/local
+INSTALL_CONFIG ?= release
+.PHONY: install install-files uninstall
+install: deps
+	$(SWIFT) build -c $(INSTALL_CONFIG) --product quire
+	$(MAKE) install-files QUIRE_BIN="$$($(SWIFT) build -c $(INSTALL_CONFIG) --show-bin-path)/quire"
+
+install-files:
+	@test -x "$(QUIRE_BIN)" || { echo "QUIRE_BIN must name the built quire executable"; exit 1; }
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1" \
+		"$(DESTDIR)$(PREFIX)/share/bash-completion/completions" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" \
+		"$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"
+	install -m 755 "$(QUIRE_BIN)" "$(DESTDIR)$(PREFIX)/bin/quire"
+	"$(QUIRE_BIN)" --generate-manual > "$(DESTDIR)$(PREFIX)/share/man/man1/quire.1"
+	"$(QUIRE_BIN)" --generate-completion-script bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/quire"
+	"$(QUIRE_BIN)" --generate-completion-script zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_quire"
+	"$(QUIRE_BIN)" --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/quire.fish"
+
+uninstall:
+	rm -f "$(DESTDIR)$(PREFIX)/bin/quire" "$(DESTDIR)$(PREFIX)/share/man/man1/quire.1" \
+		"$(DESTDIR)$(PREFIX)/share/bash-completion/completions/quire" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_quire" \
+		"$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/quire.fish"

@@ -22,15 +22,19 @@ enum ExitStatus: Int32 {
 struct CommandFailure: Error {
     var status: ExitStatus
     var message: String
+    /// The library's error behind the failure, when there is one (its code and file go into the JSON form).
+    var error: QuireError? = nil
 
     /// A failure reading or understanding an input.
     static func input(_ error: any Error, _ url: URL) -> CommandFailure {
-        CommandFailure(status: .unreadableInput, message: describe(error, url))
+        if let failure = error as? CommandFailure { return failure }
+        return CommandFailure(status: .unreadableInput, message: describe(error, url), error: error as? QuireError)
     }
 
     /// A failure writing an output.
     static func output(_ error: any Error, _ url: URL) -> CommandFailure {
-        CommandFailure(status: .unwritableOutput, message: describe(error, url))
+        if let failure = error as? CommandFailure { return failure }
+        return CommandFailure(status: .unwritableOutput, message: describe(error, url), error: error as? QuireError)
     }
 
     /// One line naming the file and the problem.
@@ -178,14 +182,16 @@ func moveIntoPlace(_ built: URL, to output: URL, force: Bool) throws {
     }
 }
 
-/// Refuses an existing output up front (before any work) unless `force`.
-func checkOutputFree(_ output: URL, force: Bool) throws {
+/// Refuses an existing output up front (before any work) unless `force`; and one whose folder does not exist
+/// unless `folderMayBeMissing` (a dry run over many files, whose folders are made only when converting).
+func checkOutputFree(_ output: URL, force: Bool, folderMayBeMissing: Bool = false) throws {
     if !force && FileManager.default.fileExists(atPath: output.path) {
         throw CommandFailure(status: .unwritableOutput, message: "'\(output.path)' already exists; pass --force to replace it.")
     }
     try writing(output) { try DocumentContents.checkReplaceable(output) }
     var isDirectory: ObjCBool = false
     let parent = output.deletingLastPathComponent()
+    if folderMayBeMissing && !FileManager.default.fileExists(atPath: parent.path) { return }
     guard FileManager.default.fileExists(atPath: parent.path, isDirectory: &isDirectory), isDirectory.boolValue else {
         throw CommandFailure(status: .unwritableOutput, message: "The folder of '\(output.path)' does not exist.")
     }

@@ -3,31 +3,41 @@ import Foundation
 import Quire
 import QuireCore
 import QuireStores
+import QuireSupport
 
-/// `quire convert INPUT OUTPUT`: Save As into another store type or container.
+/// `quire convert INPUT OUTPUT` and `quire convert SOURCE… OUTDIR`: Save As into another store type or
+/// container, one file or many.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert a document or store to another store type or container (Save As).",
+        abstract: "Convert documents or stores to another store type or container (Save As).",
+        usage: """
+            quire convert INPUT OUTPUT [--to <type>] [--package | --archive <format>] [<options>]
+            quire convert SOURCE... OUTDIR [--to <type>] [--package | --archive <format>] [<options>]
+            """,
         discussion: """
-            The input's kind is read from its content. The output's container comes from --package or --archive, \
-            else from its extension (.sqlite, .xml, .binary: a store file; .zip, .tar: an archive; anything else: \
-            the input's container); its store type from --type, else the extension, else the input's type. \
-            Metadata and external data are carried over. Nothing is left behind on failure.
+            With two paths, INPUT is converted into OUTPUT. With more, or when a SOURCE is a folder, or OUTDIR ends \
+            in '/', every SOURCE (folders walked for documents and stores, by content) is converted into OUTDIR \
+            (created when missing), keeping its name and sub-folder with the new extension, in parallel \
+            (--jobs). The input's kind is read from its content. The output's container comes from --package or \
+            --archive, else from its extension (.sqlite, .sqlite3, .db, .xml, .binary, .bin, .quire: a store file; \
+            .zip, .tar: an archive; .quiredoc: a package; no extension: the input's container); other extensions are \
+            refused. Its store type comes from --to, else a store file's extension, else the input's type. \
+            Metadata and external data are carried over. Nothing is left behind on failure. Exit status 0 when \
+            every conversion succeeded, else the highest status of those that failed.
             """)
 
-    @Argument(help: "The document or store to convert.")
-    var input: String
+    @Argument(help: ArgumentHelp("INPUT OUTPUT, or SOURCE... OUTDIR.", valueName: "path"))
+    var paths: [String] = []
 
-    @Argument(help: "Where to write the result.")
-    var output: String
-
-    @Option(help: "The output's store type: sqlite, xml or binary.")
+    @Option(
+        name: [.customLong("to"), .customLong("type")],
+        help: ArgumentHelp("The output's store type: sqlite, xml or binary.", valueName: "type"))
     var type: StoreTypeArgument?
 
-    @Flag(help: "Write a document package (a folder).")
+    @Flag(help: "Write document packages (folders).")
     var package = false
 
-    @Option(help: "Write a flat archive: zip or tar.")
+    @Option(help: "Write flat archives: zip or tar.")
     var archive: ArchiveArgument?
 
     @Option(help: "The MIME type of a new package or archive (default: the input's, else application/x-quire-document).")
@@ -35,87 +45,217 @@ struct Convert: ParsableCommand {
 
     @OptionGroup var model: ModelOption
 
-    @Flag(help: "Replace the output if it exists.")
+    @Flag(help: "Replace outputs that exist (files and document packages, never other folders).")
     var force = false
 
-    @Flag(help: "Print what was done as JSON.")
+    @Flag(name: [.customShort("n"), .long], help: "Check the inputs and outputs and say what would be done; write nothing.")
+    var dryRun = false
+
+    @Option(name: [.customShort("j"), .long], help: "How many files to convert at once (default: the number of cores).")
+    var jobs: Int?
+
+    @Flag(name: .shortAndLong, help: "Print only errors: no progress, no result lines.")
+    var quiet = false
+
+    @Flag(name: .shortAndLong, help: "Print each file's result and how long each phase took.")
+    var verbose = false
+
+    @Flag(help: "Print what was done as JSON (errors too).")
     var json = false
 
     func validate() throws {
+        if paths.count < 2 { throw ValidationError("convert needs an input and an output (INPUT OUTPUT or SOURCE... OUTDIR).") }
         if package && archive != nil { throw ValidationError("--package and --archive cannot be used together.") }
+        if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together.") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be 1 or more.") }
         if let mimeType, mimeType.isEmpty || !mimeType.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) {
             throw ValidationError("--mime-type must be one word of printable ASCII.")
         }
     }
 
-    /// Store types by file name extension.
-    static let storeExtensions: [String: StoreType] = [
-        "sqlite": .sqlite, "sqlite3": .sqlite, "db": .sqlite, "xml": .xml, "binary": .binary, "bin": .binary,
-    ]
+    private var settings: ConversionJob.Settings {
+        ConversionJob.Settings(
+            storeType: type?.storeType, package: package, archive: archive, mimeType: mimeType, modelFile: model.url,
+            force: force, dryRun: dryRun, verbose: verbose)
+    }
+
+    /// Whether the command names many inputs and an output folder.
+    private var isBatch: Bool {
+        guard let last = paths.last else { return false }
+        return paths.count > 2 || last.hasSuffix("/") || paths.dropLast().contains { DocumentFinder.isPlainFolder(fileURL($0)) }
+    }
 
     func run() throws {
-        let inputURL = fileURL(input)
-        let outputURL = fileURL(output)
-        let source = try openContents(input)
-        defer { source.close() }
-        let ext = outputURL.pathExtension.lowercased()
-        let container: DocumentContents.Container
-        if package {
-            container = .package
-        } else if let archive {
-            container = DocumentContents.Container(archive.format)
-        } else if ext == "zip" {
-            container = .zipArchive
-        } else if ext == "tar" {
-            container = .tarArchive
-        } else if Self.storeExtensions[ext] != nil {
-            container = .storeFile
-        } else {
-            container = source.container
+        if isBatch {
+            try runBatch()
+            return
         }
-        let storeType = type?.storeType ?? (container == .storeFile ? Self.storeExtensions[ext] : nil) ?? source.storeType
-        guard outputURL != inputURL else {
-            throw CommandFailure(status: .usage, message: "'\(outputURL.path)' is the input; convert to a new location.")
-        }
-        try checkOutputFree(outputURL, force: force)
-        let blobs = source.externalDataFiles()
-        let progress = ProgressBar(
-            totalBytes: Self.size(of: source.storeURL) + blobs.reduce(0) { $0 + $1.size },
-            enabled: !json && isatty(STDERR_FILENO) == 1)
-        let summary: DocumentContents.ConversionSummary
-        do {
-            summary = try source.convert(
-                to: outputURL, container: container, storeType: storeType, mimeType: mimeType, replacing: force,
-                modelFile: model.url,
-                willCopy: { progress.start(watching: $0) }, didCopy: { progress.stop() },
-                progress: { progress.objects(copied: $0, of: $1) })
-        } catch let error as QuireError {
-            // Errors naming the output or a file of its staging folder are output errors; the rest are the input's.
-            let file = error.context.file?.standardizedFileURL.path ?? ""
-            let hidden = outputURL.deletingLastPathComponent().appendingPathComponent("." + outputURL.lastPathComponent).path
-            if file.hasPrefix(outputURL.path) || file.hasPrefix(hidden) {
-                throw CommandFailure.output(error, outputURL)
-            }
-            throw CommandFailure.input(error, inputURL)
-        }
-        let objectCount = summary.objectCount
-        let blobBytes = summary.externalDataBytes
+        let job = ConversionJob(input: paths[0], output: paths[1], container: nil)
+        let tracker = job.makeTracker(settings: settings)
+        let progress = ProgressBar(mode: dryRun ? .off : ProgressBar.mode(quiet: quiet, json: json), jobs: [tracker])
+        progress.begin(tracker)
+        defer { progress.stop() }
+        let outcome = try job.run(settings: settings, tracker: tracker)
+        progress.stop()
         if json {
-            try printJSON([
-                "input": ["path": input, "container": source.container.rawValue, "storeType": source.storeType.rawValue],
-                "output": ["path": output, "container": container.rawValue, "storeType": storeType.rawValue],
-                "objects": objectCount, "externalDataFiles": blobs.count, "externalDataBytes": blobBytes,
-            ] as [String: Any])
-        } else {
-            print(
-                "Converted \(input) (\(source.container.rawValue), \(source.storeType)) to \(output) "
-                    + "(\(container.rawValue), \(storeType)): \(objectCount) objects, \(blobs.count) external data files "
-                    + "(\(byteCount(blobBytes))).")
+            try printJSON(outcome.json)
+        } else if !quiet {
+            print(outcome.line)
         }
     }
 
-    /// The size of a file, zero when unknown.
-    static func size(of url: URL) -> Int64 {
-        ((try? FileManager.default.attributesOfItem(atPath: url.path)[.size]) as? NSNumber)?.int64Value ?? 0
+    // MARK: Many files
+
+    /// Plans every conversion: inputs named directly keep their name, files found in a folder their path
+    /// under it; each gets the extension of the output's kind.
+    func plan() throws -> [ConversionJob] {
+        guard let last = paths.last else { return [] }
+        var jobs: [ConversionJob] = []
+        for source in paths.dropLast() {
+            let url = fileURL(source)
+            if DocumentFinder.isPlainFolder(url) {
+                let found = try reading(url) { try DocumentFinder.documents(in: url) }
+                if found.isEmpty, verbose { printError("quire: '\(source)' holds no document or store.") }
+                for item in found {
+                    jobs.append(job(input: joined(source, item.relativePath), container: item.container, relativePath: item.relativePath, into: last))
+                }
+            } else {
+                // An input that cannot be read fails on its own when converted; the others still are.
+                let container = try? DocumentContents.container(at: url)
+                jobs.append(job(input: source, container: container, relativePath: url.lastPathComponent, into: last))
+            }
+        }
+        if jobs.isEmpty {
+            throw CommandFailure(status: .unreadableInput, message: "No document or store found in \(paths.dropLast().map { "'\($0)'" }.joined(separator: ", ")).")
+        }
+        var seen: [String: String] = [:]
+        for job in jobs {
+            let key = fileURL(job.output).path
+            if let other = seen[key] {
+                throw CommandFailure(
+                    status: .usage,
+                    message: "'\(other)' and '\(job.input)' would both be written to '\(job.output)'; convert them apart.")
+            }
+            seen[key] = job.input
+        }
+        return jobs
+    }
+
+    private func joined(_ folder: String, _ relative: String) -> String {
+        folder.hasSuffix("/") ? folder + relative : folder + "/" + relative
+    }
+
+    /// The job for one input of a run over many, whose output goes under `folder` at `relativePath` with the
+    /// output kind's extension.
+    private func job(
+        input: String, container inputContainer: DocumentContents.Container?, relativePath: String, into folder: String
+    ) -> ConversionJob {
+        let container: DocumentContents.Container =
+            package ? .package : archive.map { DocumentContents.Container($0.format) } ?? inputContainer ?? .storeFile
+        let name = (relativePath as NSString).deletingPathExtension
+        let inputExtension = (relativePath as NSString).pathExtension
+        let ext: String
+        switch container {
+        case .package: ext = inputContainer == .package && !inputExtension.isEmpty ? inputExtension : OutputKind.packageExtension
+        case .zipArchive: ext = inputContainer == .zipArchive && !inputExtension.isEmpty ? inputExtension : "zip"
+        case .tarArchive: ext = "tar"
+        case .storeFile:
+            ext = type.map { OutputKind.storeExtension($0.storeType) } ?? (inputExtension.isEmpty ? "sqlite" : inputExtension)
+        }
+        return ConversionJob(input: input, output: joined(folder, name + "." + ext), container: container)
+    }
+
+    /// Converts every planned file, `--jobs` at a time, and prints one summary line.
+    func runBatch() throws {
+        let planned = try plan()
+        try prepareOutputFolder(fileURL(paths[paths.count - 1]), jobs: planned)
+        let settings = self.settings
+        let trackers = planned.map { $0.makeTracker(settings: settings) }
+        let progress = ProgressBar(mode: dryRun ? .off : ProgressBar.mode(quiet: quiet, json: json), jobs: trackers)
+        let results = LockedValue([Result<ConversionJob.Outcome, CommandFailure>?](repeating: nil, count: planned.count))
+        let next = LockedValue(0)
+        let workers = min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, planned.count)
+        let started = Date()
+        let (quiet, verbose, json) = (self.quiet, self.verbose, self.json)
+        DispatchQueue.concurrentPerform(iterations: max(workers, 1)) { _ in
+            while true {
+                let index = next.withLock { value -> Int in
+                    defer { value += 1 }
+                    return value
+                }
+                guard index < planned.count else { return }
+                let job = planned[index]
+                progress.begin(trackers[index])
+                let result: Result<ConversionJob.Outcome, CommandFailure>
+                do {
+                    result = .success(try job.run(settings: settings, tracker: trackers[index]))
+                } catch let failure as CommandFailure {
+                    result = .failure(failure)
+                } catch {
+                    result = .failure(CommandFailure.input(error, fileURL(job.input)))
+                }
+                results.withLock { $0[index] = result }
+                switch result {
+                case .success(let outcome):
+                    progress.end(trackers[index], line: "\(job.input) -> \(job.output): done", succeeded: true)
+                    if (verbose || settings.dryRun) && !json && !quiet { progress.printAbove(outcome.line, toStandardError: false) }
+                case .failure(let failure):
+                    progress.end(trackers[index], line: "\(job.input) -> \(job.output): failed", succeeded: false)
+                    if !json { progress.printAbove("quire: \(failure.message)", toStandardError: true) }
+                }
+            }
+        }
+        progress.stop()
+        let outcomes = results.withLock { $0 }.compactMap { $0 }
+        let failures = outcomes.compactMap { if case .failure(let failure) = $0 { failure } else { nil } }
+        let successes = outcomes.compactMap { if case .success(let outcome) = $0 { outcome } else { nil } }
+        let objects = successes.reduce(0) { $0 + $1.objects }
+        let files = successes.reduce(0) { $0 + $1.externalDataFiles }
+        let bytes = successes.reduce(Int64(0)) { $0 + $1.externalDataBytes }
+        let folder = paths[paths.count - 1]
+        if json {
+            var entries: [Any] = []
+            for (job, outcome) in zip(planned, outcomes) {
+                switch outcome {
+                case .success(let result): entries.append(result.json as [String: Any])
+                case .failure(let failure):
+                    entries.append(["input": ["path": job.input], "output": ["path": job.output], "error": failure.jsonObject] as [String: Any])
+                }
+            }
+            try printJSON([
+                "files": entries, "succeeded": successes.count, "failed": failures.count, "objects": objects,
+                "externalDataFiles": files, "externalDataBytes": bytes, "dryRun": dryRun,
+            ] as [String: Any])
+        } else if !quiet {
+            let verb = dryRun ? "Would convert" : "Converted"
+            var line = "\(verb) \(successes.count) of \(planned.count) files into \(folder)"
+            if !failures.isEmpty { line += " (\(failures.count) failed)" }
+            if !dryRun { line += ": \(objects) objects, \(files) external data files (\(byteCount(bytes)))" }
+            if verbose { line += String(format: " in %.2f s", Date().timeIntervalSince(started)) }
+            print(line + ".")
+        }
+        if let worst = failures.map(\.status.rawValue).max() { throw ExitCode(worst) }
+    }
+
+    /// Makes sure the output folder is a folder of the user's (created when missing, with the sub-folders the
+    /// outputs need), never a document or a file.
+    private func prepareOutputFolder(_ folder: URL, jobs: [ConversionJob]) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue, DocumentFinder.isPlainFolder(folder) else {
+                throw CommandFailure(
+                    status: .usage,
+                    message: "'\(folder.path)' is not a folder: when converting several files, the last path is the folder they go into.")
+            }
+        } else if !dryRun {
+            try writing(folder) { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false) }
+        }
+        guard !dryRun else { return }
+        for job in jobs {
+            let parent = fileURL(job.output).deletingLastPathComponent()
+            if parent != folder.standardizedFileURL {
+                try writing(parent) { try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true) }
+            }
+        }
     }
 }

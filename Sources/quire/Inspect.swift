@@ -84,18 +84,20 @@ struct Dump: ParsableCommand {
 
     @OptionGroup var model: ModelOption
 
-    @Flag(help: "Print as JSON.")
+    @Flag(help: "Print as JSON with typed values (schema in Docs/CLI.md); errors as JSON objects.")
     var json = false
 
     func run() throws {
         let contents = try openContents(document)
         defer { contents.close() }
-        let dump = try dumpContents(contents, model: model)
         if json {
-            print(String(decoding: try dump.json(), as: UTF8.self))
-        } else {
-            print(dump.text(), terminator: "")
+            let dump = try reading(contents.url) {
+                try ObjectGraphDump(storeAt: contents.storeURL, type: contents.storeType, modelFile: model.url, includingValues: true)
+            }
+            print(String(decoding: try dump.typedJSON(), as: UTF8.self))
+            return
         }
+        print(try dumpContents(contents, model: model).text(), terminator: "")
     }
 }
 

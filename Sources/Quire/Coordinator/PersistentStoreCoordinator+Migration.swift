@@ -22,6 +22,15 @@ extension PersistentStoreCoordinator {
     ///   that differ; ``QuireError/Code/inferredMappingModel`` naming the entity and property inference cannot
     ///   map; ``QuireError/Code/migrationMissingSourceModel`` for a store without an embedded model; any error of
     ///   ``MigrationManager/migrateStore(at:type:options:mapping:)``. The store file is unchanged after any error.
+    /// The advice of the incompatible-model error, in a store's terms (a document replaces it with its own).
+    package static let migrationOptionsAdvice =
+        "add it with the options migratesAutomatically and infersMappingModel (NSMigratePersistentStoresAutomaticallyOption, "
+        + "NSInferMappingModelAutomaticallyOption) to migrate it, or migrate it with MigrationManager."
+
+    /// The advice of the missing-mapping-model error, in a store's terms (a document replaces it with its own).
+    package static let mappingOptionAdvice =
+        "set infersMappingModel (NSInferMappingModelAutomaticallyOption) or migrate it with MigrationManager and a mapping model."
+
     func storeMigratedAfterIncompatibleVersion(_ failed: PersistentStore, error: QuireError) throws -> PersistentStore {
         guard let url = failed.url, let kind = try? StoreKinds.kind(for: failed.type),
             let contents = try? kind.readContents(at: url)
@@ -36,17 +45,15 @@ extension PersistentStoreCoordinator {
         guard options.migratesAutomatically else {
             throw QuireError(
                 .persistentStoreIncompatibleVersionHash,
-                "The store '\(url.path)' was written with an incompatible model (\(difference)); add it with the options "
-                    + "migratesAutomatically and infersMappingModel (NSMigratePersistentStoresAutomaticallyOption, "
-                    + "NSInferMappingModelAutomaticallyOption) to migrate it, or migrate it with MigrationManager.",
+                "The store '\(url.path)' was written with an incompatible model (\(difference)); "
+                    + Self.migrationOptionsAdvice,
                 context: .init(file: url), underlying: error)
         }
         guard options.infersMappingModel else {
             throw QuireError(
                 .migrationMissingMappingModel,
                 "The store '\(url.path)' was written with an incompatible model (\(difference)) and no mapping model was "
-                    + "given; set infersMappingModel (NSInferMappingModelAutomaticallyOption) or migrate it with "
-                    + "MigrationManager and a mapping model.",
+                    + "given; " + Self.mappingOptionAdvice,
                 context: .init(file: url), underlying: error)
         }
         guard !options.isReadOnly else {

@@ -36,7 +36,9 @@ extension DocumentContents {
     ///     ``ManagedObjectModel/forStore(at:type:modelFile:)``.
     ///   - willCopy: Called before the copy with the staging folder the new files appear in (for progress).
     ///   - didCopy: Called after the copy, whether it succeeded or not.
-    ///   - progress: Called as records are copied, with the number copied and the total.
+    ///   - progress: Called after each batch of objects copied with the number so far and the total.
+    ///   - onProgress: Called at the start of each phase and as it goes (objects copied, archive bytes
+    ///     written), from the calling thread or the copy's; see ``ConversionProgress``.
     /// - Returns: What was copied.
     /// - Throws: ``QuireError`` naming the file: the source's when it cannot be read, the output's (or a file in
     ///   its staging folder) when the result cannot be written. Nothing is left behind on failure.
@@ -45,8 +47,10 @@ extension DocumentContents {
         to output: URL, container: Container, storeType: StoreType, mimeType: String? = nil, replacing: Bool = false,
         modelFile: URL? = nil,
         willCopy: (URL) -> Void = { _ in }, didCopy: () -> Void = {},
-        progress: (@Sendable (_ copied: Int, _ total: Int) -> Void)? = nil
+        progress: (@Sendable (_ copied: Int, _ total: Int) -> Void)? = nil,
+        onProgress: (@Sendable (ConversionProgress) -> Void)? = nil
     ) throws -> ConversionSummary {
+        onProgress?(ConversionProgress(phase: .verifying))
         if !replacing && DocumentFiles.kind(of: output) != .missing {
             throw QuireError(
                 .fileWriteUnknown, "'\(output.path)' already exists; replace it or choose a new location.",
@@ -79,6 +83,8 @@ extension DocumentContents {
             return count
         }
         let blobs = externalDataFiles()
+        let blobBytes = blobs.reduce(0) { $0 + $1.size }
+        onProgress?(ConversionProgress(phase: .copyingStore, objectCount: objectCount))
 
         // Staging folders of conversions that were killed are removed first.
         WorkingFolders.collectStale(in: output.deletingLastPathComponent(), prefix: "." + output.lastPathComponent + SafeSave.marker)
@@ -92,13 +98,23 @@ extension DocumentContents {
         var options = StoreOptions()
         options.journalMode = .delete
         willCopy(work)
+        var copyProgress = progress
+        if let onProgress {
+            copyProgress = { copied, total in
+                progress?(copied, total)
+                onProgress(ConversionProgress(phase: .copyingStore, objectsCopied: copied, objectCount: total))
+            }
+        }
         do {
             defer { didCopy() }
             let migrated = try coordinator.migratePersistentStore(
-                store, to: target, options: options, type: storeType, progress: progress)
+                store, to: target, options: options, type: storeType, progress: copyProgress)
             try coordinator.remove(migrated)
         }
         let mimeType = mimeType ?? self.mimeType ?? "application/x-quire-document"
+        onProgress?(
+            ConversionProgress(
+                phase: .copyingExternalData, objectsCopied: objectCount, objectCount: objectCount, bytesTotal: blobBytes))
         switch container {
         case .storeFile:
             let support = ExternalDataFolder.supportFolder(forStore: target, type: storeType)
@@ -133,12 +149,21 @@ extension DocumentContents {
             let built = staging.appendingPathComponent("package", isDirectory: true)
             try Self.writePackage(at: built, storeAt: target, mimeType: mimeType, objectCount: objectCount, storeType: storeType)
             let file = staging.appendingPathComponent("archive")
-            try Self.writeArchive(ofPackage: built, to: file, format: container.documentFormat ?? .zipArchive)
+            try Self.writeArchive(
+                ofPackage: built, to: file, format: container.documentFormat ?? .zipArchive,
+                progress: onProgress.map { report in
+                    { written, total in
+                        report(
+                            ConversionProgress(
+                                phase: .writingArchive, objectsCopied: objectCount, objectCount: objectCount,
+                                bytesDone: written, bytesTotal: total))
+                    }
+                })
+            onProgress?(ConversionProgress(phase: .finishing, objectsCopied: objectCount, objectCount: objectCount))
             try Self.moveIntoPlace(file, to: output)
         }
         try DocumentFiles.fsyncDirectory(output.deletingLastPathComponent())
-        return ConversionSummary(
-            objectCount: objectCount, externalDataFiles: blobs.count, externalDataBytes: blobs.reduce(0) { $0 + $1.size })
+        return ConversionSummary(objectCount: objectCount, externalDataFiles: blobs.count, externalDataBytes: blobBytes)
     }
 
     /// Renames a finished file or folder over `destination`, removing what was there (a file or a document

@@ -237,10 +237,13 @@ public final class DocumentContents {
     ///   - destination: The new archive file.
     ///   - format: ``DocumentType/Format/zipArchive`` or ``DocumentType/Format/tarArchive``.
     ///   - compression: How zip members other than `mimetype` are compressed.
+    ///   - progress: Called as the archive is written with the bytes of the package's files archived so far
+    ///     and their total (on the calling thread).
     /// - Throws: ``QuireError`` naming the package or archive; the partial file is removed.
     public static func writeArchive(
         ofPackage package: URL, to destination: URL, format: DocumentType.Format,
-        compression: DocumentType.Compression = .automatic
+        compression: DocumentType.Compression = .automatic,
+        progress: ((_ written: Int64, _ total: Int64) -> Void)? = nil
     ) throws {
         guard format.isArchive else {
             throw QuireError(.invalidArgument, "An archive is zip or tar, not a package.", context: .init(file: destination))
@@ -248,7 +251,9 @@ public final class DocumentContents {
         let mimeType = try DocumentSniffer.sniff(package).mimeType
         try DocumentPackage.validate(package)
         do {
-            try FlatArchive.write(tree: package, mimeType: mimeType, to: destination, format: format, compression: compression)
+            try FlatArchive.write(
+                tree: package, mimeType: mimeType, to: destination, format: format, compression: compression,
+                progress: progress)
         } catch {
             if DocumentFiles.kind(of: destination) != .missing { DocumentFiles.removeTree(destination) }
             throw error

@@ -35,9 +35,11 @@ enum FlatArchive {
 
     /// Writes the tree at `root` as an archive into a new file at `destination` (which must not exist), then
     /// fsyncs it: `mimetype` first and stored, then every folder and file of the tree in name order.
+    /// `progress`, when given, is called after each piece of a member with the bytes of the tree's files
+    /// archived so far and their total.
     static func write(
         tree root: URL, mimeType: String, to destination: URL, format: DocumentType.Format,
-        compression: DocumentType.Compression
+        compression: DocumentType.Compression, progress: ((_ written: Int64, _ total: Int64) -> Void)? = nil
     ) throws {
         let fd = open(destination.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
@@ -48,7 +50,15 @@ enum FlatArchive {
             throw QuireError(.fileWriteUnknown, "libarchive could not allocate a writer for '\(destination.path)'.")
         }
         defer { archive_write_free(archive) }
-        let writer = ArchiveWriter(archive: archive, url: destination)
+        var writer = ArchiveWriter(archive: archive, url: destination)
+        if let progress {
+            let total = try treeSize(root)
+            var written: Int64 = 0
+            writer.wrote = { count in
+                written += count
+                progress(written, total)
+            }
+        }
         if format == .tarArchive {
             try writer.check(archive_write_set_format_pax_restricted(archive), "choose the tar format")
         } else {
@@ -94,6 +104,15 @@ enum FlatArchive {
         guard fsync(fd) == 0 else {
             throw DocumentFiles.failure(errno, "fsync", "Unable to flush the archive '\(destination.path)' to disk", url: destination)
         }
+    }
+
+    /// The total size of the regular files of a package tree.
+    private static func treeSize(_ root: URL) throws -> Int64 {
+        var total: Int64 = 0
+        try DocumentPackage.walk(root, relative: "") { _, kind in
+            if case .file(let size) = kind { total += size }
+        }
+        return total
     }
 
     private static func readFile(_ url: URL) throws -> Data {
@@ -149,6 +168,8 @@ enum FlatArchive {
 private struct ArchiveWriter {
     let archive: OpaquePointer
     let url: URL
+    /// Called with the bytes of each piece of a member written (for progress).
+    var wrote: ((Int64) -> Void)?
 
     func check(_ result: Int32, _ action: String) throws {
         guard result >= ARCHIVE_WARN else { throw error(action) }
@@ -183,6 +204,7 @@ private struct ArchiveWriter {
             }
         }
         try check(archive_write_finish_entry(archive), "finish \(name)")
+        wrote?(Int64(data.count))
     }
 
     /// Adds a member whose bytes are read from an open file, 64 KiB at a time.
@@ -210,6 +232,7 @@ private struct ArchiveWriter {
                 }
             }
             remaining -= Int64(used)
+            wrote?(Int64(used))
         }
         try check(archive_write_finish_entry(archive), "finish \(name)")
     }

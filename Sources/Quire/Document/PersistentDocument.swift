@@ -155,7 +155,7 @@ open class PersistentDocument {
             try read(from: workingTree, ofType: typeName)
         } catch {
             DocumentFiles.removeTree(workingFolder)
-            throw error
+            throw documentError(error, openedFrom: url)
         }
         noteSavedState()
     }
@@ -182,8 +182,8 @@ open class PersistentDocument {
         guard sniffed.format == type.format, sniffed.mimeType == type.mimeType else {
             throw QuireError(
                 .documentTypeMismatch,
-                "The document '\(url.path)' is a \(sniffed.format.rawValue) of MIME type '\(sniffed.mimeType)', not a "
-                    + "\(type.format.rawValue) of type '\(type.name)' (\(type.mimeType)).",
+                "The document '\(url.path)' is a \(sniffed.format.displayName) of MIME type '\(sniffed.mimeType)', not a "
+                    + "\(type.format.displayName) of type '\(type.name)' (\(type.mimeType)).",
                 context: .init(file: url))
         }
         DocumentFiles.removeTree(workingTree)
@@ -346,8 +346,12 @@ open class PersistentDocument {
         for store in persistentStoreCoordinator.persistentStores { try persistentStoreCoordinator.remove(store) }
         DocumentFiles.removeTree(workingTree)
         if let fileURL {
-            try loadWorkingTree(from: fileURL, typeName: fileType)
-            try read(from: workingTree, ofType: fileType)
+            do {
+                try loadWorkingTree(from: fileURL, typeName: fileType)
+                try read(from: workingTree, ofType: fileType)
+            } catch {
+                throw documentError(error, openedFrom: fileURL)
+            }
         } else {
             let type = try documentType
             try makeEmptyWorkingTree()

@@ -27,10 +27,34 @@ public struct ObjectGraphDump: Sendable, Equatable, Codable {
         /// Every persistent relationship's related objects, by name: keys in order for ordered relationships,
         /// sorted otherwise; empty for none.
         public var relationships: [String: [String]]
+        /// Every persistent attribute's value, by name, when the dump was made `includingValues` (for typed
+        /// JSON, ``typedJSON()``); empty otherwise. Not encoded, not compared.
+        public var values: [String: AttributeValue] = [:]
+
+        private enum CodingKeys: String, CodingKey {
+            case key, entity, attributes, relationships
+        }
+
+        /// Objects are equal when their keys, entities and canonical values are.
+        public static func == (lhs: Object, rhs: Object) -> Bool {
+            lhs.key == rhs.key && lhs.entity == rhs.entity && lhs.attributes == rhs.attributes
+                && lhs.relationships == rhs.relationships
+        }
     }
 
     /// The objects, by entity name and then by key.
     public var objects: [Object]
+
+    /// The type of every persistent attribute, by entity and attribute name, when the dump was made
+    /// `includingValues`; empty otherwise. Not encoded, not compared.
+    public var attributeTypes: [String: [String: AttributeType]] = [:]
+
+    private enum CodingKeys: String, CodingKey {
+        case objects
+    }
+
+    /// Dumps are equal when their objects are.
+    public static func == (lhs: ObjectGraphDump, rhs: ObjectGraphDump) -> Bool { lhs.objects == rhs.objects }
 
     /// The number of objects of each entity (sub-entities counted apart).
     public var counts: [String: Int] {
@@ -39,8 +63,18 @@ public struct ObjectGraphDump: Sendable, Equatable, Codable {
 
     /// Dumps every object of every store of a context's coordinator (saved objects only).
     ///
+    /// - Parameters:
+    ///   - context: The context whose stores are dumped.
+    ///   - includingValues: Whether each object keeps its attribute values (``Object/values``, binary data
+    ///     included) and the dump the attribute types, for ``typedJSON()``.
     /// - Throws: Store errors while fetching.
-    public init(context: ManagedObjectContext) throws {
+    public init(context: ManagedObjectContext, includingValues: Bool = false) throws {
+        if includingValues, let model = context.persistentStoreCoordinator?.managedObjectModel {
+            for entity in model.entities where !entity.isAbstract {
+                attributeTypes[entity.name] = Dictionary(
+                    entity.allAttributes.filter { !$0.isTransient }.map { ($0.name, $0.attributeType) }, uniquingKeysWith: { a, _ in a })
+            }
+        }
         objects = try context.performAndWait {
             guard let model = context.persistentStoreCoordinator?.managedObjectModel else { return [] }
             var byEntity: [(EntityDescription, [ManagedObject])] = []
@@ -82,9 +116,10 @@ public struct ObjectGraphDump: Sendable, Equatable, Codable {
                         }
                         relationships[relationship.name] = related
                     }
+                    let (attributes, values) = ObjectGraphDump.attributes(of: object, keepingValues: includingValues)
                     result.append(Object(
                         key: keys[object.objectID] ?? "?", entity: entity.name,
-                        attributes: ObjectGraphDump.canonicalAttributes(of: object), relationships: relationships))
+                        attributes: attributes, relationships: relationships, values: values))
                 }
             }
             return result
@@ -94,8 +129,13 @@ public struct ObjectGraphDump: Sendable, Equatable, Codable {
     /// Dumps a store file, opened read-only with the model it embeds, else `modelFile`, else the model Core
     /// Data cached in it (see ``ManagedObjectModel/forStore(at:type:modelFile:)``).
     ///
+    /// - Parameters:
+    ///   - url: The store file.
+    ///   - type: Its store type.
+    ///   - modelFile: The application's model, for a store that embeds none.
+    ///   - includingValues: Whether objects keep their typed values, for ``typedJSON()``.
     /// - Throws: ``QuireError`` when the file is not a readable store of that type.
-    public init(storeAt url: URL, type: StoreType, modelFile: URL? = nil) throws {
+    public init(storeAt url: URL, type: StoreType, modelFile: URL? = nil, includingValues: Bool = false) throws {
         let model = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile).model
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
         var options = StoreOptions()
@@ -104,7 +144,7 @@ public struct ObjectGraphDump: Sendable, Equatable, Codable {
         defer { try? coordinator.remove(store) }
         let context = ManagedObjectContext()
         context.persistentStoreCoordinator = coordinator
-        try self.init(context: context)
+        try self.init(context: context, includingValues: includingValues)
     }
 
     /// Orders keys by entity, then numerically (`Item#2` before `Item#10`).
@@ -116,7 +156,14 @@ public struct ObjectGraphDump: Sendable, Equatable, Codable {
     }
 
     static func canonicalAttributes(of object: ManagedObject) -> [String: String] {
+        attributes(of: object, keepingValues: false).canonical
+    }
+
+    /// The canonical values of an object's attributes and, when `keepingValues`, the values themselves
+    /// (external data read; an unreadable external file is `.null`).
+    static func attributes(of object: ManagedObject, keepingValues: Bool) -> (canonical: [String: String], values: [String: AttributeValue]) {
         var result: [String: String] = [:]
+        var values: [String: AttributeValue] = [:]
         for attribute in object.entity.allAttributes where !attribute.isTransient {
             var value = object.attributeValue(forKey: attribute.name)
             if case .externalData(let reference) = value {
@@ -125,12 +172,14 @@ public struct ObjectGraphDump: Sendable, Equatable, Codable {
                     value = try object.dataValue(forKey: attribute.name).map(AttributeValue.data) ?? .null
                 } catch {
                     result[attribute.name] = "data(unreadable external file \(reference.uuid))"
+                    if keepingValues { values[attribute.name] = .null }
                     continue
                 }
             }
             result[attribute.name] = canonical(value)
+            if keepingValues { values[attribute.name] = value }
         }
-        return result
+        return (result, values)
     }
 
     /// The canonical text of a value.

@@ -200,7 +200,8 @@ import Testing
         let cli = try harness()
         try cli.copySample("Runs-sqlite.quiredoc", as: "Runs.quiredoc")
         let cases: [([String], String)] = [
-            (["convert", "Runs.quiredoc"], "quire: Missing expected argument '<output>' (see 'quire help')\n"),
+            (["convert", "Runs.quiredoc"],
+             "quire: convert needs an input and an output (INPUT OUTPUT or SOURCE... OUTDIR). (see 'quire help')\n"),
             (["convert", "Runs.quiredoc", "X", "--package", "--archive", "zip"],
              "quire: --package and --archive cannot be used together. (see 'quire help')\n"),
             (["convert", "Runs.quiredoc", "X.db", "--type", "csv"],
@@ -208,7 +209,26 @@ import Testing
             (["metadata", "Runs.quiredoc", "--set", "Owner"], "quire: --set takes KEY=VALUE, not 'Owner'. (see 'quire help')\n"),
             (["metadata", "Runs.quiredoc", "--remove", "NSStoreUUID"],
              "quire: The key 'NSStoreUUID' belongs to the store and cannot be changed. (see 'quire help')\n"),
-            (["frobnicate"], "quire: Unexpected argument 'frobnicate' (see 'quire help')\n"),
+            (["frobnicate"],
+             "quire: 'frobnicate' is not a quire command. Commands: convert, info, metadata, dump, diff, verify, pack, "
+                + "unpack, samples, demo (see 'quire help').\n"),
+            (["conver", "Runs.quiredoc", "Runs.zip"],
+             "quire: 'conver' is not a quire command. Did you mean 'convert'? Commands: convert, info, metadata, dump, "
+                + "diff, verify, pack, unpack, samples, demo (see 'quire help').\n"),
+            (["convert", "Runs.quiredoc", "Runs.docx"],
+             "quire: Cannot tell what to write to 'Runs.docx': the extension '.docx' is unknown; known: store files "
+                + ".sqlite, .sqlite3, .db (SQLite), .xml (XML), .binary, .bin, .quire (binary); archives .zip, .tar; "
+                + "packages .quiredoc; zip documents .quirenb. Or pass --package or --archive zip|tar.\n"),
+            (["convert", "Runs.quiredoc", "Runs.tar.gz"],
+             "quire: Cannot tell what to write to 'Runs.tar.gz': compressed archives are not supported; known: store "
+                + "files .sqlite, .sqlite3, .db (SQLite), .xml (XML), .binary, .bin, .quire (binary); archives .zip, "
+                + ".tar; packages .quiredoc; zip documents .quirenb. Or pass --package or --archive zip|tar.\n"),
+            (["convert", "Runs.quiredoc", "Runs.zip", "--package"],
+             "quire: 'Runs.zip' is named like a zip archive, but --package writes a folder: name it 'Runs.quiredoc' "
+                + "or drop --package.\n"),
+            (["convert", "Runs.quiredoc", "Runs.sqlite", "--archive", "tar"],
+             "quire: 'Runs.sqlite' is named like a store file, but --archive tar writes a tar archive: name it "
+                + "'Runs.tar' or drop --archive.\n"),
             (["convert", "Runs.quiredoc", "Runs.quiredoc"], "quire: '$TMP/Runs.quiredoc' is the input; convert to a new location.\n"),
         ]
         for (arguments, stderr) in cases {

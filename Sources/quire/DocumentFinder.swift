@@ -1,0 +1,45 @@
+import Foundation
+import Quire
+
+/// Finds the documents and stores in a folder `quire convert` was given: packages (not entered), zip and tar
+/// document archives, and store files, recognized by their content; hidden files and folders (staging
+/// folders, external data folders) and SQLite's side files are skipped.
+enum DocumentFinder {
+    /// A document found in a folder.
+    struct Found: Equatable {
+        /// Its path under the folder, with `/` between components.
+        var relativePath: String
+        /// Its container.
+        var container: DocumentContents.Container
+    }
+
+    /// Whether a path names a folder that is not a document package (a folder to walk).
+    static func isPlainFolder(_ url: URL) -> Bool {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return false
+        }
+        return (try? DocumentContents.container(at: url)) != .package
+    }
+
+    /// The documents under `folder`, in path order.
+    static func documents(in folder: URL) throws -> [Found] {
+        var found: [Found] = []
+        try walk(folder, relative: "", into: &found)
+        return found.sorted { $0.relativePath < $1.relativePath }
+    }
+
+    private static func walk(_ folder: URL, relative: String, into found: inout [Found]) throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        for name in names where !name.hasPrefix(".") {
+            if name.hasSuffix("-wal") || name.hasSuffix("-shm") || name.hasSuffix("-journal") { continue }
+            let url = folder.appendingPathComponent(name)
+            let path = relative.isEmpty ? name : relative + "/" + name
+            if let container = try? DocumentContents.container(at: url) {
+                found.append(Found(relativePath: path, container: container))
+            } else if isPlainFolder(url), (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) == nil {
+                try walk(url, relative: path, into: &found)
+            }
+        }
+    }
+}
