@@ -151,7 +151,7 @@ extension ManagedObjectContext {
         if let existing = registry[child.objectID] {
             object = existing
         } else {
-            object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+            object = entity.managedObjectClass.init(entity: entity)
             object.objectID = child.objectID
             object.managedObjectContext = self
             object.insertedFlag = true

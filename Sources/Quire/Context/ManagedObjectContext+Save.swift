@@ -9,6 +9,7 @@ extension ManagedObjectContext {
     /// objects too. Deny is checked at save.
     public func processPendingChanges() {
         while let object = pendingDeletes.popLast() {
+            object.prepareForDeletion()
             for relationship in object.entity.allRelationships {
                 let related = object.loadedStorage(for: relationship).objectIDs.map { self.object(with: $0) }
                 switch relationship.deleteRule {

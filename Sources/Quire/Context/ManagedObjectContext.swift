@@ -194,7 +194,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Within one context there is exactly one object per record, however it is reached.
     public func object(with objectID: ObjectID) -> ManagedObject {
         if let existing = registry[objectID] { return existing }
-        let object = objectID.entity.managedObjectClass.init(entity: objectID.entity, insertInto: nil)
+        let object = objectID.entity.managedObjectClass.init(entity: objectID.entity)
         object.objectID = objectID
         object.managedObjectContext = self
         object.attributeStorage = []
@@ -267,7 +267,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             isNew = false
         case .vacant(let slot):
             let entity = id.entity
-            object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+            object = entity.managedObjectClass.init(entity: entity)
             object.objectID = id
             object.managedObjectContext = self
             registry.fill(slot, with: object)
