@@ -115,6 +115,7 @@ extension ManagedObjectContext {
                     changes.updatedObjectIDs.insert(object.objectID)
                 }
             }
+            parent.postObjectsDidChange()
         }
         for object in changed where object.deletedFlag {
             unregister(object)
@@ -161,6 +162,7 @@ extension ManagedObjectContext {
         object.attributeStorage = child.attributeStorage
         object.relationshipStorage = localRelationships(child.relationshipStorage)
         noteChange(object)
+        changeNotes.inserted.append(object)
         if let store = child.managedObjectContext?.storeAssignments[ObjectIdentifier(child)] {
             storeAssignments[ObjectIdentifier(object)] = store
         }
@@ -188,6 +190,7 @@ extension ManagedObjectContext {
     /// effects as updates).
     private func applyDelete(of child: ManagedObject) {
         let object = self.object(with: localID(child.objectID))
+        changeNotes.deleted.append(object)
         if object.insertedFlag {
             // Inserted here and never saved: it simply leaves this context.
             unregister(object)
