@@ -23,15 +23,22 @@ struct ObjectsDidChange {
     init(_ notes: ContextChangeNotes) {
         var deleted = Set(notes.deleted)
         var inserted = Set(notes.inserted)
-        let bornAndGone = inserted.intersection(deleted)
-        inserted.subtract(bornAndGone)
-        deleted.subtract(bornAndGone)
-        inserted = inserted.filter { !$0.deletedFlag }
+        if !deleted.isEmpty && !inserted.isEmpty {
+            let bornAndGone = inserted.intersection(deleted)
+            inserted.subtract(bornAndGone)
+            deleted.subtract(bornAndGone)
+            inserted = inserted.filter { !$0.deletedFlag }
+        }
         self.inserted = inserted
         self.deleted = deleted
-        updated = Set(notes.updated).subtracting(inserted).subtracting(deleted).subtracting(bornAndGone)
-        invalidated = Set(notes.invalidated).subtracting(deleted)
-        refreshed = Set(notes.refreshed).subtracting(deleted).subtracting(invalidated)
+        // An object inserted earlier and changed since is updated; one inserted in this round is only inserted.
+        var updated = Set<ManagedObject>()
+        for object in notes.updated where !inserted.contains(object) && !deleted.contains(object) && !object.deletedFlag {
+            updated.insert(object)
+        }
+        self.updated = updated
+        invalidated = notes.invalidated.isEmpty ? [] : Set(notes.invalidated).subtracting(deleted)
+        refreshed = notes.refreshed.isEmpty ? [] : Set(notes.refreshed).subtracting(deleted).subtracting(invalidated)
         invalidatedAll = notes.invalidatedAll
     }
 
