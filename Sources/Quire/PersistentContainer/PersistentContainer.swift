@@ -130,7 +130,7 @@ open class PersistentContainer: @unchecked Sendable {
     }
 
     /// Runs a block on a new private-queue context and returns its result (the Swift-concurrency form of
-    /// ``performBackgroundTask(_:)-(@Sendable(ManagedObjectContext)->Void)``).
+    /// `performBackgroundTask(_:)` with a block).
     public func performBackgroundTask<T: Sendable>(_ block: @escaping @Sendable (ManagedObjectContext) throws -> T) async throws -> T {
         let context = newBackgroundContext()
         return try await context.perform { try block(context) }

@@ -248,3 +248,30 @@ final class ChangeRecorder: FetchedResultsControllerDelegate {
         _ = coordinator
     }
 }
+
+/// A controller on a parent context follows what a child context saves into it.
+@Suite struct FetchedResultsChildContextTests {
+    @Test func aChildsSaveIsReportedOnTheParent() throws {
+        let folder = try TemporaryFolder()
+        let (_, parent) = try Fixtures.stack(FetchedResultsControllerTests.model(), at: folder.file("Child.sqlite"))
+        let request = FetchRequest<ManagedObject>(entityName: "Item")
+        request.sortDescriptors = [SortKey("rank")]
+        let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: parent)
+        let recorder = ChangeRecorder()
+        try parent.performAndWait {
+            controller.delegate = recorder
+            try controller.performFetch()
+        }
+        let child = ManagedObjectContext()
+        child.parent = parent
+        try child.performAndWait {
+            let item = EntityDescription.insertNewObject(forEntityName: "Item", into: child)
+            item.setValue("x", forKey: "title")
+            try child.save()
+        }
+        parent.performAndWait {
+            #expect(recorder.take() == ["will", "insert x ->0.0", "did"])
+            #expect(controller.fetchedObjects?.count == 1)
+        }
+    }
+}
