@@ -15,6 +15,9 @@ final class ContextChangeNotes {
     var refreshed: [ManagedObject] = []
     /// Objects whose records disappeared and that left the context.
     var invalidated: [ManagedObject] = []
+    /// How many refreshed objects are noted before the context posts them without waiting for the end of the
+    /// event.
+    static let refreshedBound = 16_384
     /// Set by ``ManagedObjectContext/reset()``: every object was invalidated.
     var invalidatedAll = false
 

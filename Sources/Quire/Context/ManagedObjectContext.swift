@@ -497,5 +497,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.recordIsMissing = false
         if !mergeChanges && parent == nil { coordinatorOrFail().forgetSnapshot(for: object.objectID) }
         object.didTurnIntoFault()
+        // A context that refreshes objects to let their values go, and never ends an event, must not keep them
+        // all in its notes: past a bound the round ends here.
+        if changeNotes.refreshed.count >= ContextChangeNotes.refreshedBound { postObjectsDidChange() }
     }
 }
