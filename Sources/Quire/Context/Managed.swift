@@ -195,10 +195,10 @@ extension ManagedObject: ManagedPropertyValue {
     public static func fromManagedValue(_ value: Any?, of property: PropertyDescription?) -> Self {
         if let object = value as? Self { return object }
         if let relationship = property as? RelationshipDescription, let destination = relationship.resolvedDestination {
-            if let placeholder = destination.managedObjectClass.init(entity: destination, insertInto: nil) as? Self {
+            if let placeholder = destination.managedObjectClass.init(entity: destination) as? Self {
                 return placeholder
             }
-            return Self(entity: destination, insertInto: nil)
+            return Self(entity: destination)
         }
         return fromManagedValue(value)
     }

@@ -226,6 +226,7 @@ extension ManagedObject {
 
     /// Marks the object changed and keeps the committed values, the first time it changes.
     func willChangeAttributes() {
+        managedObjectContext?.changeNotes.noteUpdated(self)
         guard !insertedFlag else { return }
         if committedAttributes == nil { committedAttributes = attributeStorage }
         if !updatedFlag { managedObjectContext?.objectDidChange(self) }
@@ -234,6 +235,7 @@ extension ManagedObject {
     func willChangeRelationships() {
         fireFaultIfNeeded()
         managedObjectContext?.registerUndoForRelationships(self)
+        managedObjectContext?.changeNotes.noteUpdated(self)
         guard !insertedFlag else { return }
         if committedRelationships == nil { committedRelationships = relationshipStorage }
         if !updatedFlag { managedObjectContext?.objectDidChange(self) }

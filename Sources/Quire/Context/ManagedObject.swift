@@ -72,14 +72,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Order of first change in the context, so saves are deterministic.
     var changeSequence = 0
 
-    /// Creates an object of an entity, inserting it into a context when one is given
-    /// (`init(entity:insertInto:)`). Its attributes start at their defaults.
+    /// Creates an object of exactly this class for an entity, in no context, with its attributes at their
+    /// defaults: the designated initializer every way of making an object ends in. Override it (as a
+    /// `required init(entity:)` calling `super`) to initialize a subclass's own stored properties.
     ///
-    /// - Parameters:
-    ///   - entity: The object's entity. It must not be abstract.
-    ///   - context: The context to insert it into, or `nil` to insert it later with
-    ///     ``ManagedObjectContext/insert(_:)``.
-    public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+    /// Applications call ``init(entity:insertInto:)`` instead, which makes an object of the entity's
+    /// ``EntityDescription/managedObjectClass`` and inserts it.
+    ///
+    /// - Parameter entity: The object's entity.
+    public required init(entity: EntityDescription) {
         self.unretainedEntity = entity
         self.entityOwner = entity.isFrozen ? nil : entity
         // A temporary ID is drawn when the object is inserted; objects a context makes for records get
@@ -87,7 +88,6 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         self.objectID = ObjectID.unassigned(for: entity)
         self.attributeStorage = entity.defaultAttributeValues
         self.relationshipStorage = entity.emptyRelationshipValues
-        if let context { context.insert(self) }
     }
 
     /// Creates an object of the entity whose ``EntityDescription/managedObjectClass`` is this class, and
@@ -122,6 +122,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     open func awakeFromInsert() {}
     /// Called when the object's values are loaded from a store (a fetch or a fired fault).
     open func awakeFromFetch() {}
+    /// Called when the object was deleted, before its delete rules run (`prepareForDeletion()`): its
+    /// relationships still hold their objects, for custom propagation. Runs when the context processes its
+    /// pending changes (``ManagedObjectContext/processPendingChanges()``, at the latest at save).
+    open func prepareForDeletion() {}
     /// Called before the object is saved (inserted, updated or deleted).
     open func willSave() {}
     /// Called after the object was saved.

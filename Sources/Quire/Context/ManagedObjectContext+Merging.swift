@@ -31,7 +31,11 @@ public struct ContextDidSave: Sendable, Hashable {
 
     /// Reads the payload of a did-save notification; nil for another notification.
     public init?(_ notification: Notification) {
-        guard notification.name == ManagedObjectContext.didSaveNotification, let info = notification.userInfo else { return nil }
+        guard notification.name == ManagedObjectContext.didSaveNotification
+            || notification.name == ManagedObjectContext.didSaveObjectIDsNotification
+            || notification.name == ManagedObjectContext.didMergeChangesObjectIDsNotification,
+            let info = notification.userInfo
+        else { return nil }
         insertedObjectIDs = info[ManagedObjectContext.insertedObjectIDsKey] as? Set<ObjectID> ?? []
         updatedObjectIDs = info[ManagedObjectContext.updatedObjectIDsKey] as? Set<ObjectID> ?? []
         deletedObjectIDs = info[ManagedObjectContext.deletedObjectIDsKey] as? Set<ObjectID> ?? []
@@ -94,13 +98,35 @@ extension ManagedObjectContext {
                 coordinator?.forgetSnapshot(for: translated)
                 return translated
             }
+            var merged = ContextDidSave()
             for id in changes.deletedObjectIDs {
-                guard let id = local(id), let object = registry[id] else { continue }
+                guard let id = local(id) else { continue }
+                merged.deletedObjectIDs.insert(id)
+                guard let object = registry[id] else { continue }
+                changeNotes.deleted.append(object)
                 forgetObjectDeletedElsewhere(object)
             }
             for id in changes.updatedObjectIDs {
-                guard let id = local(id), let object = registry[id], !object.faultFlag, !object.insertedFlag else { continue }
-                refresh(object, mergeChanges: object.hasChanges)
+                guard let id = local(id) else { continue }
+                merged.updatedObjectIDs.insert(id)
+                guard let object = registry[id], !object.insertedFlag else { continue }
+                if object.faultFlag {
+                    // A fault reloads when it fires (a row it kept is let go); it is reported as refreshed.
+                    refresh(object, mergeChanges: false)
+                    changeNotes.refreshed.append(object)
+                } else {
+                    refresh(object, mergeChanges: object.hasChanges)
+                }
+            }
+            // Inserted objects are faulted in, as in Core Data, so observers see them.
+            for id in changes.insertedObjectIDs where !id.isTemporaryID {
+                guard let id = local(id) else { continue }
+                merged.insertedObjectIDs.insert(id)
+                changeNotes.inserted.append(object(with: id))
+            }
+            postObjectsDidChange()
+            if !merged.isEmpty {
+                NotificationCenter.default.post(name: Self.didMergeChangesObjectIDsNotification, object: self, userInfo: merged.userInfo)
             }
         }
     }
@@ -122,6 +148,7 @@ extension ManagedObjectContext {
             }
         }
         pendingDeletes.removeAll { $0 === object }
+        changeNotes.invalidated.append(object)
         unregister(object)
         object.insertedFlag = false
         object.updatedFlag = false

@@ -115,6 +115,7 @@ extension ManagedObjectContext {
                     changes.updatedObjectIDs.insert(object.objectID)
                 }
             }
+            parent.postObjectsDidChange()
         }
         for object in changed where object.deletedFlag {
             unregister(object)
@@ -151,7 +152,7 @@ extension ManagedObjectContext {
         if let existing = registry[child.objectID] {
             object = existing
         } else {
-            object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+            object = entity.managedObjectClass.init(entity: entity)
             object.objectID = child.objectID
             object.managedObjectContext = self
             object.insertedFlag = true
@@ -161,6 +162,7 @@ extension ManagedObjectContext {
         object.attributeStorage = child.attributeStorage
         object.relationshipStorage = localRelationships(child.relationshipStorage)
         noteChange(object)
+        changeNotes.inserted.append(object)
         if let store = child.managedObjectContext?.storeAssignments[ObjectIdentifier(child)] {
             storeAssignments[ObjectIdentifier(object)] = store
         }
@@ -188,6 +190,7 @@ extension ManagedObjectContext {
     /// effects as updates).
     private func applyDelete(of child: ManagedObject) {
         let object = self.object(with: localID(child.objectID))
+        changeNotes.deleted.append(object)
         if object.insertedFlag {
             // Inserted here and never saved: it simply leaves this context.
             unregister(object)

@@ -9,6 +9,8 @@ extension ManagedObjectContext {
     /// objects too. Deny is checked at save.
     public func processPendingChanges() {
         while let object = pendingDeletes.popLast() {
+            object.prepareForDeletion()
+            changeNotes.deleted.append(object)
             for relationship in object.entity.allRelationships {
                 let related = object.loadedStorage(for: relationship).objectIDs.map { self.object(with: $0) }
                 switch relationship.deleteRule {
@@ -28,6 +30,7 @@ extension ManagedObjectContext {
             }
         }
         endUndoEvent()
+        postObjectsDidChange()
     }
 
     /// Saves every unsaved change (`save()`): delete rules run, objects are validated, and then either the
@@ -46,6 +49,7 @@ extension ManagedObjectContext {
         try performAndWait {
             // Objects inserted and deleted since the last save are not changes, but the save still lets them go.
             guard hasChanges || !pendingDeletes.isEmpty || changeLog.contains(where: \.hasChanges) else { return }
+            NotificationCenter.default.post(name: Self.willSaveNotification, object: self)
             processPendingChanges()
             // willSave may change more objects; those join the log and get their turn too. Bounded, so that
             // hooks that keep changing each other cannot loop forever.
@@ -60,15 +64,14 @@ extension ManagedObjectContext {
             processPendingChanges()
             let changed = changedObjectsInOrder()
             try validateForSave(changed)
+            let objects = SavedObjectSets(changed)
             let changes: ContextDidSave
             if let parent {
                 changes = try push(changed, into: parent)
             } else {
                 changes = try saveToStores(changed)
             }
-            if !changes.isEmpty {
-                NotificationCenter.default.post(name: Self.didSaveNotification, object: self, userInfo: changes.userInfo)
-            }
+            if !changes.isEmpty { postDidSave(changes, objects: objects) }
         }
     }
 

@@ -99,6 +99,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var storeAssignments: [ObjectIdentifier: PersistentStore] = [:]
     /// The undo manager and its bookkeeping (see ManagedObjectContext+Undo.swift).
     let undoState = ContextUndoState()
+    /// What changed since the last objects-did-change notification (see ManagedObjectContext+Notifications.swift).
+    let changeNotes = ContextChangeNotes()
 
     /// Creates a context.
     ///
@@ -117,6 +119,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         // clearing the registered objects' pointers leaves none dangling.
         // Objects nobody else holds are released in key order, mostly the order they were made in, which walks
         // memory forward several times faster than hash order; the others forget their context.
+        changeNotes.streams.finishAll()
         for object in changeLog { object.managedObjectContext = nil }
         registry.releaseAll { $0.managedObjectContext = nil }
     }
@@ -125,14 +128,24 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Runs a block on the context's queue and returns at once (`perform(_:)`).
     public func perform(_ block: @escaping @Sendable () -> Void) {
-        queue.async { RunningContexts.run(self, block) }
+        queue.async {
+            RunningContexts.run(self) {
+                block()
+                self.endOfEvent()
+            }
+        }
     }
 
     /// Runs a block on the context's queue and returns its result (Swift concurrency form of `perform`).
     public func perform<T: Sendable>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             queue.async {
-                continuation.resume(with: Result { try RunningContexts.run(self, block) })
+                continuation.resume(with: Result {
+                    try RunningContexts.run(self) {
+                        defer { self.endOfEvent() }
+                        return try block()
+                    }
+                })
             }
         }
     }
@@ -194,7 +207,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Within one context there is exactly one object per record, however it is reached.
     public func object(with objectID: ObjectID) -> ManagedObject {
         if let existing = registry[objectID] { return existing }
-        let object = objectID.entity.managedObjectClass.init(entity: objectID.entity, insertInto: nil)
+        let object = objectID.entity.managedObjectClass.init(entity: objectID.entity)
         object.objectID = objectID
         object.managedObjectContext = self
         object.attributeStorage = []
@@ -267,7 +280,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             isNew = false
         case .vacant(let slot):
             let entity = id.entity
-            object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+            object = entity.managedObjectClass.init(entity: entity)
             object.objectID = id
             object.managedObjectContext = self
             registry.fill(slot, with: object)
@@ -329,6 +342,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         noteChange(object)
         register(object)
+        changeNotes.inserted.append(object)
         registerUndoForInsert(object)
         object.awakeFromInsert()
     }
@@ -401,6 +415,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Discards every unsaved change (`rollback()`): inserted objects leave the context, updated and deleted
     /// objects get their saved values back.
     public func rollback() {
+        for object in changeLog where object.insertedFlag { changeNotes.deleted.append(object) }
+        for object in changeLog where !object.insertedFlag && (object.updatedFlag || object.deletedFlag) {
+            changeNotes.refreshed.append(object)
+        }
         for object in changeLog where object.insertedFlag {
             unregister(object)
             object.insertedFlag = false
@@ -418,6 +436,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         pendingDeletes = []
         storeAssignments = [:]
         clearChangeLog()
+        postObjectsDidChange()
     }
 
     /// Forgets every object (`reset()`): unsaved changes are discarded and registered objects leave the
@@ -426,6 +445,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
         rollback()
         for object in registry.removeAll() { object.managedObjectContext = nil }
         permanentIDsByTemporaryID = [:]
+        _ = changeNotes.take()
+        changeNotes.invalidatedAll = true
+        postObjectsDidChange()
     }
 
     /// Turns an object back into a fault (`refresh(_:mergeChanges:)`), releasing its values, or with
@@ -457,8 +479,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
                 return
             }
             object.rebase(on: row, rule: .objectTrump)
+            changeNotes.refreshed.append(object)
             return
         }
+        changeNotes.refreshed.append(object)
         object.willTurnIntoFault()
         if object.hasChanges {
             pendingDeletes.removeAll { $0 === object }
@@ -474,5 +498,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.recordIsMissing = false
         if !mergeChanges && parent == nil { coordinatorOrFail().forgetSnapshot(for: object.objectID) }
         object.didTurnIntoFault()
+        // A context that refreshes objects to let their values go, and never ends an event, must not keep them
+        // all in its notes: past a bound the round ends here.
+        if changeNotes.refreshed.count >= ContextChangeNotes.refreshedBound { postObjectsDidChange() }
     }
 }

@@ -25,6 +25,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// Bumped whenever `changedRecords` is emptied to stay small; rows held from an earlier generation are
     /// treated as stale.
     private(set) var heldRowGeneration = 0
+    /// How many saves went through the coordinator (read under its lock): what tells a fetched results
+    /// controller's cache whether it is still current.
+    private(set) var saveGeneration = 0
     /// The most rows the cache keeps; past that it starts afresh (cheaper than tracking use of each row).
     var rowCacheLimit = 500_000
     /// The contexts using the coordinator, held weakly, so Save As can re-point their objects.
@@ -295,6 +298,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             }
             for change in request.updated { changedRecords[change.objectID] = change.version + 1 }
             for change in request.deleted { changedRecords[change.objectID] = Int64.max }
+            saveGeneration += 1
             return result
         }
     }

@@ -20,6 +20,11 @@ extension AtomicStore {
         do {
             result.permanentIDs.reserveCapacity(request.inserted.count)
             for change in request.inserted {
+                // A key reserved by obtainPermanentIDs is kept.
+                if !change.objectID.isTemporaryID, change.objectID.primaryKey != nil {
+                    result.permanentIDs.append(change.objectID)
+                    continue
+                }
                 result.permanentIDs.append(ObjectID(entity: change.objectID.entity, store: store, primaryKey: nextKey))
                 nextKey += 1
             }

@@ -103,6 +103,11 @@ extension SQLiteStore {
         var roots: [EntityDescription] = []
         result.permanentIDs.reserveCapacity(inserted.count)
         for change in inserted {
+            // A key reserved by obtainPermanentIDs (already counted in Z_MAX) is kept.
+            if !change.objectID.isTemporaryID, change.objectID.primaryKey != nil {
+                result.permanentIDs.append(change.objectID)
+                continue
+            }
             let entity = change.objectID.entity
             let root = entity.rootEntity
             var next: Int64
