@@ -40,9 +40,10 @@ extension ManagedObjectContext {
                         includesSubentities: request.includesSubentities, kind: .objectIDs),
                     stores: request.affectedStores, coordinator)
             }
-            let result = try coordinator.executeBatch(
-                StoreBatchRequest(entity: entity, target: target, operation: .delete, wantsObjectIDs: request.resultType == .objectIDs),
-                stores: request.affectedStores)
+            var batch = StoreBatchRequest(entity: entity, target: target, operation: .delete, wantsObjectIDs: request.resultType == .objectIDs)
+            batch.transactionAuthor = transactionAuthor
+            batch.contextName = name
+            let result = try coordinator.executeBatch(batch, stores: request.affectedStores)
             return BatchResult(resultType: request.resultType, count: result.count, objectIDs: result.objectIDs)
         }
     }
@@ -73,9 +74,11 @@ extension ManagedObjectContext {
                     includesSubentities: request.includesSubentities, kind: .objectIDs),
                 stores: request.affectedStores, coordinator)
             guard !values.isEmpty else { return BatchResult(resultType: request.resultType, count: 0, objectIDs: []) }
-            let result = try coordinator.executeBatch(
-                StoreBatchRequest(entity: entity, target: target, operation: .update(values), wantsObjectIDs: request.resultType == .objectIDs),
-                stores: request.affectedStores)
+            var batch = StoreBatchRequest(
+                entity: entity, target: target, operation: .update(values), wantsObjectIDs: request.resultType == .objectIDs)
+            batch.transactionAuthor = transactionAuthor
+            batch.contextName = name
+            let result = try coordinator.executeBatch(batch, stores: request.affectedStores)
             return BatchResult(resultType: request.resultType, count: result.count, objectIDs: result.objectIDs)
         }
     }
@@ -110,7 +113,8 @@ extension ManagedObjectContext {
                     try add(dictionary)
                 }
             }
-            let ids = try coordinator.executeBatchInsert(entity: entity, attributes: rows, stores: request.affectedStores)
+            let ids = try coordinator.executeBatchInsert(
+                entity: entity, attributes: rows, stores: request.affectedStores, transactionAuthor: transactionAuthor, contextName: name)
             return BatchResult(resultType: request.resultType, count: ids.count, objectIDs: ids)
         }
     }
@@ -145,10 +149,14 @@ extension ManagedObjectContext {
                 }
                 return result
             }
-            context.mergeChanges(fromContextDidSave: ContextDidSave(
+            let changes = ContextDidSave(
                 insertedObjectIDs: ids([insertedObjectsKey, insertedObjectIDsKey]),
                 updatedObjectIDs: ids([updatedObjectsKey, updatedObjectIDsKey]),
-                deletedObjectIDs: ids([deletedObjectsKey, deletedObjectIDsKey])))
+                deletedObjectIDs: ids([deletedObjectsKey, deletedObjectIDsKey]))
+            // The changes were made outside the contexts (a batch request, another process): no row this
+            // coordinator cached for them is current.
+            context.persistentStoreCoordinator?.forgetRowsChangedElsewhere(changes.updatedObjectIDs.union(changes.deletedObjectIDs))
+            context.mergeChanges(fromContextDidSave: changes)
         }
     }
 

@@ -35,7 +35,8 @@ extension PersistentStoreCoordinator {
 
     /// Inserts records into the first store that holds the entity (or the first of `affected`), in one save.
     func executeBatchInsert(
-        entity: EntityDescription, attributes: [[AttributeValue]], stores affected: [PersistentStore]?
+        entity: EntityDescription, attributes: [[AttributeValue]], stores affected: [PersistentStore]?,
+        transactionAuthor: String?, contextName: String?
     ) throws -> [ObjectID] {
         try locked {
             let attached = persistentStores
@@ -46,7 +47,8 @@ extension PersistentStoreCoordinator {
                     context: .init(entity: entity.name))
             }
             guard !store.isReadOnly else { throw store.readOnlyError() }
-            return try store.backend.insertRecords(of: entity, attributes: attributes)
+            return try store.backend.insertRecords(
+                of: entity, attributes: attributes, transactionAuthor: transactionAuthor, contextName: contextName)
         }
     }
 
@@ -60,5 +62,16 @@ extension PersistentStoreCoordinator {
             rowCache = [:]
         }
         heldRowGeneration += 1
+    }
+}
+
+extension PersistentStoreCoordinator {
+    /// Drops the cached rows of records changed outside this coordinator (another coordinator or process, as
+    /// persistent history or a remote save reports them) and makes every row held by a fault count as stale.
+    func forgetRowsChangedElsewhere(_ ids: some Sequence<ObjectID>) {
+        locked {
+            for id in ids { rowCache[id] = nil }
+            heldRowGeneration += 1
+        }
     }
 }

@@ -22,13 +22,14 @@ extension PersistentStoreBackend {
             ids = given.filter { $0.persistentStore === store && !$0.isTemporaryID }
         }
         switch request.operation {
-        case .delete: return try deleteRecords(ids, wantsObjectIDs: request.wantsObjectIDs)
-        case .update(let values): return try updateRecords(ids, values: values, wantsObjectIDs: request.wantsObjectIDs)
+        case .delete: return try deleteRecords(ids, wantsObjectIDs: request.wantsObjectIDs, request)
+        case .update(let values): return try updateRecords(ids, values: values, wantsObjectIDs: request.wantsObjectIDs, request)
         }
     }
 
     private func updateRecords(
-        _ ids: [ObjectID], values: [(attribute: AttributeDescription, value: StoreBatchRequest.Value)], wantsObjectIDs: Bool
+        _ ids: [ObjectID], values: [(attribute: AttributeDescription, value: StoreBatchRequest.Value)], wantsObjectIDs: Bool,
+        _ batch: StoreBatchRequest
     ) throws -> StoreBatchResult {
         var changes: [SaveRequest.Change] = []
         for row in try snapshots(for: ids) {
@@ -39,15 +40,17 @@ extension PersistentStoreBackend {
                 case .attribute(let source): attributes[attribute.slot] = row.attributes[source.slot]
                 }
             }
-            changes.append(SaveRequest.Change(
+            var change = SaveRequest.Change(
                 objectID: row.objectID, store: store, version: row.version, attributes: attributes,
-                relationships: row.relationships, committedRelationships: row.relationships))
+                relationships: row.relationships, committedRelationships: row.relationships)
+            change.committedAttributes = row.attributes
+            changes.append(change)
         }
-        if !changes.isEmpty { _ = try save(SaveRequest(updated: changes)) }
+        if !changes.isEmpty { _ = try save(batch.saveRequest(updated: changes)) }
         return StoreBatchResult(count: changes.count, objectIDs: wantsObjectIDs ? changes.map(\.objectID) : nil)
     }
 
-    private func deleteRecords(_ ids: [ObjectID], wantsObjectIDs: Bool) throws -> StoreBatchResult {
+    private func deleteRecords(_ ids: [ObjectID], wantsObjectIDs: Bool, _ batch: StoreBatchRequest) throws -> StoreBatchResult {
         var rows: [ObjectID: RowSnapshot] = [:]
         var order: [ObjectID] = []
         var denied: [(ObjectID, RelationshipDescription, [ObjectID])] = []
@@ -116,7 +119,7 @@ extension PersistentStoreBackend {
                 objectID: row.objectID, store: store, version: row.version, attributes: row.attributes,
                 relationships: row.relationships, committedRelationships: nil)
         }
-        _ = try save(SaveRequest(updated: updated, deleted: deleted))
+        _ = try save(batch.saveRequest(updated: updated, deleted: deleted))
         return StoreBatchResult(
             count: order.count, objectIDs: wantsObjectIDs ? order : nil, nullifiedObjectIDs: wantsObjectIDs ? nullifiedOrder : nil)
     }
@@ -130,7 +133,9 @@ extension PersistentStoreBackend {
 
     /// Inserts records with the given attribute values (by slot, already of the attributes' types) through
     /// ``PersistentStoreBackend/save(_:)``, in one transaction or one atomic write, and returns their IDs.
-    package func insertRecords(of entity: EntityDescription, attributes: [[AttributeValue]]) throws -> [ObjectID] {
+    package func insertRecords(
+        of entity: EntityDescription, attributes: [[AttributeValue]], transactionAuthor: String? = nil, contextName: String? = nil
+    ) throws -> [ObjectID] {
         guard !attributes.isEmpty else { return [] }
         let relationships = entity.allRelationships.map { RelationshipStorage.empty(for: $0) }
         let changes = attributes.map { values in
@@ -138,6 +143,19 @@ extension PersistentStoreBackend {
                 objectID: ObjectID.makeTemporary(for: entity), store: store, version: 0, attributes: values,
                 relationships: relationships, committedRelationships: nil)
         }
-        return try save(SaveRequest(inserted: changes)).permanentIDs
+        var request = SaveRequest(inserted: changes)
+        request.transactionAuthor = transactionAuthor
+        request.contextName = contextName
+        return try save(request).permanentIDs
+    }
+}
+
+extension StoreBatchRequest {
+    /// A save request of changes made for this batch request, with its author and context name.
+    fileprivate func saveRequest(updated: [SaveRequest.Change] = [], deleted: [SaveRequest.Change] = []) -> SaveRequest {
+        var request = SaveRequest(updated: updated, deleted: deleted)
+        request.transactionAuthor = transactionAuthor
+        request.contextName = contextName
+        return request
     }
 }

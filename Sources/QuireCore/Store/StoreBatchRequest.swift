@@ -36,6 +36,10 @@ package struct StoreBatchRequest: Sendable {
     package var operation: Operation
     /// Whether the caller wants the IDs of the affected records back.
     package var wantsObjectIDs: Bool
+    /// The executing context's `transactionAuthor`, for stores that record persistent history.
+    package var transactionAuthor: String? = nil
+    /// The executing context's name, for stores that record persistent history.
+    package var contextName: String? = nil
 
     /// Creates one.
     package init(entity: EntityDescription, target: Target, operation: Operation, wantsObjectIDs: Bool) {

@@ -51,6 +51,7 @@ extension SQLiteStore: BatchExecutingStoreBackend {
         if request.wantsObjectIDs { sql += " RETURNING Z_PK, Z_ENT" }
         let connection = try db()
         let result: StoreBatchResult = try connection.transaction {
+            try recordBatchHistory(request, table: tableName, condition: condition, bindings: bindings.prefix(initialBindings.count).map { $0 }, connection)
             let statement = try connection.prepare(sql)
             defer { statement.finalize() }
             for (index, value) in bindings.enumerated() { statement.bind(value, at: Int32(index + 1)) }
