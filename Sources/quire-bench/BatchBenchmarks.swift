@@ -54,8 +54,43 @@ enum BatchBench {
                 name: "batch-update-100k", quireMilliseconds: quire, baselineMilliseconds: raw, target: 1.5,
                 note: "open + BatchUpdateRequest of 2 attributes + close; baseline: open + the same UPDATE + close"))
         }
+        if wanted("history-100k") {
+            let plainURL = folder.appendingPathComponent("history-off.sqlite")
+            let trackedURL = folder.appendingPathComponent("history-on.sqlite")
+            var plain = Double.infinity
+            var tracked = Double.infinity
+            // Alternated, so that both sides meet the same state of the machine.
+            for _ in 0..<runs {
+                plain = min(plain, try measureKeepingResults(bestOf: 1) { try insertSave(at: plainURL, tracking: false) })
+                tracked = min(tracked, try measureKeepingResults(bestOf: 1) { try insertSave(at: trackedURL, tracking: true) })
+            }
+            try RawSQLite.removeStore(at: plainURL)
+            try RawSQLite.removeStore(at: trackedURL)
+            rows.append(BenchmarkRow(
+                name: "history-100k", quireMilliseconds: tracked, baselineMilliseconds: plain, target: 1.3,
+                note: "insert-save-100k with persistent history tracking (100k ACHANGE rows); baseline: the same without"))
+        }
         try? RawSQLite.removeStore(at: work)
         return rows
+    }
+
+    /// insert-save-100k on a new store with or without history tracking; returns the context, released by
+    /// the caller after the clock stops.
+    private static func insertSave(at url: URL, tracking: Bool) throws -> ManagedObjectContext? {
+        try RawSQLite.removeStore(at: url)
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: benchModel())
+        var options = StoreOptions()
+        options.persistentHistoryTracking = tracking
+        try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+        let context = ManagedObjectContext()
+        context.persistentStoreCoordinator = coordinator
+        guard let entity = coordinator.managedObjectModel.entitiesByName["Item"] else { return nil }
+        try context.performAndWait {
+            insertBenchItems(into: context, entity: entity)
+            try context.save()
+        }
+        try closeStack(coordinator)
+        return context
     }
 
     /// Opens a stack on the store, runs `body` in its context and closes the store.
