@@ -16,7 +16,9 @@ extension ManagedObjectContext {
             switch request.operation {
             case .delete:
                 var deleted = 0
-                for (store, backend) in stores { deleted += try backend.deleteHistory(through: Self.bound(request.bound, for: store)) }
+                for (store, backend) in stores {
+                    deleted += try coordinator.locked { try backend.deleteHistory(through: Self.bound(request.bound, for: store)) }
+                }
                 return PersistentHistoryResult(
                     resultType: request.resultType, transactions: request.resultType == .count || request.resultType == .statusOnly ? nil : [],
                     count: deleted, status: true)
