@@ -128,7 +128,38 @@ extension SQLiteStore: HistoryTrackingStoreBackend {
             if let columns { insert.bind(columns, at: 6) } else { insert.bindNull(at: 6) }
             try insert.run()
         }
-        for id in permanentIDs { try add(id, type: 0, columns: nil) }
+        // Inserted objects get consecutive keys per hierarchy: each run of them is one INSERT … SELECT over the
+        // run's keys, so a large save costs one statement per run rather than one per object.
+        var index = 0
+        while index < permanentIDs.count {
+            let first = permanentIDs[index]
+            guard let start = first.primaryKey else {
+                index += 1
+                continue
+            }
+            var end = index + 1
+            while end < permanentIDs.count, permanentIDs[end].entity === first.entity,
+                permanentIDs[end].primaryKey == start + Int64(end - index)
+            {
+                end += 1
+            }
+            if end - index < 8 {
+                for id in permanentIDs[index..<end] { try add(id, type: 0, columns: nil) }
+            } else {
+                let run = try connection.cachedStatement(
+                    "WITH RECURSIVE k(n) AS (SELECT ?1 UNION ALL SELECT n + 1 FROM k WHERE n < ?2) "
+                        + "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) "
+                        + "SELECT ?3 + n - ?1, 16001, NULL, 0, ?4, n, ?5, NULL FROM k")
+                run.bind(start, at: 1)
+                run.bind(start + Int64(end - index - 1), at: 2)
+                run.bind(key + 1, at: 3)
+                run.bind(Int64(schema.numbers.number(of: first.entity)), at: 4)
+                run.bind(transaction, at: 5)
+                try run.run()
+                key += Int64(end - index)
+            }
+            index = end
+        }
         for change in request.updated { try add(change.objectID, type: 1, columns: Self.changedColumns(change)) }
         for change in request.deleted { try add(change.objectID, type: 2, columns: nil) }
         try setHistoryMaximum(Self.historyChangeEntity, key, connection)

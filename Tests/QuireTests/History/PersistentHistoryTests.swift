@@ -86,21 +86,25 @@ import Quire
 
     @Test func batchRequestsAreRecorded() throws {
         let stack = try Stack()
-        for salary in 1...5 { _ = try stack.insertEmployee("e\(salary)", salary: Int64(salary)) }
+        // 20 inserts: consecutive keys, recorded by one statement over the run.
+        for salary in 1...20 { _ = try stack.insertEmployee("e\(salary)", salary: Int64(salary)) }
         try stack.context.save()
         let update = BatchUpdateRequest(entityName: "Employee")
         update.propertiesToUpdate = ["bonus": 1]
-        update.predicate = try QueryPredicate(format: "salary > 3")
+        update.predicate = try QueryPredicate(format: "salary > 18")
         try stack.context.execute(update)
         let delete = BatchDeleteRequest(fetchRequest: FetchRequest<ManagedObject>(entityName: "Employee"))
         try stack.context.execute(delete)
         let history = try #require(try stack.context.execute(PersistentHistoryChangeRequest.fetchHistory(after: nil as PersistentHistoryToken?)).transactions)
-        #expect(history.map { $0.changes?.count ?? 0 } == [5, 2, 5])
+        #expect(history.map { $0.changes?.count ?? 0 } == [20, 2, 20])
+        #expect(Set(history[0].changes?.map(\.changedObjectID.primaryKey) ?? []) == Set((1...20).map { Int64?($0) }))
+        #expect(history[0].changes?.allSatisfy { $0.changeType == .insert && $0.changedObjectID.entity.name == "Employee" } == true)
         #expect(history[1].changes?.allSatisfy { $0.changeType == .update && $0.updatedProperties == ["bonus"] } == true)
         #expect(history[2].changes?.allSatisfy { $0.changeType == .delete } == true)
         let raw = try RawSQLite(stack.url)
-        #expect(try raw.rows("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16001")[0][0].int64 == 12)
-        #expect(try raw.rows("SELECT COUNT(DISTINCT Z_PK) FROM ACHANGE")[0][0].int64 == 12)
+        #expect(try raw.rows("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16001")[0][0].int64 == 42)
+        #expect(try raw.rows("SELECT COUNT(DISTINCT Z_PK), MIN(Z_PK), MAX(Z_PK) FROM ACHANGE")[0].map(\.int64) == [42, 1, 42])
+        #expect(try raw.rows("SELECT COUNT(*) FROM ACHANGE WHERE Z_ENT = 16001 AND Z_OPT IS NULL AND ZTRANSACTIONID = 1")[0][0].int64 == 20)
     }
 
     @Test func historyOfAStoreCoreDataWroteIsRead() throws {
