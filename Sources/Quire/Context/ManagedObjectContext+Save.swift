@@ -139,6 +139,8 @@ extension ManagedObjectContext {
     private func makeSaveRequest(_ changed: [ManagedObject]) throws -> SaveRequest {
         let coordinator = coordinatorOrFail()
         var request = SaveRequest()
+        request.transactionAuthor = transactionAuthor
+        request.contextName = name
         for object in changed {
             if object.insertedFlag {
                 guard !object.deletedFlag else { continue }
@@ -148,7 +150,9 @@ extension ManagedObjectContext {
                 guard let store = object.objectID.persistentStore else { continue }
                 request.deleted.append(change(for: object, store: store))
             } else if object.updatedFlag, let store = object.objectID.persistentStore {
-                request.updated.append(change(for: object, store: store))
+                var change = change(for: object, store: store)
+                change.committedAttributes = object.committedAttributes
+                request.updated.append(change)
             }
         }
         return request

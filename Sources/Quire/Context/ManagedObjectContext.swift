@@ -81,6 +81,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// How saves resolve optimistic-locking conflicts (``MergePolicy/error`` by default, as in Core Data).
     public var mergePolicy: MergePolicy = .error
+    /// The author recorded with this context's saves in persistent history (`transactionAuthor`).
+    public var transactionAuthor: String?
+    /// Whether the context merges the saves of its parent, or of the other contexts of its coordinator when it
+    /// has no parent, as they happen (`automaticallyMergesChangesFromParent`); see ManagedObjectContext+AutomaticMerging.swift.
+    public var automaticallyMergesChangesFromParent = false { didSet { updateAutomaticMerging() } }
+    /// The did-save observer while ``automaticallyMergesChangesFromParent`` is on.
+    var automaticMergeObserver: (any NSObjectProtocol)?
     /// How many conflicts the merge policy has resolved in this context (for tests and diagnostics).
     var resolvedConflictCount = 0
 

@@ -23,8 +23,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// ones): a fault holding an older row re-reads its record instead of firing with stale values.
     private var changedRecords: [ObjectID: Int64] = [:]
     /// Bumped whenever `changedRecords` is emptied to stay small; rows held from an earlier generation are
-    /// treated as stale.
-    private(set) var heldRowGeneration = 0
+    /// treated as stale (also bumped by batch requests, which change records without naming them).
+    var heldRowGeneration = 0
     /// How many saves went through the coordinator (read under its lock): what tells a fetched results
     /// controller's cache whether it is still current.
     private(set) var saveGeneration = 0

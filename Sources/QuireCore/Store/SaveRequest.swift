@@ -15,6 +15,9 @@ package struct SaveRequest: Sendable {
         package var relationships: [RelationshipStorage]
         /// The relationship values as last saved (updated objects), for join-table differences.
         package var committedRelationships: [RelationshipStorage]?
+        /// The attribute values as last read (updated objects, when known), for the updated properties
+        /// persistent history records.
+        package var committedAttributes: [AttributeValue]? = nil
 
         /// Creates one with every stored value.
         package init(objectID: ObjectID, store: PersistentStore, version: Int64, attributes: [AttributeValue], relationships: [RelationshipStorage], committedRelationships: [RelationshipStorage]?) {
@@ -30,6 +33,10 @@ package struct SaveRequest: Sendable {
     package var inserted: [Change] = []
     package var updated: [Change] = []
     package var deleted: [Change] = []
+    /// The saving context's ``transactionAuthor`` and name, recorded by stores that track persistent history.
+    package var transactionAuthor: String? = nil
+    /// See ``transactionAuthor``.
+    package var contextName: String? = nil
 
     package var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 

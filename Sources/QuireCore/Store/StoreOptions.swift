@@ -44,6 +44,10 @@ public struct StoreOptions: Sendable, Hashable {
     /// Keep every binary value inside the XML or binary store's file, as Core Data's own XML store does, for
     /// files meant for Core Data on a Mac. Values already in files are read into the store when it is saved.
     public var storesExternalDataInline = false
+    /// Record every save in the store's persistent history (`NSPersistentHistoryTrackingKey`): SQLite stores
+    /// only, in Core Data's history tables (`ATRANSACTION`, `ACHANGE`, `ATRANSACTIONSTRING`); read it with
+    /// `PersistentHistoryChangeRequest`. Other store types ignore it.
+    public var persistentHistoryTracking = false
 
     /// Creates default options.
     public init() {}
@@ -58,6 +62,8 @@ public struct StoreOptions: Sendable, Hashable {
         public static let migrateAutomatically = "NSMigratePersistentStoresAutomaticallyOption"
         /// `NSInferMappingModelAutomaticallyOption`.
         public static let inferMappingModel = "NSInferMappingModelAutomaticallyOption"
+        /// `NSPersistentHistoryTrackingKey`.
+        public static let persistentHistoryTracking = "NSPersistentHistoryTrackingKey"
     }
 
     /// Creates options from a Core Data options dictionary.
@@ -71,6 +77,7 @@ public struct StoreOptions: Sendable, Hashable {
             case CoreDataKey.readOnly: isReadOnly = try Self.bool(value, key)
             case CoreDataKey.migrateAutomatically: migratesAutomatically = try Self.bool(value, key)
             case CoreDataKey.inferMappingModel: infersMappingModel = try Self.bool(value, key)
+            case CoreDataKey.persistentHistoryTracking: persistentHistoryTracking = try Self.bool(value, key)
             case CoreDataKey.sqlitePragmas:
                 guard let pragmas = value as? [String: Any] else {
                     throw QuireError(.invalidArgument, "The option \(key) must be a dictionary of pragma names to values.")

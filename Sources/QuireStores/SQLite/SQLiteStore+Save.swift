@@ -62,6 +62,7 @@ extension SQLiteStore {
                 try recordExternalData(writes.lengths, connection)
                 writes.finish()
             }
+            try recordHistory(request, permanentIDs: result.permanentIDs, connection)
             return result
         }
     }

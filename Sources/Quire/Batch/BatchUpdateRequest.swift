@@ -1,0 +1,40 @@
+import QuireCore
+
+/// Sets attributes of objects in their stores without loading them into a context (`NSBatchUpdateRequest`),
+/// run by ``ManagedObjectContext/execute(_:)-(BatchUpdateRequest)``.
+///
+/// On SQLite it is one `UPDATE … SET Z_OPT = Z_OPT + 1, …` statement on the entity's table; on XML, binary
+/// and in-memory stores one pass over the records and one write of the file. Each updated object's version
+/// goes up by one, so a context that changed one of them gets a merge conflict at its next save, as after
+/// any other save. Validation is not run (as in Core Data). Contexts do not see the change until
+/// ``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)`` or a refresh.
+///
+/// ```swift
+/// let request = BatchUpdateRequest(entityName: "Run")
+/// request.predicate = try QueryPredicate(format: "isRead == NO")
+/// request.propertiesToUpdate = ["isRead": true, "readCount": QueryExpression.keyPath("viewCount")]
+/// request.resultType = .count
+/// let updated = try context.execute(request).count
+/// ```
+public final class BatchUpdateRequest: @unchecked Sendable {
+    /// The entity whose objects are updated.
+    public let entityName: String
+    /// The objects to update; nil for all objects of the entity.
+    public var predicate: QueryPredicate?
+    /// Whether objects of sub-entities are updated too (default `true`).
+    public var includesSubentities = true
+    /// Attribute name to new value: a Swift value of the attribute's type (`NSNull()` for nil), an
+    /// ``AttributeValue``, a ``QueryExpression/constant(_:)``, or a ``QueryExpression/keyPath(_:)`` naming another
+    /// attribute of the same object and type, whose value is copied. Relationships cannot be set (as in Core
+    /// Data, whose batch updates set attributes).
+    public var propertiesToUpdate: [String: Any] = [:]
+    /// What the result reports (default ``BatchResultType/statusOnly``).
+    public var resultType: BatchResultType = .statusOnly
+    /// The stores to update in; nil for every store that holds the entity.
+    public var affectedStores: [PersistentStore]?
+
+    /// A request for the objects of an entity (`init(entityName:)`).
+    public init(entityName: String) {
+        self.entityName = entityName
+    }
+}

@@ -1,0 +1,97 @@
+import QuireCore
+import QuireStores
+import Foundation
+
+extension ManagedObjectContext {
+    /// Fetches or deletes persistent history (`execute(_:)` with an `NSPersistentHistoryChangeRequest`); see
+    /// ``PersistentHistoryChangeRequest``.
+    ///
+    /// - Throws: ``QuireError/Code/persistentStoreUnsupportedRequestType`` when no store it reaches records
+    ///   history; store errors.
+    @discardableResult
+    public func execute(_ request: PersistentHistoryChangeRequest) throws -> PersistentHistoryResult {
+        try performAndWait {
+            let coordinator = coordinatorOrFail()
+            let stores = try coordinator.historyStores(request.affectedStores)
+            switch request.operation {
+            case .delete:
+                var deleted = 0
+                for (store, backend) in stores {
+                    deleted += try coordinator.locked { try backend.deleteHistory(through: Self.bound(request.bound, for: store)) }
+                }
+                return PersistentHistoryResult(
+                    resultType: request.resultType, transactions: request.resultType == .count || request.resultType == .statusOnly ? nil : [],
+                    count: deleted, status: true)
+            case .fetch:
+                var transactions: [PersistentHistoryTransaction] = []
+                let withChanges = request.resultType == .transactionsAndChanges
+                for (store, backend) in stores {
+                    let records = try coordinator.locked { try backend.fetchHistory(after: Self.bound(request.bound, for: store), includingChanges: withChanges) }
+                    transactions += records.map { Self.transaction($0, store: store) }
+                }
+                transactions.sort { ($0.timestamp, $0.transactionNumber) < ($1.timestamp, $1.transactionNumber) }
+                switch request.resultType {
+                case .statusOnly: return PersistentHistoryResult(resultType: .statusOnly, transactions: nil, count: nil, status: true)
+                case .count: return PersistentHistoryResult(resultType: .count, transactions: nil, count: transactions.count, status: true)
+                default: return PersistentHistoryResult(resultType: request.resultType, transactions: transactions, count: transactions.count, status: true)
+                }
+            }
+        }
+    }
+
+    /// A request's bound for one store: a token or transaction of another store reads that store whole.
+    private static func bound(_ bound: PersistentHistoryChangeRequest.Bound, for store: PersistentStore) -> StoreHistoryBound {
+        switch bound {
+        case .all: return .all
+        case .date(let date): return .date(date)
+        case .token(let token): return token?.transactionNumbers[store.identifier].map(StoreHistoryBound.transaction) ?? .all
+        case .transaction(let transaction):
+            guard let transaction, transaction.storeID == store.identifier else { return .all }
+            return .transaction(transaction.transactionNumber)
+        }
+    }
+
+    private static func transaction(_ record: StoreHistoryTransaction, store: PersistentStore) -> PersistentHistoryTransaction {
+        PersistentHistoryTransaction(
+            timestamp: record.timestamp,
+            changes: record.changes?.map { change in
+                PersistentHistoryChange(
+                    changeID: change.number, changedObjectID: change.objectID,
+                    changeType: PersistentHistoryChangeType(rawValue: change.type) ?? .update,
+                    updatedProperties: change.updatedProperties.map(Set.init), transactionNumber: record.number)
+            },
+            transactionNumber: record.number, storeID: store.identifier, bundleID: record.bundleID, processID: record.processID,
+            contextName: record.contextName, author: record.author,
+            token: PersistentHistoryToken(transactionNumbers: [store.identifier: record.number]))
+    }
+}
+
+extension PersistentStoreCoordinator {
+    /// The stores (of `affected`, or all) that record or hold persistent history, with their backends.
+    ///
+    /// - Throws: ``QuireError/Code/persistentStoreUnsupportedRequestType`` when there is none.
+    func historyStores(_ affected: [PersistentStore]?) throws -> [(PersistentStore, any HistoryTrackingStoreBackend)] {
+        try locked {
+            let attached = persistentStores
+            var result: [(PersistentStore, any HistoryTrackingStoreBackend)] = []
+            for store in (affected ?? attached) where attached.contains(where: { $0 === store }) {
+                if let backend = store.backend as? any HistoryTrackingStoreBackend, try backend.hasHistory() { result.append((store, backend)) }
+            }
+            guard !result.isEmpty else {
+                throw QuireError(
+                    .persistentStoreUnsupportedRequestType,
+                    "No store of the coordinator records persistent history: add an SQLite store with StoreOptions.persistentHistoryTracking.")
+            }
+            return result
+        }
+    }
+
+    /// The token of the history as it is now (`currentPersistentHistoryToken(fromStores:)`): the last
+    /// transaction of each store that records history; nil when none does.
+    public func currentPersistentHistoryToken(fromStores stores: [PersistentStore]? = nil) -> PersistentHistoryToken? {
+        guard let tracked = try? historyStores(stores) else { return nil }
+        var numbers: [String: Int64] = [:]
+        for (store, backend) in tracked { numbers[store.identifier] = locked { (try? backend.lastHistoryTransaction()) ?? 0 } }
+        return PersistentHistoryToken(transactionNumbers: numbers)
+    }
+}
