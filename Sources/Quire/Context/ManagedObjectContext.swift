@@ -97,6 +97,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var changeLog: [ManagedObject] = []
     /// Store assignments made with ``assign(_:to:)``.
     var storeAssignments: [ObjectIdentifier: PersistentStore] = [:]
+    /// The results of fetched properties evaluated so far, per object and property (dropped by `refresh`).
+    var fetchedPropertyResults: [ObjectID: [String: [ObjectID]]] = [:]
     /// The undo manager and its bookkeeping (see ManagedObjectContext+Undo.swift).
     let undoState = ContextUndoState()
 
@@ -426,6 +428,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         rollback()
         for object in registry.removeAll() { object.managedObjectContext = nil }
         permanentIDsByTemporaryID = [:]
+        fetchedPropertyResults = [:]
     }
 
     /// Turns an object back into a fault (`refresh(_:mergeChanges:)`), releasing its values, or with
@@ -435,6 +438,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// An object whose record no longer exists leaves the context (see ``mergeChanges(fromContextDidSave:)``).
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.managedObjectContext === self, !object.insertedFlag else { return }
+        fetchedPropertyResults[object.objectID] = nil
         if object.faultFlag {
             // A fault that still holds the row it was fetched with lets it go.
             if object.faultHoldsRow {

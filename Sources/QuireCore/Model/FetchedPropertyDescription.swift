@@ -3,10 +3,11 @@ import Foundation
 /// A fetched property of an entity (`NSFetchedPropertyDescription`): a named fetch whose results an object
 /// presents like a weak, one-way to-many relationship.
 ///
-/// Quire keeps fetched properties in the model (from Xcode models, compiled models and the canonical JSON form)
-/// so nothing a model says is lost, but does not evaluate them yet: each is listed in
-/// ``ManagedObjectModel/unsupportedFeatures``. They are not among the entity's ``EntityDescription/properties``
-/// and take no part in version hashes (as in Core Data).
+/// Quire reads fetched properties from Xcode models, compiled models and the canonical JSON form, and evaluates them
+/// lazily: `ManagedObject.fetchedValue(forKey:)` (and `value(forKey:)`) fetches the destination's objects matching
+/// the predicate, with `$FETCH_SOURCE` the object and `$FETCHED_PROPERTY` this description, the first time the value
+/// is read, and keeps the result until the object is refreshed. They are not among the entity's
+/// ``EntityDescription/properties`` and take no part in version hashes (as in Core Data).
 public struct FetchedPropertyDescription: Hashable, Sendable, Codable {
     /// The property's name.
     public var name: String

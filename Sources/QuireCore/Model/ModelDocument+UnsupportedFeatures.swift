@@ -3,8 +3,8 @@ import Foundation
 extension ModelDocument {
     /// What the model declares that Quire keeps but does not act on yet, one sentence per item, in entity order:
     /// what ``ManagedObjectModel/unsupportedFeatures`` lists (and `quire info` prints), the same words whichever
-    /// reader (Xcode model, compiled model, canonical JSON) the model came from. Uniqueness constraints and B-tree
-    /// fetch indexes are not listed: stores create and enforce them.
+    /// reader (Xcode model, compiled model, canonical JSON) the model came from. Uniqueness constraints, B-tree
+    /// fetch indexes and fetched properties are not listed: stores and contexts act on them.
     package var unsupportedFeatures: [String] {
         var result: [String] = []
         for entity in entities {
@@ -18,9 +18,6 @@ extension ModelDocument {
                 if let expression = attribute.derivationExpression {
                     result.append("\(entity.name).\(attribute.name): derived attribute (\(expression)) is kept as a plain attribute")
                 }
-            }
-            for fetched in entity.fetchedProperties ?? [] {
-                result.append("\(entity.name).\(fetched.name): fetched properties are not supported")
             }
         }
         return result
