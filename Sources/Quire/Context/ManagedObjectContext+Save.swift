@@ -59,6 +59,7 @@ extension ManagedObjectContext {
             }
             processPendingChanges()
             let changed = changedObjectsInOrder()
+            updateDerivedAttributes(changed)
             try validateForSave(changed)
             let changes: ContextDidSave
             if let parent {

@@ -15,8 +15,8 @@ extension ModelDocument {
                 result.append("\(entity.name): fetch index \(index.name) is an R-tree index, which stores do not create")
             }
             for attribute in entity.attributes {
-                if let expression = attribute.derivationExpression {
-                    result.append("\(entity.name).\(attribute.name): derived attribute (\(expression)) is kept as a plain attribute")
+                if let expression = attribute.derivationExpression, DerivationExpression(expression) == nil {
+                    result.append("\(entity.name).\(attribute.name): derived attribute (\(expression)) is not an expression Quire computes; kept as a plain attribute")
                 }
             }
         }

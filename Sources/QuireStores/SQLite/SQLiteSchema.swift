@@ -234,6 +234,7 @@ package final class SQLiteSchema {
         }
         // Fetch indexes and uniqueness constraints: Z_<Entity>_<name>, Z_<Entity>_UNIQUE_<properties>.
         sql += entityIndexStatements()
+        sql += derivedAttributeTriggerStatements()
         for join in allJoinTables {
             var columns = ["\(SQLiteSchema.ddlName(join.sourceColumn)) INTEGER", "\(SQLiteSchema.ddlName(join.destinationColumn)) INTEGER"]
             if let order = join.orderColumn { columns.append("\(SQLiteSchema.ddlName(order)) INTEGER") }
