@@ -58,7 +58,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// Core Data names it, `Z_<Entity>_<name>`; partial and R-tree indexes are kept but not created (see
     /// ``ManagedObjectModel/unsupportedFeatures``).
     @exclusivity(unchecked) public var fetchIndexes: [FetchIndexDescription] = [] { didSet { checkEditable() } }
-    /// The entity's fetched properties, kept from the model but not evaluated (see ``FetchedPropertyDescription``).
+    /// The entity's own fetched properties, evaluated lazily by objects (see ``FetchedPropertyDescription``).
     @exclusivity(unchecked) public var fetchedProperties: [FetchedPropertyDescription] = [] { didSet { checkEditable() } }
 
     /// The entity's own properties (not those it inherits). Setting them makes this entity their owner.
