@@ -82,11 +82,12 @@ extension ManagedObjectContext {
                 entity = owner.superentity
             }
         }
+        let stored = try storedObjectIDs(for: groups, checking: groups.indices.filter { needsStoreCheck(groups[$0]) })
         var found: [FoundConstraintConflict] = []
-        for group in groups {
+        for (index, group) in groups.enumerated() {
             var databaseObject: ManagedObject?
-            if needsStoreCheck(group) {
-                for id in try storedObjectIDs(matching: group) {
+            if let ids = stored[index] {
+                for id in ids {
                     if let registered = registry[id], registered.managedObjectContext === self {
                         if registered.deletedFlag { continue }
                         if registered.hasChanges && !group.members.contains(where: { $0 === registered }) { continue }
@@ -140,6 +141,60 @@ extension ManagedObjectContext {
             }
         }
         return values
+    }
+
+    /// Per group to check (by index), the IDs of the stored records with its values. Groups of a constraint over
+    /// attributes only are looked up together, up to 200 value tuples per fetch; the others one by one.
+    private func storedObjectIDs(for groups: [ConstraintGroup], checking indices: [Int]) throws -> [Int: [ObjectID]] {
+        var result: [Int: [ObjectID]] = [:]
+        var batches: [[Int]] = []
+        var batchByConstraint: [String: Int] = [:]
+        for index in indices {
+            let group = groups[index]
+            result[index] = []
+            guard group.values.allSatisfy({ if case .attribute = $0 { return true } else { return false } }) else {
+                result[index] = try storedObjectIDs(matching: group)
+                continue
+            }
+            let key = "\(ObjectIdentifier(group.owner).hashValue)\u{0}" + group.constraint.joined(separator: "\u{0}")
+            if let batch = batchByConstraint[key] {
+                batches[batch].append(index)
+            } else {
+                batchByConstraint[key] = batches.count
+                batches.append([index])
+            }
+        }
+        for batch in batches {
+            for start in stride(from: 0, to: batch.count, by: 200) {
+                let chunk = batch[start..<min(start + 200, batch.count)]
+                guard let first = chunk.first.map({ groups[$0] }) else { continue }
+                var indexByValues: [[ConstraintValue]: Int] = [:]
+                for index in chunk { indexByValues[groups[index].values] = index }
+                let request = FetchRequest<ManagedObject>(entityName: first.owner.name)
+                request.predicate = .disjunction(chunk.map { index in
+                    .conjunction(zip(groups[index].constraint, groups[index].values).map { name, value in
+                        guard case .attribute(let value) = value else { return .false }
+                        return .comparison(QueryComparison(.keyPath(name), .equalTo, .constant(value)))
+                    })
+                })
+                request.includesPendingChanges = false
+                request.returnsObjectsAsFaults = false
+                for object in try fetch(request) {
+                    object.fireFaultIfNeeded()
+                    // The record's values as stored: what the object read, before changes of its own.
+                    let storedValues = object.committedAttributes ?? object.attributeStorage
+                    var values: [ConstraintValue] = []
+                    for name in first.constraint {
+                        guard let attribute = object.entity.property(named: name) as? AttributeDescription,
+                            attribute.slot < storedValues.count
+                        else { break }
+                        values.append(.attribute(storedValues[attribute.slot]))
+                    }
+                    if let index = indexByValues[values] { result[index, default: []].append(object.objectID) }
+                }
+            }
+        }
+        return result
     }
 
     /// The IDs of the stored records of the constraint's entity (and its sub-entities) with the group's values.
