@@ -41,6 +41,9 @@ extension ManagedObjectContext {
     /// Runs a fetched property's request for a source object.
     func evaluate(_ property: FetchedPropertyDescription, for source: ManagedObject) throws -> [ManagedObject] {
         let request = FetchRequest<ManagedObject>(entityName: property.destinationEntityName)
+        request.sortDescriptors = (property.sortKeys ?? []).map { sort in
+            SortKey(sort.keyPath, ascending: sort.ascending, comparator: sort.selector.flatMap(SortKey.Comparator.init(selectorName:)) ?? .compare)
+        }
         if let format = property.predicateFormat {
             let parsed: QueryPredicate
             do {

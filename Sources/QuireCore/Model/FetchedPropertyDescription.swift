@@ -22,11 +22,31 @@ public struct FetchedPropertyDescription: Hashable, Sendable, Codable {
     public var isOptional: Bool
     /// Application data attached to the property.
     public var userInfo: [String: String]
+    /// The order of the results (the sort descriptors of the property's fetch request, which compiled models keep);
+    /// nil for the store's order.
+    public var sortKeys: [Sort]?
+
+    /// One sort key of a fetched property's request (`NSSortDescriptor`).
+    public struct Sort: Hashable, Sendable, Codable {
+        /// The key path to sort by.
+        public var keyPath: String
+        /// Whether the order is ascending.
+        public var ascending: Bool
+        /// The comparison selector, such as `compare:` or `localizedStandardCompare:`; nil for `compare:`.
+        public var selector: String?
+
+        /// A sort key.
+        public init(keyPath: String, ascending: Bool = true, selector: String? = nil) {
+            self.keyPath = keyPath
+            self.ascending = ascending
+            self.selector = selector
+        }
+    }
 
     /// A fetched property.
     public init(
         name: String, destinationEntityName: String, predicateFormat: String? = nil, fetchRequestName: String? = nil,
-        isOptional: Bool = true, userInfo: [String: String] = [:]
+        isOptional: Bool = true, userInfo: [String: String] = [:], sortKeys: [Sort]? = nil
     ) {
         self.name = name
         self.destinationEntityName = destinationEntityName
@@ -34,5 +54,6 @@ public struct FetchedPropertyDescription: Hashable, Sendable, Codable {
         self.fetchRequestName = fetchRequestName
         self.isOptional = isOptional
         self.userInfo = userInfo
+        self.sortKeys = sortKeys
     }
 }

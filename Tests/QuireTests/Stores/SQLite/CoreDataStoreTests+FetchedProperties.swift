@@ -13,6 +13,7 @@ extension CoreDataStoreTests {
         let author = try #require(model.entitiesByName["Author"])
         #expect(Set(author.fetchedPropertiesByName.keys) == ["feedbacks", "favFeedbacks"])
         #expect(author.fetchedProperty(named: "favFeedbacks")?.userInfo == ["search": "great"])
+        #expect(author.fetchedProperty(named: "feedbacks")?.sortKeys == [.init(keyPath: "rating", ascending: true, selector: "compare:")])
         let (_, context) = try Fixtures.stack(model, at: url)
         let authors = try context.fetch(FetchRequest<ManagedObject>(entityName: "Author"))
         #expect(authors.count == 2)
@@ -23,6 +24,9 @@ extension CoreDataStoreTests {
             let feedbacks = try author.fetchedValue(forKey: "feedbacks")
             #expect(String(feedbacks.count) == all, "\(alias)")
             #expect(feedbacks.allSatisfy { $0.entity.name == "Feedback" && $0.value(forKey: "authorAlias") as? String == alias })
+            // In the order of the request's sort descriptor, rating ascending.
+            let ratings = feedbacks.compactMap { $0.value(forKey: "rating") as? Double }
+            #expect(ratings.count == feedbacks.count && ratings == ratings.sorted())
             #expect(String(try author.fetchedValue(forKey: "favFeedbacks").count) == great, "\(alias)")
         }
         #expect(try sqlite3(url, "SELECT COUNT(*) FROM ZFEEDBACK WHERE ZCOMMENT LIKE '%great%'") != "0")
