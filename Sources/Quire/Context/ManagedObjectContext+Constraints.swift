@@ -239,8 +239,8 @@ extension ManagedObjectContext {
             case .rollback:
                 break
             }
-            detachRelationships(of: loser)
             if loser.insertedFlag || mergePolicy != .rollback {
+                detachRelationships(of: loser)
                 delete(loser)
             } else {
                 // Rollback: an existing object's changes are discarded; its record stays as stored.
@@ -276,8 +276,9 @@ extension ManagedObjectContext {
                     survivor.setValue(current.union(moved), forKey: relationship.name)
                 }
             } else {
-                guard everyProperty || changed[relationship.name] != nil else { continue }
                 guard case .toOne(let id) = loser.loadedStorage(for: own) else { continue }
+                // An inserted object's relationships are all its own doing (changedValues lists only attributes).
+                guard everyProperty || changed[relationship.name] != nil || (loser.insertedFlag && id != nil) else { continue }
                 if onlyWhereEmpty, case .toOne(.some) = survivor.loadedStorage(for: relationship) { continue }
                 survivor.setValue(id.map { object(with: $0) }, forKey: relationship.name)
             }
