@@ -156,6 +156,9 @@ extension QuireError.Code {
     public static let managedObjectExternalRelationship = Self(rawValue: 133010)
     /// A save found conflicts it could not merge.
     public static let managedObjectMerge = Self(rawValue: 133020)
+    /// A save would break uniqueness constraints its merge policy does not resolve
+    /// (`NSManagedObjectConstraintMergeError`); the error lists them as `constraintConflicts`.
+    public static let managedObjectConstraintMerge = Self(rawValue: 133021)
 
     // MARK: Persistent stores (Core Data's codes)
 
@@ -277,6 +280,7 @@ extension QuireError.Code {
         .managedObjectReferentialIntegrity: "managedObjectReferentialIntegrity",
         .managedObjectExternalRelationship: "managedObjectExternalRelationship",
         .managedObjectMerge: "managedObjectMerge",
+        .managedObjectConstraintMerge: "managedObjectConstraintMerge",
         .persistentStoreInvalidType: "persistentStoreInvalidType",
         .persistentStoreTypeMismatch: "persistentStoreTypeMismatch",
         .persistentStoreIncompatibleSchema: "persistentStoreIncompatibleSchema",

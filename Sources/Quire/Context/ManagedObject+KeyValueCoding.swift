@@ -27,7 +27,8 @@ extension ManagedObject {
         case let relationship as RelationshipDescription:
             return relatedObjects(for: relationship)
         default:
-            return nil
+            // A fetched property: its results, evaluated on first use (see fetchedValue(forKey:)).
+            return try? fetchedValue(forKey: key)
         }
     }
 
@@ -202,6 +203,8 @@ extension ManagedObject {
 
     func property(forKey key: String) -> PropertyDescription? {
         guard let property = entity.property(named: key) else {
+            // Fetched properties are read through value(forKey:) and are read-only.
+            if entity.fetchedProperty(named: key) != nil { return nil }
             preconditionFailure("Entity '\(entity.name)' has no property named '\(key)'.")
         }
         return property

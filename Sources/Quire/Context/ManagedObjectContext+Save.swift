@@ -63,6 +63,7 @@ extension ManagedObjectContext {
             }
             processPendingChanges()
             let changed = changedObjectsInOrder()
+            updateDerivedAttributes(changed)
             try validateForSave(changed)
             let objects = SavedObjectSets(changed)
             let changes: ContextDidSave
@@ -79,6 +80,7 @@ extension ManagedObjectContext {
     /// them saved.
     private func saveToStores(_ changed: [ManagedObject]) throws -> ContextDidSave {
         let coordinator = coordinatorOrFail()
+        let changed = try resolveConstraintConflicts(changed)
         // Under the coordinator's lock from first attempt to last, so no other context of the coordinator
         // can save between a conflict and the retry that resolves it.
         let (request, result, saved) = try coordinator.locked { () throws -> (SaveRequest, SaveResult, [ManagedObject]) in

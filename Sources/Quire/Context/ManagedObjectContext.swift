@@ -104,6 +104,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var changeLog: [ManagedObject] = []
     /// Store assignments made with ``assign(_:to:)``.
     var storeAssignments: [ObjectIdentifier: PersistentStore] = [:]
+    /// The results of fetched properties evaluated so far, per object and property (dropped by `refresh`).
+    var fetchedPropertyResults: [ObjectID: [String: [ObjectID]]] = [:]
     /// The undo manager and its bookkeeping (see ManagedObjectContext+Undo.swift).
     let undoState = ContextUndoState()
     /// What changed since the last objects-did-change notification (see ManagedObjectContext+Notifications.swift).
@@ -452,6 +454,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         rollback()
         for object in registry.removeAll() { object.managedObjectContext = nil }
         permanentIDsByTemporaryID = [:]
+        fetchedPropertyResults = [:]
         _ = changeNotes.take()
         changeNotes.invalidatedAll = true
         postObjectsDidChange()
@@ -465,6 +468,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// ``mergeChanges(fromContextDidSave:)-(ContextDidSave)``).
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.managedObjectContext === self, !object.insertedFlag else { return }
+        fetchedPropertyResults[object.objectID] = nil
         if object.faultFlag {
             // A fault that still holds the row it was fetched with lets it go.
             if object.faultHoldsRow {

@@ -26,9 +26,10 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     /// `preservesValueInHistoryOnDeletion`, Xcode's "Preserve After Deletion"). Part of the version hash.
     @exclusivity(unchecked) public var preservesValueInHistoryOnDeletion: Bool = false { didSet { checkEditable() } }
     /// The expression a derived attribute's value is computed from (`NSDerivedAttributeDescription`'s
-    /// `derivationExpression`), as a format string such as `pages.@count`; nil for an ordinary attribute. Quire keeps
-    /// it from the model but does not compute the value yet: the attribute behaves as a plain one (see
-    /// ``ManagedObjectModel/unsupportedFeatures``).
+    /// `derivationExpression`), as a format string such as `pages.@count` or `count:(pages)`; nil for an ordinary
+    /// attribute. Contexts compute the value when they save, on every store type (key paths, aggregates of to-many
+    /// relationships, `now()`, `canonical:`, `lowercase:`, `uppercase:`); a value set by hand is replaced. Other
+    /// forms are listed in ``ManagedObjectModel/unsupportedFeatures`` and kept as plain attributes.
     @exclusivity(unchecked) public var derivationExpression: String? { didSet { checkEditable() } }
 
     /// The name of the value transformer of a transformable attribute (see ``ValueTransformerRegistry``).

@@ -18,7 +18,8 @@ import Foundation
 /// ```
 ///
 /// Established on real Core Data files (69 of 69 stored hashes reproduced, Core Data 241 to 1344): see
-/// <doc:SQLiteStoreFormat>. Quire has no read-only (derived) attributes, so `isReadOnly` is always 0.
+/// <doc:SQLiteStoreFormat>. A derived attribute hashes its expression alone, `D(a) = SHA256(predicateFormat)`
+/// (`count:(pages)`), so `isReadOnly` (set only on derived attributes) never reaches a hash.
 /// Fetch indexes, user info, class names, defaults, validation, delete rules and renaming identifiers do not
 /// take part.
 package enum CoreDataVersionHash {
@@ -33,6 +34,11 @@ package enum CoreDataVersionHash {
 
     /// The hash of an attribute (`A`), a relationship (`R`), or any other property (`P`).
     package static func hash(of property: PropertyDescription) -> Data {
+        if let attribute = property as? AttributeDescription, let derivation = attribute.derivationExpression {
+            // A derived attribute hashes its compiled expression only: D(a) = SHA256(predicateFormat).
+            let format = DerivationExpression(derivation)?.predicateFormat ?? derivation
+            return Data(SHA256.hash(Data(format.utf8)))
+        }
         var bytes = self.property(property)
         if let attribute = property as? AttributeDescription {
             append(Int32(attribute.attributeType.coreDataCode), to: &bytes)

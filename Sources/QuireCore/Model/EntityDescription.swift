@@ -51,13 +51,14 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// A string mixed into the version hash.
     @exclusivity(unchecked) public var versionHashModifier: String? { didSet { checkEditable() } }
     /// Sets of property names whose values must be unique together among the entity's objects
-    /// (`uniquenessConstraints`). Part of the version hash; Quire does not enforce them in new stores.
+    /// (`uniquenessConstraints`), inherited by sub-entities. Part of the version hash; SQLite stores create a unique
+    /// index per constraint, and saves on every store type enforce them under the context's merge policy.
     @exclusivity(unchecked) public var uniquenessConstraints: [[String]] = [] { didSet { checkEditable() } }
-    /// The entity's fetch indexes (`indexes`), as the model declares them. A single ascending index also marks its
-    /// attribute ``PropertyDescription/isIndexed``; stores do not create the others yet (see
+    /// The entity's fetch indexes (`indexes`), as the model declares them. SQLite stores create each B-tree index as
+    /// Core Data names it, `Z_<Entity>_<name>`; partial and R-tree indexes are kept but not created (see
     /// ``ManagedObjectModel/unsupportedFeatures``).
     @exclusivity(unchecked) public var fetchIndexes: [FetchIndexDescription] = [] { didSet { checkEditable() } }
-    /// The entity's fetched properties, kept from the model but not evaluated (see ``FetchedPropertyDescription``).
+    /// The entity's own fetched properties, evaluated lazily by objects (see ``FetchedPropertyDescription``).
     @exclusivity(unchecked) public var fetchedProperties: [FetchedPropertyDescription] = [] { didSet { checkEditable() } }
 
     /// The entity's own properties (not those it inherits). Setting them makes this entity their owner.

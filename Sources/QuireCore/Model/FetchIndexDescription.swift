@@ -10,10 +10,10 @@ import Foundation
 /// car.fetchIndexes = [index]
 /// ```
 ///
-/// Quire keeps every fetch index a model declares (Xcode models, compiled models, the canonical JSON form). A
-/// single ascending index without a predicate is also the indexed flag of its attribute
-/// (``PropertyDescription/isIndexed``), which stores create; the others are listed in
-/// ``ManagedObjectModel/unsupportedFeatures`` until stores create them.
+/// Quire keeps every fetch index a model declares (Xcode models, compiled models, the canonical JSON form). SQLite
+/// stores create each B-tree index as Core Data does, `CREATE INDEX Z_<Entity>_<name> ON Z<ROOT> (Z<PROPERTY>
+/// COLLATE BINARY ASC|DESC, …)`, which SQLite then uses for fetches that filter or sort on its columns. Partial and
+/// R-tree indexes are listed in ``ManagedObjectModel/unsupportedFeatures`` and not created.
 public struct FetchIndexDescription: Hashable, Sendable, Codable {
     /// The index's name (Core Data names the SQL index `Z_<Entity>_<name>`).
     public var name: String

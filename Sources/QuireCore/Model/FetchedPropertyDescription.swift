@@ -3,10 +3,11 @@ import Foundation
 /// A fetched property of an entity (`NSFetchedPropertyDescription`): a named fetch whose results an object
 /// presents like a weak, one-way to-many relationship.
 ///
-/// Quire keeps fetched properties in the model (from Xcode models, compiled models and the canonical JSON form)
-/// so nothing a model says is lost, but does not evaluate them yet: each is listed in
-/// ``ManagedObjectModel/unsupportedFeatures``. They are not among the entity's ``EntityDescription/properties``
-/// and take no part in version hashes (as in Core Data).
+/// Quire reads fetched properties from Xcode models, compiled models and the canonical JSON form, and evaluates them
+/// lazily: `ManagedObject.fetchedValue(forKey:)` (and `value(forKey:)`) fetches the destination's objects matching
+/// the predicate, with `$FETCH_SOURCE` the object and `$FETCHED_PROPERTY` this description, the first time the value
+/// is read, and keeps the result until the object is refreshed. They are not among the entity's
+/// ``EntityDescription/properties`` and take no part in version hashes (as in Core Data).
 public struct FetchedPropertyDescription: Hashable, Sendable, Codable {
     /// The property's name.
     public var name: String
@@ -21,11 +22,31 @@ public struct FetchedPropertyDescription: Hashable, Sendable, Codable {
     public var isOptional: Bool
     /// Application data attached to the property.
     public var userInfo: [String: String]
+    /// The order of the results (the sort descriptors of the property's fetch request, which compiled models keep);
+    /// nil for the store's order.
+    public var sortKeys: [Sort]?
+
+    /// One sort key of a fetched property's request (`NSSortDescriptor`).
+    public struct Sort: Hashable, Sendable, Codable {
+        /// The key path to sort by.
+        public var keyPath: String
+        /// Whether the order is ascending.
+        public var ascending: Bool
+        /// The comparison selector, such as `compare:` or `localizedStandardCompare:`; nil for `compare:`.
+        public var selector: String?
+
+        /// A sort key.
+        public init(keyPath: String, ascending: Bool = true, selector: String? = nil) {
+            self.keyPath = keyPath
+            self.ascending = ascending
+            self.selector = selector
+        }
+    }
 
     /// A fetched property.
     public init(
         name: String, destinationEntityName: String, predicateFormat: String? = nil, fetchRequestName: String? = nil,
-        isOptional: Bool = true, userInfo: [String: String] = [:]
+        isOptional: Bool = true, userInfo: [String: String] = [:], sortKeys: [Sort]? = nil
     ) {
         self.name = name
         self.destinationEntityName = destinationEntityName
@@ -33,5 +54,6 @@ public struct FetchedPropertyDescription: Hashable, Sendable, Codable {
         self.fetchRequestName = fetchRequestName
         self.isOptional = isOptional
         self.userInfo = userInfo
+        self.sortKeys = sortKeys
     }
 }

@@ -103,7 +103,12 @@ extension ModelDocument {
                 FetchedPropertyDescription(
                     name: fetched.name, destinationEntityName: fetched.fetchRequest.entityName,
                     predicateFormat: fetched.fetchRequest.predicate, isOptional: fetched.isOptional,
-                    userInfo: fetched.userInfo.compactMapValues(\.userInfoString))
+                    userInfo: fetched.userInfo.compactMapValues(\.userInfoString),
+                    sortKeys: fetched.fetchRequest.sortDescriptors.isEmpty
+                        ? nil
+                        : fetched.fetchRequest.sortDescriptors.map {
+                            FetchedPropertyDescription.Sort(keyPath: $0.key, ascending: $0.ascending, selector: $0.selector)
+                        })
             }
             let indexed = Set(fetchIndexes.compactMap { $0.isSingleAscendingIndex ? $0.elements.first?.propertyName : nil })
             var attributes: [Attribute] = []

@@ -257,6 +257,11 @@ package struct PredicateEvaluator {
         switch value {
         case .value(.null):
             return .null
+        case .value(.string(let text)) where key == "length":
+            // NSString's length (UTF-16 units), as validation predicates such as `length >= 3` read it.
+            return .value(.integer(Int64(text.utf16.count)))
+        case .value(.data(let data)) where key == "length":
+            return .value(.integer(Int64(data.count)))
         case .value(let attribute):
             throw QuireError(
                 .predicateEvaluation,

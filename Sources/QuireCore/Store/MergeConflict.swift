@@ -82,6 +82,11 @@ public struct MergeConflict: Sendable, CustomStringConvertible {
 /// Every policy but ``error`` resolves the conflicts and saves again, under the coordinator's lock, so no other
 /// context of the coordinator can save in between. An object whose record was deleted in the store cannot be
 /// saved back: every policy but ``error`` drops it from the context (its unsaved changes are lost with it).
+///
+/// The policy also resolves uniqueness-constraint conflicts (``ConstraintConflict``), as Core Data's
+/// `resolve(constraintConflicts:)` does: the stored record survives, takes the duplicates' values as the policy says
+/// (object trump: the properties they changed; overwrite: all of them; store trump: only where it has none;
+/// rollback: none), and the duplicates are deleted (rollback reverts an updated one instead).
 public enum MergePolicy: Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// The save fails with ``QuireError/Code/managedObjectMerge``, listing the conflicts; nothing is written
     /// and the context is unchanged (the default, as in Core Data).

@@ -222,7 +222,7 @@ package final class SQLiteSchema {
             for column in table.columns {
                 let indexed: Bool
                 switch column.role {
-                case .attribute(let attribute): indexed = attribute.isIndexed
+                case .attribute(let attribute): indexed = attribute.isIndexed && !isCoveredByFetchIndex(attribute)
                 case .foreignKey: indexed = true
                 case .foreignEntity, .orderKey: indexed = false
                 }
@@ -232,27 +232,9 @@ package final class SQLiteSchema {
                         + "\(SQLiteSchema.ddlName(table.name)) (\(SQLiteSchema.ddlName(column.name)))")
             }
         }
-        // One UNIQUE index per uniqueness constraint, on the table of the entity's hierarchy:
-        // Z_<Entity>_UNIQUE_<property>_<property>… (ZCOLUMN COLLATE BINARY ASC, …), as Core Data names them.
-        for entity in numbers.entitiesInOrder {
-            guard let table = table(for: entity) else { continue }
-            for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
-                let columns = constraint.compactMap { name in
-                    table.columns.first { column in
-                        switch column.role {
-                        case .attribute(let attribute): return attribute.name == name && entity.isKind(of: attribute.entity ?? entity)
-                        case .foreignKey(let relationship): return relationship.name == name && entity.isKind(of: relationship.entity ?? entity)
-                        case .foreignEntity, .orderKey: return false
-                        }
-                    }
-                }
-                guard columns.count == constraint.count else { continue }
-                sql.append(
-                    "CREATE UNIQUE INDEX \(SQLiteSchema.ddlName("Z_\(entity.name)_UNIQUE_" + constraint.joined(separator: "_"))) ON "
-                        + "\(SQLiteSchema.ddlName(table.name)) ("
-                        + columns.map { "\(SQLiteSchema.ddlName($0.name)) COLLATE BINARY ASC" }.joined(separator: ", ") + ")")
-            }
-        }
+        // Fetch indexes and uniqueness constraints: Z_<Entity>_<name>, Z_<Entity>_UNIQUE_<properties>.
+        sql += entityIndexStatements()
+        sql += derivedAttributeTriggerStatements()
         for join in allJoinTables {
             var columns = ["\(SQLiteSchema.ddlName(join.sourceColumn)) INTEGER", "\(SQLiteSchema.ddlName(join.destinationColumn)) INTEGER"]
             if let order = join.orderColumn { columns.append("\(SQLiteSchema.ddlName(order)) INTEGER") }

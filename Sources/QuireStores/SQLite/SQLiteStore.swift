@@ -144,6 +144,7 @@ package final class SQLiteStore: ImportingStoreBackend {
             insertModel.bind(modelData, at: 1)
             try insertModel.run()
         }
+        triggerMaintainedAttributes = try Self.derivedAttributes(connection, model: model)
         identifier = uuid
         self.metadata = metadata
     }

@@ -412,7 +412,7 @@ struct PredicateEvaluationTests {
         let cases: [(String, String)] = [
             ("unknownKey == 1", "Author has no key 'unknownKey'."),
             (#"firstName MATCHES "(""#, #"The MATCHES pattern "(" is not a valid regular expression."#),
-            ("firstName.length == 3", #"The value "Ann" has no key 'length'."#),
+            ("firstName.size == 3", #"The value "Ann" has no key 'size'."#),
             ("publications.@sum.title == 1", #"@sum needs numbers, not "Swift Patterns"."#),
             ("tags.@max == 1", "@max needs values, not objects or collections."),
             (#"CAST(firstName, "NSNumber") == 1"#, #"The value "Ann" cannot be cast to NSNumber."#),
@@ -426,5 +426,7 @@ struct PredicateEvaluationTests {
             #expect(error?.code == .predicateEvaluation)
             #expect(error?.message == message)
         }
+        // A string's `length` is NSString's (UTF-16 units), as validation predicates such as `length >= 3` use it.
+        #expect(try QueryPredicate(format: "firstName.length == 3").evaluate(with: graph.ann))
     }
 }

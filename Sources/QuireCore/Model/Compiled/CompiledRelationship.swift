@@ -47,6 +47,8 @@ package struct CompiledRelationship: Sendable, Hashable {
     /// ``maxCount`` as Quire counts it: 1 for to-one, 0 for no limit, otherwise the limit.
     package var normalizedMaxCount: Int {
         guard isToMany else { return 1 }
+        // -1 is `maxCount = .max` set in code (Core Data hashes it as 0xFFFFFFFF, which Int.max truncates to).
+        if maxCount < 0 { return Int.max }
         return maxCount > 1 ? maxCount : 0
     }
 
