@@ -3,13 +3,6 @@ import QuireStores
 import Foundation
 
 extension ManagedObjectContext {
-    /// Core Data's `NSInsertedObjectsKey`, a key of ``mergeChanges(fromRemoteContextSave:into:)``'s dictionary.
-    public static let insertedObjectsKey = "inserted"
-    /// Core Data's `NSUpdatedObjectsKey`, a key of ``mergeChanges(fromRemoteContextSave:into:)``'s dictionary.
-    public static let updatedObjectsKey = "updated"
-    /// Core Data's `NSDeletedObjectsKey`, a key of ``mergeChanges(fromRemoteContextSave:into:)``'s dictionary.
-    public static let deletedObjectsKey = "deleted"
-
     /// Deletes objects in their stores (`execute(_:)` with an `NSBatchDeleteRequest`); see ``BatchDeleteRequest``.
     ///
     /// - Throws: ``QuireError/Code/invalidFetchRequest`` for an unknown entity or key, ``QuireError/Code/invalidArgument``
