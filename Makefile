@@ -5,7 +5,7 @@
 #   make fuzz   the fuzz targets (libFuzzer + AddressSanitizer, .build-fuzz), FUZZ_SECONDS each
 
 SWIFT ?= swift
-APT_PACKAGES := libsqlite3-dev libarchive-dev zlib1g-dev pkg-config sqlite3
+APT_PACKAGES := libsqlite3-dev libarchive-dev zlib1g-dev pkg-config sqlite3 libpq-dev postgresql
 
 .PHONY: demo test tsan deps build bench clean
 
@@ -44,9 +44,10 @@ demo: deps
 	@echo "== quire diff SampleDocuments/Library-sqlite.quiredoc $(DEMO_DIR)/Library.quiredoc"
 	@$(QUIRE) diff SampleDocuments/Library-sqlite.quiredoc $(DEMO_DIR)/Library.quiredoc
 
+# The PostgreSQL store's tests run against a throwaway server scripts/with-postgres.sh starts and stops.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	scripts/with-postgres.sh $(SWIFT) test --skip-build
 
 # The thread sanitizer needs its own build: mixing sanitized and plain objects in .build would force full
 # rebuilds each way.
