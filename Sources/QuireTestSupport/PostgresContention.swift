@@ -85,3 +85,20 @@ public enum PostgresContention {
         return applied
     }
 }
+
+extension PostgresContention {
+    /// Another coordinator's save, for the notification test: slot 0's `w0` becomes 42 and a slot 99 is inserted.
+    public static func bump(_ url: URL) throws {
+        let model = model()
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .postgres, at: url)
+        let context = ManagedObjectContext()
+        context.persistentStoreCoordinator = coordinator
+        let request = FetchRequest<ManagedObject>(entityName: "Slot")
+        request.predicate = try QueryPredicate(format: "index == 0")
+        guard let slot = try context.fetch(request).first, let entity = model.entitiesByName["Slot"] else { return }
+        slot.setValue(Int64(42), forKey: "w0")
+        ManagedObject(entity: entity, insertInto: context).setValue(Int64(99), forKey: "index")
+        try context.save()
+    }
+}

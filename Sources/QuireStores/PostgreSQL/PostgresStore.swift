@@ -21,6 +21,10 @@ package final class PostgresStore: ImportingStoreBackend {
     var writePlans: [ObjectIdentifier: WritePlan] = [:]
     /// The address, parsed once.
     private var address: PostgresURL?
+    /// The thread that hears other coordinators' saves.
+    var listener: PostgresChangeListener?
+    /// What this store instance signs its save announcements with.
+    let notificationSource = UUID().uuidString.prefix(8).lowercased()
 
     package init(store: PersistentStore) {
         self.store = store
@@ -80,6 +84,7 @@ package final class PostgresStore: ImportingStoreBackend {
         }
         self.address = address
         self.connection = connection
+        startListening(address)
     }
 
     static func schemaExists(_ connection: PostgresConnection, _ name: String) throws -> Bool {
@@ -188,6 +193,7 @@ package final class PostgresStore: ImportingStoreBackend {
     }
 
     package func close() throws {
+        stopListening()
         guard let connection else {
             address = nil
             return
