@@ -11,6 +11,8 @@ extension StoreKind {
             readMetadata: { url, _ in try PostgresStore.readMetadata(at: url) },
             writeMetadata: { metadata, url, _ in try PostgresStore.writeMetadata(metadata, at: url) })
         kind.readModel = { try PostgresStore.readModel(at: $0) }
+        kind.stagingURL = { PostgresURL.withSchema($0) { String($0.prefix(40)) + "_saveas_" + UUID().uuidString.prefix(8).lowercased() } }
+        kind.removeStore = { try PostgresStore.dropSchema(at: $0) }
         return kind
     }()
 }
@@ -43,6 +45,14 @@ extension PostgresStore {
         let existing = try readMetadata(connection, display: connection.url.redacted)
         let merged = StoreMetadataKey.merged(metadata, existing: existing, type: .postgres)
         try connection.transaction { try write(merged, connection) }
+    }
+
+    /// Removes a store: drops its schema with everything in it.
+    package static func dropSchema(at url: URL) throws {
+        let address = try PostgresURL(url)
+        let connection = try PostgresConnection(url: address)
+        defer { connection.close() }
+        try connection.execute("DROP SCHEMA IF EXISTS \(PostgresDialect.quoteRaw(address.schema)) CASCADE")
     }
 
     /// The model a store embeds (`z_quiremodel`).

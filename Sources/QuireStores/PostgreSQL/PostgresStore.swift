@@ -241,7 +241,13 @@ package final class PostgresStore: ImportingStoreBackend {
         let connection = try db()
         try connection.transaction {
             if try Self.schemaExists(connection, new.schema) {
-                try connection.execute("DROP SCHEMA \(PostgresDialect.quoteRaw(new.schema)) CASCADE")
+                guard try Self.tableNames(connection, schema: new.schema).isEmpty else {
+                    throw QuireError(
+                        .persistentStoreOperation,
+                        "The schema '\(new.schema)' of '\(new.redacted)' already holds tables; Save As needs a new schema.",
+                        context: .init(file: PostgresURL.redactedURL(url)))
+                }
+                try connection.execute("DROP SCHEMA \(PostgresDialect.quoteRaw(new.schema))")
             }
             try connection.execute(
                 "ALTER SCHEMA \(PostgresDialect.quoteRaw(old.schema)) RENAME TO \(PostgresDialect.quoteRaw(new.schema))")

@@ -59,6 +59,17 @@ package struct PostgresURL: Sendable {
         return components.string ?? text
     }
 
+    /// A store URL with its schema replaced (`schema` set when it had none).
+    package static func withSchema(_ url: URL, _ rename: (String) -> String) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        var items = components.queryItems ?? []
+        let old = items.last { $0.name == "schema" }?.value ?? "public"
+        items.removeAll { $0.name == "schema" }
+        items.append(URLQueryItem(name: "schema", value: rename(old)))
+        components.queryItems = items
+        return components.url ?? url
+    }
+
     /// The store URL with the password removed, as a URL.
     package static func redactedURL(_ url: URL) -> URL { URL(string: redact(url.absoluteString)) ?? url }
 }
