@@ -264,5 +264,7 @@ if wanted("save-as-1gb-blobs") {
         note: "10,000 objects, \(images) images of 1 MiB (\(images == 1000 ? "1 GiB" : "scaled down: disk short")); baseline: copying the store and its folder"))
 }
 
+rows += try PostgresBench.rows(runs: runs, wanted: wanted)
+
 let table = BenchmarkTable(rows: rows)
 print(asJSON ? try table.json() : table.text())
