@@ -73,7 +73,8 @@ package enum PostgresDialect {
     /// The functions compiled predicates call, created in each store's schema: `quire_fold(text, flags)`
     /// (flag 1 `[c]`: lower case; flag 2 `[d]`: accents removed; then NFC), `quire_string(op, text, pattern,
     /// flags)` (1 `BEGINSWITH`, 2 `ENDSWITH`, 3 `CONTAINS`, 4 `LIKE` with `*` and `?`) and
-    /// `quire_matches(text, pattern, flags)` (the whole text matches the regular expression).
+    /// `quire_matches(text, pattern, flags)` (the whole text matches the regular expression; `.` does not match a
+    /// newline, as in ICU). Each store's schema gets them when it is created.
     package static let functionStatements: [String] = [
         """
         CREATE OR REPLACE FUNCTION quire_fold(t TEXT, f INTEGER) RETURNS TEXT LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
@@ -82,9 +83,25 @@ package enum PostgresDialect {
         $$
         """,
         """
-        CREATE OR REPLACE FUNCTION quire_like_pattern(p TEXT) RETURNS TEXT LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-          SELECT replace(replace(replace(replace(replace(p, '\\', '\\\\'), '%', '\\%'), '_', '\\_'), '*', '%'), '?', '_')
-        $$
+        CREATE OR REPLACE FUNCTION quire_like_pattern(p TEXT) RETURNS TEXT LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+        DECLARE r TEXT := ''; i INTEGER := 1; n INTEGER := length(p); c TEXT; d TEXT;
+        BEGIN
+          WHILE i <= n LOOP
+            c := substr(p, i, 1);
+            IF c = '\\' AND i < n THEN
+              d := substr(p, i + 1, 1);
+              r := r || CASE WHEN d IN ('%', '_', '\\') THEN '\\' || d ELSE d END;
+              i := i + 2;
+              CONTINUE;
+            ELSIF c = '*' THEN r := r || '%';
+            ELSIF c = '?' THEN r := r || '_';
+            ELSIF c IN ('%', '_', '\\') THEN r := r || '\\' || c;
+            ELSE r := r || c;
+            END IF;
+            i := i + 1;
+          END LOOP;
+          RETURN r;
+        END $$
         """,
         """
         CREATE OR REPLACE FUNCTION quire_string(op INTEGER, t TEXT, p TEXT, f INTEGER) RETURNS BOOLEAN LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
@@ -99,8 +116,8 @@ package enum PostgresDialect {
         """,
         """
         CREATE OR REPLACE FUNCTION quire_matches(t TEXT, p TEXT, f INTEGER) RETURNS BOOLEAN LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-          SELECT CASE WHEN f & 1 <> 0 THEN quire_fold(t, f & 2) ~* ('^(?:' || quire_fold(p, f & 2) || ')$')
-                 ELSE quire_fold(t, f & 2) ~ ('^(?:' || quire_fold(p, f & 2) || ')$') END
+          SELECT CASE WHEN f & 1 <> 0 THEN quire_fold(t, f & 2) ~* ('(?p)^(?:' || quire_fold(p, f & 2) || ')$')
+                 ELSE quire_fold(t, f & 2) ~ ('(?p)^(?:' || quire_fold(p, f & 2) || ')$') END
         $$
         """,
     ]
