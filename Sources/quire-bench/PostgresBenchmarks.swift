@@ -149,10 +149,13 @@ final class RawPostgres {
             BEGIN
             """))
         let name = "insert"
-        PQclear(PQprepare(
+        PQclear(try exec("DEALLOCATE ALL"))
+        let prepared = PQprepare(
             connection, name,
             "INSERT INTO zitem (z_pk, z_ent, z_opt, zi1, zi2, zd1, zd2, zs1, zs2, zs3, zflag, zdate, zblob, ztag) "
-                + "VALUES ($1, 1, 1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)", 12, nil))
+                + "VALUES ($1, 1, 1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)", 12, nil)
+        defer { PQclear(prepared) }
+        guard PQresultStatus(prepared) == PGRES_COMMAND_OK else { throw failure("prepare the insert") }
         var formats = [Int32](repeating: 0, count: 12)
         formats[10] = 1
         for index in 0..<BenchData.rowCount {
