@@ -15,10 +15,10 @@ struct Convert: ParsableCommand {
             Metadata and external data are carried over. Nothing is left behind on failure.
             """)
 
-    @Argument(help: "The document or store to convert.")
+    @Argument(help: "The document or store to convert (or a postgresql:// URL).")
     var input: String
 
-    @Argument(help: "Where to write the result.")
+    @Argument(help: "Where to write the result (or a postgresql://…?schema=name URL).")
     var output: String
 
     @Option(help: "The output's store type: sqlite, xml or binary.")
@@ -54,6 +54,7 @@ struct Convert: ParsableCommand {
     ]
 
     func run() throws {
+        if Self.isDatabase(input) || Self.isDatabase(output) { return try runPostgres() }
         let inputURL = fileURL(input)
         let outputURL = fileURL(output)
         let source = try openContents(input)
