@@ -145,9 +145,10 @@ final class RawPostgres {
             CREATE TABLE zitem (z_pk BIGINT PRIMARY KEY, z_ent BIGINT, z_opt BIGINT, zi1 BIGINT, zi2 BIGINT, zflag BIGINT,
               ztag BIGINT, zowner BIGINT, zd1 DOUBLE PRECISION, zd2 DOUBLE PRECISION, zdate DOUBLE PRECISION,
               zs1 TEXT COLLATE "C", zs2 TEXT COLLATE "C", zs3 TEXT COLLATE "C", zblob BYTEA);
-            CREATE INDEX zitem_ztag_index ON zitem (ztag); CREATE INDEX zitem_zowner_index ON zitem (zowner);
-            BEGIN
+            CREATE INDEX zitem_ztag_index ON zitem (ztag); CREATE INDEX zitem_zowner_index ON zitem (zowner)
             """))
+        // BEGIN on its own: inside a multi-statement PQexec it would end with that implicit transaction.
+        PQclear(try exec("BEGIN"))
         let name = "insert"
         PQclear(try exec("DEALLOCATE ALL"))
         let prepared = PQprepare(
