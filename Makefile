@@ -5,7 +5,7 @@
 #   make fuzz   the fuzz targets (libFuzzer + AddressSanitizer, .build-fuzz), FUZZ_SECONDS each
 
 SWIFT ?= swift
-APT_PACKAGES := libsqlite3-dev libarchive-dev zlib1g-dev pkg-config sqlite3
+APT_PACKAGES := libsqlite3-dev libarchive-dev zlib1g-dev pkg-config sqlite3 libpq-dev
 
 .PHONY: demo test tsan deps build bench clean docs
 
@@ -44,11 +44,13 @@ demo: deps
 	@echo "== quire diff SampleDocuments/Library-sqlite.quiredoc $(DEMO_DIR)/Library.quiredoc"
 	@$(QUIRE) diff SampleDocuments/Library-sqlite.quiredoc $(DEMO_DIR)/Library.quiredoc
 
-# make test also installs Tracker for TrackerExtractTests (tracker3 extract; about 40 s on Debian bookworm).
-test: APT_PACKAGES += tracker tracker-extract dbus-daemon shared-mime-info
+# make test also installs the PostgreSQL server (the PostgreSQL store's tests) and Tracker for TrackerExtractTests
+# (tracker3 extract; about 40 s on Debian bookworm).
+test: APT_PACKAGES += postgresql tracker tracker-extract dbus-daemon shared-mime-info
+# The PostgreSQL store's tests run against a throwaway server scripts/with-postgres.sh starts and stops.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	scripts/with-postgres.sh $(SWIFT) test --skip-build
 
 # The thread sanitizer needs its own build: mixing sanitized and plain objects in .build would force full
 # rebuilds each way.

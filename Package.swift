@@ -30,6 +30,11 @@ let package = Package(
             providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]
         ),
         .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+        .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
@@ -53,7 +58,7 @@ let package = Package(
         ),
         .target(
             name: "QuireStores",
-            dependencies: ["QuireSupport", "QuireCore", "CSQLite", "CQuireSupport"]
+            dependencies: ["QuireSupport", "QuireCore", "CSQLite", "CLibPQ", "CQuireSupport"]
         ),
         .target(
             name: "Quire",
@@ -74,7 +79,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "quire-bench", dependencies: ["Quire", "CSQLite"]),
+        .executableTarget(name: "quire-bench", dependencies: ["Quire", "CSQLite", "CLibPQ"]),
         // The child process the document crash test kills at random moments.
         .executableTarget(name: "quire-crash-worker", dependencies: ["Quire", "QuireTestSupport"]),
         .testTarget(

@@ -23,7 +23,7 @@ struct Convert: ParsableCommand {
             .zip, .tar: an archive; .quiredoc: a package; no extension: the input's container); other extensions are \
             refused. Its store type comes from --to, else a store file's extension, else the input's type. \
             Metadata and external data are carried over. Nothing is left behind on failure. Exit status 0 when \
-            every conversion succeeded, else the highest status of those that failed.
+            every conversion succeeded, else the highest status of those that failed. Either path of the two-path             form may be a PostgreSQL store, 'postgresql://user@host/db?schema=name' (see the PostgreSQL article).
             """)
 
     @Argument(help: ArgumentHelp("INPUT OUTPUT, or SOURCE... OUTDIR.", valueName: "path"))
@@ -86,6 +86,9 @@ struct Convert: ParsableCommand {
     }
 
     func run() throws {
+        if paths.count == 2, Self.isDatabase(paths[0]) || Self.isDatabase(paths[1]) {
+            return try runPostgres(input: paths[0], output: paths[1])
+        }
         if isBatch {
             try runBatch()
             return

@@ -93,7 +93,8 @@ extension PersistentStoreCoordinator {
         // Kinds whose files Quire does not own (custom incremental stores keep their own) are written in place.
         let staging = kind.needsFile
             ? url.map { url in
-                url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent)-saveas-\(UUID().uuidString)")
+                if let stagingURL = kind.stagingURL { return stagingURL(url) }
+                return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent)-saveas-\(UUID().uuidString)")
             }
             : url
         var writable = options

@@ -17,6 +17,7 @@ extension StoreKind {
     ///
     /// - Throws: ``QuireError/Code/fileWriteNoPermission`` when a file cannot be removed.
     package func removeFiles(at url: URL, includingExternalData: Bool = true) throws {
+        if let removeStore { return try removeStore(url) }
         for path in filePaths(of: url) {
             guard FileManager.default.fileExists(atPath: path) else { continue }
             do {

@@ -67,6 +67,12 @@ package struct StoreKind: Sendable {
     /// Whether a closed store of the kind is copied by cloning its file (and linking its external data)
     /// rather than by reading its objects: true for single-file kinds whose file is the whole store.
     package var copiesByCloning: Bool = false
+    /// Where Save As writes a new store of the kind before renaming it into place, for kinds whose stores are
+    /// not files (PostgreSQL: a temporary schema beside the target's); nil: a hidden file beside the target.
+    package var stagingURL: (@Sendable (URL) -> URL)? = nil
+    /// Removes a store of a kind whose stores are not files (PostgreSQL: drops its schema); nil: its files and
+    /// external data folder are removed.
+    package var removeStore: (@Sendable (URL) throws -> Void)? = nil
 
     /// Describes a kind.
     package init(

@@ -7,7 +7,7 @@ import QuireCore
 /// migration, documents and tools ask this registry and never name a store class.
 package enum StoreKinds {
     /// The built-in kinds, in the order file detection tries them.
-    package static let builtIn: [StoreKind] = [.sqlite, .binary, .xml, .inMemory]
+    package static let builtIn: [StoreKind] = [.sqlite, .binary, .xml, .inMemory, .postgres]
 
     private static let registered = LockedValue<[StoreType: StoreKind]>(
         Dictionary(uniqueKeysWithValues: builtIn.map { ($0.type, $0) }))

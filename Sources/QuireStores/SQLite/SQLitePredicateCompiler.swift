@@ -129,13 +129,16 @@ package struct SQLitePredicateCompiler {
     package let schema: SQLiteSchema
     package let store: PersistentStore
     package let counter: SQLiteAliasCounter
+    /// The SQL dialect written (SQLite's unless a PostgreSQL store compiles).
+    package let dialect: SQLDialect
     /// The values to bind, in parameter order (`?1` is the first).
     package private(set) var bindings: [AttributeValue] = []
 
-    package init(schema: SQLiteSchema, store: PersistentStore, counter: SQLiteAliasCounter) {
+    package init(schema: SQLiteSchema, store: PersistentStore, counter: SQLiteAliasCounter, dialect: SQLDialect = .sqlite) {
         self.schema = schema
         self.store = store
         self.counter = counter
+        self.dialect = dialect
     }
 
     // MARK: - Entry points
@@ -165,7 +168,7 @@ package struct SQLitePredicateCompiler {
         var value = value
         if case .decimal(let decimal) = value { value = .double(NSDecimalNumber(decimal: decimal).doubleValue) }
         bindings.append(value)
-        return "?\(bindings.count)"
+        return dialect.parameter(bindings.count, for: value)
     }
 
     // MARK: - Predicates
@@ -173,17 +176,17 @@ package struct SQLitePredicateCompiler {
     package mutating func compile(_ predicate: QueryPredicate, _ environment: Environment) throws -> String {
         switch predicate {
         case .true:
-            return "1"
+            return dialect.alwaysTrue
         case .false:
-            return "0"
+            return dialect.alwaysFalse
         case .and(let operands):
-            guard !operands.isEmpty else { return "1" }
+            guard !operands.isEmpty else { return dialect.alwaysTrue }
             return "(" + (try operands.map { try compile($0, environment) }).joined(separator: " AND ") + ")"
         case .or(let operands):
-            guard !operands.isEmpty else { return "0" }
+            guard !operands.isEmpty else { return dialect.alwaysFalse }
             return "(" + (try operands.map { try compile($0, environment) }).joined(separator: " OR ") + ")"
         case .not(let operand):
-            return "NOT IFNULL(\(try compile(operand, environment)), 0)"
+            return dialect.notTrue(try compile(operand, environment))
         case .comparison(let comparison):
             return try compile(comparison, environment)
         }
@@ -211,10 +214,10 @@ package struct SQLitePredicateCompiler {
                     // `x IN collection` is true when some element equals x.
                     return try collectionComparison(path, .equalTo, .equalTo, left, comparison, .any, options)
                 case .scalar(let sql, let kind):
-                    guard kind == .string, case .constant(.string(let needle)) = left else { return "0" }
+                    guard kind == .string, case .constant(.string(let needle)) = left else { return dialect.alwaysFalse }
                     return stringFunction(.contains, sql, bind(.string(needle)), options)
                 default:
-                    return "0"
+                    return dialect.alwaysFalse
                 }
             default:
                 throw Unsupported(reason: "a constant on the left of \(op.symbol)")
@@ -230,7 +233,7 @@ package struct SQLitePredicateCompiler {
             case .direct: return element
             case .any: return "(NOT \(null) AND \(element))"
             case .all: return "(\(null) OR \(element))"
-            case .none: return "(\(null) OR NOT IFNULL(\(element), 0))"
+            case .none: return "(\(null) OR \(dialect.notTrue(element)))"
             }
         default:
             throw Unsupported(reason: "a comparison of this shape")
@@ -241,7 +244,7 @@ package struct SQLitePredicateCompiler {
     private func constantComparison(_ comparison: QueryComparison) throws -> String {
         do {
             let evaluator = PredicateEvaluator(substitutionVariables: [:])
-            return try evaluator.evaluate(.comparison(comparison), on: .null) ? "1" : "0"
+            return dialect.truth(try evaluator.evaluate(.comparison(comparison), on: .null))
         } catch {
             throw Unsupported(reason: "\(error)")
         }
@@ -270,11 +273,11 @@ package struct SQLitePredicateCompiler {
                 guard right.isConstant else { throw Unsupported(reason: "a nil step before a collection") }
                 let nilComparison = QueryComparison(
                     .constant(.null), originalOperator, comparison.right, modifier: .direct, options: options)
-                if try constantComparison(nilComparison) == "1" { sql = "(\(sql) OR \(prefixNull))" }
+                if try constantComparison(nilComparison) == dialect.alwaysTrue { sql = "(\(sql) OR \(prefixNull))" }
             }
             return sql
         case .all:
-            return "NOT EXISTS (\(chain.select("1", where: "NOT IFNULL(\(element), 0)")))"
+            return "NOT EXISTS (\(chain.select("1", where: dialect.notTrue(element))))"
         case .none:
             return "NOT EXISTS (\(chain.select("1", where: element)))"
         }
@@ -323,10 +326,10 @@ package struct SQLitePredicateCompiler {
         return bind(value)
     }
 
-    private static func sqlOperator(_ op: QueryComparison.Operator) -> String? {
+    private func sqlOperator(_ op: QueryComparison.Operator) -> String? {
         switch op {
         case .equalTo: return "="
-        case .notEqualTo: return "IS NOT"
+        case .notEqualTo: return dialect.same(false)
         case .lessThan: return "<"
         case .lessThanOrEqualTo: return "<="
         case .greaterThan: return ">"
@@ -348,27 +351,27 @@ package struct SQLitePredicateCompiler {
         case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
             let equality = op == .equalTo || op == .notEqualTo
             // What the comparison gives when the kinds cannot be compared: `==` false, `!=` true, order false.
-            let mismatch = op == .notEqualTo ? "1" : "0"
+            let mismatch = dialect.truth(op == .notEqualTo)
             switch right {
             case .constant(.null):
                 if op == .equalTo { return "\(sql) IS NULL" }
                 if op == .notEqualTo { return "\(sql) IS NOT NULL" }
-                return "0"
+                return dialect.alwaysFalse
             case .constant(let value):
                 guard let kind else { throw Unsupported(reason: "a comparison of external binary data") }
                 guard Kind(value) == kind else { return mismatch }
                 let parameter = bindCompared(value, fold: fold, options)
-                return "\(lhs) \(Self.sqlOperator(op) ?? "=") \(parameter)"
+                return "\(lhs) \(sqlOperator(op) ?? "=") \(parameter)"
             case .scalar(let other, let otherKind):
                 guard let kind, let otherKind, kind == otherKind else {
                     throw Unsupported(reason: "a comparison of values of different kinds")
                 }
                 let rhs = fold ? folded(other, options) : other
-                if equality { return "\(lhs) \(op == .equalTo ? "IS" : "IS NOT") \(rhs)" }
-                return "\(lhs) \(Self.sqlOperator(op) ?? "=") \(rhs)"
+                if equality { return "\(lhs) \(dialect.same(op == .equalTo)) \(rhs)" }
+                return "\(lhs) \(sqlOperator(op) ?? "=") \(rhs)"
             case .object, .objectConstant, .list:
                 if equality { return mismatch }
-                return "0"
+                return dialect.alwaysFalse
             case .collection:
                 throw Unsupported(reason: "a collection on the right of \(op.symbol)")
             }
@@ -377,11 +380,11 @@ package struct SQLitePredicateCompiler {
                 throw Unsupported(reason: "BETWEEN without two bounds")
             }
             guard case .constant(let lower) = bounds[0], case .constant(let upper) = bounds[1] else {
-                if bounds.allSatisfy(\.isConstant) { return "0" }
+                if bounds.allSatisfy(\.isConstant) { return dialect.alwaysFalse }
                 throw Unsupported(reason: "BETWEEN with bounds that are not constants")
             }
             guard let kind else { throw Unsupported(reason: "a comparison of external binary data") }
-            guard Kind(lower) == kind, Kind(upper) == kind else { return "0" }
+            guard Kind(lower) == kind, Kind(upper) == kind else { return dialect.alwaysFalse }
             let low = bindCompared(lower, fold: fold, options)
             let high = bindCompared(upper, fold: fold, options)
             return "(\(lhs) BETWEEN \(low) AND \(high))"
@@ -404,15 +407,15 @@ package struct SQLitePredicateCompiler {
                 if !values.isEmpty {
                     parts.append("\(lhs) IN \(inList(values.map { fold ? foldedConstant($0, options) : $0 }))")
                 }
-                return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
+                return parts.isEmpty ? dialect.alwaysFalse : "(" + parts.joined(separator: " OR ") + ")"
             case .constant(.string(let haystack)):
-                guard kind == .string else { return "0" }
+                guard kind == .string else { return dialect.alwaysFalse }
                 return stringFunction(.contains, bind(.string(haystack)), sql, options)
             case .scalar(let other, let otherKind):
-                guard kind == .string, otherKind == .string else { return "0" }
+                guard kind == .string, otherKind == .string else { return dialect.alwaysFalse }
                 return stringFunction(.contains, other, sql, options)
             case .constant, .object, .objectConstant:
-                return "0"
+                return dialect.alwaysFalse
             case .collection:
                 throw Unsupported(reason: "IN a collection key path")
             }
@@ -424,20 +427,20 @@ package struct SQLitePredicateCompiler {
             case .endsWith: stringOperator = .endsWith
             default: stringOperator = .like
             }
-            guard kind == .string else { return "0" }
+            guard kind == .string else { return dialect.alwaysFalse }
             switch right {
             case .constant(.string(let pattern)):
                 return stringFunction(stringOperator, sql, bind(.string(pattern)), options)
             case .scalar(let other, let otherKind):
-                guard otherKind == .string else { return "0" }
+                guard otherKind == .string else { return dialect.alwaysFalse }
                 return stringFunction(stringOperator, sql, other, options)
             case .constant, .object, .objectConstant, .list:
-                return "0"
+                return dialect.alwaysFalse
             case .collection:
                 throw Unsupported(reason: "a collection on the right of \(op.symbol)")
             }
         case .matches:
-            guard kind == .string else { return "0" }
+            guard kind == .string else { return dialect.alwaysFalse }
             switch right {
             case .constant(.string(let pattern)):
                 // Compile the pattern now: an invalid one is left to memory, which reports it.
@@ -451,10 +454,10 @@ package struct SQLitePredicateCompiler {
                 }
                 return "\(SQLiteFunctions.matches)(\(sql), \(bind(.string(pattern))), \(Self.flags(options)))"
             case .scalar(let other, let otherKind):
-                guard otherKind == .string else { return "0" }
+                guard otherKind == .string else { return dialect.alwaysFalse }
                 return "\(SQLiteFunctions.matches)(\(sql), \(other), \(Self.flags(options)))"
             case .constant, .object, .objectConstant, .list:
-                return "0"
+                return dialect.alwaysFalse
             case .collection:
                 throw Unsupported(reason: "a collection on the right of MATCHES")
             }
@@ -469,7 +472,7 @@ package struct SQLitePredicateCompiler {
     /// `(?1, ?2, …)`, or for long lists of integers and strings one JSON parameter read by `json_each`, so
     /// that statements stay few and within SQLite's parameter limit.
     package mutating func inList(_ values: [AttributeValue]) -> String {
-        if values.count > 16, let json = Self.jsonArray(values) {
+        if dialect == .sqlite, values.count > 16, let json = Self.jsonArray(values) {
             return "(SELECT value FROM json_each(\(bind(.string(json)))))"
         }
         return "(" + values.map { bind($0) }.joined(separator: ", ") + ")"
@@ -516,25 +519,25 @@ package struct SQLitePredicateCompiler {
             case .constant(.null):
                 return equal ? "\(sql) IS NULL" : "\(sql) IS NOT NULL"
             case .constant, .list:
-                return equal ? "0" : "1"
+                return dialect.truth(!equal)
             case .objectConstant(let id):
-                guard let key = primaryKey(of: id, root: root) else { return equal ? "0" : "1" }
-                return equal ? "\(sql) = \(bind(.integer(key)))" : "\(sql) IS NOT \(bind(.integer(key)))"
+                guard let key = primaryKey(of: id, root: root) else { return dialect.truth(!equal) }
+                return equal ? "\(sql) = \(bind(.integer(key)))" : "\(sql) \(dialect.same(false)) \(bind(.integer(key)))"
             case .object(let other, let otherRoot, _) where otherRoot === root:
-                return equal ? "\(sql) IS \(other)" : "\(sql) IS NOT \(other)"
+                return "\(sql) \(dialect.same(equal)) \(other)"
             default:
                 throw Unsupported(reason: "a comparison of objects of this shape")
             }
         case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
-            return "0"
+            return dialect.alwaysFalse
         case .between:
             guard case .list(let bounds) = right, bounds.count == 2 else {
                 throw Unsupported(reason: "BETWEEN without two bounds")
             }
-            return "0"
+            return dialect.alwaysFalse
         case .in:
             guard case .list(let elements) = right else {
-                if right.isConstant { return "0" }
+                if right.isConstant { return dialect.alwaysFalse }
                 throw Unsupported(reason: "IN with objects of this shape")
             }
             var hasNull = false
@@ -550,9 +553,9 @@ package struct SQLitePredicateCompiler {
             var parts: [String] = []
             if hasNull { parts.append("\(sql) IS NULL") }
             if !keys.isEmpty { parts.append("\(sql) IN \(inList(keys))") }
-            return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
+            return parts.isEmpty ? dialect.alwaysFalse : "(" + parts.joined(separator: " OR ") + ")"
         case .contains, .beginsWith, .endsWith, .like, .matches:
-            return "0"
+            return dialect.alwaysFalse
         }
     }
 
@@ -620,7 +623,7 @@ package struct SQLitePredicateCompiler {
                 throw Unsupported(reason: "'\(key)' has no column")
             }
             if isLast {
-                return .object("\(row.alias).\(SQLiteSchema.quote(column))", root: destination.rootEntity, row: nil)
+                return .object("\(row.alias).\(dialect.quote(column))", root: destination.rootEntity, row: nil)
             }
             guard let alias = row.scope.join(from: row.alias, through: relationship, schema: schema) else {
                 throw Unsupported(reason: "'\(key)' cannot be joined")
@@ -635,16 +638,16 @@ package struct SQLitePredicateCompiler {
         guard let column = schema.column(of: attribute) else {
             throw Unsupported(reason: "attribute '\(attribute.name)' has no column")
         }
-        let sql = "\(alias).\(SQLiteSchema.quote(column))"
+        let sql = "\(alias).\(dialect.quote(column))"
         if attribute.allowsExternalBinaryDataStorage { return .scalar(sql, nil) }
         // Exact decimal text (see SQLiteDecimal) compares as the number it names.
-        if attribute.attributeType == .decimal { return .scalar("CAST(\(sql) AS REAL)", .number) }
+        if attribute.attributeType == .decimal { return .scalar(dialect.real(sql), .number) }
         return .scalar(sql, Kind(attribute.attributeType))
     }
 
     /// The FROM clause of a subquery that lists the elements of a collection path.
     package mutating func chain(_ path: CollectionPath) throws -> Chain {
-        let scope = SQLiteQueryScope(counter: counter)
+        let scope = SQLiteQueryScope(counter: counter, dialect: dialect)
         var from = ""
         var conditions: [String] = []
         var row = path.start
@@ -664,7 +667,7 @@ package struct SQLitePredicateCompiler {
                 let destination = relationship.resolvedDestination,
                 let destinationTable = schema.table(for: destination)
             else { throw Unsupported(reason: "'\(key)' has no destination") }
-            let table = SQLiteSchema.quote(destinationTable.name)
+            let table = dialect.quote(destinationTable.name)
             if relationship.isToMany {
                 // A nil to-one step inside the collection would contribute a nil element in memory.
                 guard !afterToOne else { throw Unsupported(reason: "a to-many step after a to-one step in a collection") }
@@ -672,7 +675,7 @@ package struct SQLitePredicateCompiler {
                 if SQLiteSchema.usesForeignKey(relationship), let inverse = relationship.resolvedInverse,
                     let foreignKey = schema.foreignKeyColumn(of: inverse)
                 {
-                    let condition = "\(alias).\(SQLiteSchema.quote(foreignKey)) = \(row.alias).Z_PK"
+                    let condition = "\(alias).\(dialect.quote(foreignKey)) = \(row.alias).Z_PK"
                     if from.isEmpty {
                         from = "\(table) \(alias)"
                         conditions.append(condition)
@@ -681,16 +684,16 @@ package struct SQLitePredicateCompiler {
                     }
                 } else if let join = schema.joinTable(for: relationship) {
                     let forward = join.relationship === relationship
-                    let source = SQLiteSchema.quote(forward ? join.sourceColumn : join.destinationColumn)
-                    let member = SQLiteSchema.quote(forward ? join.destinationColumn : join.sourceColumn)
+                    let source = dialect.quote(forward ? join.sourceColumn : join.destinationColumn)
+                    let member = dialect.quote(forward ? join.destinationColumn : join.sourceColumn)
                     let link = counter.make()
                     let condition = "\(link).\(source) = \(row.alias).Z_PK"
                     let destinationJoin = "JOIN \(table) \(alias) ON \(alias).Z_PK = \(link).\(member)"
                     if from.isEmpty {
-                        from = "\(SQLiteSchema.quote(join.name)) \(link) \(destinationJoin)"
+                        from = "\(dialect.quote(join.name)) \(link) \(destinationJoin)"
                         conditions.append(condition)
                     } else {
-                        from += " JOIN \(SQLiteSchema.quote(join.name)) \(link) ON \(condition) \(destinationJoin)"
+                        from += " JOIN \(dialect.quote(join.name)) \(link) ON \(condition) \(destinationJoin)"
                     }
                 } else {
                     throw Unsupported(reason: "'\(key)' has no foreign key or join table")
@@ -705,7 +708,7 @@ package struct SQLitePredicateCompiler {
                 guard let foreignKey = schema.foreignKeyColumn(of: relationship) else {
                     throw Unsupported(reason: "'\(key)' has no column")
                 }
-                let sql = "\(row.alias).\(SQLiteSchema.quote(foreignKey))"
+                let sql = "\(row.alias).\(dialect.quote(foreignKey))"
                 if isLast {
                     return Chain(
                         from: from, conditions: conditions,
@@ -771,7 +774,7 @@ package struct SQLitePredicateCompiler {
             guard case .scalar(let sql, .number) = element else {
                 throw Unsupported(reason: "\(aggregate.keyPathOperator) over values that are not numbers")
             }
-            function = aggregate == .sum ? "TOTAL(\(sql))" : "AVG(\(sql))"
+            function = aggregate == .sum ? dialect.total(sql) : "AVG(\(sql))"
             kind = .number
         case .min, .max:
             guard case .scalar(let sql, let elementKind?) = element else {

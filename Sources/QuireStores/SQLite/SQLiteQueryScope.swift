@@ -17,11 +17,14 @@ package final class SQLiteAliasCounter {
 /// however many sort keys, predicate terms or fetched properties go through it.
 package final class SQLiteQueryScope {
     package let counter: SQLiteAliasCounter
+    /// The SQL dialect written.
+    package let dialect: SQLDialect
     private(set) var joins: [String] = []
     private var joinAliases: [String: String] = [:]
 
-    package init(counter: SQLiteAliasCounter) {
+    package init(counter: SQLiteAliasCounter, dialect: SQLDialect = .sqlite) {
         self.counter = counter
+        self.dialect = dialect
     }
 
     /// The joins, each preceded by a space; empty when there are none.
@@ -37,7 +40,7 @@ package final class SQLiteQueryScope {
         else { return nil }
         let next = counter.make()
         joins.append(
-            "LEFT JOIN \(SQLiteSchema.quote(destinationTable.name)) \(next) ON \(next).Z_PK = \(alias).\(SQLiteSchema.quote(column))")
+            "LEFT JOIN \(dialect.quote(destinationTable.name)) \(next) ON \(next).Z_PK = \(alias).\(dialect.quote(column))")
         joinAliases[path] = next
         return next
     }

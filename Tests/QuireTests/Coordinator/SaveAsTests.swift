@@ -29,7 +29,10 @@ import Glibc
     }
 
     private func target(_ kind: StoreKind) -> URL? {
-        kind.fileName.map { folder.file("SavedAs-" + $0) }
+        if kind.type == .postgres {
+            return PostgresTestServer.storeURL(schema: "saved_" + folder.url.lastPathComponent.lowercased().filter { $0.isLetter || $0.isNumber }.suffix(32))
+        }
+        return kind.fileName.map { folder.file("SavedAs-" + $0) }
     }
 
     /// A canonical text of a graph: every object by entity, its attributes and its relationships by the

@@ -93,9 +93,17 @@ final class LibraryFixture {
         }
     }
 
-    init(model: ManagedObjectModel = LibraryFixture.model()) throws {
+    /// The library in an SQLite store in a new folder, or in the PostgreSQL store at `postgres`.
+    init(model: ManagedObjectModel = LibraryFixture.model(), postgres: URL? = nil) throws {
         folder = try TemporaryFolder()
-        (coordinator, context) = try Fixtures.stack(model, at: folder.file("Library.sqlite"))
+        if let postgres {
+            coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
+            try coordinator.addPersistentStore(type: .postgres, at: postgres)
+            context = ManagedObjectContext()
+            context.persistentStoreCoordinator = coordinator
+        } else {
+            (coordinator, context) = try Fixtures.stack(model, at: folder.file("Library.sqlite"))
+        }
         guard let store = coordinator.persistentStores.first else { throw QuireError(.persistentStoreOpen, "no store") }
         self.store = store
         try populate()

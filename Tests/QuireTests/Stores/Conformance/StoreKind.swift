@@ -15,13 +15,24 @@ struct StoreKind: CustomTestStringConvertible, Sendable {
     static let inMemory = StoreKind(type: .inMemory, fileName: nil)
     static let customAtomic = StoreKind(type: TestJSONStore.storeType, fileName: "Store.json")
     static let customIncremental = StoreKind(type: TestFolderStore.storeType, fileName: "Store.folder")
+    /// A schema on the test PostgreSQL server (the file name stands for the schema, made per folder).
+    static let postgres = StoreKind(type: .postgres, fileName: "postgres")
 
-    /// Every store type, the test's own custom store included.
-    static let all: [StoreKind] = [.sqlite, .xml, .binary, .inMemory, .customAtomic, .customIncremental]
+    /// Every store type, the test's own custom store included, and PostgreSQL when a test server runs
+    /// (`PostgresStoreTests` says why when it does not).
+    static let all: [StoreKind] =
+        [.sqlite, .xml, .binary, .inMemory, .customAtomic, .customIncremental] + (PostgresTestServer.isAvailable ? [.postgres] : [])
     /// The store types that keep a file.
     static let persistent: [StoreKind] = all.filter { $0.fileName != nil }
 
     var testDescription: String { type.rawValue }
+
+    /// Where a store of this kind lives for a test: a file in the folder, or a schema named after the folder.
+    func location(in folder: TemporaryFolder) -> URL? {
+        guard type == .postgres else { return fileName.map { folder.file($0) } }
+        let name = "t_" + folder.url.lastPathComponent.lowercased().filter { $0.isLetter || $0.isNumber }.suffix(40)
+        return PostgresTestServer.storeURL(schema: String(name))
+    }
 
     /// A stack on a store of this kind in a folder; registers the custom store type first.
     func stack(
@@ -30,7 +41,7 @@ struct StoreKind: CustomTestStringConvertible, Sendable {
         TestJSONStore.register()
         TestFolderStore.register()
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
-        let url = fileName.map { folder.file($0) }
+        let url = location(in: folder)
         try coordinator.addPersistentStore(type: type, at: url, options: options)
         let context = ManagedObjectContext()
         context.persistentStoreCoordinator = coordinator

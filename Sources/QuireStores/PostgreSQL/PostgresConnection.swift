@@ -1,0 +1,293 @@
+import QuireCore
+import CLibPQ
+import Foundation
+
+/// One connection to a PostgreSQL server through libpq, with its statements prepared once.
+///
+/// Values go as parameters, never into the SQL: text for numbers and strings, binary for `bytea`. Results
+/// come back in text form (``PostgresResult``). Not thread-safe: its store uses it only under the coordinator's
+/// lock.
+package final class PostgresConnection {
+    /// A parameter value.
+    package enum Value {
+        case null
+        case integer(Int64)
+        case double(Double)
+        case text(String)
+        case bytes(Data)
+
+        /// PostgreSQL's text form of a double: the shortest text that reads back as the same double.
+        static func text(of double: Double) -> String {
+            if double.isNaN { return "NaN" }
+            if double.isInfinite { return double < 0 ? "-Infinity" : "Infinity" }
+            return "\(double)"
+        }
+    }
+
+    /// The store URL this connection was made from (password removed), named by errors.
+    package let url: PostgresURL
+    private var handle: OpaquePointer?
+    /// SQL → prepared statement name.
+    private var prepared: [String: String] = [:]
+    /// How many statements were run: tests count requests with it.
+    package private(set) var statementCount = 0
+    /// Whether a transaction is open.
+    package private(set) var inTransaction = false
+
+    /// Connects, and sets the search path to the store's schema (which need not exist yet).
+    ///
+    /// - Throws: ``QuireError/Code/postgresServerUnavailable``, ``QuireError/Code/postgresAuthenticationFailed``
+    ///   or ``QuireError/Code/postgresDatabaseMissing``, each naming the URL without its password.
+    package init(url: PostgresURL) throws {
+        self.url = url
+        let connection = PQconnectdb(url.connectionString)
+        guard let connection, PQstatus(connection) == CONNECTION_OK else {
+            let message = connection.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
+            PQfinish(connection)
+            throw PostgresConnection.connectError(message, url: url)
+        }
+        handle = connection
+        // Notices (such as "schema already exists, skipping") are not errors; keep them off stderr.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        try execute("SET search_path TO \(PostgresDialect.quoteRaw(url.schema)); SET client_min_messages TO warning")
+    }
+
+    deinit { close() }
+
+    /// Closes the connection (the server rolls back an open transaction).
+    package func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+        prepared = [:]
+        inTransaction = false
+    }
+
+    /// Whether the connection is still up (false once the server went away or closed it).
+    package var isUsable: Bool { handle.map { PQstatus($0) == CONNECTION_OK } ?? false }
+
+    /// The server process serving this connection (`pg_backend_pid()`), for tests that end it.
+    package var backendPID: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
+
+    /// The libpq connection, for `LISTEN`/`NOTIFY` and the benchmarks' raw comparisons.
+    package var rawHandle: OpaquePointer? { handle }
+
+    /// Runs SQL without parameters (several statements allowed); returns the last result.
+    @discardableResult
+    package func execute(_ sql: String) throws -> PostgresResult {
+        guard let handle else { throw closedError() }
+        statementCount += 1
+        return try check(PQexec(handle, sql), action: sql)
+    }
+
+    /// Runs one statement with parameters, prepared on first use and reused after.
+    @discardableResult
+    package func query(_ sql: String, _ values: [Value] = []) throws -> PostgresResult {
+        guard let handle else { throw closedError() }
+        statementCount += 1
+        let name: String
+        if let existing = prepared[sql] {
+            name = existing
+        } else {
+            name = "q\(prepared.count + 1)"
+            try check(PQprepare(handle, name, sql, Int32(values.count), nil), action: sql)
+            prepared[sql] = name
+        }
+        return try withParameters(values) { count, pointers, lengths, formats in
+            try check(PQexecPrepared(handle, name, count, pointers, lengths, formats, 0), action: sql)
+        }
+    }
+
+    /// Runs one statement with parameters, unprepared (for statements run once).
+    @discardableResult
+    package func queryOnce(_ sql: String, _ values: [Value] = []) throws -> PostgresResult {
+        guard let handle else { throw closedError() }
+        statementCount += 1
+        return try withParameters(values) { count, pointers, lengths, formats in
+            try check(PQexecParams(handle, sql, count, nil, pointers, lengths, formats, 0), action: sql)
+        }
+    }
+
+    private func withParameters<T>(
+        _ values: [Value],
+        _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) throws -> T
+    ) throws -> T {
+        var buffers: [UnsafeMutableRawPointer?] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        buffers.reserveCapacity(values.count)
+        defer { for buffer in buffers { buffer?.deallocate() } }
+        for value in values {
+            switch value {
+            case .null:
+                buffers.append(nil)
+                lengths.append(0)
+                formats.append(0)
+            case .integer(let v): appendText(String(v), &buffers, &lengths, &formats)
+            case .double(let v): appendText(Value.text(of: v), &buffers, &lengths, &formats)
+            case .text(let v): appendText(v, &buffers, &lengths, &formats)
+            case .bytes(let v):
+                let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(v.count, 1), alignment: 1)
+                v.copyBytes(to: buffer.assumingMemoryBound(to: UInt8.self), count: v.count)
+                buffers.append(buffer)
+                lengths.append(Int32(v.count))
+                formats.append(1)
+            }
+        }
+        let pointers = buffers.map { $0.map { UnsafePointer<CChar>($0.assumingMemoryBound(to: CChar.self)) } }
+        return try pointers.withUnsafeBufferPointer { p in
+            try lengths.withUnsafeBufferPointer { l in
+                try formats.withUnsafeBufferPointer { f in
+                    try body(Int32(values.count), p.baseAddress, l.baseAddress, f.baseAddress)
+                }
+            }
+        }
+    }
+
+    private func appendText(
+        _ text: String, _ buffers: inout [UnsafeMutableRawPointer?], _ lengths: inout [Int32], _ formats: inout [Int32]
+    ) {
+        let utf8 = Array(text.utf8)
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: utf8.count + 1, alignment: 1)
+        utf8.withUnsafeBytes { if let base = $0.baseAddress { buffer.copyMemory(from: base, byteCount: utf8.count) } }
+        buffer.storeBytes(of: 0, toByteOffset: utf8.count, as: UInt8.self)
+        buffers.append(buffer)
+        lengths.append(Int32(utf8.count))
+        formats.append(0)
+    }
+
+    /// Runs a block in one transaction (`READ COMMITTED`: every optimistic-lock check re-reads the row as
+    /// committed by others), rolling back when it throws.
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+        inTransaction = true
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            inTransaction = false
+            return result
+        } catch {
+            inTransaction = false
+            if isUsable { _ = try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    @discardableResult
+    private func check(_ result: OpaquePointer?, action: String) throws -> PostgresResult {
+        guard let result else {
+            throw failure(sqlState: "", message: handle.map { String(cString: PQerrorMessage($0)) } ?? "no connection", action: action)
+        }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return PostgresResult(result)
+        default:
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
+            let message = String(cString: PQresultErrorMessage(result))
+            PQclear(result)
+            throw failure(sqlState: state, message: message, action: action)
+        }
+    }
+
+    private func failure(sqlState: String, message: String, action: String) -> QuireError {
+        let text = message.trimmingCharacters(in: .whitespacesAndNewlines)
+        let cause = PostgresServerError(sqlState: sqlState, message: text)
+        // 57P01 admin_shutdown (pg_terminate_backend), 57P02/57P03, 08xxx connection exceptions, or a connection
+        // libpq found dead.
+        if sqlState.hasPrefix("08") || sqlState.hasPrefix("57P") || !isUsable {
+            close()
+            return QuireError(
+                .postgresConnectionLost,
+                "The connection to the PostgreSQL store '\(url.redacted)' was lost (\(text)); the request was not "
+                    + "carried out, and the next one reconnects.",
+                underlying: cause)
+        }
+        return QuireError(
+            .postgres, "PostgreSQL failed in the store '\(url.redacted)' (\(action.prefix(120)): \(text)).", underlying: cause)
+    }
+
+    private func closedError() -> QuireError {
+        QuireError(.postgresConnectionLost, "The connection to the PostgreSQL store '\(url.redacted)' is closed.")
+    }
+
+    /// The error for a connection that could not be made, told apart by libpq's message.
+    static func connectError(_ message: String, url: PostgresURL) -> QuireError {
+        let text = message.trimmingCharacters(in: .whitespacesAndNewlines)
+        let cause = PostgresServerError(sqlState: "", message: text)
+        if text.contains("password authentication failed") || text.contains("no password supplied")
+            || text.contains("pg_hba.conf") || text.contains("authentication failed") || text.contains("role \"")
+        {
+            return QuireError(
+                .postgresAuthenticationFailed,
+                "The PostgreSQL server refused the credentials for '\(url.redacted)' (\(text)).", underlying: cause)
+        }
+        if text.contains("database \""), text.contains("does not exist") {
+            return QuireError(
+                .postgresDatabaseMissing, "The database of '\(url.redacted)' does not exist (\(text)).", underlying: cause)
+        }
+        return QuireError(
+            .postgresServerUnavailable,
+            "The PostgreSQL server of '\(url.redacted)' cannot be reached (\(text)).", underlying: cause)
+    }
+}
+
+/// The rows of one statement's answer, in text form, freed with the object.
+package final class PostgresResult {
+    private let raw: OpaquePointer
+
+    init(_ raw: OpaquePointer) { self.raw = raw }
+    deinit { PQclear(raw) }
+
+    /// The number of rows.
+    package var count: Int { Int(PQntuples(raw)) }
+    /// The rows an INSERT, UPDATE or DELETE changed.
+    package var changes: Int {
+        guard let text = PQcmdTuples(raw) else { return 0 }
+        return Int(String(cString: text)) ?? 0
+    }
+
+    package func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(raw, Int32(row), Int32(column)) != 0 }
+
+    package func int64(_ row: Int, _ column: Int) -> Int64 {
+        guard let text = PQgetvalue(raw, Int32(row), Int32(column)) else { return 0 }
+        return strtoll(text, nil, 10)
+    }
+
+    package func double(_ row: Int, _ column: Int) -> Double {
+        guard let text = PQgetvalue(raw, Int32(row), Int32(column)) else { return 0 }
+        return strtod(text, nil)
+    }
+
+    package func string(_ row: Int, _ column: Int) -> String? {
+        guard !isNull(row, column), let text = PQgetvalue(raw, Int32(row), Int32(column)) else { return nil }
+        let length = Int(PQgetlength(raw, Int32(row), Int32(column)))
+        return text.withMemoryRebound(to: UInt8.self, capacity: length) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
+    }
+
+    /// A `bytea` column, from its hex text form (`\x0a1b…`).
+    package func bytes(_ row: Int, _ column: Int) -> Data? {
+        guard !isNull(row, column), let text = PQgetvalue(raw, Int32(row), Int32(column)) else { return nil }
+        let length = Int(PQgetlength(raw, Int32(row), Int32(column)))
+        return text.withMemoryRebound(to: UInt8.self, capacity: length) { p -> Data? in
+            guard length >= 2, p[0] == UInt8(ascii: "\\"), p[1] == UInt8(ascii: "x") else { return nil }
+            let count = (length - 2) / 2
+            var data = Data(count: count)
+            data.withUnsafeMutableBytes { out in
+                guard let base = out.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+                for i in 0..<count { base[i] = PostgresResult.nibble(p[2 + 2 * i]) << 4 | PostgresResult.nibble(p[3 + 2 * i]) }
+            }
+            return data
+        }
+    }
+
+    @inline(__always)
+    private static func nibble(_ c: UInt8) -> UInt8 {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+        default: return 0
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import QuireCore
+import Foundation
+
+/// The DDL of a PostgreSQL store: ``SQLiteSchema``'s tables, columns and indexes (Core Data's layout) with
+/// PostgreSQL's types, names folded to lower case, and one key sequence per entity hierarchy.
+package enum PostgresSchema {
+    /// The sequence that hands out the `Z_PK` keys of a hierarchy's table: `nextval` takes no lock that other
+    /// transactions wait for, so concurrent saves never queue on a key counter.
+    package static func keySequence(_ table: SQLiteSchema.Table) -> String { PostgresDialect.quote("Z_PKSEQ_" + table.name) }
+
+    /// The statements that create a store's tables, sequences and indexes in the current schema.
+    package static func createStatements(_ schema: SQLiteSchema) -> [String] {
+        let q = PostgresDialect.quote
+        var sql: [String] = [
+            "CREATE TABLE z_primarykey (z_ent BIGINT PRIMARY KEY, z_name TEXT, z_super BIGINT, z_max BIGINT)",
+            "CREATE TABLE z_metadata (z_version BIGINT PRIMARY KEY, z_uuid VARCHAR(255), z_plist BYTEA)",
+            "CREATE TABLE z_quiremodel (z_version BIGINT PRIMARY KEY, z_content BYTEA)",
+        ]
+        for table in schema.tables {
+            let columns = ["z_pk BIGINT PRIMARY KEY", "z_ent BIGINT", "z_opt BIGINT"]
+                + table.columns.map { "\(q($0.name)) \(PostgresDialect.columnType($0.type))" }
+            sql.append("CREATE TABLE \(q(table.name)) ( \(columns.joined(separator: ", ")) )")
+            sql.append("CREATE SEQUENCE \(keySequence(table))")
+            if !table.root.subentities.isEmpty {
+                sql.append("CREATE INDEX \(q("\(table.name)_Z_ENT_INDEX")) ON \(q(table.name)) (z_ent)")
+            }
+            for column in table.columns {
+                let indexed: Bool
+                switch column.role {
+                case .attribute(let attribute): indexed = attribute.isIndexed
+                case .foreignKey: indexed = true
+                case .foreignEntity, .orderKey: indexed = false
+                }
+                guard indexed else { continue }
+                sql.append("CREATE INDEX \(q("\(table.name)_\(column.name)_INDEX")) ON \(q(table.name)) (\(q(column.name)))")
+            }
+        }
+        for entity in schema.numbers.entitiesInOrder {
+            guard let table = schema.table(for: entity) else { continue }
+            for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
+                let columns = constraint.compactMap { name in
+                    table.columns.first { column in
+                        switch column.role {
+                        case .attribute(let attribute): return attribute.name == name && entity.isKind(of: attribute.entity ?? entity)
+                        case .foreignKey(let relationship): return relationship.name == name && entity.isKind(of: relationship.entity ?? entity)
+                        case .foreignEntity, .orderKey: return false
+                        }
+                    }
+                }
+                guard columns.count == constraint.count else { continue }
+                sql.append(
+                    "CREATE UNIQUE INDEX \(PostgresDialect.quoteRaw("Z_\(entity.name)_UNIQUE_" + constraint.joined(separator: "_"))) ON "
+                        + "\(q(table.name)) (" + columns.map { q($0.name) }.joined(separator: ", ") + ")")
+            }
+        }
+        for join in schema.allJoinTables {
+            var columns = ["\(q(join.sourceColumn)) BIGINT", "\(q(join.destinationColumn)) BIGINT"]
+            if let order = join.orderColumn { columns.append("\(q(order)) BIGINT") }
+            if let order = join.inverseOrderColumn { columns.append("\(q(order)) BIGINT") }
+            columns.append("PRIMARY KEY (\(q(join.sourceColumn)), \(q(join.destinationColumn)))")
+            sql.append("CREATE TABLE \(q(join.name)) ( \(columns.joined(separator: ", ")) )")
+            sql.append(
+                "CREATE INDEX \(q("\(join.name)_\(join.destinationColumn)_INDEX")) ON \(q(join.name)) "
+                    + "(\(q(join.destinationColumn)), \(q(join.sourceColumn)))")
+        }
+        return sql
+    }
+}

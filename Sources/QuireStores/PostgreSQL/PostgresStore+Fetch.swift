@@ -1,0 +1,278 @@
+import QuireCore
+import Foundation
+
+extension PostgresStore {
+    // MARK: Rows
+
+    /// `z_pk, z_ent, z_opt`, then the table's columns (alias `t0`), in ``RowReader``'s column order.
+    func selectList(_ table: SQLiteSchema.Table) -> String {
+        if let cached = selectLists[ObjectIdentifier(table)] { return cached }
+        let list = (["z_pk", "z_ent", "z_opt"] + table.columns.map { PostgresDialect.quote($0.name) })
+            .map { "t0.\($0)" }.joined(separator: ", ")
+        selectLists[ObjectIdentifier(table)] = list
+        return list
+    }
+
+    func reader(for entity: EntityDescription) -> RowReader? {
+        if let reader = readers[ObjectIdentifier(entity)] { return reader }
+        guard let mapping = schema.mapping(for: entity) else { return nil }
+        let attributes = entity.allAttributes.map { attribute -> RowReader.AttributeRead in
+            let index = mapping.attributeColumns[attribute.slot]
+            let external = attribute.allowsExternalBinaryDataStorage
+            guard index >= 0 else { return .init(column: -1, kind: .none, type: attribute.attributeType, external: external) }
+            return .init(
+                column: Int32(index + 3), kind: RowReader.kind(of: attribute.attributeType, external: external),
+                type: attribute.attributeType, external: external)
+        }
+        let relationships = entity.allRelationships.map { relationship -> RowReader.RelationshipRead? in
+            let index = mapping.foreignKeyColumns[relationship.slot]
+            guard index >= 0, let destination = relationship.resolvedDestination else { return nil }
+            let entityIndex = mapping.foreignEntityColumns[relationship.slot]
+            return .init(
+                foreignKey: Int32(index + 3), foreignEntity: entityIndex >= 0 ? Int32(entityIndex + 3) : -1,
+                destination: destination)
+        }
+        let reader = RowReader(entity: entity, tableName: mapping.table.name, attributes: attributes, relationships: relationships)
+        readers[ObjectIdentifier(entity)] = reader
+        return reader
+    }
+
+    /// Reads row `row` of a result selected with ``selectList(_:)``.
+    func snapshot(_ result: PostgresResult, _ row: Int) throws -> RowSnapshot {
+        let pk = result.int64(row, 0)
+        let number = result.int64(row, 1)
+        guard let entity = schema.numbers.entity(number: number), let reader = reader(for: entity) else {
+            throw QuireError(
+                .fileReadCorruptFile, "Row \(pk) of the PostgreSQL store '\(displayURL)' has an unknown entity number \(number).",
+                context: .init(file: errorURL))
+        }
+        var attributes: [AttributeValue] = []
+        attributes.reserveCapacity(reader.attributes.count)
+        for read in reader.attributes { attributes.append(try value(result, row, read, reader, pk)) }
+        let id = ObjectID(entity: entity, store: store, primaryKey: pk)
+        let version = result.int64(row, 2)
+        if reader.foreignKeyColumns.allSatisfy({ result.isNull(row, Int($0)) }) {
+            return RowSnapshot(objectID: id, version: version, attributes: attributes, relationships: reader.unrelated)
+        }
+        var relationships: [RelationshipStorage] = []
+        relationships.reserveCapacity(reader.relationships.count)
+        for read in reader.relationships {
+            guard let read else {
+                relationships.append(.fault)
+                continue
+            }
+            if result.isNull(row, Int(read.foreignKey)) {
+                relationships.append(.toOne(nil))
+                continue
+            }
+            var destination = read.destination
+            if read.foreignEntity >= 0, let concrete = schema.numbers.entity(number: result.int64(row, Int(read.foreignEntity))) {
+                destination = concrete
+            }
+            relationships.append(.toOne(ObjectID(entity: destination, store: store, primaryKey: result.int64(row, Int(read.foreignKey)))))
+        }
+        return RowSnapshot(objectID: id, version: version, attributes: attributes, relationships: relationships)
+    }
+
+    private func value(
+        _ result: PostgresResult, _ row: Int, _ read: RowReader.AttributeRead, _ reader: RowReader, _ pk: Int64
+    ) throws -> AttributeValue {
+        let column = Int(read.column)
+        if read.kind == .none || result.isNull(row, column) { return .null }
+        func damaged(_ problem: String) -> QuireError {
+            QuireError(
+                .fileReadCorruptFile,
+                "Row z_pk \(pk) of table \(reader.tableName.lowercased()) in the PostgreSQL store '\(displayURL)': column \(column) \(problem).",
+                context: .init(file: errorURL, entity: reader.entity.name))
+        }
+        switch read.type {
+        case .integer16, .integer32, .integer64:
+            let integer = result.int64(row, column)
+            guard integer >= read.minimum, integer <= read.maximum else { throw damaged("holds \(integer), outside the range of \(read.type.rawValue)") }
+            return .integer(integer)
+        case .boolean: return .boolean(result.int64(row, column) != 0)
+        case .double: return .double(result.double(row, column))
+        case .float: return .float(Float(result.double(row, column)))
+        case .decimal:
+            guard let text = result.string(row, column), let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                throw damaged("is not a decimal number")
+            }
+            return .decimal(decimal)
+        case .string: return .string(result.string(row, column) ?? "")
+        case .uri:
+            guard let text = result.string(row, column), let url = URL(string: text) else { throw damaged("is not a valid URI") }
+            return .uri(url)
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: result.double(row, column)))
+        case .binaryData, .transformable:
+            let bytes = result.bytes(row, column) ?? Data()
+            guard read.external else { return .data(bytes) }
+            return try ExternalDataFormat.decodeColumn(bytes, column: "column \(column) of \(reader.tableName.lowercased())")
+        case .uuid:
+            let bytes = [UInt8](result.bytes(row, column) ?? Data())
+            guard bytes.count == 16 else { throw damaged("holds \(bytes.count) bytes where a UUID needs 16") }
+            return .uuid(UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                                     bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])))
+        }
+    }
+
+    // MARK: Fetching
+
+    /// The FROM, WHERE, ORDER BY and LIMIT clauses of a fetch in PostgreSQL's dialect, with its parameters.
+    private func clauses(_ fetch: StoreFetch, table: SQLiteSchema.Table, sorted: Bool) throws -> (sql: String, values: [PostgresConnection.Value]) {
+        let counter = SQLiteAliasCounter()
+        let scope = SQLiteQueryScope(counter: counter, dialect: .postgres)
+        var order: [String] = []
+        if sorted {
+            for key in fetch.sortKeys {
+                let resolved = try KeyPathResolver.resolve(key.keyPath, from: fetch.entity)
+                let owner = scope.join(from: "t0", through: resolved.relationships, schema: schema)
+                var expression: String
+                if let attribute = resolved.attribute {
+                    guard let column = schema.column(of: attribute) else {
+                        throw QuireError(
+                            .invalidFetchRequest, "Cannot sort by transient attribute '\(key.keyPath)' in a PostgreSQL fetch.",
+                            context: .init(entity: fetch.entity.name, key: key.keyPath))
+                    }
+                    expression = "\(owner).\(PostgresDialect.quote(column))"
+                    if attribute.attributeType == .decimal { expression = SQLDialect.postgres.real(expression) }
+                    if attribute.attributeType == .string {
+                        switch key.comparator {
+                        case .compare, .localizedCompare: break
+                        case .caseInsensitiveCompare, .localizedCaseInsensitiveCompare: expression = "quire_fold(\(expression), 1)"
+                        case .localizedStandardCompare: expression = "quire_fold(\(expression), 3)"
+                        }
+                    }
+                } else if let relationship = resolved.finalRelationship, let column = schema.foreignKeyColumn(of: relationship) {
+                    expression = "\(owner).\(PostgresDialect.quote(column))"
+                } else {
+                    throw QuireError(.invalidFetchRequest, "Cannot sort by '\(key.keyPath)'.", context: .init(entity: fetch.entity.name))
+                }
+                // SQLite and the in-memory sort put nil first in ascending order.
+                order.append(expression + (key.ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST"))
+            }
+            order.append("t0.z_pk")
+        }
+        var conditions: [String] = []
+        let numbers = fetch.includesSubentities ? schema.numbers.hierarchyNumbers(of: fetch.entity) : [schema.numbers.number(of: fetch.entity)]
+        if numbers.count != 1 + table.root.allSubentities.count {
+            conditions.append("t0.z_ent IN (\(numbers.map(String.init).joined(separator: ", ")))")
+        }
+        var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter, dialect: .postgres)
+        if let predicate = fetch.predicate, predicate != .true {
+            do {
+                conditions.append(try compiler.compile(predicate, for: .init(alias: "t0", entity: fetch.entity, scope: scope)))
+            } catch let error as SQLitePredicateCompiler.Unsupported {
+                throw QuireError(
+                    .invalidFetchRequest,
+                    "The PostgreSQL store '\(displayURL)' cannot evaluate the predicate '\(predicate)' on entity '\(fetch.entity.name)': \(error.reason).",
+                    context: .init(entity: fetch.entity.name))
+            }
+        }
+        var sql = "FROM \(PostgresDialect.quote(table.name)) t0" + scope.joinSQL
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        if !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
+        var values = PostgresDialect.values(compiler.bindings)
+        if fetch.limit > 0 || fetch.offset > 0 {
+            sql += " LIMIT $\(values.count + 1)::BIGINT OFFSET $\(values.count + 2)::BIGINT"
+            values += [fetch.limit > 0 ? .integer(Int64(fetch.limit)) : .null, .integer(Int64(fetch.offset))]
+        }
+        return (sql, values)
+    }
+
+    private func run(_ select: String, _ fetch: StoreFetch, sorted: Bool) throws -> PostgresResult? {
+        guard let table = schema.table(for: fetch.entity) else { return nil }
+        let (clause, values) = try clauses(fetch, table: table, sorted: sorted)
+        return try db().query("SELECT \(select) \(clause)", values)
+    }
+
+    func pgVisitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
+        guard let table = schema.table(for: fetch.entity), let result = try run(selectList(table), fetch, sorted: true) else { return }
+        for row in 0..<result.count { try body(try snapshot(result, row)) }
+    }
+
+    func pgFetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] {
+        guard let result = try run("t0.z_pk, t0.z_ent", fetch, sorted: true) else { return [] }
+        return (0..<result.count).compactMap { row in
+            schema.numbers.entity(number: result.int64(row, 1)).map { ObjectID(entity: $0, store: store, primaryKey: result.int64(row, 0)) }
+        }
+    }
+
+    func pgCount(_ fetch: StoreFetch) throws -> Int {
+        if fetch.limit > 0 || fetch.offset > 0 { return try pgFetchObjectIDs(fetch).count }
+        guard let result = try run("COUNT(*)", fetch, sorted: false), result.count == 1 else { return 0 }
+        return Int(result.int64(0, 0))
+    }
+
+    func pgCanEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool {
+        let counter = SQLiteAliasCounter()
+        var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter, dialect: .postgres)
+        let scope = SQLiteQueryScope(counter: counter, dialect: .postgres)
+        return (try? compiler.compile(predicate, for: .init(alias: "t0", entity: entity, scope: scope))) != nil
+    }
+
+    /// `{1,2,3}`: keys as one array parameter.
+    static func keyArray(_ keys: [Int64]) -> PostgresConnection.Value {
+        .text("{" + keys.map(String.init).joined(separator: ",") + "}")
+    }
+
+    func pgSnapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] {
+        var byTable: [ObjectIdentifier: (SQLiteSchema.Table, [Int64])] = [:]
+        var order: [ObjectIdentifier] = []
+        for id in objectIDs {
+            guard id.persistentStore === store, let pk = id.primaryKey, let table = schema.table(for: id.entity) else { continue }
+            let key = ObjectIdentifier(table)
+            if byTable[key] == nil { order.append(key) }
+            byTable[key, default: (table, [])].1.append(pk)
+        }
+        var rows: [RowSnapshot] = []
+        for key in order {
+            guard let (table, keys) = byTable[key] else { continue }
+            let sql = keys.count == 1
+                ? "SELECT \(selectList(table)) FROM \(PostgresDialect.quote(table.name)) t0 WHERE t0.z_pk = $1::BIGINT"
+                : "SELECT \(selectList(table)) FROM \(PostgresDialect.quote(table.name)) t0 WHERE t0.z_pk = ANY($1::BIGINT[])"
+            let result = try db().query(sql, [keys.count == 1 ? .integer(keys[0]) : Self.keyArray(keys)])
+            for row in 0..<result.count { rows.append(try snapshot(result, row)) }
+        }
+        return rows
+    }
+
+    func pgRelatedObjectIDs(of objectIDs: [ObjectID], relationship: RelationshipDescription) throws -> [ObjectID: [ObjectID]] {
+        var answer: [ObjectID: [ObjectID]] = [:]
+        var owners: [Int64: ObjectID] = [:]
+        for id in objectIDs {
+            answer[id] = []
+            if let pk = id.primaryKey { owners[pk] = id }
+        }
+        guard !owners.isEmpty, let destination = relationship.resolvedDestination, let destinationTable = schema.table(for: destination)
+        else { return answer }
+        let q = PostgresDialect.quote
+        let sql: String
+        if SQLiteSchema.usesForeignKey(relationship), let inverse = relationship.resolvedInverse,
+            let inverseOwner = inverse.entity, let mapping = schema.mapping(for: inverseOwner)
+        {
+            let foreignKey = q(mapping.table.columns[mapping.foreignKeyColumns[inverse.slot]].name)
+            var order = "t0.\(foreignKey)"
+            if relationship.isOrdered, mapping.orderKeyColumns[inverse.slot] >= 0 {
+                order += ", t0.\(q(mapping.table.columns[mapping.orderKeyColumns[inverse.slot]].name))"
+            }
+            sql = "SELECT t0.z_pk, t0.z_ent, t0.\(foreignKey) FROM \(q(destinationTable.name)) t0 "
+                + "WHERE t0.\(foreignKey) = ANY($1::BIGINT[]) ORDER BY \(order), t0.z_pk"
+        } else if let join = schema.joinTable(for: relationship) {
+            let forward = join.relationship === relationship
+            let source = q(forward ? join.sourceColumn : join.destinationColumn)
+            let member = q(forward ? join.destinationColumn : join.sourceColumn)
+            var order = "j.\(source)"
+            if let column = forward ? join.orderColumn : join.inverseOrderColumn { order += ", j.\(q(column))" }
+            sql = "SELECT d.z_pk, d.z_ent, j.\(source) FROM \(q(join.name)) j JOIN \(q(destinationTable.name)) d "
+                + "ON d.z_pk = j.\(member) WHERE j.\(source) = ANY($1::BIGINT[]) ORDER BY \(order), d.z_pk"
+        } else {
+            return answer
+        }
+        let result = try db().query(sql, [Self.keyArray(Array(owners.keys))])
+        for row in 0..<result.count {
+            guard let owner = owners[result.int64(row, 2)], let entity = schema.numbers.entity(number: result.int64(row, 1)) else { continue }
+            answer[owner, default: []].append(ObjectID(entity: entity, store: store, primaryKey: result.int64(row, 0)))
+        }
+        return answer
+    }
+}

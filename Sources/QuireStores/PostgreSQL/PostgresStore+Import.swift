@@ -1,0 +1,68 @@
+import QuireCore
+import Foundation
+
+extension PostgresStore {
+    /// Starts copying records in (Save As into a new PostgreSQL store): one transaction until ``pgFinishImport(maximumKeys:)``.
+    func pgBeginImport() throws {
+        try db().execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+    }
+
+    /// Inserts records with their keys and versions; to-many relationships come later.
+    func pgImportRecords(_ rows: [RowSnapshot]) throws {
+        let connection = try db()
+        for row in rows {
+            let change = SaveRequest.Change(
+                objectID: row.objectID, store: store, version: row.version, attributes: row.attributes,
+                relationships: row.relationships, committedRelationships: nil)
+            try writeRow(change, id: row.objectID, map: [:], insert: true, version: row.version, connection)
+        }
+    }
+
+    /// Writes the members of to-many relationships: join rows and order keys.
+    func pgImportRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
+        let connection = try db()
+        for (owner, relationship, members) in owners {
+            var relationships = [RelationshipStorage](repeating: .fault, count: owner.entity.allRelationships.count)
+            relationships[relationship.slot] = relationship.isOrdered ? .ordered(.init(members)) : .toMany(Set(members))
+            let change = SaveRequest.Change(
+                objectID: owner, store: store, version: 1, attributes: [], relationships: relationships, committedRelationships: nil)
+            try writeJoins(change, id: owner, map: [:], inverseSides: importPass(for: relationship) == 1, connection)
+            try writeOrderKeys(change, map: [:], connection)
+        }
+    }
+
+    /// Sets the key sequences and `z_max` counters, writes the metadata, and commits.
+    func pgFinishImport(maximumKeys: [ObjectIdentifier: Int64]) throws {
+        let connection = try db()
+        do {
+            for entity in schema.numbers.entitiesInOrder {
+                let maximum = entity.superentity == nil ? maximumKeys[ObjectIdentifier(entity)] ?? 0 : 0
+                try connection.query(
+                    "UPDATE z_primarykey SET z_max = $1 WHERE z_ent = $2",
+                    [.integer(maximum), .integer(Int64(schema.numbers.number(of: entity)))])
+                if entity.superentity == nil, maximum > 0, let table = schema.table(for: entity) {
+                    try connection.queryOnce(
+                        "SELECT setval('\(PostgresSchema.keySequence(table).replacingOccurrences(of: "'", with: "''"))', $1::BIGINT)",
+                        [.integer(maximum)])
+                }
+            }
+            try Self.write(metadata, connection)
+            try connection.execute("COMMIT")
+        } catch {
+            if connection.isUsable { _ = try? connection.execute("ROLLBACK") }
+            throw error
+        }
+        metadataIsDirty = false
+    }
+
+    /// The bytes of an external data file a record being copied in refers to (Save As from a store that keeps
+    /// files beside it), read from the source store's folder.
+    func readExternalDataForImport(_ reference: ExternalDataReference, of id: ObjectID) throws -> Data {
+        guard let source = id.persistentStore, source !== store else {
+            throw QuireError(
+                .persistentStoreSave, "The external data \(reference.uuid) of \(id) has no store to be read from.",
+                context: .init(file: errorURL))
+        }
+        return try source.backend.readExternalData(reference, of: id, key: "")
+    }
+}

@@ -1,0 +1,36 @@
+import QuireCore
+import Foundation
+
+extension PostgresStore {
+    /// The channel a store's saves are announced on: `quire_` + the store's UUID, so every coordinator on the same
+    /// store, in any process or on any machine, hears of every save and no other store's.
+    var notificationChannel: String { "quire_" + identifier.lowercased().replacingOccurrences(of: "-", with: "") }
+
+    /// Starts listening for other coordinators' saves (``PersistentStore/remoteChangeNotification``); a store
+    /// that cannot listen still works, without the notifications.
+    func startListening(_ address: PostgresURL) {
+        var entities: [Int64: EntityDescription] = [:]
+        for entity in schema.numbers.entitiesInOrder { entities[Int64(schema.numbers.number(of: entity))] = entity }
+        listener = try? PostgresChangeListener(
+            url: address, channel: notificationChannel, source: notificationSource, store: store, entities: entities)
+        listener?.start()
+    }
+
+    /// Stops listening.
+    func stopListening() {
+        listener?.stop()
+        listener = nil
+    }
+
+    /// Announces a save inside its transaction (`pg_notify`, delivered at commit, never for a rolled-back save):
+    /// `src=` this store instance (so its own listener skips it), `i`, `u` and `d` lists of `entity-number:key`; a save too large for one notification (8,000 bytes) says
+    /// `*`, everything may have changed.
+    func notifySave(_ request: SaveRequest, permanentIDs: [ObjectID], _ connection: PostgresConnection) throws {
+        func list(_ ids: [ObjectID]) -> String {
+            ids.compactMap { id in id.primaryKey.map { "\(schema.numbers.number(of: id.entity)):\($0)" } }.joined(separator: ",")
+        }
+        var payload = "src=\(notificationSource);i=\(list(permanentIDs));u=\(list(request.updated.map(\.objectID)));d=\(list(request.deleted.map(\.objectID)))"
+        if payload.utf8.count > 7_900 { payload = "src=\(notificationSource);*" }
+        try connection.query("SELECT pg_notify($1::TEXT, $2::TEXT)", [.text(notificationChannel), .text(payload)])
+    }
+}

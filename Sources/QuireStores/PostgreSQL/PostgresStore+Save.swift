@@ -1,0 +1,249 @@
+import QuireCore
+import Foundation
+
+extension PostgresStore {
+    /// Writes a save in one transaction (`READ COMMITTED`): keys from the hierarchies' sequences, inserts,
+    /// optimistic-locked updates and deletes (`UPDATE … WHERE z_pk = $ AND z_opt = $`, which PostgreSQL
+    /// re-checks against the row as another transaction committed it), join-table rows and order keys.
+    ///
+    /// Updates and deletes go in key order, so two saves touching the same rows lock them in the same order and
+    /// never deadlock.
+    ///
+    /// - Throws: ``QuireError/Code/persistentStoreSaveConflicts`` with one ``MergeConflict`` per object another
+    ///   context, process or machine changed or deleted since it was read (nothing written);
+    ///   ``QuireError/Code/postgresConnectionLost`` when the connection dropped (nothing written: the server rolls
+    ///   the transaction back; the next request reconnects).
+    func pgSave(_ request: SaveRequest) throws -> SaveResult {
+        guard !options.isReadOnly else { throw readOnlyError() }
+        let connection = try db()
+        let result = try connection.transaction {
+            var result = SaveResult()
+            try assignPrimaryKeys(request.inserted, into: &result, connection)
+            let map = request.involvesRelationships ? result.permanentIDsByTemporaryID(for: request) : [:]
+            func permanent(_ id: ObjectID) -> ObjectID { map[id] ?? id }
+            var conflicting: [SaveRequest.Change] = []
+            for (change, id) in zip(request.inserted, result.permanentIDs) {
+                try writeRow(change, id: id, map: map, insert: true, connection)
+            }
+            for change in Self.lockOrder(request.updated) where try !writeRow(change, id: change.objectID, map: map, insert: false, connection) {
+                conflicting.append(change)
+            }
+            for change in Self.lockOrder(request.deleted) where try !deleteRow(change, connection) {
+                conflicting.append(change)
+            }
+            if !conflicting.isEmpty { throw try conflictError(conflicting) }
+            if metadataIsDirty { try Self.write(metadata, connection) }
+            for inverseSides in [false, true] {
+                for changes in [request.inserted, request.updated] {
+                    for change in changes where change.objectID.entity.hasToManyRelationships {
+                        try writeJoins(change, id: permanent(change.objectID), map: map, inverseSides: inverseSides, connection)
+                        if !inverseSides { try writeOrderKeys(change, map: map, connection) }
+                    }
+                }
+            }
+            try notifySave(request, permanentIDs: result.permanentIDs, connection)
+            return result
+        }
+        metadataIsDirty = false
+        return result
+    }
+
+    /// Changes sorted by table and key: the order rows are locked in.
+    static func lockOrder(_ changes: [SaveRequest.Change]) -> [SaveRequest.Change] {
+        changes.sorted {
+            let a = ($0.objectID.entity.rootEntity.name, $0.objectID.primaryKey ?? 0)
+            let b = ($1.objectID.entity.rootEntity.name, $1.objectID.primaryKey ?? 0)
+            return a < b
+        }
+    }
+
+    private func conflictError(_ conflicting: [SaveRequest.Change]) throws -> QuireError {
+        var conflicts: [MergeConflict] = []
+        for change in conflicting {
+            let row = try pgSnapshots(for: [change.objectID]).first
+            conflicts.append(MergeConflict(
+                objectID: change.objectID, oldVersion: change.version, storeRow: row, attributes: change.attributes,
+                relationships: change.relationships))
+        }
+        let ids = conflicting.map(\.objectID)
+        var error = QuireError(
+            .persistentStoreSaveConflicts,
+            "Could not save: \(ids.count) object\(ids.count == 1 ? " was" : "s were") changed or deleted "
+                + "in the PostgreSQL store '\(displayURL)' since read (\(ids.prefix(5).map(\.description).joined(separator: ", "))"
+                + "\(ids.count > 5 ? ", …" : "")).",
+            context: .init(file: errorURL, entity: ids.first?.entity.name, object: ids.first?.uriRepresentation(), objectID: ids.first))
+        error.conflicts = conflicts
+        return error
+    }
+
+    /// Keys for the inserted objects, drawn from each hierarchy's sequence in one statement per hierarchy.
+    private func assignPrimaryKeys(_ inserted: [SaveRequest.Change], into result: inout SaveResult, _ connection: PostgresConnection) throws {
+        guard !inserted.isEmpty else { return }
+        var needed: [ObjectIdentifier: (SQLiteSchema.Table, Int)] = [:]
+        for change in inserted {
+            guard let table = schema.table(for: change.objectID.entity) else { continue }
+            needed[ObjectIdentifier(table), default: (table, 0)].1 += 1
+        }
+        var keys: [ObjectIdentifier: [Int64]] = [:]
+        for (id, (table, count)) in needed {
+            let answer = try connection.query(
+                "SELECT nextval('\(PostgresSchema.keySequence(table).replacingOccurrences(of: "'", with: "''"))') FROM generate_series(1, $1::INTEGER)",
+                [.integer(Int64(count))])
+            keys[id] = (0..<answer.count).map { answer.int64($0, 0) }.sorted().reversed()
+        }
+        result.permanentIDs.reserveCapacity(inserted.count)
+        for change in inserted {
+            let entity = change.objectID.entity
+            guard let table = schema.table(for: entity), let key = keys[ObjectIdentifier(table)]?.popLast() else {
+                throw QuireError(.persistentStoreSave, "The entity '\(entity.name)' has no table in the PostgreSQL store '\(displayURL)'.")
+            }
+            result.permanentIDs.append(ObjectID(entity: entity, store: store, primaryKey: key))
+        }
+    }
+
+    /// The INSERT and UPDATE of an entity's rows and the slots they bind, built once per entity.
+    private func writePlan(for entity: EntityDescription) -> WritePlan? {
+        if let plan = writePlans[ObjectIdentifier(entity)] { return plan }
+        guard let mapping = schema.mapping(for: entity) else { return nil }
+        let table = mapping.table
+        var names: [String] = []
+        var attributeSlots: [(Int, Bool)] = []
+        var relationshipSlots: [(Int, Bool)] = []
+        for attribute in entity.allAttributes where mapping.attributeColumns[attribute.slot] >= 0 {
+            names.append(table.columns[mapping.attributeColumns[attribute.slot]].name)
+            attributeSlots.append((attribute.slot, attribute.allowsExternalBinaryDataStorage))
+        }
+        for relationship in entity.allRelationships where mapping.foreignKeyColumns[relationship.slot] >= 0 {
+            names.append(table.columns[mapping.foreignKeyColumns[relationship.slot]].name)
+            let entityColumn = mapping.foreignEntityColumns[relationship.slot]
+            if entityColumn >= 0 { names.append(table.columns[entityColumn].name) }
+            relationshipSlots.append((relationship.slot, entityColumn >= 0))
+        }
+        let quoted = names.map(PostgresDialect.quote)
+        let columns = (["z_pk", "z_ent", "z_opt"] + quoted).joined(separator: ", ")
+        let marks = (1...(names.count + 3)).map { "$\($0)" }.joined(separator: ", ")
+        let assignments = (["z_opt = z_opt + 1"] + quoted.enumerated().map { "\($1) = $\($0 + 1)" }).joined(separator: ", ")
+        let plan = WritePlan(
+            insertSQL: "INSERT INTO \(PostgresDialect.quote(table.name)) (\(columns)) VALUES (\(marks))",
+            updateSQL: "UPDATE \(PostgresDialect.quote(table.name)) SET \(assignments) WHERE z_pk = $\(names.count + 1) AND z_opt = $\(names.count + 2)",
+            attributeSlots: attributeSlots, relationshipSlots: relationshipSlots)
+        writePlans[ObjectIdentifier(entity)] = plan
+        return plan
+    }
+
+    /// Inserts or updates one row; returns false when an update found the row changed or gone.
+    @discardableResult
+    func writeRow(
+        _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], insert: Bool, version: Int64 = 1,
+        _ connection: PostgresConnection
+    ) throws -> Bool {
+        let entity = id.entity
+        guard let plan = writePlan(for: entity), let pk = id.primaryKey else { return false }
+        var values: [PostgresConnection.Value] = []
+        values.reserveCapacity(plan.attributeSlots.count + plan.relationshipSlots.count * 2 + 3)
+        if insert {
+            values += [.integer(pk), .integer(Int64(schema.numbers.number(of: entity))), .integer(version)]
+        }
+        for (slot, external) in plan.attributeSlots {
+            values.append(try storedValue(change.attributes[slot], external: external, id: id))
+        }
+        for (slot, withEntity) in plan.relationshipSlots {
+            var target: ObjectID?
+            if case .toOne(let related) = change.relationships[slot] { target = related.map { map[$0] ?? $0 } }
+            values.append(target?.primaryKey.map { .integer($0) } ?? .null)
+            if withEntity { values.append(target.map { .integer(Int64(schema.numbers.number(of: $0.entity))) } ?? .null) }
+        }
+        if !insert { values += [.integer(pk), .integer(change.version)] }
+        let result = try connection.query(insert ? plan.insertSQL : plan.updateSQL, values)
+        return insert || result.changes == 1
+    }
+
+    /// A value as its column keeps it; external binary data is kept inline in Core Data's framing (`0x01` +
+    /// bytes), since a database has no folder beside it.
+    private func storedValue(_ value: AttributeValue, external: Bool, id: ObjectID) throws -> PostgresConnection.Value {
+        if case .externalData(let reference) = value {
+            let bytes = try readExternalDataForImport(reference, of: id)
+            return PostgresDialect.value(.data(bytes), externalFormat: true)
+        }
+        return PostgresDialect.value(value, externalFormat: external)
+    }
+
+    private func deleteRow(_ change: SaveRequest.Change, _ connection: PostgresConnection) throws -> Bool {
+        let entity = change.objectID.entity
+        guard let table = schema.table(for: entity), let pk = change.objectID.primaryKey else { return true }
+        let q = PostgresDialect.quote
+        let result = try connection.query(
+            "DELETE FROM \(q(table.name)) WHERE z_pk = $1 AND z_opt = $2", [.integer(pk), .integer(change.version)])
+        guard result.changes == 1 else { return false }
+        for join in schema.allJoinTables {
+            for (column, owner) in [(join.sourceColumn, join.relationship.entity), (join.destinationColumn, join.relationship.resolvedDestination)] {
+                guard let owner, entity.isKind(of: owner) else { continue }
+                try connection.query("DELETE FROM \(q(join.name)) WHERE \(q(column)) = $1", [.integer(pk)])
+            }
+        }
+        return true
+    }
+
+    /// Join-table rows for the to-many relationships this object owns; the inverse side only updates its order column.
+    func writeJoins(
+        _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], inverseSides: Bool, _ connection: PostgresConnection
+    ) throws {
+        guard let pk = id.primaryKey else { return }
+        let q = PostgresDialect.quote
+        for relationship in id.entity.allRelationships where relationship.isToMany {
+            guard let join = schema.joinTable(for: relationship) else { continue }
+            let current = change.relationships[relationship.slot]
+            if current.isFault { continue }
+            let members = current.objectIDs.map { map[$0] ?? $0 }
+            let forward = join.relationship === relationship
+            if forward == inverseSides { continue }
+            let committed = (change.committedRelationships?[relationship.slot]).flatMap { $0.isFault ? nil : $0.objectIDs } ?? []
+            guard forward else {
+                guard let orderColumn = join.inverseOrderColumn else { continue }
+                for (position, member) in members.enumerated() {
+                    guard let memberKey = member.primaryKey else { continue }
+                    try connection.query(
+                        "UPDATE \(q(join.name)) SET \(q(orderColumn)) = $1 WHERE \(q(join.destinationColumn)) = $2 AND \(q(join.sourceColumn)) = $3",
+                        [.integer(Int64(position + 1)), .integer(pk), .integer(memberKey)])
+                }
+                continue
+            }
+            if change.committedRelationships != nil || !committed.isEmpty {
+                let kept = Set(members)
+                for old in committed where !kept.contains(old) {
+                    guard let oldKey = old.primaryKey else { continue }
+                    try connection.query(
+                        "DELETE FROM \(q(join.name)) WHERE \(q(join.sourceColumn)) = $1 AND \(q(join.destinationColumn)) = $2",
+                        [.integer(pk), .integer(oldKey)])
+                }
+            }
+            var columns = [join.sourceColumn, join.destinationColumn]
+            if let order = join.orderColumn { columns.append(order) }
+            let update = join.orderColumn.map { "\(q($0)) = excluded.\(q($0))" } ?? "\(q(join.sourceColumn)) = excluded.\(q(join.sourceColumn))"
+            let sql = "INSERT INTO \(q(join.name)) (\(columns.map(q).joined(separator: ", "))) "
+                + "VALUES (\(columns.indices.map { "$\($0 + 1)" }.joined(separator: ", "))) "
+                + "ON CONFLICT (\(q(join.sourceColumn)), \(q(join.destinationColumn))) DO UPDATE SET \(update)"
+            for (position, member) in members.enumerated() {
+                guard let memberKey = member.primaryKey else { continue }
+                var values: [PostgresConnection.Value] = [.integer(pk), .integer(memberKey)]
+                if join.orderColumn != nil { values.append(.integer(Int64(position + 1))) }
+                try connection.query(sql, values)
+            }
+        }
+    }
+
+    /// `Z_FOK_` keys of the members of ordered to-many relationships kept by the members' foreign keys.
+    func writeOrderKeys(_ change: SaveRequest.Change, map: [ObjectID: ObjectID], _ connection: PostgresConnection) throws {
+        for relationship in change.objectID.entity.allRelationships where relationship.isOrdered && SQLiteSchema.usesForeignKey(relationship) {
+            guard case .ordered(let members) = change.relationships[relationship.slot], let inverse = relationship.resolvedInverse,
+                let owner = inverse.entity, let mapping = schema.mapping(for: owner), mapping.orderKeyColumns[inverse.slot] >= 0
+            else { continue }
+            let column = mapping.table.columns[mapping.orderKeyColumns[inverse.slot]].name
+            let sql = "UPDATE \(PostgresDialect.quote(mapping.table.name)) SET \(PostgresDialect.quote(column)) = $1 WHERE z_pk = $2"
+            for (position, member) in members.enumerated() {
+                guard let key = (map[member] ?? member).primaryKey else { continue }
+                try connection.query(sql, [.integer(Int64(position + 1)), .integer(key)])
+            }
+        }
+    }
+}
