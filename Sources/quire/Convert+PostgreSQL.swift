@@ -55,11 +55,10 @@ extension Convert {
         let copy = try coordinator.migratePersistentStore(store, to: staged, type: .sqlite)
         try coordinator.remove(copy)
         let ext = outputURL.pathExtension.lowercased()
-        let container: DocumentContents.Container =
-            package ? .package
-            : archive.map { DocumentContents.Container($0.format) }
-            ?? (ext == "zip" ? .zipArchive : ext == "tar" ? .tarArchive : Self.storeExtensions[ext] != nil ? .storeFile : .package)
-        let storeType = type?.storeType ?? (container == .storeFile ? Self.storeExtensions[ext] : nil) ?? .sqlite
+        // The output's kind as for a file's conversion; without an extension, a document package.
+        let container = try OutputKind.container(
+            for: outputURL, package: package, archive: archive, input: staged, inputContainer: .package)
+        let storeType = type?.storeType ?? (container == .storeFile ? OutputKind.storeExtensions[ext] : nil) ?? .sqlite
         let contents = try openContents(staged.path)
         defer { contents.close() }
         _ = try contents.convert(to: outputURL, container: container, storeType: storeType, mimeType: mimeType, replacing: force)
