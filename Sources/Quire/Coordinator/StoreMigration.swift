@@ -15,7 +15,7 @@ struct StoreMigrationMap: Sendable {
 
     /// The new ID of a record of the source store; nil for IDs of other stores and temporary IDs.
     func map(_ id: ObjectID) -> ObjectID? {
-        guard id.persistentStore === source, let key = id.primaryKey else { return nil }
+        guard id.isStored(in: source), let key = id.primaryKey else { return nil }
         return ObjectID(entity: id.entity, store: target, primaryKey: key + (offsets[ObjectIdentifier(id.entity.rootEntity)] ?? 0))
     }
 

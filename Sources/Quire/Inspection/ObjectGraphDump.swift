@@ -96,7 +96,7 @@ public struct ObjectGraphDump: Sendable, Equatable, Codable {
     ///
     /// - Throws: ``QuireError`` when the file is not a readable store of that type.
     public init(storeAt url: URL, type: StoreType, modelFile: URL? = nil) throws {
-        let model = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile).model
+        let model = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile).model.interned()
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
         var options = StoreOptions()
         options.isReadOnly = true
