@@ -6,10 +6,10 @@ import Foundation
 /// offset when the target's keys are unique across the store (atomic stores) and the source's only within
 /// each entity hierarchy (SQLite). A few numbers, whatever the store's size.
 struct StoreMigrationMap: Sendable {
-    /// The store the records came from, and the one they are in now. Stores added to a coordinator live for
-    /// the rest of the process (see ``PersistentStoreCoordinator/addPersistentStore(type:configuration:at:options:)``).
-    unowned(unsafe) let source: PersistentStore
-    unowned(unsafe) let target: PersistentStore
+    /// The store the records came from, and the one they are in now (held: a removed store is freed once
+    /// nothing holds it).
+    let source: PersistentStore
+    let target: PersistentStore
     /// The offset added to the keys of each entity hierarchy, by root entity.
     let offsets: [ObjectIdentifier: Int64]
 

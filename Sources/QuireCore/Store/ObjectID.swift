@@ -96,7 +96,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         let text: String
         switch key {
         case .permanent(let pk):
-            text = "x-coredata://\(persistentStore?.identifier ?? "")/\(entity.name)/p\(pk)"
+            text = "x-coredata://\(StoreHandles.shared.identifier(for: storeToken) ?? "")/\(entity.name)/p\(pk)"
         case .temporary(let number):
             text = "x-coredata:///\(entity.name)/t\(Self.processToken)\(number)"
         }

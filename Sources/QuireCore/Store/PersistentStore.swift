@@ -57,7 +57,7 @@ public final class PersistentStore: @unchecked Sendable, CustomStringConvertible
     }
 
     deinit {
-        StoreHandles.shared.unregister(token)
+        StoreHandles.shared.unregister(token, identifier: identifier)
     }
 
     /// The entities the store holds (those of its configuration).

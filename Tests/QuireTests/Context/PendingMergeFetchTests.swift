@@ -186,6 +186,21 @@ import QuireCore
         }
     }
 
+    @Test func anObjectMovedOutOfTheWindowLeavesIt() throws {
+        let (_, context) = try savedStack()
+        let request = FetchRequest<ManagedObject>(entityName: "Item")
+        request.sortDescriptors = [SortKey("n", ascending: false)]
+        request.fetchLimit = 10
+        let clean = try context.fetch(request)
+        let moved = try #require(clean.first)
+        moved.setValue(Int64(-1), forKey: "n")
+        #expect(context.hasChanges)
+        let changed = try context.fetch(request)
+        #expect(changed.count == 10)
+        #expect(!changed.contains { $0 === moved })
+        #expect(changed.first === clean[1])
+    }
+
     @Test func anUnrelatedInsertLeavesTheWindowToTheStore() throws {
         let (coordinator, context) = try savedStack()
         let request = FetchRequest<ManagedObject>(entityName: "Item")

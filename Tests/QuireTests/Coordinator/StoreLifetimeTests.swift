@@ -34,6 +34,30 @@ import QuireCore
         #expect(id.primaryKey == 1)
     }
 
+    @Test func anIDOfAFreedStoreKeepsItsURI() throws {
+        var identifier = ""
+        var url: URL?
+        var weakStore: WeakBox<PersistentStore>?
+        let id = try { () -> ObjectID in
+            let stack = try StoreKind.sqlite.stack(Fixtures.everyTypeModel(), in: folder)
+            let object = try stack.insert("Sample", ["vString": "kept"])
+            try stack.context.save()
+            let store = try #require(stack.store)
+            identifier = store.identifier
+            url = stack.url
+            weakStore = WeakBox(store)
+            try stack.coordinator.remove(store)
+            return object.objectID
+        }()
+        #expect(weakStore?.value == nil)
+        #expect(id.uriRepresentation().absoluteString == "x-coredata://\(identifier)/Sample/p1")
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: Fixtures.everyTypeModel())
+        try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let again = try #require(coordinator.managedObjectID(forURIRepresentation: id.uriRepresentation()))
+        #expect(again.primaryKey == 1)
+        #expect(again != id, "an ID of the old store is not an ID of the store added again")
+    }
+
     @Test func anIDOfARemovedStoreAnswersStoreRemoved() throws {
         let stack = try StoreKind.sqlite.stack(Fixtures.everyTypeModel(), in: folder)
         let object = try stack.insert("Sample", ["vString": "kept"])
