@@ -215,6 +215,10 @@ rows.append(try queryRow("fetch-keypath-to-one", queries: (1...20).map { owner i
 }))
 }
 
+// Scale rows (ScaleBenchmarks.swift).
+if wanted("fetch-sorted-with-pending-change") { rows.append(try ScaleBench.fetchSortedWithPendingChange(at: quireURL, runs: runs)) }
+if wanted("documents-10k") { rows.append(try ScaleBench.documents(in: folder)) }
+
 // Store rows: binary and XML stores of the same 100,000 rows, against raw SQLite inserting and fetching them.
 let binaryURL = folder.appendingPathComponent("bench.quire")
 let xmlURL = folder.appendingPathComponent("bench.xml")

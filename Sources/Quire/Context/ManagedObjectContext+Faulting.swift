@@ -42,7 +42,14 @@ extension ManagedObjectContext {
 
     /// The error of an object whose record cannot be found (`NSManagedObjectReferentialIntegrityError`).
     func missingRecordError(_ objectID: ObjectID) -> QuireError {
-        QuireError(
+        if objectID.storeWasRemoved {
+            return QuireError(
+                .managedObjectReferentialIntegrity,
+                "The store of \(objectID.entity.name) \(objectID.primaryKey ?? 0) was removed from its coordinator, so its "
+                    + "fault cannot be fulfilled.",
+                context: .init(entity: objectID.entity.name, object: objectID.uriRepresentation()))
+        }
+        return QuireError(
             .managedObjectReferentialIntegrity,
             "The record of \(objectID) does not exist (deleted, or its store was removed), so its fault cannot be fulfilled.",
             context: .init(entity: objectID.entity.name, object: objectID.uriRepresentation()))

@@ -106,7 +106,9 @@ extension ManagedObjectContext {
     /// Whether unsaved changes could change this fetch's answer.
     private func needsPendingMerge(_ fetch: StoreFetch, _ includesPendingChanges: Bool) -> Bool {
         guard includesPendingChanges else { return false }
-        return changeLog.contains { $0.hasChanges && ($0.entity.isKind(of: fetch.entity) || !fetch.sortKeys.isEmpty) }
+        // Sort keys through relationships read other objects, whose unsaved changes the store does not know.
+        let sortReadsOthers = fetch.sortKeys.contains { $0.keyPath.contains(".") }
+        return changeLog.contains { $0.hasChanges && (sortReadsOthers || $0.entity.isKind(of: fetch.entity)) }
             || pendingDeletes.contains { $0.entity.isKind(of: fetch.entity) }
             || pendingChangesReachRelatedObjects(fetch, true)
     }
@@ -132,6 +134,9 @@ extension ManagedObjectContext {
             }
             for index in awaking { objects[index].awakeFromFetch() }
             return objects
+        }
+        if let merged = try fetchMergingPendingChanges(fetch, stores: stores, asFaults: request.returnsObjectsAsFaults) {
+            return merged
         }
         var all = fetch
         all.limit = 0

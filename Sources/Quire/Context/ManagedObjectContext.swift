@@ -102,6 +102,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// It holds changed objects strongly until they are saved or rolled back; their flags say how they
     /// changed.
     var changeLog: [ManagedObject] = []
+    /// Whether fetches with unsaved changes let the store filter, sort and limit what is saved and merge the
+    /// changed objects in memory (see `fetchMergingPendingChanges`); tests turn it off to compare with the
+    /// wholly in-memory pass.
+    package var fetchesPendingChangesThroughStore = true
+    /// How many fetches merged unsaved changes into a store's sorted and limited answer (for tests).
+    package var storeMergedFetchCount = 0
     /// Store assignments made with ``assign(_:to:)``.
     var storeAssignments: [ObjectIdentifier: PersistentStore] = [:]
     /// The results of fetched properties evaluated so far, per object and property (dropped by `refresh`).

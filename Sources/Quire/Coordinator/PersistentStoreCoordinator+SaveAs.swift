@@ -156,7 +156,6 @@ extension PersistentStoreCoordinator {
                     type: type, url: url, configuration: store.configurationName, options: options, model: managedObjectModel)
                 try attached.backend.load()
             }
-            _ = Unmanaged.passRetained(attached)
             attached.coordinatorReference = self
             appendStore(attached)
             if !replacesSource { try? remove(store) }

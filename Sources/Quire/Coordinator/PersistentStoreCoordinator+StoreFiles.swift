@@ -20,7 +20,7 @@ extension PersistentStoreCoordinator {
             guard persistentStore(for: url) == nil || persistentStore(for: url) === store else {
                 throw QuireError(.persistentStoreOperation, "Another store of the coordinator is at '\(url.path)'.", context: .init(file: url))
             }
-            rowCache = rowCache.filter { $0.key.persistentStore !== store }
+            rowCache = rowCache.filter { !$0.key.isStored(in: store) }
             try store.backend.relocate(to: url)
         }
     }

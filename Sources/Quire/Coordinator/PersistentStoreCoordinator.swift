@@ -43,7 +43,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     }
 
     deinit {
-        for store in stores { try? store.backend.close() }
+        for store in stores {
+            StoreHandles.shared.setRemoved(store, true)
+            try? store.backend.close()
+        }
     }
 
     /// Serializes a block against every other request to the coordinator.
@@ -88,17 +91,18 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             } catch let error as QuireError where error.code == .persistentStoreIncompatibleVersionHash {
                 store = try storeMigratedAfterIncompatibleVersion(store, error: error)
             }
-            // An added store is never deallocated, so object IDs can point at it without retaining it;
-            // removing it closes it and frees its caches, leaving a small shell.
-            _ = Unmanaged.passRetained(store)
+            // Object IDs name the store by its token, which resolves to it while it is attached; removing it
+            // (or freeing the coordinator) detaches it, and it is freed once nobody holds it.
+            StoreHandles.shared.setRemoved(store, false)
             store.coordinatorReference = self
             stores.append(store)
             return store
         }
     }
 
-    /// Adds an opened store to the list (the caller holds the lock and retained it).
+    /// Adds an opened store to the list (the caller holds the lock).
     func appendStore(_ store: PersistentStore) {
+        StoreHandles.shared.setRemoved(store, false)
         stores.append(store)
     }
 
@@ -109,7 +113,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 throw QuireError(.persistentStoreOperation, "The store \(store) is not attached to this coordinator.")
             }
             stores.remove(at: index)
-            rowCache = rowCache.filter { $0.key.persistentStore !== store }
+            rowCache = rowCache.filter { !$0.key.isStored(in: store) }
+            StoreHandles.shared.setRemoved(store, true)
             store.coordinatorReference = nil
             try store.backend.close()
         }

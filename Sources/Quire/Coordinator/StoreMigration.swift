@@ -6,16 +6,16 @@ import Foundation
 /// offset when the target's keys are unique across the store (atomic stores) and the source's only within
 /// each entity hierarchy (SQLite). A few numbers, whatever the store's size.
 struct StoreMigrationMap: Sendable {
-    /// The store the records came from, and the one they are in now. Stores added to a coordinator live for
-    /// the rest of the process (see ``PersistentStoreCoordinator/addPersistentStore(type:configuration:at:options:)``).
-    unowned(unsafe) let source: PersistentStore
-    unowned(unsafe) let target: PersistentStore
+    /// The store the records came from, and the one they are in now (held: a removed store is freed once
+    /// nothing holds it).
+    let source: PersistentStore
+    let target: PersistentStore
     /// The offset added to the keys of each entity hierarchy, by root entity.
     let offsets: [ObjectIdentifier: Int64]
 
     /// The new ID of a record of the source store; nil for IDs of other stores and temporary IDs.
     func map(_ id: ObjectID) -> ObjectID? {
-        guard id.persistentStore === source, let key = id.primaryKey else { return nil }
+        guard id.isStored(in: source), let key = id.primaryKey else { return nil }
         return ObjectID(entity: id.entity, store: target, primaryKey: key + (offsets[ObjectIdentifier(id.entity.rootEntity)] ?? 0))
     }
 

@@ -79,6 +79,12 @@ enum DocumentFiles {
         try FileClone.clone(source, to: destination, mode: mode, notRegularFile: .invalidPackage)
     }
 
+    /// Copies a regular file to a new file (which must not exist) without syncing it: for scratch copies, such
+    /// as a document's working copy, which a crash may lose without losing anything of the document.
+    static func copyScratchFile(from source: URL, to destination: URL, mode: mode_t = 0o600) throws {
+        try FileClone.clone(source, to: destination, mode: mode, notRegularFile: .invalidPackage, syncs: false)
+    }
+
     /// Hard-links a write-once file into a new tree, or copies it where a link is impossible (another
     /// filesystem, or one without hard links).
     static func linkOrCopy(from source: URL, to destination: URL) throws {

@@ -141,7 +141,8 @@ enum DocumentPackage {
             } else if path.hasPrefix(DocumentPackageLayout.externalDataPath + "/") {
                 try DocumentFiles.linkOrCopy(from: source, to: destination)
             } else {
-                try DocumentFiles.copyFile(from: source, to: destination, mode: 0o600)
+                // The working copy is scratch: nothing is lost if a crash loses it, so it is not synced.
+                try DocumentFiles.copyScratchFile(from: source, to: destination, mode: 0o600)
             }
         }
     }

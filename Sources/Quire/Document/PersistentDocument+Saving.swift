@@ -42,6 +42,12 @@ extension PersistentDocument {
         try managedObjectContext.performAndWait {
             if managedObjectContext.hasChanges { try managedObjectContext.save() }
         }
+        if isUnchangedSave(to: url, ofType: typeName, for: operation) {
+            // Nothing to write: the file already holds this version (no writes, no fsyncs).
+            lastSaveWarnings = []
+            if operation == .save { removeAutosavedContents() }
+            return
+        }
         if operation == .saveAs { try moveWorkingStore(to: type) }
         let metadata = try currentSearchMetadata()
         metadataForSave = metadata

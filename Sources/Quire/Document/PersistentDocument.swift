@@ -86,6 +86,9 @@ open class PersistentDocument {
     /// two renames where the filesystem cannot exchange). Set it to `false` to always use two renames, whose
     /// interruption the next open recovers from.
     public var usesRenameExchange = true
+    /// The search metadata and the additional content's fingerprint when the document was last written to its
+    /// file (or opened): a save that finds both, and the objects, unchanged writes nothing.
+    var savedExtras: (search: SearchMetadata, additionalContent: [String])?
     /// The search metadata of the save in progress, gathered once for the files and the attributes.
     var metadataForSave: SearchMetadata?
     /// The autosave folder, when set.
@@ -323,6 +326,7 @@ open class PersistentDocument {
             savedGeneration = managedObjectContext.undoState.saveCount
             savedUndoPosition = managedObjectContext.undoManager.map { (ObjectIdentifier($0), $0.changePosition) }
         }
+        savedExtras = (searchMetadata, additionalContentFingerprint())
     }
 
     /// The document's registered type.

@@ -15,20 +15,33 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
 
     /// The entity of the object.
     public var entity: EntityDescription { entityHandle.takeUnretainedValue() }
-    /// The store the object lives in; `nil` while the ID is temporary.
-    public var persistentStore: PersistentStore? { storeHandle?.takeUnretainedValue() }
+    /// The store the object lives in; `nil` while the ID is temporary, and once its store was removed from its
+    /// coordinator or deallocated.
+    public var persistentStore: PersistentStore? {
+        storeToken == 0 ? nil : StoreHandles.shared.store(for: storeToken)
+    }
 
-    // IDs are copied on every fetch, fault and save, so they hold their entity and store without retaining
-    // them: a frozen model and an added store live for the rest of the process (see
-    // `ManagedObjectModel.freeze()` and `PersistentStoreCoordinator.addPersistentStore`), so neither can go
-    // away while an ID points at it. `Unmanaged` rather than `unowned(unsafe)`: comparing and hashing IDs
-    // then use the references' addresses without even a passing retain.
+    // IDs are copied on every fetch, fault and save, so they hold their entity without retaining it (a frozen
+    // model lives for the rest of the process; see `ManagedObjectModel.freeze()`; models read from stores are
+    // interned by content, see `ManagedObjectModel.interned()`) and their store as a token that `StoreHandles`
+    // turns back into the store while it is attached: an ID never keeps its store alive and never points at a
+    // freed one. `Unmanaged` rather than `unowned(unsafe)`: comparing and hashing IDs then use the entity's
+    // address and the store's token without even a passing retain.
     private let entityHandle: Unmanaged<EntityDescription>
-    private let storeHandle: Unmanaged<PersistentStore>?
+    /// The store's ``PersistentStore/token`` (never reused in the process); 0 while the ID is temporary.
+    private let storeToken: UInt64
     package let key: Key
 
-    /// The address of the store, as an identity read without retaining it.
-    package var storeAddress: UnsafeMutableRawPointer? { storeHandle?.toOpaque() }
+    /// The store's identity (its token, never reused in the process, as a pointer-sized key), read without
+    /// retaining or looking up the store; `nil` while the ID is temporary. What the object registry keys its
+    /// tables by.
+    package var storeAddress: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: UInt(storeToken)) }
+
+    /// Whether the ID is a permanent ID of `store` (a comparison of tokens, without looking the store up).
+    package func isStored(in store: PersistentStore) -> Bool { storeToken == store.token }
+
+    /// Whether the ID is permanent and its store was removed from its coordinator or is gone.
+    package var storeWasRemoved: Bool { storeToken != 0 && persistentStore == nil }
 
     /// The address of the entity's hierarchy root, as an identity read without retaining the entity.
     package var rootEntityAddress: UnsafeMutableRawPointer {
@@ -37,13 +50,13 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
 
     package init(entity: EntityDescription, store: PersistentStore, primaryKey: Int64) {
         self.entityHandle = .passUnretained(entity)
-        self.storeHandle = .passUnretained(store)
+        self.storeToken = store.token
         self.key = .permanent(primaryKey)
     }
 
     private init(temporaryFor entity: EntityDescription, number: UInt64) {
         self.entityHandle = .passUnretained(entity)
-        self.storeHandle = nil
+        self.storeToken = 0
         self.key = .temporary(number)
     }
 
@@ -83,7 +96,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         let text: String
         switch key {
         case .permanent(let pk):
-            text = "x-coredata://\(persistentStore?.identifier ?? "")/\(entity.name)/p\(pk)"
+            text = "x-coredata://\(StoreHandles.shared.identifier(for: storeToken) ?? "")/\(entity.name)/p\(pk)"
         case .temporary(let number):
             text = "x-coredata:///\(entity.name)/t\(Self.processToken)\(number)"
         }
@@ -93,14 +106,14 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
 
     /// Two IDs are equal when they name the same record: the same key in the same store and entity hierarchy.
     public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
-        lhs.key == rhs.key && lhs.storeAddress == rhs.storeAddress
+        lhs.key == rhs.key && lhs.storeToken == rhs.storeToken
             && (lhs.entityHandle.toOpaque() == rhs.entityHandle.toOpaque() || lhs.rootEntityAddress == rhs.rootEntityAddress)
     }
 
     /// Hashes the key and store.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(key)
-        if let storeAddress { hasher.combine(storeAddress) }
+        if storeToken != 0 { hasher.combine(storeToken) }
     }
 
     /// The URI representation as text.

@@ -32,6 +32,8 @@ public final class PersistentStore: @unchecked Sendable, CustomStringConvertible
     @exclusivity(unchecked) package weak var coordinatorReference: AnyObject?
     /// The model the store's objects belong to.
     package let model: ManagedObjectModel
+    /// The number object IDs carry to name this store (never reused in the process; see ``StoreHandles``).
+    package let token: UInt64
 
     /// What answers the coordinator's requests. Set once, by the initializer, to the backend its kind made
     /// for this handle; implicitly unwrapped only because the backend needs the finished handle to be made.
@@ -49,7 +51,13 @@ public final class PersistentStore: @unchecked Sendable, CustomStringConvertible
         self.configurationName = configurationName
         self.options = options
         self.model = model
+        self.token = StoreHandles.shared.makeToken()
         self.backend = try makeBackend(self)
+        StoreHandles.shared.register(self)
+    }
+
+    deinit {
+        StoreHandles.shared.unregister(token, identifier: identifier)
     }
 
     /// The entities the store holds (those of its configuration).

@@ -98,9 +98,23 @@ package final class SQLiteConnection {
         return SQLiteStatement(raw, connection: self)
     }
 
-    /// Runs a block in a transaction (`BEGIN IMMEDIATE` … `COMMIT`), rolling back when it throws.
-    package func transaction<T>(_ body: () throws -> T) throws -> T {
+    /// A journal mode to switch to before the next transaction: switching writes the file's header and syncs
+    /// it, so a store opened and closed without a change never pays for it (see `SQLiteStore.applyPragmas`).
+    package var deferredJournalMode: String?
+
+    /// Begins a write transaction (`BEGIN IMMEDIATE`), switching the journal mode first when one was deferred.
+    package func beginImmediate() throws {
+        if let mode = deferredJournalMode {
+            try execute("PRAGMA journal_mode = \(mode)")
+            deferredJournalMode = nil
+        }
         try execute("BEGIN IMMEDIATE")
+    }
+
+    /// Runs a block in a transaction (`BEGIN IMMEDIATE` … `COMMIT`), rolling back when it throws; switches the
+    /// journal mode first when one was deferred.
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
+        try beginImmediate()
         do {
             let result = try body()
             try execute("COMMIT")

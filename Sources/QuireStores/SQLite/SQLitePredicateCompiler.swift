@@ -502,7 +502,7 @@ package struct SQLitePredicateCompiler {
     }
 
     private func primaryKey(of id: ObjectID, root: EntityDescription) -> Int64? {
-        guard id.persistentStore === store, id.entity.rootEntity === root else { return nil }
+        guard id.isStored(in: store), id.entity.rootEntity === root else { return nil }
         return id.primaryKey
     }
 

@@ -10,7 +10,7 @@ extension SQLiteStore {
         var keysByTable: [ObjectIdentifier: (table: SQLiteSchema.Table, keys: [Int64])] = [:]
         var tableOrder: [ObjectIdentifier] = []
         for id in objectIDs {
-            guard id.persistentStore === store, let key = id.primaryKey, let table = schema.table(for: id.entity) else {
+            guard id.isStored(in: store), let key = id.primaryKey, let table = schema.table(for: id.entity) else {
                 continue
             }
             let tableID = ObjectIdentifier(table)
@@ -46,7 +46,7 @@ extension SQLiteStore {
         var result: [ObjectID: [ObjectID]] = [:]
         for id in objectIDs {
             result[id] = []
-            if id.persistentStore === store, let key = id.primaryKey { owners[key] = id }
+            if id.isStored(in: store), let key = id.primaryKey { owners[key] = id }
         }
         guard let destination = relationship.resolvedDestination, let destinationTable = schema.table(for: destination)
         else { return result }

@@ -5,7 +5,7 @@ extension SQLiteStore {
     /// Starts copying records in (Save As into a new SQLite store): one transaction until ``sqliteFinishImport()``.
     package func sqliteBeginImport() throws {
         let connection = try db()
-        try connection.execute("BEGIN IMMEDIATE")
+        try connection.beginImmediate()
         blobWrites = externalDataFolder.map { ExternalDataWrites(folder: $0, threshold: options.externalDataThreshold) }
         importedLengths = [:]
     }

@@ -101,7 +101,15 @@ package final class SQLiteStore: ImportingStoreBackend {
 
     private func applyPragmas(_ connection: SQLiteConnection) throws {
         if !options.isReadOnly {
-            try connection.execute("PRAGMA journal_mode = \(options.journalMode.rawValue)")
+            // Changing the journal mode writes and syncs the file (four fsyncs): done before the first write
+            // transaction instead, so opening a store in another mode (a document's snapshot is in DELETE mode)
+            // and closing it unchanged writes nothing.
+            let current = try connection.prepare("PRAGMA journal_mode")
+            defer { current.finalize() }
+            let mode = try current.step() ? current.string(at: 0) ?? "" : ""
+            if mode.lowercased() != options.journalMode.rawValue.lowercased() {
+                connection.deferredJournalMode = options.journalMode.rawValue
+            }
         }
         try connection.execute("PRAGMA synchronous = FULL")
         for (name, value) in options.sqlitePragmas.sorted(by: { $0.key < $1.key }) {
