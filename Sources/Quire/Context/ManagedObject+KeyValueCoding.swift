@@ -15,20 +15,33 @@ extension ManagedObject {
     /// ``validatedValue(forKey:)``, which throws. An integer stored outside its attribute's range (which fails
     /// validation at save) reads as an `Int64`.
     public func value(forKey key: String) -> Any? {
+        // The precomputed property index (one scan of machine words for keys that are the names themselves).
+        let entity = self.entity
+        if let index = entity.propertyIndex(forKey: key) {
+            if index < entity.frozenAttributeCount { return value(of: entity.frozenAttribute(at: index)) }
+            if let relationship = entity.frozenProperty(at: index) as? RelationshipDescription {
+                return relatedObjects(for: relationship)
+            }
+        }
         switch property(forKey: key) {
         case let attribute as AttributeDescription:
-            let value = attributeValue(at: attribute.slot)
-            if case .externalData = value {
-                // The file is read now; a missing or damaged file gives nil (dataValue(forKey:) throws instead).
-                guard let bytes = try? resolvedAttributeValue(at: attribute.slot, key: attribute.name) else { return nil }
-                return ValueCoercion.publicValue(bytes, for: attribute)
-            }
-            return ValueCoercion.publicValue(value, for: attribute)
+            return value(of: attribute)
         case let relationship as RelationshipDescription:
             return relatedObjects(for: relationship)
         default:
             return nil
         }
+    }
+
+    /// `value(forKey:)` of an attribute.
+    private func value(of attribute: AttributeDescription) -> Any? {
+        let value = attributeValue(at: attribute.slot)
+        if case .externalData = value {
+            // The file is read now; a missing or damaged file gives nil (dataValue(forKey:) throws instead).
+            guard let bytes = try? resolvedAttributeValue(at: attribute.slot, key: attribute.name) else { return nil }
+            return ValueCoercion.publicValue(bytes, for: attribute)
+        }
+        return ValueCoercion.publicValue(value, for: attribute)
     }
 
     /// Sets the value of a property (`setValue(_:forKey:)`), recording the change and, for relationships,
@@ -42,10 +55,7 @@ extension ManagedObject {
     /// Data. An unknown key or a value of the wrong type traps (Core Data raises an exception Swift cannot
     /// catch): for keys and values that come from input use ``setValidatedValue(_:forKey:)``, which throws.
     public func setValue(_ value: Any?, forKey key: String) {
-        let entity = self.entity
-        if let slot = entity.attributeSlot(named: key),
-            let converted = ValueCoercion.exactAttributeValue(value, type: entity.frozenAttributeTypes[slot])
-        {
+        if let (slot, converted) = entity.exactAttributeValue(value, forKey: key) {
             setAttributeValue(converted, at: slot)
             return
         }

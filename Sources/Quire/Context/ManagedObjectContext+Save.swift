@@ -154,9 +154,11 @@ extension ManagedObjectContext {
     private func change(for object: ManagedObject, store: PersistentStore) -> SaveRequest.Change {
         let entity = object.entity
         var attributes = object.attributeStorage
-        for slot in entity.transientAttributeSlots { attributes[slot] = .null }
         var relationships = object.relationshipStorage
-        for slot in entity.transientRelationshipSlots where slot < relationships.count { relationships[slot] = .fault }
+        if entity.hasTransientProperties {
+            for slot in entity.transientAttributeSlots { attributes[slot] = .null }
+            for slot in entity.transientRelationshipSlots where slot < relationships.count { relationships[slot] = .fault }
+        }
         return SaveRequest.Change(
             objectID: object.objectID,
             store: store,
