@@ -319,17 +319,27 @@ extension ManagedObject {
         precondition(
             object.managedObjectContext === managedObjectContext,
             "Objects in different contexts cannot be related ('\(relationship.name)' of '\(entity.name)').")
-        let current = loadedStorage(for: relationship)
-        if current.contains(object.objectID) { return }
-        if !relationship.isToMany, case .toOne(let old?) = current, let context = managedObjectContext {
-            unlink(context.object(with: old), through: relationship)
+        if defersMembers(of: relationship) {
+            // A to-many fault: record the new member without loading the set.
+            deferMember(object.objectID, of: relationship, adding: true)
+        } else {
+            let current = loadedStorage(for: relationship)
+            if current.contains(object.objectID) { return }
+            if !relationship.isToMany, case .toOne(let old?) = current, let context = managedObjectContext {
+                unlink(context.object(with: old), through: relationship)
+            }
+            willChangeRelationships()
+            var updated = relationshipStorage[relationship.slot]
+            if updated.isFault { updated = .empty(for: relationship) }
+            updated.add(object.objectID)
+            relationshipStorage[relationship.slot] = updated
         }
-        willChangeRelationships()
-        var updated = relationshipStorage[relationship.slot]
-        if updated.isFault { updated = .empty(for: relationship) }
-        updated.add(object.objectID)
-        relationshipStorage[relationship.slot] = updated
         guard let inverse = relationship.resolvedInverse else { return }
+        if object.defersMembers(of: inverse) {
+            // The inverse is a to-many fault (`item.owner = owner` with `owner.items` not loaded): record it.
+            object.deferMember(objectID, of: inverse, adding: true)
+            return
+        }
         // The other side: a to-one inverse first leaves whatever it pointed at.
         let otherSide = object.loadedStorage(for: inverse)
         if otherSide.contains(objectID) { return }
@@ -346,6 +356,15 @@ extension ManagedObject {
 
     /// Removes `object` from this object's relationship and this object from the inverse.
     func unlink(_ object: ManagedObject, through relationship: RelationshipDescription) {
+        if defersMembers(of: relationship) {
+            // A to-many fault: the inverse to-one says whether the object is a member.
+            guard let inverse = relationship.resolvedInverse,
+                case .toOne(let owner?) = object.loadedStorage(for: inverse), owner == objectID
+            else { return }
+            deferMember(object.objectID, of: relationship, adding: false)
+            object.removeOneSide(objectID, relationship: inverse)
+            return
+        }
         let current = loadedStorage(for: relationship)
         guard current.contains(object.objectID) else { return }
         removeOneSide(object.objectID, relationship: relationship)
@@ -355,6 +374,10 @@ extension ManagedObject {
 
     /// Removes an ID from one side only (the other side is handled by the caller).
     func removeOneSide(_ id: ObjectID, relationship: RelationshipDescription) {
+        if defersMembers(of: relationship) {
+            deferMember(id, of: relationship, adding: false)
+            return
+        }
         let current = loadedStorage(for: relationship)
         guard current.contains(id) else { return }
         willChangeRelationships()

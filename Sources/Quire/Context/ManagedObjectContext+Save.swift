@@ -192,6 +192,8 @@ extension ManagedObjectContext {
             object.updatedFlag = false
             object.committedAttributes = nil
             object.committedRelationships = nil
+            // The store has the members recorded without loading the sets now.
+            if !object.deferredMembers.isEmpty { object.deferredMembers = [:] }
         }
         for object in saved where object.deletedFlag {
             unregister(object)
