@@ -17,7 +17,9 @@ enum PeakMemory {
     static func peakBytes() -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
         for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            let number = line.dropFirst("VmHWM:".count).split(separator: " ").first.flatMap { Int($0) } ?? 0
+            // "VmHWM:\t   123456 kB": tabs and spaces before the number.
+            let number = line.dropFirst("VmHWM:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first
+                .flatMap { Int($0) } ?? 0
             return number * 1024
         }
         return 0
