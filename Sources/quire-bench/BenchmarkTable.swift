@@ -6,7 +6,7 @@ import Foundation
 /// let row = BenchmarkRow(
 ///     name: "insert 100k",
 ///     quireMilliseconds: try measure(bestOf: 3) { try insertWithQuire() },
-///     baselineMilliseconds: try measure(bestOf: 3) { try RawSQLite.insert100k(at: url) },
+///     baselineMilliseconds: try measure(bestOf: 3) { try RawSQLite.insert(rows, at: url) },
 ///     target: 3
 /// )
 /// ```
@@ -21,6 +21,8 @@ struct BenchmarkRow: Sendable, Hashable, Encodable {
     var target: Double?
     /// A remark printed after the row, such as how many runs were taken.
     var note: String
+    /// The process's peak resident memory, in megabytes, since the previous row was made (this row's work).
+    var peakMegabytes: Double
 
     /// Creates a row.
     ///
@@ -30,8 +32,11 @@ struct BenchmarkRow: Sendable, Hashable, Encodable {
     ///   - baselineMilliseconds: The baseline's time, in milliseconds.
     ///   - target: The largest acceptable ratio of Quire's time to the baseline's, if any.
     ///   - note: A remark printed after the row.
+    ///   - peakMegabytes: The peak resident memory of the row's work; by default the peak since the previous
+    ///     row was made (a new peak starts now).
     init(name: String, quireMilliseconds: Double, baselineMilliseconds: Double, target: Double? = nil,
-         note: String = "") {
+         note: String = "", peakMegabytes: Double = PeakMemory.takePeakMegabytes()) {
+        self.peakMegabytes = peakMegabytes
         self.name = name
         self.quireMilliseconds = quireMilliseconds
         self.baselineMilliseconds = baselineMilliseconds
@@ -59,10 +64,11 @@ struct BenchmarkRow: Sendable, Hashable, Encodable {
         case target
         case passed
         case note
+        case peakMegabytes = "peak_rss_mb"
     }
 
     /// Encodes the row as `name`, `quire_ms`, `baseline_ms`, `ratio`, `target` (null without one), `passed`
-    /// (null without a target) and `note`; an infinite ratio is encoded as null.
+    /// (null without a target), `note` and `peak_rss_mb`; an infinite ratio is encoded as null.
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
@@ -72,6 +78,7 @@ struct BenchmarkRow: Sendable, Hashable, Encodable {
         try container.encode(target, forKey: .target)
         try container.encode(passed, forKey: .passed)
         try container.encode(note, forKey: .note)
+        try container.encode(Self.rounded(peakMegabytes), forKey: .peakMegabytes)
     }
 
     /// `value` rounded to three decimals, so the JSON carries no noise digits.
@@ -113,7 +120,7 @@ struct BenchmarkTable: Sendable {
 
     /// The table as aligned text: a header line, then one line a row; names left-aligned, numbers right-aligned.
     func text() -> String {
-        let header = ["benchmark", "quire ms", "sqlite ms", "ratio", "target", "result", "note"]
+        let header = ["benchmark", "quire ms", "sqlite ms", "ratio", "target", "result", "peak MB", "note"]
         var lines: [[String]] = [header]
         for row in rows {
             let result: String
@@ -129,10 +136,11 @@ struct BenchmarkTable: Sendable {
                 row.ratio.isFinite ? Self.format(row.ratio) : "inf",
                 row.target.map(Self.format) ?? "-",
                 result,
+                String(format: "%.0f", row.peakMegabytes),
                 row.note,
             ])
         }
-        let leftAligned: Set<Int> = [0, 5, 6]
+        let leftAligned: Set<Int> = [0, 5, 7]
         var widths = [Int](repeating: 0, count: header.count)
         for line in lines {
             for (column, cell) in line.enumerated() {
@@ -151,7 +159,7 @@ struct BenchmarkTable: Sendable {
     }
 
     /// The table as a JSON array of objects with the keys `name`, `quire_ms`, `baseline_ms`, `ratio`, `target`,
-    /// `passed` and `note`, pretty-printed with sorted keys.
+    /// `passed`, `note` and `peak_rss_mb`, pretty-printed with sorted keys.
     ///
     /// - Throws: `EncodingError` if a time is not finite.
     func json() throws -> String {
@@ -215,7 +223,7 @@ func measure(bestOf runs: Int, _ body: () throws -> Void) rethrows -> Double {
 ///
 /// ```swift
 /// let best = try measure(bestOf: 3, setUp: { try RawSQLite.removeStore(at: url) }) {
-///     try RawSQLite.insert100k(at: url)
+///     try RawSQLite.insert(rows, at: url)
 /// }
 /// ```
 ///

@@ -32,7 +32,7 @@ enum PostgresBench {
         defer { raw.close() }
         var rows: [BenchmarkRow] = []
         let rawInsert = try measure(bestOf: runs) { try raw.insert100k() }
-        let quireInsert = try measureKeepingResults(bestOf: runs) { () -> ManagedObjectContext? in
+        let quireInsert = try measureIncludingFreeing(bestOf: runs) { () -> ManagedObjectContext? in
             try StoreKinds.kind(for: .postgres).removeFiles(at: quireURL)
             let (coordinator, context) = try openPostgres(quireURL)
             guard let entity = coordinator.managedObjectModel.entitiesByName["Item"] else { return nil }
@@ -50,12 +50,12 @@ enum PostgresBench {
         }
         if wanted("pg-fetch-all-100k") {
             var counts = (0, 0)
-            let rawFetch = try measureKeepingResults(bestOf: runs) { () -> [BenchRow] in
+            let rawFetch = try measureIncludingFreeing(bestOf: runs) { () -> [BenchRow] in
                 let rows = try raw.select("")
                 counts.0 = rows.count
                 return rows
             }
-            let quireFetch = try measureKeepingResults(bestOf: runs) { () -> (ManagedObjectContext, [ManagedObject]) in
+            let quireFetch = try measureIncludingFreeing(bestOf: runs) { () -> (ManagedObjectContext, [ManagedObject]) in
                 let (coordinator, context) = try openPostgres(quireURL)
                 let request = FetchRequest<ManagedObject>(entityName: "Item")
                 request.returnsObjectsAsFaults = false

@@ -171,7 +171,7 @@ struct RawSQLiteError: Error, CustomStringConvertible, Sendable {
 ///
 /// ```swift
 /// let url = try RawSQLite.temporaryStoreURL()
-/// try RawSQLite.insert100k(at: url)
+/// try RawSQLite.insert((0..<BenchData.rowCount).map(BenchData.row), at: url)
 /// let rows = try RawSQLite.fetchAll(at: url)
 /// let found = try RawSQLite.fetchByPrimaryKey(at: url, keys: BenchData.primaryKeys(shuffled: true))
 /// ```
@@ -228,28 +228,30 @@ enum RawSQLite {
         }
     }
 
-    /// Baseline (a): creates `ZITEM` and inserts ``BenchData/rowCount`` rows of ``BenchData/row(_:)`` in one
-    /// transaction, with one prepared statement.
+    /// Baseline (a): inserts `rows` (generated before the clock starts, as the Quire side's are) in one transaction, with one
+    /// prepared statement. Without `owners`, any store at `url` is removed first and the schema is created in
+    /// the same transaction (as a Quire store creates its schema and saves); with `owners`, the rows are added
+    /// to an existing store and row `k` gets owner `(k - 1) % owners + 1` (`ZOWNER`), as the Quire side's
+    /// to-one sets it. `Z_ENT` is 1 and `Z_OPT` 1, as Core Data writes a new object of the model's first
+    /// entity.
     ///
-    /// Any store already at `url` is removed first. The rows' values are generated inside the timed work, as
-    /// the Quire side generates them while filling its objects. `Z_ENT` is 1 and `Z_OPT` 1, as Core Data writes
-    /// a new object of the model's first entity.
-    ///
-    /// - Parameter url: Where to create the store.
+    /// - Parameters:
+    ///   - rows: The rows.
+    ///   - url: The store.
+    ///   - owners: How many owners rows are spread over; nil to create a new store.
     /// - Throws: ``RawSQLiteError`` if SQLite fails.
-    static func insert100k(at url: URL) throws {
-        try removeStore(at: url)
-        let connection = try RawConnection(url: url, create: true)
+    static func insert(_ rows: [BenchRow], at url: URL, owners: Int? = nil) throws {
+        if owners == nil { try removeStore(at: url) }
+        let connection = try RawConnection(url: url, create: owners == nil)
         defer { connection.close() }
-        try connection.execute(createTable)
         try connection.execute("BEGIN IMMEDIATE")
+        if owners == nil { try connection.execute(createTable) }
         let statement = try connection.prepare("""
-            INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZI1, ZI2, ZD1, ZD2, ZS1, ZS2, ZS3, ZFLAG, ZDATE, ZBLOB, ZTAG) \
-            VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZI1, ZI2, ZD1, ZD2, ZS1, ZS2, ZS3, ZFLAG, ZDATE, ZBLOB, ZTAG, ZOWNER) \
+            VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         defer { sqlite3_finalize(statement) }
-        for index in 0..<BenchData.rowCount {
-            let row = BenchData.row(index)
+        for row in rows {
             try connection.check(sqlite3_bind_int64(statement, 1, row.primaryKey), "binding Z_PK")
             try connection.check(sqlite3_bind_int64(statement, 2, row.i1), "binding ZI1")
             try connection.check(sqlite3_bind_int64(statement, 3, row.i2), "binding ZI2")
@@ -268,10 +270,27 @@ enum RawSQLite {
             }
             try connection.check(blobResult, "binding ZBLOB")
             try connection.check(sqlite3_bind_int64(statement, 12, row.tag), "binding ZTAG")
-            try connection.check(sqlite3_step(statement), "inserting row \(index)", expecting: SQLITE_DONE)
+            if let owners {
+                try connection.check(sqlite3_bind_int64(statement, 13, (row.primaryKey - 1) % Int64(owners) + 1), "binding ZOWNER")
+            } else {
+                try connection.check(sqlite3_bind_null(statement, 13), "binding ZOWNER")
+            }
+            try connection.check(sqlite3_step(statement), "inserting row \(row.primaryKey)", expecting: SQLITE_DONE)
             try connection.check(sqlite3_reset(statement), "resetting the insert")
         }
         try connection.execute("COMMIT")
+    }
+
+    /// A new store with the schema and ``BenchData/ownerCount`` owners named `owner-<key>`, in one transaction
+    /// (import-1m-related's first step).
+    ///
+    /// - Throws: ``RawSQLiteError`` if SQLite fails.
+    static func insertOwners(at url: URL) throws {
+        try removeStore(at: url)
+        let connection = try RawConnection(url: url, create: true)
+        defer { connection.close() }
+        try connection.execute("BEGIN IMMEDIATE;\n\(createTable);\n" + linkOwners.replacingOccurrences(of: "BEGIN;", with: "")
+            .replacingOccurrences(of: "UPDATE ZITEM SET ZOWNER = (Z_PK - 1) % \(BenchData.ownerCount) + 1;", with: ""))
     }
 
     /// Baseline (b): selects every row of `ZITEM` and materializes every column into a ``BenchRow``.
@@ -279,7 +298,7 @@ enum RawSQLite {
     /// Strings are decoded from UTF-8 with their byte counts, blobs copied into `Data`, dates built from their
     /// seconds since 2001: the work an object mapper does to turn rows into objects.
     ///
-    /// - Parameter url: A store written by ``insert100k(at:)``.
+    /// - Parameter url: A store written by ``insert(_:at:owners:)``.
     /// - Returns: The rows, in primary-key order.
     /// - Throws: ``RawSQLiteError`` if SQLite fails.
     static func fetchAll(at url: URL) throws -> [BenchRow] {
@@ -297,13 +316,34 @@ enum RawSQLite {
         return rows
     }
 
+    /// iterate-1m's baseline: selects every row of `ZITEM`, materializing every column of each row into a
+    /// ``BenchRow`` that is dropped before the next (a walk in bounded memory, as a batched fetch is).
+    ///
+    /// - Parameter url: A store.
+    /// - Returns: How many rows were read.
+    /// - Throws: ``RawSQLiteError`` if SQLite fails.
+    static func readAll(at url: URL) throws -> Int {
+        let connection = try RawConnection(url: url, create: false)
+        defer { connection.close() }
+        let statement = try connection.prepare("SELECT \(columns) FROM ZITEM ORDER BY Z_PK")
+        defer { sqlite3_finalize(statement) }
+        var count = 0
+        while true {
+            let result = sqlite3_step(statement)
+            if result == SQLITE_DONE { break }
+            try connection.check(result, "reading all rows", expecting: SQLITE_ROW)
+            withExtendedLifetime(readRow(statement)) { count += 1 }
+        }
+        return count
+    }
+
     /// Baseline (c): fetches one row per key with `SELECT … WHERE Z_PK = ?`, reusing one prepared statement,
     /// and materializes each row, as firing faults one by one does.
     ///
     /// Each lookup runs in its own implicit transaction (no `BEGIN`), as separate fault firings would.
     ///
     /// - Parameters:
-    ///   - url: A store written by ``insert100k(at:)``.
+    ///   - url: A store written by ``insert(_:at:owners:)``.
     ///   - keys: The primary keys to look up, such as ``BenchData/primaryKeys(count:shuffled:)``.
     /// - Returns: The rows found, in the order of `keys`; keys without a row are skipped.
     /// - Throws: ``RawSQLiteError`` if SQLite fails.
@@ -357,7 +397,7 @@ enum RawSQLite {
 
     /// An open connection for timing queries without the cost of opening one.
     ///
-    /// - Parameter url: A store written by ``insert100k(at:)``.
+    /// - Parameter url: A store written by ``insert(_:at:owners:)``.
     /// - Returns: The connection; close it when done.
     /// - Throws: ``RawSQLiteError`` if SQLite fails.
     static func open(at url: URL) throws -> RawQueryConnection {

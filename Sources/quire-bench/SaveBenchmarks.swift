@@ -4,24 +4,8 @@ import QuireCore
 import QuireStores
 
 /// The rows of saving one change into a large store of each type, and of Save As of a million objects into
-/// each type, with the process's peak memory during the Save As.
+/// each type, with the process's peak memory during the Save As (``PeakMemory``).
 enum SaveBench {
-    // MARK: Peak memory
-
-    /// Resets the kernel's record of this process's peak resident memory (`VmHWM`), so that the next
-    /// ``peakResidentBytes()`` tells the peak of what runs in between.
-    static func resetPeakResident() {
-        try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/self/clear_refs"))
-    }
-
-    /// The peak resident memory since the process started or since ``resetPeakResident()``, in bytes.
-    static func peakResidentBytes() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
-        else { return 0 }
-        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
-    }
-
     // MARK: One change in 100,000 objects
 
     /// The fastest of `runs` saves of one changed object in a store of `type` that holds the benchmark's
@@ -79,9 +63,9 @@ enum SaveBench {
         try? FileManager.default.removeItem(at: target)
         let (coordinator, _) = try StoreBench.openStack(source, type: .sqlite)
         guard let store = coordinator.persistentStores.first else { return (0, 0) }
-        resetPeakResident()
+        PeakMemory.resetPeak()
         let elapsed = try measure { _ = try coordinator.migratePersistentStore(store, to: target, type: type) }
-        let peak = peakResidentBytes()
+        let peak = PeakMemory.peakBytes()
         for attached in coordinator.persistentStores { try coordinator.remove(attached) }
         return (elapsed, peak)
     }

@@ -1,101 +1,142 @@
+import CSQLite
 import Foundation
 import Quire
 import QuireCore
 import QuireStores
 
-/// The scale rows of issue 15 this file owns: many documents in one process (memory must come back), and a
-/// sorted fetch while the context has an unsaved change.
+// Scale rows (issue 15): a million objects. They run only when named (`--only NAME`) or with `--scale`: each
+// takes from seconds to minutes.
+
+/// The scale rows: importing a million related objects in batches, iterating a million objects, and the
+/// memory a million faults hold.
 enum ScaleBench {
-    /// The process's resident set size, in bytes (`/proc/self/statm`), or 0 where it cannot be read.
-    static func residentBytes() -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-        let fields = text.split(separator: " ")
-        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    /// How many objects the scale rows make.
+    static let objectCount = 1_000_000
+    /// How many objects one import batch holds (the context is reset between batches).
+    static let batchSize = 10_000
+
+    /// The batch's rows, generated before its clock starts.
+    static func rows(ofBatch batch: Int) -> [BenchRow] {
+        (batch * batchSize..<(batch + 1) * batchSize).map(BenchData.row)
     }
 
-    /// `documents-10k`: 10,000 times, a small store is opened the way `quire dump` opens a document
-    /// (``ObjectGraphDump``: the model read from the store, a coordinator, the store added read-only, every
-    /// object and value read, the store removed), cycling through 10 store files of 20 items; the baseline
-    /// opens the same files with raw SQLite, reads every row into structs and closes them. The note gives the
-    /// resident memory's growth from document 1,000 to document 10,000 (target ≤ 1 MB).
-    static func documents(in folder: URL, count: Int = 10_000) throws -> BenchmarkRow {
-        let model = benchModel()
-        var urls: [URL] = []
-        for index in 0..<10 {
-            let url = folder.appendingPathComponent("document-\(index).sqlite")
-            StoreBench.removeStore(url)
-            let (coordinator, context) = try StoreBench.openStack(url, type: .sqlite, model: model)
-            StoreBench.fill(context, coordinator, count: 20)
-            try context.performAndWait { try context.save() }
-            for store in coordinator.persistentStores { try coordinator.remove(store) }
-            urls.append(url)
-        }
-        defer { for url in urls { StoreBench.removeStore(url) } }
-        var rssAtThousand = 0
-        var objects = 0
-        let quire = try measure {
-            for index in 0..<count {
-                if index == 1_000 { rssAtThousand = residentBytes() }
-                objects += try ObjectGraphDump(storeAt: urls[index % urls.count], type: .sqlite).objects.count
+    /// import-1m-related through Quire: ``BenchData/ownerCount`` owners saved first, then ``objectCount`` items
+    /// in batches of ``batchSize``, each item's `owner` set to owner `index % 1000` (fetched by the batch, as an
+    /// importer looks its owners up), saved, and the context reset. Returns each batch's milliseconds.
+    static func quireImportRelated(at url: URL) throws -> [Double] {
+        try RawSQLite.removeStore(at: url)
+        let (coordinator, context) = try openStack(url)
+        defer { try? closeStack(coordinator) }
+        guard let item = coordinator.managedObjectModel.entitiesByName["Item"],
+            let owner = coordinator.managedObjectModel.entitiesByName["Owner"]
+        else { return [] }
+        try context.performAndWait {
+            for index in 1...BenchData.ownerCount {
+                ManagedObject(entity: owner, insertInto: context).setValue("owner-\(index)", forKey: "name")
             }
+            try context.save()
+            context.reset()
         }
-        let growth = residentBytes() - rssAtThousand
-        precondition(objects == count * 20, "read \(objects) objects")
-        let raw = try measure {
-            for index in 0..<count { _ = try RawSQLite.fetchAll(at: urls[index % urls.count]) }
+        var times: [Double] = []
+        for batch in 0..<objectCount / batchSize {
+            let rows = rows(ofBatch: batch)
+            try times.append(measure {
+                try context.performAndWait {
+                    let request = FetchRequest<ManagedObject>(entityName: "Owner")
+                    let owners = try context.fetch(request)
+                    insertBenchItems(into: context, entity: item, rows: rows) { index, object in
+                        object.setValue(owners[index % owners.count], forKey: "owner")
+                    }
+                    try context.save()
+                    context.reset()
+                }
+            })
         }
-        return BenchmarkRow(
-            name: "documents-10k", quireMilliseconds: quire, baselineMilliseconds: raw,
-            note: String(
-                format: "RSS growth after the first 1,000: %.2f MB (target ≤ 1 MB); ObjectGraphDump of 20-item stores; "
-                    + "stores alive after: %d, interned models: %d",
-                Double(growth) / 1_048_576, StoreHandles.shared.liveCount, InternedModels.shared.count))
+        return times
     }
 
-    /// `fetch-sorted-with-pending-change`: 10 fetches of the 10 items with the largest `d1` (sorted, limit 10)
-    /// from the 100,000-item store while the context has an inserted `Owner` and an updated `Item`, against the
-    /// same fetches with no change.
-    static func fetchSortedWithPendingChange(at url: URL, runs: Int) throws -> BenchmarkRow {
+    /// import-1m-related's baseline: the same owners, then the same rows with `ZOWNER` set, one transaction per
+    /// batch (as each Quire save is one), through one prepared INSERT. Returns the total milliseconds.
+    static func rawImportRelated(at url: URL) throws -> Double {
+        var total = try measure { try RawSQLite.insertOwners(at: url) }
+        for batch in 0..<objectCount / batchSize {
+            let rows = rows(ofBatch: batch)
+            total += try measure { try RawSQLite.insert(rows, at: url, owners: BenchData.ownerCount) }
+        }
+        return total
+    }
+
+    /// iterate-1m through Quire: a batched fetch (``FetchRequest/fetchBatchSize`` 1,000) of every item, reading
+    /// every value of every object. Returns how many objects were read.
+    static func quireIterate(at url: URL) throws -> Int {
         let (coordinator, context) = try openStack(url)
         defer { try? closeStack(coordinator) }
         let request = FetchRequest<ManagedObject>(entityName: "Item")
-        request.sortDescriptors = [SortKey("d1", ascending: false)]
-        request.fetchLimit = 10
-        func fetchTen() throws -> [ManagedObject] {
-            var last: [ManagedObject] = []
-            for _ in 0..<10 { last = try context.fetch(request) }
-            return last
-        }
-        var clean: [ManagedObject] = []
-        let without = try measure(bestOf: runs) { clean = try context.performAndWait { try fetchTen() } }
-        var changed: [ManagedObject] = []
+        request.fetchBatchSize = 1_000
+        let items = try context.fetchBatched(request)
+        var count = 0
+        var checksum = 0
         context.performAndWait {
-            guard let owner = coordinator.managedObjectModel.entitiesByName["Owner"] else { return }
-            ManagedObject(entity: owner, insertInto: context).setValue("new owner", forKey: "name")
-            // The top item moves to the end of the order: the merged answer must leave it out.
-            clean.first?.setValue(-1.0, forKey: "d1")
+            for item in items {
+                checksum &+= readEveryValue(of: item)
+                count += 1
+            }
         }
-        let with = try measure(bestOf: runs) { changed = try context.performAndWait { try fetchTen() } }
-        context.performAndWait { context.fetchesPendingChangesThroughStore = false }
-        var inMemory: [ManagedObject] = []
-        let wholly = try measure(bestOf: 1) { inMemory = try context.performAndWait { try fetchTen() } }
-        context.performAndWait { context.fetchesPendingChangesThroughStore = true }
-        let moved = clean.first
-        let values = changed.map { $0.value(forKey: "d1") as? Double ?? .nan }
-        var check = "answer checked: the moved item left out, the rest in order"
-        if changed.count != 10 || changed.contains(where: { $0 === moved }) || values != values.sorted(by: >) {
-            check = "ANSWER CHECK FAILED: d1 \(values)"
-            FileHandle.standardError.write(Data((check + "\n").utf8))
+        withExtendedLifetime(checksum) {}
+        return count
+    }
+
+    /// faults-1m-memory: the bytes one fault holds, from the resident set before and after fetching every item
+    /// as a fault (the default), the objects kept. The baseline is the raw side's array of rows read the same way.
+    static func bytesPerFault(at url: URL) throws -> (quire: Double, raw: Double) {
+        let rawBefore = PeakMemory.residentBytes()
+        var rows: [BenchRow]? = try RawSQLite.fetchAll(at: url)
+        let raw = Double(PeakMemory.residentBytes() - rawBefore) / Double(rows?.count ?? 1)
+        rows = nil
+        let (coordinator, context) = try openStack(url)
+        defer { try? closeStack(coordinator) }
+        let before = PeakMemory.residentBytes()
+        let faults = try context.fetch(FetchRequest<ManagedObject>(entityName: "Item"))
+        let quire = Double(PeakMemory.residentBytes() - before) / Double(faults.count)
+        withExtendedLifetime(faults) {}
+        return (quire, raw)
+    }
+
+    /// The scale rows `wanted` names, in order: import-1m-related (which writes the store the others read),
+    /// iterate-1m and faults-1m-memory. Empty when none is wanted.
+    static func rows(in folder: URL, wanted: (String) -> Bool) throws -> [BenchmarkRow] {
+        let names = ["import-1m-related", "iterate-1m", "faults-1m-memory"]
+        guard names.contains(where: wanted) else { return [] }
+        let url = folder.appendingPathComponent("million.sqlite")
+        let rawURL = folder.appendingPathComponent("million-raw.sqlite")
+        defer { try? RawSQLite.removeStore(at: url); try? RawSQLite.removeStore(at: rawURL) }
+        var rows: [BenchmarkRow] = []
+        _ = PeakMemory.takePeakMegabytes()
+        let raw = try rawImportRelated(at: rawURL)
+        let batches = try quireImportRelated(at: url)
+        let first = batches.first ?? 0, last = batches.last ?? 0
+        if wanted("import-1m-related") {
+            rows.append(BenchmarkRow(
+                name: "import-1m-related", quireMilliseconds: batches.reduce(0, +), baselineMilliseconds: raw, target: 2,
+                note: String(format: "batches of 10k: first %.0f ms, last %.0f ms (last/first %.2f, target ≤ 1.5)", first, last, first > 0 ? last / first : 0)))
         }
-        if inMemory.map(\.objectID) != changed.map(\.objectID) {
-            check += "; the wholly in-memory pass differs (d1 \(inMemory.map { $0.value(forKey: "d1") as? Double ?? .nan }))"
+        if wanted("iterate-1m") {
+            let rawTime = try measure { _ = try RawSQLite.readAll(at: rawURL) }
+            _ = PeakMemory.takePeakMegabytes()
+            var count = 0
+            let time = try measure { count = try quireIterate(at: url) }
+            let peak = PeakMemory.takePeakMegabytes()
+            rows.append(BenchmarkRow(
+                name: "iterate-1m", quireMilliseconds: time, baselineMilliseconds: rawTime,
+                note: String(format: "%d objects, batches of 1,000, every value read; Quire's peak %.0f MB (target ≤ 150)", count, peak),
+                peakMegabytes: peak))
         }
-        context.performAndWait { context.rollback() }
-        return BenchmarkRow(
-            name: "fetch-sorted-with-pending-change", quireMilliseconds: with, baselineMilliseconds: without, target: 1.5,
-            note: String(
-                format: "10 fetches sorted by d1, limit 10, with an inserted Owner and an updated Item (wholly in memory: %.0f ms); "
-                    + "baseline: the same fetches with no change; %@", wholly, check))
+        if wanted("faults-1m-memory") {
+            let (quire, raw) = try bytesPerFault(at: url)
+            rows.append(BenchmarkRow(
+                name: "faults-1m-memory", quireMilliseconds: quire, baselineMilliseconds: raw,
+                note: "bytes per object, not ms: a fault (target ≤ 400) against a row of the raw side's array of structs"))
+        }
+        return rows
     }
 }

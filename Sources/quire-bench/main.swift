@@ -65,42 +65,35 @@ func closeStack(_ coordinator: PersistentStoreCoordinator) throws {
 
 /// Inserts and saves the 100,000 rows through Quire, opening and closing the store as the baseline does.
 /// Returns the context, whose saved objects the caller releases after the clock stops.
-func quireInsert(at url: URL) throws -> ManagedObjectContext? {
+func quireInsert(at url: URL, rows: [BenchRow]) throws -> ManagedObjectContext? {
     try RawSQLite.removeStore(at: url)
     let (coordinator, context) = try openStack(url)
     guard let entity = coordinator.managedObjectModel.entitiesByName["Item"] else { return nil }
     try context.performAndWait {
-        insertBenchItems(into: context, entity: entity)
+        insertBenchItems(into: context, entity: entity, rows: rows)
         try context.save()
     }
     try closeStack(coordinator)
     return context
 }
 
-/// Fetches every object fully materialized.
-/// Returns the context and the objects, which the caller releases after the clock stops.
+/// Fetches every object fully materialized and reads every value of every object (as the baseline reads every
+/// column into its structs). Returns the context and the objects, which the caller releases.
 func quireFetchAll(at url: URL) throws -> (ManagedObjectContext, [ManagedObject]) {
     let (coordinator, context) = try openStack(url)
     let request = FetchRequest<ManagedObject>(entityName: "Item")
     request.returnsObjectsAsFaults = false
     let objects = try context.fetch(request)
+    let read = context.performAndWait { objects.reduce(0) { $0 &+ readEveryValue(of: $1) } }
+    precondition(read != 0, "read no values")
     try closeStack(coordinator)
     return (context, objects)
 }
 
-/// Times `body` like ``measure(bestOf:_:)``, but releases what it returns only after the clock stops: each
-/// side is timed for its work, not for freeing its results afterwards (Quire's objects and context, the
-/// baseline's array of structs).
-func measureKeepingResults<T>(bestOf runs: Int, _ body: () throws -> T) rethrows -> Double {
-    var best = Double.infinity
-    for _ in 0..<runs {
-        var kept: T?
-        let elapsed = try measure { kept = try body() }
-        withExtendedLifetime(kept) {}
-        kept = nil
-        best = min(best, elapsed)
-    }
-    return best
+/// Times `body` like ``measure(bestOf:_:)``, freeing what it returns inside the timing: each side is timed
+/// for its work and for freeing its results (Quire's objects and context, the baseline's array of structs).
+func measureIncludingFreeing<T>(bestOf runs: Int, _ body: () throws -> T) rethrows -> Double {
+    try measure(bestOf: runs) { _ = try body() }
 }
 
 let folder = try RawSQLite.temporaryStoreURL().deletingLastPathComponent()
@@ -109,22 +102,24 @@ let rawURL = folder.appendingPathComponent("raw.sqlite")
 let quireURL = folder.appendingPathComponent("quire.sqlite")
 var rows: [BenchmarkRow] = []
 
-// insert-save-100k (always run: the other rows read what it wrote)
-let rawInsert = try measure(bestOf: wanted("insert-save-100k") ? runs : 1) { try RawSQLite.insert100k(at: rawURL) }
-let quireInsertTime = try measureKeepingResults(bestOf: wanted("insert-save-100k") ? runs : 1) { try quireInsert(at: quireURL) }
+// insert-save-100k (always run: the other rows read what it wrote); the rows are generated before the clocks.
+var benchRows = (0..<BenchData.rowCount).map(BenchData.row)
+let rawInsert = try measure(bestOf: wanted("insert-save-100k") ? runs : 1) { try RawSQLite.insert(benchRows, at: rawURL) }
+let quireInsertTime = try measureIncludingFreeing(bestOf: wanted("insert-save-100k") ? runs : 1) { try quireInsert(at: quireURL, rows: benchRows) }
+benchRows = []
 if wanted("insert-save-100k") {
-    rows.append(BenchmarkRow(name: "insert-save-100k", quireMilliseconds: quireInsertTime, baselineMilliseconds: rawInsert, target: 2))
+    rows.append(BenchmarkRow(name: "insert-save-100k", quireMilliseconds: quireInsertTime, baselineMilliseconds: rawInsert, target: 1.5))
 }
 
 // fetch-all-100k
 var fetched = 0
 if wanted("fetch-all-100k") {
-let rawFetch = try measureKeepingResults(bestOf: runs) { () -> [BenchRow] in
+let rawFetch = try measureIncludingFreeing(bestOf: runs) { () -> [BenchRow] in
     let rows = try RawSQLite.fetchAll(at: rawURL)
     fetched = rows.count
     return rows
 }
-let quireFetch = try measureKeepingResults(bestOf: runs) { () -> (ManagedObjectContext, [ManagedObject]) in
+let quireFetch = try measureIncludingFreeing(bestOf: runs) { () -> (ManagedObjectContext, [ManagedObject]) in
     let result = try quireFetchAll(at: quireURL)
     fetched = result.1.count
     return result
@@ -152,7 +147,7 @@ for _ in 0..<runs {
     faultSeconds = min(faultSeconds, elapsed)
     try closeStack(coordinator)
 }
-rows.append(BenchmarkRow(name: "fire-faults-100k", quireMilliseconds: faultSeconds, baselineMilliseconds: rawFaults))
+rows.append(BenchmarkRow(name: "fire-faults-100k", quireMilliseconds: faultSeconds, baselineMilliseconds: rawFaults, target: 1.3))
 }
 
 // Query rows: the same query on an open store, Quire's fetch (objects, the default faults) next to the raw
@@ -215,17 +210,18 @@ rows.append(try queryRow("fetch-keypath-to-one", queries: (1...20).map { owner i
 }))
 }
 
-// Scale rows (ScaleBenchmarks.swift).
-if wanted("fetch-sorted-with-pending-change") { rows.append(try ScaleBench.fetchSortedWithPendingChange(at: quireURL, runs: runs)) }
-if wanted("documents-10k") { rows.append(try ScaleBench.documents(in: folder)) }
+// Scale rows (DocumentScaleBenchmarks.swift).
+if wanted("fetch-sorted-with-pending-change") { rows.append(try DocumentScaleBench.fetchSortedWithPendingChange(at: quireURL, runs: runs)) }
+if wanted("documents-10k") { rows.append(try DocumentScaleBench.documents(in: folder)) }
 
 // Store rows: binary and XML stores of the same 100,000 rows, against raw SQLite inserting and fetching them.
 let binaryURL = folder.appendingPathComponent("bench.quire")
 let xmlURL = folder.appendingPathComponent("bench.xml")
 let needsStores = ["binary-save-100k", "binary-load-100k", "xml-save-100k", "xml-load-100k", "metadata-read-100k"].contains(where: wanted)
 if needsStores {
-    let rawSave = try measure(bestOf: runs) { try RawSQLite.insert100k(at: rawURL) }
-    let rawLoad = try measureKeepingResults(bestOf: runs) { try RawSQLite.fetchAll(at: rawURL) }
+    let storeRows = (0..<BenchData.rowCount).map(BenchData.row)
+    let rawSave = try measure(bestOf: runs) { try RawSQLite.insert(storeRows, at: rawURL) }
+    let rawLoad = try measureIncludingFreeing(bestOf: runs) { try RawSQLite.fetchAll(at: rawURL) }
     for (type, url, name) in [(StoreType.binary, binaryURL, "binary"), (.xml, xmlURL, "xml")] {
         let save = try StoreBench.save(url, type: type, runs: runs)
         if wanted("\(name)-save-100k") {
@@ -272,6 +268,7 @@ if wanted("save-as-1gb-blobs") {
 rows += try SaveBench.rows(folder: folder, rawURL: rawURL, sqliteURL: quireURL, binaryURL: binaryURL, xmlURL: xmlURL, runs: runs)
 rows += try BatchBench.rows(source: quireURL, folder: folder, runs: runs, wanted: wanted)
 rows += try PostgresBench.rows(runs: runs, wanted: wanted)
+rows += try ScaleBench.rows(in: folder) { arguments.contains("--scale") || only == $0 }
 
 let table = BenchmarkTable(rows: rows)
 print(asJSON ? try table.json() : table.text())

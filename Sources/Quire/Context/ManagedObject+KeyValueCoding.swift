@@ -15,21 +15,34 @@ extension ManagedObject {
     /// ``validatedValue(forKey:)``, which throws. An integer stored outside its attribute's range (which fails
     /// validation at save) reads as an `Int64`.
     public func value(forKey key: String) -> Any? {
+        // The precomputed property index (one scan of machine words for keys that are the names themselves).
+        let entity = self.entity
+        if let index = entity.propertyIndex(forKey: key) {
+            if index < entity.frozenAttributeCount { return value(of: entity.frozenAttribute(at: index)) }
+            if let relationship = entity.frozenProperty(at: index) as? RelationshipDescription {
+                return relatedObjects(for: relationship)
+            }
+        }
         switch property(forKey: key) {
         case let attribute as AttributeDescription:
-            let value = attributeValue(at: attribute.slot)
-            if case .externalData = value {
-                // The file is read now; a missing or damaged file gives nil (dataValue(forKey:) throws instead).
-                guard let bytes = try? resolvedAttributeValue(at: attribute.slot, key: attribute.name) else { return nil }
-                return ValueCoercion.publicValue(bytes, for: attribute)
-            }
-            return ValueCoercion.publicValue(value, for: attribute)
+            return value(of: attribute)
         case let relationship as RelationshipDescription:
             return relatedObjects(for: relationship)
         default:
             // A fetched property: its results, evaluated on first use (see fetchedValue(forKey:)).
             return try? fetchedValue(forKey: key)
         }
+    }
+
+    /// `value(forKey:)` of an attribute.
+    private func value(of attribute: AttributeDescription) -> Any? {
+        let value = attributeValue(at: attribute.slot)
+        if case .externalData = value {
+            // The file is read now; a missing or damaged file gives nil (dataValue(forKey:) throws instead).
+            guard let bytes = try? resolvedAttributeValue(at: attribute.slot, key: attribute.name) else { return nil }
+            return ValueCoercion.publicValue(bytes, for: attribute)
+        }
+        return ValueCoercion.publicValue(value, for: attribute)
     }
 
     /// Sets the value of a property (`setValue(_:forKey:)`), recording the change and, for relationships,
@@ -43,10 +56,7 @@ extension ManagedObject {
     /// Data. An unknown key or a value of the wrong type traps (Core Data raises an exception Swift cannot
     /// catch): for keys and values that come from input use ``setValidatedValue(_:forKey:)``, which throws.
     public func setValue(_ value: Any?, forKey key: String) {
-        let entity = self.entity
-        if let slot = entity.attributeSlot(named: key),
-            let converted = ValueCoercion.exactAttributeValue(value, type: entity.frozenAttributeTypes[slot])
-        {
+        if let (slot, converted) = entity.exactAttributeValue(value, forKey: key) {
             setAttributeValue(converted, at: slot)
             return
         }
@@ -314,17 +324,27 @@ extension ManagedObject {
         precondition(
             object.managedObjectContext === managedObjectContext,
             "Objects in different contexts cannot be related ('\(relationship.name)' of '\(entity.name)').")
-        let current = loadedStorage(for: relationship)
-        if current.contains(object.objectID) { return }
-        if !relationship.isToMany, case .toOne(let old?) = current, let context = managedObjectContext {
-            unlink(context.object(with: old), through: relationship)
+        if defersMembers(of: relationship) {
+            // A to-many fault: record the new member without loading the set.
+            deferMember(object.objectID, of: relationship, adding: true)
+        } else {
+            let current = loadedStorage(for: relationship)
+            if current.contains(object.objectID) { return }
+            if !relationship.isToMany, case .toOne(let old?) = current, let context = managedObjectContext {
+                unlink(context.object(with: old), through: relationship)
+            }
+            willChangeRelationships()
+            var updated = relationshipStorage[relationship.slot]
+            if updated.isFault { updated = .empty(for: relationship) }
+            updated.add(object.objectID)
+            relationshipStorage[relationship.slot] = updated
         }
-        willChangeRelationships()
-        var updated = relationshipStorage[relationship.slot]
-        if updated.isFault { updated = .empty(for: relationship) }
-        updated.add(object.objectID)
-        relationshipStorage[relationship.slot] = updated
         guard let inverse = relationship.resolvedInverse else { return }
+        if object.defersMembers(of: inverse) {
+            // The inverse is a to-many fault (`item.owner = owner` with `owner.items` not loaded): record it.
+            object.deferMember(objectID, of: inverse, adding: true)
+            return
+        }
         // The other side: a to-one inverse first leaves whatever it pointed at.
         let otherSide = object.loadedStorage(for: inverse)
         if otherSide.contains(objectID) { return }
@@ -341,6 +361,15 @@ extension ManagedObject {
 
     /// Removes `object` from this object's relationship and this object from the inverse.
     func unlink(_ object: ManagedObject, through relationship: RelationshipDescription) {
+        if defersMembers(of: relationship) {
+            // A to-many fault: the inverse to-one says whether the object is a member.
+            guard let inverse = relationship.resolvedInverse,
+                case .toOne(let owner?) = object.loadedStorage(for: inverse), owner == objectID
+            else { return }
+            deferMember(object.objectID, of: relationship, adding: false)
+            object.removeOneSide(objectID, relationship: inverse)
+            return
+        }
         let current = loadedStorage(for: relationship)
         guard current.contains(object.objectID) else { return }
         removeOneSide(object.objectID, relationship: relationship)
@@ -350,6 +379,10 @@ extension ManagedObject {
 
     /// Removes an ID from one side only (the other side is handled by the caller).
     func removeOneSide(_ id: ObjectID, relationship: RelationshipDescription) {
+        if defersMembers(of: relationship) {
+            deferMember(id, of: relationship, adding: false)
+            return
+        }
         let current = loadedStorage(for: relationship)
         guard current.contains(id) else { return }
         willChangeRelationships()

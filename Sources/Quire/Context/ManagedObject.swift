@@ -51,6 +51,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The values as last saved or fetched, kept from the first change until the next save.
     var committedAttributes: [AttributeValue]?
     var committedRelationships: [RelationshipStorage]?
+    /// Changes to to-many relationships made while they were faults, by slot (see `deferMember`).
+    var deferredMembers: [Int: DeferredMembers] = [:]
     /// The version (`Z_OPT`) the values were read at.
     @exclusivity(unchecked) var version: Int64 = 0
 

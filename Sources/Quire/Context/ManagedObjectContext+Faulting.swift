@@ -25,6 +25,8 @@ extension ManagedObjectContext {
     func fulfillFaultThrowing(of object: ManagedObject) throws {
         if object.recordIsMissing { throw missingRecordError(object.objectID) }
         guard object.faultFlag else { return }
+        // A fault has no unsaved changes: changes recorded to its to-many faults before it became one are gone.
+        if !object.deferredMembers.isEmpty { object.deferredMembers = [:] }
         if object.faultHoldsRow {
             object.faultHoldsRow = false
             if coordinatorOrFail().heldRowIsCurrent(object.objectID, version: object.version, generation: object.heldRowGeneration) {
@@ -58,7 +60,7 @@ extension ManagedObjectContext {
     /// Loads the members of a to-many relationship fault (from the parent, for a child context).
     func fulfillRelationshipFault(of object: ManagedObject, relationship: RelationshipDescription) {
         let ids = (try? relatedObjectIDs(of: object.objectID, relationship: relationship)) ?? []
-        object.relationshipStorage[relationship.slot] =
-            relationship.isOrdered ? .ordered(.init(ids)) : .toMany(Set(ids))
+        object.relationshipStorage[relationship.slot] = object.applyingDeferredMembers(
+            to: relationship.isOrdered ? .ordered(.init(ids)) : .toMany(Set(ids)), slot: relationship.slot)
     }
 }

@@ -59,7 +59,7 @@ extension ManagedObjectContext {
                         let ids = members[owner.objectID] ?? []
                         let storage: RelationshipStorage =
                             relationship.isOrdered ? .ordered(OrderedSet(ids)) : .toMany(Set(ids))
-                        owner.relationshipStorage[slot] = storage
+                        owner.relationshipStorage[slot] = owner.applyingDeferredMembers(to: storage, slot: slot)
                         if !owner.hasChanges { coordinator.cacheRelationship(storage, slot: slot, of: owner.objectID) }
                     }
                 }

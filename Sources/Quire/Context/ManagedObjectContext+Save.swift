@@ -163,9 +163,11 @@ extension ManagedObjectContext {
     private func change(for object: ManagedObject, store: PersistentStore) -> SaveRequest.Change {
         let entity = object.entity
         var attributes = object.attributeStorage
-        for slot in entity.transientAttributeSlots { attributes[slot] = .null }
         var relationships = object.relationshipStorage
-        for slot in entity.transientRelationshipSlots where slot < relationships.count { relationships[slot] = .fault }
+        if entity.hasTransientProperties {
+            for slot in entity.transientAttributeSlots { attributes[slot] = .null }
+            for slot in entity.transientRelationshipSlots where slot < relationships.count { relationships[slot] = .fault }
+        }
         return SaveRequest.Change(
             objectID: object.objectID,
             store: store,
@@ -199,6 +201,8 @@ extension ManagedObjectContext {
             object.updatedFlag = false
             object.committedAttributes = nil
             object.committedRelationships = nil
+            // The store has the members recorded without loading the sets now.
+            if !object.deferredMembers.isEmpty { object.deferredMembers = [:] }
         }
         for object in saved where object.deletedFlag {
             unregister(object)

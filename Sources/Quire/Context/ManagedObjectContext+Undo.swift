@@ -67,6 +67,7 @@ extension ManagedObjectContext {
     func registerUndoForRelationships(_ object: ManagedObject) {
         guard let undoManager = undoState.undoManager, !object.faultFlag else { return }
         let old = object.relationshipStorage
+        let oldDeferred = object.deferredMembers
         undoManager.registerUndo(withTarget: self) { context in
             guard object.managedObjectContext === context else { return }
             var restored = old
@@ -74,6 +75,7 @@ extension ManagedObjectContext {
             if !map.isEmpty { restored.indices.forEach { restored[$0].remap(map) } }
             object.willChangeRelationships()
             object.relationshipStorage = restored
+            object.deferredMembers = oldDeferred
         }
     }
 

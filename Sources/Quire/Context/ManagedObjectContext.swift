@@ -351,7 +351,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         if object.objectID.isUnassigned { object.objectID = ObjectID.makeTemporary(for: object.entity) }
         object.insertedFlag = true
         object.faultFlag = false
-        if object.attributeStorage.count != object.entity.allAttributes.count {
+        if object.attributeStorage.count != object.entity.frozenAttributeCount {
             object.attributeStorage = object.entity.defaultAttributeValues
             object.relationshipStorage = object.entity.emptyRelationshipValues
         }

@@ -15,7 +15,7 @@ enum SaveValidation {
     static func errors(for object: ManagedObject) -> [QuireError] {
         let entity = object.entity
         object.fireFaultIfNeeded()
-        guard object.attributeStorage.count == entity.allAttributes.count else { return [] }
+        guard object.attributeStorage.count == entity.frozenAttributeCount, entity.hasValidationRules else { return [] }
         var errors: [QuireError] = []
         for slot in entity.validatedAttributeSlots {
             check(object.attributeStorage[slot], of: entity.allAttributes[slot], object: object, into: &errors)

@@ -86,7 +86,13 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// The model the entity belongs to.
     @exclusivity(unchecked) public package(set) unowned var managedObjectModel: ManagedObjectModel?
 
-    @exclusivity(unchecked) package var isFrozen = false
+    @exclusivity(unchecked) private var frozenFlag = false
+    /// Whether the entity's model is frozen (read through this getter so other modules' reads carry no
+    /// exclusivity check).
+    package var isFrozen: Bool {
+        get { frozenFlag }
+        set { frozenFlag = newValue }
+    }
 
     /// Creates an entity whose objects are plain `ManagedObject`s (the `Quire` module adds an initializer
     /// that names a subclass).
@@ -128,19 +134,15 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// (small strings compare as two machine words), which beats hashing the key for the few properties
     /// entities have; large entities use the dictionary.
     package func property(named name: String) -> PropertyDescription? {
-        guard isFrozen, frozenPropertyNames.count <= 24 else { return propertiesByName[name] }
-        for index in frozenPropertyNames.indices where frozenPropertyNames[index] == name {
-            return frozenPropertyList[index]
-        }
-        return nil
+        guard isFrozen else { return propertiesByName[name] }
+        guard let index = propertyIndex(forKey: name) else { return nil }
+        return frozenPropertyList[index]
     }
 
     /// The slot of the attribute with a name, once the model is frozen (nil before, or for other keys).
     package func attributeSlot(named name: String) -> Int? {
-        let names = frozenAttributeNames
-        guard names.count <= 24 else { return (frozenPropertiesByName[name] as? AttributeDescription)?.slot }
-        for index in names.indices where names[index] == name { return index }
-        return nil
+        guard let index = propertyIndex(forKey: name), index < _frozenAttributeTypes.count else { return nil }
+        return index
     }
 
     /// Whether this entity is `entity` or one of its sub-entities.
@@ -196,7 +198,11 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     @exclusivity(unchecked) private var _allRelationships: [RelationshipDescription] = []
     package var allRelationships: [RelationshipDescription] { _allRelationships }
     @exclusivity(unchecked) private var frozenPropertiesByName: [String: PropertyDescription] = [:]
-    @exclusivity(unchecked) private var frozenPropertyNames: [String] = []
+    @exclusivity(unchecked) private(set) var frozenPropertyNames: [String] = []
+    /// The two machine words of each name in `frozenPropertyNames`, for ``propertyIndex(forKey:)``.
+    @exclusivity(unchecked) private(set) var frozenNameWords: [StringWords] = []
+    /// Indexes into `frozenPropertyNames` by name, for entities with many properties.
+    @exclusivity(unchecked) private(set) var frozenIndexByName: [String: Int] = [:]
     /// Slots of transient attributes and relationships, and of required persistent attributes, so saves
     /// need not walk every property of every object.
     @exclusivity(unchecked) private var _transientAttributeSlots: [Int] = []
@@ -220,9 +226,9 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     package var propertiesWithValidationMethods: [PropertyDescription] { _propertiesWithValidationMethods }
     /// Attribute names and types by slot, for the key-value fast path.
     @exclusivity(unchecked) private(set) var frozenAttributeNames: [String] = []
-    @exclusivity(unchecked) private var _frozenAttributeTypes: [AttributeType] = []
+    @exclusivity(unchecked) private(set) var _frozenAttributeTypes: [AttributeType] = []
     package var frozenAttributeTypes: [AttributeType] { _frozenAttributeTypes }
-    @exclusivity(unchecked) private var frozenPropertyList: [PropertyDescription] = []
+    @exclusivity(unchecked) private(set) var frozenPropertyList: [PropertyDescription] = []
     /// The entity's index in the frozen model (``ManagedObjectModel/entitiesByNumber``), by name from 1: what the
     /// in-memory, atomic and binary stores number entities by. SQLite stores use their own numbers (Core Data's
     /// depth-first numbering for new stores, `Z_PRIMARYKEY` for existing ones; see `SQLiteEntityNumbers`).
@@ -262,6 +268,8 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         }
         frozenPropertyList = allAttributes as [PropertyDescription] + allRelationships
         frozenPropertyNames = frozenPropertyList.map(\.name)
+        frozenNameWords = frozenPropertyNames.map(StringWords.init)
+        frozenIndexByName = Dictionary(frozenPropertyNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         frozenAttributeNames = allAttributes.map(\.name)
         _transientAttributeSlots = allAttributes.indices.filter { allAttributes[$0].isTransient }
         _transientRelationshipSlots = allRelationships.indices.filter { allRelationships[$0].isTransient }
