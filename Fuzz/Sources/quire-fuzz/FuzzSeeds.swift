@@ -1,4 +1,5 @@
 import Foundation
+import Quire
 
 /// The seed corpus of each target, made at run time from the repository's sample documents and test fixtures
 /// (nothing is copied into the repository).
@@ -28,6 +29,11 @@ enum FuzzSeeds {
             }
             if target == .sqlite {
                 files(below: fixtures.appendingPathComponent("CoreData"), where: { $0.pathExtension == "sqlite" }).forEach(add)
+            }
+            if target == .binary, let changed = try? binaryStoreWithChangeLog(
+                from: samples.appendingPathComponent("Library-binary.quiredoc/StoreContent/persistentStore")) {
+                // The samples are whole files; this one has a change section after them (format version 2).
+                seeds.append(("Library-changed.binary", changed))
             }
         case .metadata:
             for kind in kinds { add(samples.appendingPathComponent("Library-\(kind).quiredoc/StoreContent/persistentStore")) }
@@ -76,5 +82,32 @@ enum FuzzSeeds {
             try data.write(to: folder.appendingPathComponent("\(index)-\(name)"))
         }
         return seeds.count
+    }
+
+    /// A copy of a binary store with one object changed and saved, so that the file ends in a change log.
+    private static func binaryStoreWithChangeLog(from url: URL) throws -> Data {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("quire-fuzz-seed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = folder.appendingPathComponent("Store.binary")
+        try FileManager.default.copyItem(at: url, to: copy)
+        let model = try ManagedObjectModel.forStore(at: copy, type: .binary, modelFile: nil).model
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(type: .binary, at: copy)
+        let context = ManagedObjectContext()
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            for entity in model.entities where !entity.isAbstract {
+                guard let key = entity.attributesByName.values.first(where: { $0.attributeType == .string })?.name,
+                    let object = try context.fetch(FetchRequest<ManagedObject>(entityName: entity.name)).first
+                else { continue }
+                object.setValue("changed", forKey: key)
+                context.delete(try context.fetch(FetchRequest<ManagedObject>(entityName: entity.name)).last ?? object)
+                break
+            }
+            try context.save()
+        }
+        try coordinator.remove(store)
+        return try Data(contentsOf: copy)
     }
 }

@@ -20,6 +20,19 @@ enum ArticleExamples {
         }
     }
 
+    // MARK: PostgreSQL.md
+
+    static func postgreSQL(model: ManagedObjectModel) throws {
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
+        guard let url = URL(string: "postgresql://app@db.example.org:5432/crm?schema=team") else { return }
+        try coordinator.addPersistentStore(type: .postgres, at: url)
+        let context = ManagedObjectContext()
+        context.persistentStoreCoordinator = coordinator
+        let merging = context.automaticallyMergeRemoteChanges()   // other machines' saves show up here
+
+        withExtendedLifetime(merging) {}
+    }
+
     // MARK: README.md
 
     static func readme() throws {
