@@ -94,9 +94,9 @@ public struct ContextObjectsDidChange: Sendable, Hashable {
 extension ManagedObjectContext {
     /// Posted on `NotificationCenter.default`, on the context's queue with the context as the object, when the
     /// context processes its pending changes (`NSManagedObjectContextObjectsDidChangeNotification`): at
-    /// ``processPendingChanges()``, at the end of every ``perform(_:)`` block (Core Data's end of event; not
+    /// ``processPendingChanges()``, at the end of every ``perform(_:)-(()->Void)`` block (Core Data's end of event; not
     /// after ``performAndWait(_:)``, as in Core Data), before a save, when a child saves into it, and after
-    /// ``mergeChanges(fromContextDidSave:)``, ``rollback()`` and ``reset()``.
+    /// ``mergeChanges(fromContextDidSave:)-(ContextDidSave)``, ``rollback()`` and ``reset()``.
     ///
     /// The user info holds `Set<ManagedObject>`s under ``insertedObjectsKey``, ``updatedObjectsKey``,
     /// ``deletedObjectsKey``, ``refreshedObjectsKey`` and ``invalidatedObjectsKey`` (only the non-empty ones),
@@ -108,7 +108,7 @@ extension ManagedObjectContext {
     /// Posted after a save with the saved objects' IDs only (`NSManagedObjectContextDidSaveObjectIDsNotification`),
     /// after ``didSaveNotification``; ``ContextDidSave/init(_:)`` reads it too.
     public static let didSaveObjectIDsNotification = Notification.Name("NSManagedObjectContextDidSaveObjectIDsNotification")
-    /// Posted by a context after ``mergeChanges(fromContextDidSave:)`` merged changes, with the IDs (as this
+    /// Posted by a context after ``mergeChanges(fromContextDidSave:)-(ContextDidSave)`` merged changes, with the IDs (as this
     /// context knows them) under the ID keys (`NSManagedObjectContextDidMergeChangesObjectIDsNotification`).
     public static let didMergeChangesObjectIDsNotification = Notification.Name(
         "NSManagedObjectContextDidMergeChangesObjectIDsNotification")
@@ -163,7 +163,7 @@ extension ManagedObjectContext {
         NotificationCenter.default.post(name: Self.objectsDidChangeNotification, object: self, userInfo: info)
     }
 
-    /// Processes pending changes at the end of a ``perform(_:)`` block, Core Data's end of an event.
+    /// Processes pending changes at the end of a ``perform(_:)-(()->Void)`` block, Core Data's end of an event.
     func endOfEvent() {
         guard !pendingDeletes.isEmpty || !changeNotes.isEmpty else { return }
         processPendingChanges()

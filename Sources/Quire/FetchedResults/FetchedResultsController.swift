@@ -19,7 +19,7 @@ import Foundation
 ///
 /// After ``performFetch()`` the controller follows its context's ``ManagedObjectContext/objectsDidChangeNotification``:
 /// objects inserted, changed, deleted or refreshed in the context, saved into it by a child, or merged into it
-/// from another context's save (``ManagedObjectContext/mergeChanges(fromContextDidSave:)``) update its
+/// from another context's save (``ManagedObjectContext/mergeChanges(fromContextDidSave:)-(ContextDidSave)``) update its
 /// sections, and each round is reported to the ``delegate`` (insert, delete, move, update, with index paths;
 /// section inserts and deletes) and to every ``changeSets`` stream. Objects are tested against the request's
 /// predicate and sorted by its sort keys in memory, as Core Data does; `fetchLimit` and `fetchOffset` apply to

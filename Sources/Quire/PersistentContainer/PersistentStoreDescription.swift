@@ -63,7 +63,7 @@ public final class PersistentStoreDescription: @unchecked Sendable, CustomString
     /// ```
     ///
     /// Saves write the store in place: into the store file or the package, or into the working copy of an
-    /// archive (which ``DocumentContents/writeArchive(from:to:format:mimeType:)`` or a ``PersistentDocument``
+    /// archive (which ``DocumentContents/writeArchive(ofPackage:to:format:compression:progress:)`` or a ``PersistentDocument``
     /// writes back).
     public init(documentContents: DocumentContents) {
         self.documentContents = documentContents
