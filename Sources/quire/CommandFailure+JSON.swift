@@ -15,7 +15,7 @@ extension ExitStatus {
 }
 
 extension CommandFailure {
-    /// The failure as the JSON object commands print under `--json` (Docs/CLI.md, "JSON output"):
+    /// The failure as the JSON object commands print under `--json` (the CLI article, "JSON output"):
     /// `status` (the exit status), `kind` (`usage`, `input`, `output`), `message`, and when the library
     /// reported it, `file` and `code` (the ``QuireError/Code`` name and number, such as `fileReadCorruptFile (259)`).
     var jsonObject: [String: Any] {

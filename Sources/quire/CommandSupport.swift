@@ -4,7 +4,7 @@ import Quire
 import QuireCore
 import QuireStores
 
-/// The exit statuses every `quire` command documents (Docs/CLI.md).
+/// The exit statuses every `quire` command documents (the CLI article).
 enum ExitStatus: Int32 {
     /// The command did what was asked (for `diff`: the graphs are equal).
     case success = 0

@@ -84,7 +84,7 @@ struct Dump: ParsableCommand {
 
     @OptionGroup var model: ModelOption
 
-    @Flag(help: "Print as JSON with typed values (schema in Docs/CLI.md); errors as JSON objects.")
+    @Flag(help: "Print as JSON with typed values (schema in the CLI article); errors as JSON objects.")
     var json = false
 
     func run() throws {

@@ -115,7 +115,7 @@ enum ManualPage {
                     + "~/.local/share/bash-completion/completions/\(name), a folder of $fpath as _\(name), or "
                     + "~/.config/fish/completions/\(name).fish."))
         lines.append(".SH \"SEE ALSO\"")
-        lines.append(paragraph("Docs/CLI.md in the Quire sources: every command with examples, and the JSON schemas."))
+        lines.append(paragraph("Sources/Quire/Quire.docc/Articles/CLI.md in the Quire sources (the CLI article of its documentation): every command with examples, and the JSON schemas."))
         return lines.joined(separator: "\n") + "\n"
     }
 

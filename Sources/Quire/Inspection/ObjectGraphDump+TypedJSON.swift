@@ -2,7 +2,7 @@ import QuireCore
 import Foundation
 
 extension ObjectGraphDump {
-    /// The dump as JSON with typed values (what `quire dump --json` prints; the schema is in `Docs/CLI.md`):
+    /// The dump as JSON with typed values (what `quire dump --json` prints; the schema is in the CLI article):
     /// integers and floating-point numbers as JSON numbers (non-finite ones as the strings `"NaN"`,
     /// `"Infinity"`, `"-Infinity"`), decimals as numbers, Booleans as `true`/`false`, dates as ISO 8601 UTC
     /// strings (with fractional seconds when they have any), binary data (inline or external) as base64,
