@@ -44,7 +44,9 @@ extension EntityDescription {
     /// ```
     ///
     /// An entity name the model lacks is a programmer error, as in Core Data (which raises): it traps naming
-    /// the entity. The context must have a coordinator or a parent.
+    /// the entity. For a name that comes from input (a file, an argument), look the entity up in the model's
+    /// `entitiesByName` and use `ManagedObject(entity:insertInto:)`. The context must have a coordinator
+    /// or a parent.
     ///
     /// - Parameters:
     ///   - entityName: The entity's name.

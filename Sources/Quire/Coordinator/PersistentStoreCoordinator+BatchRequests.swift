@@ -20,7 +20,7 @@ extension PersistentStoreCoordinator {
                                          nullifiedObjectIDs: request.wantsObjectIDs ? [] : nil)
             defer { forgetBatchChangedRows(of: request.entity) }
             for store in targets {
-                let backend = store.backend!
+                guard let backend = store.backend else { throw store.unsupported("batch requests once removed") }
                 let result = try (backend as? any BatchExecutingStoreBackend)?.executeBatchInStore(request)
                     ?? backend.executeBatchByRecords(request)
                 total.count += result.count
