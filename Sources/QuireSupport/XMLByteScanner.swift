@@ -224,6 +224,17 @@ package struct XMLByteScanner {
 
     // MARK: Scanning
 
+    /// Whether a span holds only XML white space (space, tab, line feed, carriage return), as text between
+    /// elements that carries nothing.
+    package func isWhitespace(_ span: Span) -> Bool {
+        var index = span.start
+        while index < span.end {
+            guard Self.isSpace(bytes[index]) else { return false }
+            index += 1
+        }
+        return true
+    }
+
     @inline(__always) private static func isSpace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
     }

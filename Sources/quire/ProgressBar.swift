@@ -260,7 +260,7 @@ final class ConversionTracker: Sendable {
                 done = 0
             case .copyingStore:
                 let objects = progress.objectCount > 0 ? Double(progress.objectsCopied) / Double(progress.objectCount) : 0
-                let written = staging.map(Self.treeSize) ?? 0
+                let written = staging.map(ConversionJob.treeSize) ?? 0
                 done = min(max(Int64(objects * Double(copyBytes)), written), copyBytes)
             case .copyingExternalData:
                 done = copyBytes
@@ -273,16 +273,5 @@ final class ConversionTracker: Sendable {
         return Snapshot(
             phase: progress.phase, objectsCopied: progress.objectsCopied, objectCount: progress.objectCount, done: done,
             total: total, begun: begun, finished: finished)
-    }
-
-    private static func treeSize(_ url: URL) -> Int64 {
-        guard let enumerator = FileManager.default.enumerator(at: url, includingPropertiesForKeys: [.fileSizeKey]) else {
-            return 0
-        }
-        var total: Int64 = 0
-        for case let file as URL in enumerator {
-            total += Int64((try? file.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0)
-        }
-        return total
     }
 }

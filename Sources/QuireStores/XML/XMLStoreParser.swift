@@ -716,7 +716,7 @@ package struct XMLStoreParser {
                     if metadataOnly && sawHead { return .finished }
                 case .text(let span, let kind):
                     guard let top = stack.last else {
-                        guard isSpace(span) else {
+                        guard scanner.isWhitespace(span) else {
                             throw failure(XMLSyntaxError(offset: span.start, reason: "text \(sawRoot ? "after" : "before") the root element"))
                         }
                         continue
@@ -741,15 +741,6 @@ package struct XMLStoreParser {
 
         package var sawHead = false
 
-        package func isSpace(_ span: XMLByteScanner.Span) -> Bool {
-            var index = span.start
-            while index < span.end {
-                let byte = scanner.bytes[index]
-                guard byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D else { return false }
-                index += 1
-            }
-            return true
-        }
 
         package mutating func start(_ name: XMLByteScanner.Span) throws {
             let parent = stack.last?.kind

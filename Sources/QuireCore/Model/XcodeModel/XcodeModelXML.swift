@@ -143,7 +143,7 @@ package enum XcodeModelXML {
                     }
                     try end()
                 case .text(let span, _):
-                    if stack.isEmpty, !isSpace(span) {
+                    if stack.isEmpty, !scanner.isWhitespace(span) {
                         throw problem("text \(root == nil ? "before" : "after") the root element.", at: span.start)
                     }
                 case .endOfInput:
@@ -154,16 +154,6 @@ package enum XcodeModelXML {
                     return root
                 }
             }
-        }
-
-        func isSpace(_ span: XMLByteScanner.Span) -> Bool {
-            var index = span.start
-            while index < span.end {
-                let byte = scanner.bytes[index]
-                guard byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D else { return false }
-                index += 1
-            }
-            return true
         }
 
         mutating func string(_ span: XMLByteScanner.Span, _ kind: XMLByteScanner.ValueKind) throws(Problem) -> String {
