@@ -11,8 +11,9 @@ package enum AtomicFileWriter {
     /// Writes `chunks` one after the other as the new content of `url`.
     ///
     /// - Throws: ``QuireError/Code/fileWriteOutOfSpace`` when the disk is full,
-    ///   ``QuireError/Code/fileWriteNoPermission`` when the folder is not writable,
-    ///   ``QuireError/Code/fileWriteUnknown`` otherwise; the target is untouched and the temporary file removed.
+    ///   ``QuireError/Code/fileWriteNoPermission`` when the folder is not writable, or the other code Foundation
+    ///   gives the errno (``QuireError/Code/init(errno:reading:)``); the target is untouched and the temporary
+    ///   file removed.
     package static func write(_ chunks: [Data], to url: URL) throws {
         let folder = url.deletingLastPathComponent()
         let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
@@ -54,18 +55,12 @@ package enum AtomicFileWriter {
         }
     }
 
-    /// A Quire error for a failed system call on a file.
-    package static func error(_ code: Int32, _ action: String, _ url: URL) -> QuireError {
-        let reason = String(cString: strerror(code))
-        let quireCode: QuireError.Code
-        switch code {
-        case ENOSPC, EDQUOT, EFBIG: quireCode = .fileWriteOutOfSpace
-        case EACCES, EPERM, EROFS: quireCode = .fileWriteNoPermission
-        case ENOENT, ENOTDIR: quireCode = .fileReadNoSuchFile
-        default: quireCode = .fileWriteUnknown
-        }
-        return QuireError(
-            quireCode, "Could not \(action) '\(url.path)': \(reason).", context: .init(file: url),
+    /// A Quire error for a failed system call on a file, with the code Foundation gives that `errno`
+    /// (``QuireError/Code/init(errno:reading:)``).
+    package static func error(_ code: Int32, _ action: String, _ url: URL, reading: Bool = false) -> QuireError {
+        QuireError(
+            QuireError.Code(errno: code, reading: reading),
+            "Could not \(action) '\(url.path)': \(String(cString: strerror(code))).", context: .init(file: url),
             underlying: POSIXErrorCode(rawValue: code).map { POSIXError($0) })
     }
 }

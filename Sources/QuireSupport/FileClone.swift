@@ -23,7 +23,7 @@ package enum FileClone {
         syncs: Bool = true
     ) throws {
         let input = open(source.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard input >= 0 else { throw AtomicFileWriter.error(errno, "open", source) }
+        guard input >= 0 else { throw AtomicFileWriter.error(errno, "open", source, reading: true) }
         defer { close(input) }
         var status = stat()
         guard fstat(input, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {

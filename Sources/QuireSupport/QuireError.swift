@@ -207,20 +207,33 @@ extension QuireError.Code {
 
     // MARK: Files (Foundation's Cocoa codes)
 
+    /// A file system operation was attempted on a file or folder that does not exist (when writing: a folder
+    /// on the path is missing).
+    public static let fileNoSuchFile = Self(rawValue: 4)
     /// A file could not be read.
     public static let fileReadUnknown = Self(rawValue: 256)
     /// A file could not be read for lack of permission.
     public static let fileReadNoPermission = Self(rawValue: 257)
+    /// A file could not be read because its name is invalid (too long).
+    public static let fileReadInvalidFileName = Self(rawValue: 258)
     /// A file's content is corrupt or truncated.
     public static let fileReadCorruptFile = Self(rawValue: 259)
     /// A file does not exist.
     public static let fileReadNoSuchFile = Self(rawValue: 260)
+    /// A file is too large to be read.
+    public static let fileReadTooLarge = Self(rawValue: 263)
     /// A file could not be written.
     public static let fileWriteUnknown = Self(rawValue: 512)
     /// A file could not be written for lack of permission.
     public static let fileWriteNoPermission = Self(rawValue: 513)
+    /// A file could not be written because its name is invalid (too long).
+    public static let fileWriteInvalidFileName = Self(rawValue: 514)
+    /// A file could not be written because an item of that name already exists.
+    public static let fileWriteFileExists = Self(rawValue: 516)
     /// A file could not be written because the volume is full (or a file size limit was reached).
     public static let fileWriteOutOfSpace = Self(rawValue: 640)
+    /// A file could not be written because its volume is read-only.
+    public static let fileWriteVolumeReadOnly = Self(rawValue: 642)
 
     // MARK: Quire's own
 
@@ -302,13 +315,19 @@ extension QuireError.Code {
         .entityMigrationPolicy: "entityMigrationPolicy",
         .sqlite: "sqlite",
         .inferredMappingModel: "inferredMappingModel",
+        .fileNoSuchFile: "fileNoSuchFile",
         .fileReadUnknown: "fileReadUnknown",
         .fileReadNoPermission: "fileReadNoPermission",
+        .fileReadInvalidFileName: "fileReadInvalidFileName",
         .fileReadCorruptFile: "fileReadCorruptFile",
         .fileReadNoSuchFile: "fileReadNoSuchFile",
+        .fileReadTooLarge: "fileReadTooLarge",
         .fileWriteUnknown: "fileWriteUnknown",
         .fileWriteNoPermission: "fileWriteNoPermission",
+        .fileWriteInvalidFileName: "fileWriteInvalidFileName",
+        .fileWriteFileExists: "fileWriteFileExists",
         .fileWriteOutOfSpace: "fileWriteOutOfSpace",
+        .fileWriteVolumeReadOnly: "fileWriteVolumeReadOnly",
         .invalidModel: "invalidModel",
         .predicateSyntax: "predicateSyntax",
         .predicateEvaluation: "predicateEvaluation",

@@ -135,6 +135,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         // Objects nobody else holds are released in key order, mostly the order they were made in, which walks
         // memory forward several times faster than hash order; the others forget their context.
         changeNotes.streams.finishAll()
+        if let automaticMergeObserver { NotificationCenter.default.removeObserver(automaticMergeObserver) }
         for object in changeLog { object.managedObjectContext = nil }
         registry.releaseAll { $0.managedObjectContext = nil }
     }

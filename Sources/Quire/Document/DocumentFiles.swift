@@ -29,18 +29,10 @@ enum DocumentFiles {
         }
     }
 
-    /// A `QuireError` for a failed system call, with a code chosen from `errno`.
+    /// A `QuireError` for a failed system call, with the code Foundation gives that `errno`
+    /// (``QuireError/Code/init(errno:reading:)``).
     static func failure(_ code: Int32, _ function: String, _ sentence: String, url: URL, writing: Bool = true) -> QuireError {
-        let quireCode: QuireError.Code
-        switch code {
-        case ENOSPC, EDQUOT, EFBIG: quireCode = .fileWriteOutOfSpace
-        case EACCES, EPERM, EROFS: quireCode = writing ? .fileWriteNoPermission : .fileReadNoPermission
-        case ENOENT: quireCode = writing ? .fileWriteUnknown : .fileReadNoSuchFile
-        default: quireCode = writing ? .fileWriteUnknown : .fileReadUnknown
-        }
-        return QuireError(
-            quireCode, "\(sentence) (\(String(cString: strerror(code)))).", context: .init(file: url),
-            underlying: SystemCallError(code: code, function: function))
+        QuireError.systemCall(code, function: function, sentence, file: url, reading: !writing)
     }
 
     // MARK: Creating

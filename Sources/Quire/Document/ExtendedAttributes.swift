@@ -18,7 +18,9 @@ public enum ExtendedAttributes {
     /// The value of an attribute, or `nil` when the file has no attribute of that name.
     ///
     /// - Throws: ``QuireError/Code/fileReadUnknown`` naming the file and attribute when the filesystem refuses
-    ///   (`ENOTSUP` where it has no extended attributes), or ``QuireError/Code/fileReadNoSuchFile``.
+    ///   (`ENOTSUP` where it has no extended attributes), or ``QuireError/Code/fileReadNoSuchFile``. Every
+    ///   method here gives the code Foundation gives the same `errno`; writes to a missing file give
+    ///   ``QuireError/Code/fileNoSuchFile``.
     public static func value(_ name: String, of url: URL) throws -> Data? {
         var buffer = [UInt8](repeating: 0, count: maximumValueSize)
         let length = quire_getxattr(url.path, name, &buffer, buffer.count)
@@ -93,16 +95,6 @@ public enum ExtendedAttributes {
     }
 
     private static func error(_ code: Int32, _ action: String, _ url: URL, writing: Bool) -> QuireError {
-        let quireCode: QuireError.Code
-        switch code {
-        case ENOENT: quireCode = .fileReadNoSuchFile
-        case ENOSPC, EDQUOT: quireCode = .fileWriteOutOfSpace
-        case EACCES: quireCode = writing ? .fileWriteNoPermission : .fileReadNoPermission
-        default: quireCode = writing ? .fileWriteUnknown : .fileReadUnknown
-        }
-        let reason = String(cString: strerror(code))
-        return QuireError(
-            quireCode, "Unable to \(action) '\(url.path)': \(reason).", context: .init(file: url),
-            underlying: SystemCallError(code: code, function: "xattr"))
+        QuireError.systemCall(code, function: "xattr", "Unable to \(action) '\(url.path)'", file: url, reading: !writing)
     }
 }

@@ -178,7 +178,7 @@ private struct ArchiveWriter {
     func error(_ action: String) -> QuireError {
         let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
         let code = archive_errno(archive)
-        let quireCode: QuireError.Code = code == ENOSPC || code == EFBIG || code == EDQUOT ? .fileWriteOutOfSpace : .fileWriteUnknown
+        let quireCode: QuireError.Code = code > 0 ? QuireError.Code(errno: code, reading: false) : .fileWriteUnknown
         return QuireError(
             quireCode, "Unable to write the archive '\(url.path)' (\(action): \(message)).", context: .init(file: url),
             underlying: code > 0 ? SystemCallError(code: code, function: "archive_write") : nil)
