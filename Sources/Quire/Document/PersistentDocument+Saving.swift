@@ -206,7 +206,7 @@ extension PersistentDocument {
                         guard let value = object.value(forKey: attribute.name) else { continue }
                         let text = value as? String ?? (value as? Date)?.formatted(.iso8601) ?? "\(value)"
                         guard !text.isEmpty, seen.insert(text).inserted else { continue }
-                        budget -= text.utf8.count
+                        budget -= SearchMetadata.escapedSize(text)
                         list.append(text)
                     }
                     if !list.isEmpty { values["\(entity.name).\(attribute.name)"] = list }

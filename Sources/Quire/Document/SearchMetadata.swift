@@ -50,9 +50,10 @@ public struct SearchMetadata: Sendable, Hashable {
         self.comment = comment
     }
 
-    /// The most bytes of indexed attribute values collected at a save (1 MiB); the rest is left out.
+    /// The most bytes of indexed attribute values collected at a save (1 MiB, counted as escaped for
+    /// `meta.xml`, see ``escapedSize(_:)``); the rest is left out.
     static let indexedTextLimit = 1 << 20
-    /// The most bytes of indexed attribute values repeated in `dc:subject` for Tracker (256 KiB).
+    /// The most bytes of indexed attribute values repeated in `dc:subject` for Tracker (256 KiB, escaped).
     static let subjectTextLimit = 256 << 10
     /// The largest `meta.xml` read back (4 MiB).
     static let metaXMLLimit: Int64 = 4 << 20
@@ -64,9 +65,12 @@ public struct SearchMetadata: Sendable, Hashable {
 
     // MARK: Writing
 
-    /// `Metadata/meta.xml`: an ODF `office:document-meta` document.
+    /// `Metadata/meta.xml`: an ODF `office:document-meta` document, never larger than ``metaXMLLimit`` (what its
+    /// reader accepts): an element that would take it past the limit is left out, whole, in this order of
+    /// importance: title, comment, authors, keywords, date, statistics, store metadata, `dc:subject`, then the
+    /// indexed values.
     func metaXML() -> Data {
-        var lines = [
+        let head = [
             #"<?xml version="1.0" encoding="UTF-8"?>"#,
             #"<office:document-meta xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" "#
                 + #"xmlns:meta="urn:oasis:names:tc:opendocument:xmlns:meta:1.0" "#
@@ -74,33 +78,42 @@ public struct SearchMetadata: Sendable, Hashable {
             " <office:meta>",
             "  <meta:generator>Quire</meta:generator>",
         ]
+        let tail = [" </office:meta>", "</office:document-meta>", ""]
+        var lines = head
+        var size = (head + tail).reduce(0) { $0 + $1.utf8.count + 1 }
+        func append(_ line: String) {
+            let lineSize = line.utf8.count + 1
+            guard Int64(size + lineSize) <= Self.metaXMLLimit else { return }
+            size += lineSize
+            lines.append(line)
+        }
         func element(_ name: String, _ text: String?) {
             guard let text, !text.isEmpty else { return }
-            lines.append("  <\(name)>\(Self.escape(text))</\(name)>")
+            append("  <\(name)>\(Self.escape(text))</\(name)>")
         }
         element("dc:title", title)
         element("dc:description", comment)
-        // Tracker's ODF extractor reads content.xml only for ODF's own four MIME types, never for an application's
-        // type; dc:subject it reads for any type, into nie:subject, which it indexes for full-text search.
-        element("dc:subject", indexedText())
         element("meta:initial-creator", authors.first)
         element("dc:creator", authors.isEmpty ? nil : authors.joined(separator: "; "))
         for keyword in keywords { element("meta:keyword", keyword) }
         if let modificationDate { element("dc:date", modificationDate.formatted(.iso8601)) }
-        if let objectCount { lines.append("  <meta:document-statistic meta:object-count=\"\(objectCount)\"/>") }
+        if let objectCount { append("  <meta:document-statistic meta:object-count=\"\(objectCount)\"/>") }
         for (key, value) in storeMetadata.sorted(by: { $0.key < $1.key }) {
-            lines.append("  <meta:user-defined meta:name=\"store:\(Self.escape(key))\">\(Self.escape(value))</meta:user-defined>")
+            append("  <meta:user-defined meta:name=\"store:\(Self.escape(key))\">\(Self.escape(value))</meta:user-defined>")
         }
+        // Tracker's ODF extractor reads content.xml only for ODF's own four MIME types, never for an application's
+        // type; dc:subject it reads for any type, into nie:subject, which it indexes for full-text search.
+        element("dc:subject", indexedText())
         for (key, values) in indexedValues.sorted(by: { $0.key < $1.key }) {
             let text = Self.escape(values.joined(separator: "\n"))
-            lines.append("  <meta:user-defined meta:name=\"indexed:\(Self.escape(key))\">\(text)</meta:user-defined>")
+            append("  <meta:user-defined meta:name=\"indexed:\(Self.escape(key))\">\(text)</meta:user-defined>")
         }
-        lines += [" </office:meta>", "</office:document-meta>", ""]
+        lines += tail
         return Data(lines.joined(separator: "\n").utf8)
     }
 
     /// The values of indexed attributes as one text, one distinct value per line in `Entity.attribute` order, cut
-    /// at a line to at most ``subjectTextLimit`` bytes: what `dc:subject` carries for Tracker.
+    /// at a line to at most ``subjectTextLimit`` bytes once escaped for XML: what `dc:subject` carries for Tracker.
     func indexedText() -> String? {
         var lines: [String] = []
         var seen: Set<String> = []
@@ -109,8 +122,9 @@ public struct SearchMetadata: Sendable, Hashable {
             for value in values {
                 let line = Self.oneLine(value)
                 guard !line.isEmpty, seen.insert(line).inserted else { continue }
-                guard size + line.utf8.count + 1 <= Self.subjectTextLimit else { return lines.isEmpty ? nil : lines.joined(separator: "\n") }
-                size += line.utf8.count + 1
+                let lineSize = Self.escapedSize(line) + 1
+                guard size + lineSize <= Self.subjectTextLimit else { return lines.isEmpty ? nil : lines.joined(separator: "\n") }
+                size += lineSize
                 lines.append(line)
             }
         }
@@ -146,6 +160,21 @@ public struct SearchMetadata: Sendable, Hashable {
     /// The text of `user.xdg.comment`: the title on the first line, then the comment (either may be missing).
     var commentAttributeText: String {
         [title, comment].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "\n")
+    }
+
+    /// The size in bytes of `text` once ``escape(_:)`` has escaped it, or a little more (characters XML cannot
+    /// hold count one byte although they are dropped).
+    static func escapedSize(_ text: String) -> Int {
+        var size = 0
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "&"): size += 5
+            case UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\r"): size += 4
+            case UInt8(ascii: "\""): size += 6
+            default: size += 1
+            }
+        }
+        return size
     }
 
     static func escape(_ text: String) -> String {
