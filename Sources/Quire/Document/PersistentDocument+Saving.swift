@@ -163,6 +163,12 @@ extension PersistentDocument {
 
     // MARK: Search metadata
 
+    /// How many objects of an entity are read, a page at a time, for the values of indexed attributes.
+    static let indexedPageSize = 1_000
+    /// The most objects of an entity read for the values of indexed attributes (the text is also bounded by
+    /// ``SearchMetadata``'s budget, which usually ends the reading far sooner).
+    static let indexedObjectLimit = 100_000
+
     /// The search metadata a save writes: what the application set, the store's metadata, the number of
     /// objects and the values of attributes marked ``PropertyDescription/isIndexedBySpotlight``.
     public func currentSearchMetadata() throws -> SearchMetadata {
@@ -197,19 +203,33 @@ extension PersistentDocument {
             for entity in model.entities {
                 let attributes = entity.properties.compactMap { $0 as? AttributeDescription }
                     .filter { $0.isIndexedBySpotlight && !$0.isTransient }
-                guard !attributes.isEmpty, budget > 0 else { continue }
-                let objects = try scratch.fetch(FetchRequest<ManagedObject>(entityName: entity.name))
-                for attribute in attributes {
-                    var seen = Set<String>()
-                    var list: [String] = []
-                    for object in objects where budget > 0 {
-                        guard let value = object.value(forKey: attribute.name) else { continue }
-                        let text = value as? String ?? (value as? Date)?.formatted(.iso8601) ?? "\(value)"
-                        guard !text.isEmpty, seen.insert(text).inserted else { continue }
-                        budget -= SearchMetadata.escapedSize(text)
-                        list.append(text)
+                guard !attributes.isEmpty else { continue }
+                var seen = [Set<String>](repeating: [], count: attributes.count)
+                var lists = [[String]](repeating: [], count: attributes.count)
+                // A page at a time, forgetting each page, until the budget is spent: a large store is never
+                // loaded whole for its metadata. The pages stop after a bounded number of objects, so a store
+                // whose values mostly repeat is not read to its end either.
+                var offset = 0
+                while budget > 0 && offset < Self.indexedObjectLimit {
+                    let request = FetchRequest<ManagedObject>(entityName: entity.name)
+                    request.fetchLimit = Self.indexedPageSize
+                    request.fetchOffset = offset
+                    let page = try scratch.fetch(request)
+                    for object in page where budget > 0 {
+                        for (index, attribute) in attributes.enumerated() where budget > 0 {
+                            guard let value = object.value(forKey: attribute.name) else { continue }
+                            let text = value as? String ?? (value as? Date)?.formatted(.iso8601) ?? "\(value)"
+                            guard !text.isEmpty, seen[index].insert(text).inserted else { continue }
+                            budget -= SearchMetadata.escapedSize(text)
+                            lists[index].append(text)
+                        }
                     }
-                    if !list.isEmpty { values["\(entity.name).\(attribute.name)"] = list }
+                    scratch.reset()
+                    guard page.count == Self.indexedPageSize else { break }
+                    offset += page.count
+                }
+                for (index, attribute) in attributes.enumerated() where !lists[index].isEmpty {
+                    values["\(entity.name).\(attribute.name)"] = lists[index]
                 }
             }
             return (count, values)

@@ -25,3 +25,21 @@ extension SearchMetadataTests {
         #expect(read.indexedValues["Note.title"]?.first?.hasSuffix(quotes) == true)
     }
 }
+
+extension SearchMetadataTests {
+    /// The indexed values are read a page of objects at a time; every distinct value of a store larger than a
+    /// page still arrives, once, in the store's order.
+    @Test func indexedValuesSpanSeveralPages() throws {
+        let kind = DocumentFixtures.Kind(format: .package, storeType: .sqlite)
+        _ = kind.register()
+        let folder = try TemporaryFolder()
+        let document = try PersistentDocument(type: kind.typeName, model: DocumentFixtures.model())
+        let titles = (0..<2_500).map { "Note \($0)" } + ["Note 7", "Note 2499"]
+        DocumentFixtures.fill(document, titles: titles)
+        try document.save(to: folder.file("Pages.\(kind.fileExtension)"), ofType: kind.typeName, for: .saveAs)
+        let values = try document.currentSearchMetadata().indexedValues["Note.title"] ?? []
+        document.close()
+        #expect(values.count == 2_500)
+        #expect(Set(values) == Set(titles))
+    }
+}
