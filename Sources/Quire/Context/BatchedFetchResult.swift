@@ -105,7 +105,7 @@ extension ManagedObjectContext {
         var filled: [ObjectID: ManagedObject] = [:]
         // A child's objects fill through its parent (one at a time), not from the stores.
         let needed = parent != nil ? [] : ids.filter { id in !id.isTemporaryID && (registeredObject(for: id)?.isFault ?? true) }
-        if !needed.isEmpty, let rows = try? coordinatorOrFail().snapshots(for: Array(needed), caching: false) {
+        if !needed.isEmpty, let rows = try? readingStores({ try coordinatorOrFail().snapshots(for: Array(needed), caching: false) }) {
             for row in rows { filled[row.objectID] = object(for: row, asFault: false) }
         }
         let objects = ids.map { filled[$0] ?? object(with: $0) }

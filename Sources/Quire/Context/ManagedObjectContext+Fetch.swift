@@ -11,7 +11,7 @@ extension ManagedObjectContext {
     /// - Throws: ``QuireError/Code/invalidFetchRequest`` for an unknown entity, sort key or predicate key
     ///   (checked against the model before any store is read); store errors.
     public func fetch<Result>(_ request: FetchRequest<Result>) throws -> [Result] {
-        try performAndWait {
+        try performAndWait { try readingStores {
             let (fetch, stores) = try storeFetch(for: request)
             let coordinator = coordinatorOrFail()
             switch request.resultType {
@@ -37,15 +37,15 @@ extension ManagedObjectContext {
                     return typed
                 }
             }
-        }
+        } }
     }
 
     /// The number of objects a request would return (`count(for:)`), without loading them.
     public func count<Result>(for request: FetchRequest<Result>) throws -> Int {
-        try performAndWait {
+        try performAndWait { try readingStores {
             let (fetch, stores) = try storeFetch(for: request)
             return try count(fetch: fetch, stores: stores, includesPendingChanges: request.includesPendingChanges)
-        }
+        } }
     }
 
     private func count(fetch: StoreFetch, stores: [PersistentStore]?, includesPendingChanges: Bool) throws -> Int {

@@ -88,6 +88,7 @@ extension ManagedObjectContext {
     /// - Parameter changes: What the other context saved.
     public func mergeChanges(fromContextDidSave changes: ContextDidSave) {
         performAndWait {
+            advanceQueryGeneration()
             let coordinator = persistentStoreCoordinator
             let own = coordinator?.persistentStores ?? []
             // IDs from a context of another coordinator (on the same files) are translated through their URIs,

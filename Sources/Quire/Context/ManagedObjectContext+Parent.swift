@@ -11,13 +11,13 @@ extension ManagedObjectContext {
     /// The row of an object as this context's source sees it: the parent's object, or the coordinator's row
     /// cache and then the store.
     func row(for objectID: ObjectID) throws -> RowSnapshot? {
-        guard let parent else { return try coordinatorOrFail().snapshot(for: objectID) }
+        guard let parent else { return try readingStores { try coordinatorOrFail().snapshot(for: objectID) } }
         return try parent.performAndWait { try parent.rowForChild(objectID) }
     }
 
     /// The row of an object read afresh: from the parent, or from the store (refreshing the row cache).
     func freshRow(for objectID: ObjectID) throws -> RowSnapshot? {
-        guard let parent else { return try coordinatorOrFail().freshSnapshot(for: objectID) }
+        guard let parent else { return try readingStores { try coordinatorOrFail().freshSnapshot(for: objectID) } }
         return try parent.performAndWait { try parent.rowForChild(objectID) }
     }
 
@@ -25,7 +25,7 @@ extension ManagedObjectContext {
     func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
         guard let parent else {
             guard !objectID.isTemporaryID else { return [] }
-            return try coordinatorOrFail().relatedObjectIDs(of: objectID, relationship: relationship)
+            return try readingStores { try coordinatorOrFail().relatedObjectIDs(of: objectID, relationship: relationship) }
         }
         return try parent.performAndWait { try parent.relatedObjectIDsForChild(objectID, relationship: relationship) }
     }
@@ -34,7 +34,9 @@ extension ManagedObjectContext {
     /// that matches, the parent's unsaved changes included, unsorted and unlimited (the child sorts and
     /// limits after merging its own changes).
     func fetchSourceRows(_ fetch: StoreFetch, stores: [PersistentStore]?, cachesRows: Bool) throws -> [RowSnapshot] {
-        guard let parent else { return try coordinatorOrFail().fetchRows(fetch, stores: stores, cachesRows: cachesRows) }
+        guard let parent else {
+            return try readingStores { try coordinatorOrFail().fetchRows(fetch, stores: stores, cachesRows: cachesRows) }
+        }
         return try parent.performAndWait { try parent.rowsForChild(fetch, stores: stores) }
     }
 

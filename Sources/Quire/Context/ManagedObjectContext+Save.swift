@@ -72,6 +72,7 @@ extension ManagedObjectContext {
             } else {
                 changes = try saveToStores(changed)
             }
+            advanceQueryGeneration()
             if !changes.isEmpty { postDidSave(changes, objects: objects) }
         }
     }

@@ -86,6 +86,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Whether the context merges the saves of its parent, or of the other contexts of its coordinator when it
     /// has no parent, as they happen (`automaticallyMergesChangesFromParent`); see ManagedObjectContext+AutomaticMerging.swift.
     public var automaticallyMergesChangesFromParent = false { didSet { updateAutomaticMerging() } }
+    /// The query generation the context reads (see ManagedObjectContext+QueryGenerations.swift).
+    var queryGenerationPin = QueryGenerationPin.unpinned
     /// The did-save observer while ``automaticallyMergesChangesFromParent`` is on.
     var automaticMergeObserver: (any NSObjectProtocol)?
     /// How many conflicts the merge policy has resolved in this context (for tests and diagnostics).
@@ -464,6 +466,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         fetchedPropertyResults = [:]
         _ = changeNotes.take()
         changeNotes.invalidatedAll = true
+        advanceQueryGeneration()
         postObjectsDidChange()
     }
 

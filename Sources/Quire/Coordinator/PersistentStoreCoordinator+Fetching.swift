@@ -33,7 +33,7 @@ extension PersistentStoreCoordinator {
             var storeOrder: [ObjectIdentifier] = []
             let attached = persistentStores
             for id in objectIDs {
-                if let cached = rowCache[id] {
+                if usesRowCache, let cached = rowCache[id] {
                     rows.append(cached)
                     continue
                 }
@@ -48,7 +48,7 @@ extension PersistentStoreCoordinator {
             for key in storeOrder {
                 guard let (store, ids) = missing[key] else { continue }
                 let read = try store.backend.snapshots(for: ids)
-                if caching {
+                if caching && usesRowCache {
                     if rowCache.count + read.count > rowCacheLimit { rowCache = [:] }
                     for row in read { rowCache[row.objectID] = row }
                 }
@@ -82,7 +82,7 @@ extension PersistentStoreCoordinator {
     /// `.fault` back in the rows they write.
     func cacheRelationship(_ storage: RelationshipStorage, slot: Int, of objectID: ObjectID) {
         locked {
-            guard var row = rowCache[objectID], slot < row.relationships.count else { return }
+            guard usesRowCache, var row = rowCache[objectID], slot < row.relationships.count else { return }
             row.relationships[slot] = storage
             rowCache[objectID] = row
         }

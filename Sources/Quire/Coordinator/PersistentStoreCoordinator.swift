@@ -180,7 +180,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 rows = []
                 for store in targets { rows += try store.backend.fetchRows(fetch) }
             }
-            if cachesRows {
+            if cachesRows && usesRowCache {
                 if rowCache.count + rows.count > rowCacheLimit { rowCache = [:] }
                 rowCache.reserveCapacity(rowCache.count + rows.count)
                 for row in rows { rowCache[row.objectID] = row }
@@ -214,7 +214,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The row of an object: from the row cache when known, otherwise from its store.
     func snapshot(for objectID: ObjectID) throws -> RowSnapshot? {
         try locked {
-            if let cached = rowCache[objectID] { return cached }
+            if usesRowCache, let cached = rowCache[objectID] { return cached }
             return try freshSnapshot(for: objectID)
         }
     }
@@ -224,7 +224,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         try locked {
             guard let store = objectID.persistentStore, stores.contains(where: { $0 === store }) else { return nil }
             let row = try store.backend.snapshot(for: objectID)
-            rowCache[objectID] = row
+            if usesRowCache { rowCache[objectID] = row }
             return row
         }
     }

@@ -53,6 +53,9 @@ package final class SQLiteStore: ImportingStoreBackend {
     var blobWrites: ExternalDataWrites?
     /// The lengths of external data files carried into the store by an import.
     var importedLengths: [String: Int64] = [:]
+    /// Open query generations: a connection each, holding a read transaction (see
+    /// SQLiteStore+QueryGenerations.swift).
+    var generationConnections: [UInt64: SQLiteConnection] = [:]
 
     package init(store: PersistentStore) {
         self.store = store
@@ -62,6 +65,7 @@ package final class SQLiteStore: ImportingStoreBackend {
     package var storeURL: URL { url ?? URL(fileURLWithPath: "/dev/null") }
 
     package func db() throws -> SQLiteConnection {
+        if !generationConnections.isEmpty, let pinned = generationConnections[QueryGenerationScope.number] { return pinned }
         guard let connection else {
             throw QuireError(.persistentStoreOperation, "The SQLite store at '\(storeURL.path)' is closed.", context: .init(file: storeURL))
         }
@@ -351,6 +355,7 @@ package final class SQLiteStore: ImportingStoreBackend {
     package func finishImport(maximumKeys: [ObjectIdentifier: Int64]) throws { try sqliteFinishImport(maximumKeys: maximumKeys) }
 
     package func close() throws {
+        closeQueryGenerations()
         guard let connection else { return }
         if metadataIsDirty && !options.isReadOnly {
             try connection.transaction { try SQLiteStore.write(metadata, connection) }
