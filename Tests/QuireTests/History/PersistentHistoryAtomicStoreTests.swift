@@ -138,4 +138,25 @@ import Quire
         #expect(try history().map(\.transactionNumber) == [1, 2])
         #expect(try history().last?.changes?.count == 1)
     }
+
+    /// Save As copies the objects, not the history (as the SQLite store does): the new store's history starts
+    /// empty and its first save is transaction 1.
+    @Test(arguments: [StoreType.xml, .binary])
+    func saveAsStartsAnEmptyHistory(_ type: StoreType) throws {
+        let folder = try TemporaryFolder()
+        let url = try #require(Self.url(type, in: folder))
+        let stack = try Stack(type, at: url)
+        _ = try stack.insert("Folder", ["name": "Inbox"])
+        try stack.context.save()
+        let store = try #require(stack.coordinator.persistentStores.first)
+        var options = StoreOptions()
+        options.persistentHistoryTracking = true
+        let copy = folder.file("Copy.\(type.rawValue.lowercased())")
+        let moved = try stack.coordinator.migratePersistentStore(store, to: copy, options: options, type: type)
+        #expect(moved.metadata[StoreMetadataKey.persistentHistory] == nil)
+        #expect(try stack.history().isEmpty)
+        _ = try stack.insert("Folder", ["name": "Archive"])
+        try stack.context.save()
+        #expect(try stack.history().map(\.transactionNumber) == [1])
+    }
 }
