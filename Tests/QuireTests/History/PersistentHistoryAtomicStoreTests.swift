@@ -159,4 +159,20 @@ import Quire
         try stack.context.save()
         #expect(try stack.history().map(\.transactionNumber) == [1])
     }
+
+    /// Metadata set by the app without the history key keeps the history (the key is one the store keeps).
+    @Test func settingMetadataKeepsTheHistory() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("Notes.xml")
+        let stack = try Stack(.xml, at: url)
+        _ = try stack.insert("Folder", ["name": "Inbox"])
+        try stack.context.save()
+        let store = try #require(stack.coordinator.persistentStores.first)
+        stack.coordinator.setMetadata(["keywords": .array([.string("notes")])], for: store)
+        _ = try stack.insert("Folder", ["name": "Archive"])
+        try stack.context.save()
+        let reopened = try Stack(.xml, at: url)
+        #expect(try reopened.history().map(\.transactionNumber) == [1, 2])
+        #expect(reopened.coordinator.persistentStores.first?.metadata["keywords"] == .array([.string("notes")]))
+    }
 }
