@@ -247,7 +247,7 @@ extension ManagedObjectContext {
                 return
             case .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump:
                 for loser in conflict.conflicting {
-                    merge(loser, into: database, everyProperty: false, onlyWhereEmpty: mergePolicy == .mergeByPropertyStoreTrump)
+                    merge(loser, into: database, mergePolicy == .mergeByPropertyStoreTrump ? .storeTrumpOntoRecord : .objectTrumpOntoRecord)
                     detachRelationships(of: loser)
                     delete(loser)
                 }
@@ -262,7 +262,7 @@ extension ManagedObjectContext {
             case .overwrite, .rollback:
                 delete(loser)
             case .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump:
-                merge(loser, into: survivor, everyProperty: false, onlyWhereEmpty: mergePolicy == .mergeByPropertyStoreTrump)
+                merge(loser, into: survivor, .amongSaved)
                 detachRelationships(of: loser)
                 delete(loser)
             }
@@ -297,16 +297,37 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Copies the loser's values onto the survivor: the properties it changed (every persistent one for
-    /// `everyProperty`), or with `onlyWhereEmpty` only where the survivor has no value; to-many members are moved.
-    private func merge(_ loser: ManagedObject, into survivor: ManagedObject, everyProperty: Bool, onlyWhereEmpty: Bool) {
+    /// How a by-property policy carries a losing object's values over to the object that stays.
+    private enum PropertyMerge {
+        /// Onto the stored record under object trump: every value of an inserted loser, nil ones too, and the
+        /// values an updated loser changed.
+        case objectTrumpOntoRecord
+        /// Onto the stored record under store trump: no values, only to-many members.
+        case storeTrumpOntoRecord
+        /// Among saved objects only (either by-property policy): the values the loser set or changed, where the
+        /// survivor did not change them itself.
+        case amongSaved
+    }
+
+    /// Carries a losing object's values over to the survivor as `rule` says, and moves its to-many members to it
+    /// (a union), as Core Data's by-property constraint resolution does.
+    private func merge(_ loser: ManagedObject, into survivor: ManagedObject, _ rule: PropertyMerge) {
         let entity = survivor.entity
-        let changed = loser.changedValues()
+        let loserChanges = loser.changedValues()
+        let survivorChanges = survivor.changedValues()
+        /// Whether the loser set or changed a value (`isNil`: the value it has now is nil).
+        func loserChanged(_ name: String, isNil: Bool) -> Bool {
+            switch rule {
+            case .storeTrumpOntoRecord: return false
+            case .objectTrumpOntoRecord: return loser.insertedFlag || loserChanges[name] != nil
+            case .amongSaved: return loser.insertedFlag ? !isNil : loserChanges[name] != nil
+            }
+        }
+        func survivorKeeps(_ name: String) -> Bool { rule == .amongSaved && !survivor.insertedFlag && survivorChanges[name] != nil }
         for attribute in entity.allAttributes where !attribute.isTransient {
             guard let own = loser.entity.property(named: attribute.name) as? AttributeDescription else { continue }
-            guard everyProperty || changed[attribute.name] != nil else { continue }
             let value = loser.attributeValue(at: own.slot)
-            if onlyWhereEmpty && !survivor.attributeValue(at: attribute.slot).isNull { continue }
+            guard loserChanged(attribute.name, isNil: value.isNull), !survivorKeeps(attribute.name) else { continue }
             if survivor.attributeValue(at: attribute.slot) != value { survivor.setAttributeValue(value, at: attribute.slot) }
         }
         for relationship in entity.allRelationships where !relationship.isTransient {
@@ -325,9 +346,9 @@ extension ManagedObjectContext {
                 }
             } else {
                 guard case .toOne(let id) = loser.loadedStorage(for: own) else { continue }
-                // An inserted object's relationships are all its own doing (changedValues lists only attributes).
-                guard everyProperty || changed[relationship.name] != nil || (loser.insertedFlag && id != nil) else { continue }
-                if onlyWhereEmpty, case .toOne(.some) = survivor.loadedStorage(for: relationship) { continue }
+                // changedValues lists an inserted object's attributes only: its relationships are all its own doing.
+                let changed = loser.insertedFlag ? (rule == .objectTrumpOntoRecord || id != nil) : loserChanged(relationship.name, isNil: id == nil)
+                guard rule != .storeTrumpOntoRecord, changed, !survivorKeeps(relationship.name) else { continue }
                 survivor.setValue(id.map { object(with: $0) }, forKey: relationship.name)
             }
         }

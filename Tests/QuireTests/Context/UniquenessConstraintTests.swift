@@ -189,12 +189,14 @@ import Quire
         let plates = ((survivor.value(forKey: "cars") as? Set<ManagedObject>) ?? []).compactMap { $0.value(forKey: "plate") as? String }.sorted()
         switch policy {
         case .mergeByPropertyObjectTrump:
-            // The properties the duplicate set win; the rest keep the store's; its car moves over.
-            #expect(name == "Ada Lovelace" && city == "London" && plates == ["1", "2"])
+            // An inserted duplicate's every value wins, its nil city too (Core Data copies all of an inserted
+            // object's values onto the database object); its car moves over.
+            #expect(name == "Ada Lovelace" && city == nil && plates == ["1", "2"])
         case .overwrite:
             // The duplicate as it is, nil city included, with the stored record's car as well as its own.
             #expect(name == "Ada Lovelace" && city == nil && plates == ["1", "2"])
         case .mergeByPropertyStoreTrump:
+            // The record keeps every value; only the duplicate's to-many members move over.
             #expect(name == "Ada" && city == "London" && plates == ["1", "2"])
         case .rollback:
             // The duplicate's state is discarded; its car is saved without an owner.
@@ -252,6 +254,36 @@ import Quire
         } else {
             #expect(name == "Ada")
         }
+    }
+
+    /// Store trump copies no values onto the stored record, not even into its nil properties (Core Data's
+    /// `_byPropertyStoreTrumpResolveConstraintConflict:` moves only to-many members); object trump takes the
+    /// values an updated duplicate changed and leaves the rest.
+    @Test(arguments: storeTypes)
+    func byPropertyPoliciesOntoAStoredRecord(type: StoreType) throws {
+        let stack = try Stack(type)
+        let seed = stack.context()
+        let ada = try Self.person(seed, email: "ada@example.com", name: "Ada")
+        let bob = try Self.person(seed, email: "bob@example.com", name: "Bob", city: "Paris")
+        try seed.save()
+
+        let storeTrump = stack.context(.mergeByPropertyStoreTrump)
+        _ = try Self.person(storeTrump, email: "ada@example.com", name: "Ada L.", city: "London")
+        try storeTrump.save()
+        let read = stack.context()
+        let stored = try read.existingObject(with: ada.objectID)
+        #expect(stored.value(forKey: "city") == nil && stored.value(forKey: "name") as? String == "Ada")
+
+        // An updated object taking a stored email: its changed email and name go over, its unchanged city does not.
+        let objectTrump = stack.context(.mergeByPropertyObjectTrump)
+        let bobHere = try objectTrump.existingObject(with: bob.objectID)
+        bobHere.setValue("ada@example.com", forKey: "email")
+        bobHere.setValue("Robert", forKey: "name")
+        try objectTrump.save()
+        let people = try stack.context().fetch(FetchRequest<ManagedObject>(entityName: "Person"))
+        #expect(people.map(\.objectID) == [ada.objectID])
+        #expect(people.first?.value(forKey: "name") as? String == "Robert")
+        #expect(people.first?.value(forKey: "city") == nil)
     }
 
     /// objc.io's Moody model (an Xcode model): the abstract Region's compound constraint binds its sub-entities
