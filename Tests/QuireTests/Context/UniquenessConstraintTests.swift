@@ -256,6 +256,20 @@ import Quire
         }
     }
 
+    /// Deleting a record and inserting another with its unique values in one save is no conflict; SQLite deletes
+    /// before it inserts, so its UNIQUE index never holds the value twice.
+    @Test(arguments: storeTypes)
+    func aDeletedRecordsValuesCanBeTakenInTheSameSave(type: StoreType) throws {
+        let stack = try Stack(type)
+        let context = stack.context()
+        let ada = try Self.person(context, email: "ada@example.com", name: "Ada")
+        try context.save()
+        context.delete(ada)
+        try Self.person(context, email: "ada@example.com", name: "Ada again")
+        try context.save()
+        #expect(try stack.stored("Person", "name") == ["Ada again"])
+    }
+
     /// Store trump copies no values onto the stored record, not even into its nil properties (Core Data's
     /// `_byPropertyStoreTrumpResolveConstraintConflict:` moves only to-many members); object trump takes the
     /// values an updated duplicate changed and leaves the rest.
