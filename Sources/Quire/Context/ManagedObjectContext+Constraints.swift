@@ -216,49 +216,118 @@ extension ManagedObjectContext {
         return try fetch(request)
     }
 
-    /// Resolves one conflict by the merge policy: one object keeps the values (the stored record's, when there is
-    /// one), the others' properties are merged into it as the policy says, and they are deleted.
+    /// Resolves one conflict by the merge policy, as Core Data's `resolve(constraintConflicts:)` does.
+    ///
+    /// With a stored record (the database object): under `.overwrite` the saved object wins outright, taking the
+    /// record's to-many members, and the record is deleted; under `.rollback` the saved objects are discarded
+    /// (inserted ones deleted, others refreshed); under the by-property policies the record survives, the saved
+    /// objects' values are merged into it and they are deleted.
+    ///
+    /// Among saved objects only: one survives (see ``constraintSurvivor(_:)``); under `.overwrite` and `.rollback`
+    /// the others are deleted as they are, under the by-property policies their values are merged into it first.
     private func resolve(_ conflict: FoundConstraintConflict) {
-        var losers = conflict.conflicting
-        let survivor: ManagedObject
         if let database = conflict.databaseObject {
-            survivor = database
-        } else {
-            survivor = losers.removeFirst()
-        }
-        for loser in losers {
             switch mergePolicy {
             case .error:
                 return
-            case .mergeByPropertyObjectTrump:
-                merge(loser, into: survivor, everyProperty: false, onlyWhereEmpty: false)
             case .overwrite:
-                merge(loser, into: survivor, everyProperty: true, onlyWhereEmpty: false)
-            case .mergeByPropertyStoreTrump:
-                merge(loser, into: survivor, everyProperty: false, onlyWhereEmpty: true)
+                guard let winner = conflict.conflicting.first else { return }
+                moveToManyMembers(of: database, onto: winner)
+                delete(database)
+                return
             case .rollback:
-                break
+                for loser in conflict.conflicting {
+                    if loser.insertedFlag {
+                        detachRelationships(of: loser)
+                        delete(loser)
+                    } else {
+                        refresh(loser, mergeChanges: false)
+                    }
+                }
+                return
+            case .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump:
+                for loser in conflict.conflicting {
+                    merge(loser, into: database, mergePolicy == .mergeByPropertyStoreTrump ? .storeTrumpOntoRecord : .objectTrumpOntoRecord)
+                    detachRelationships(of: loser)
+                    delete(loser)
+                }
             }
-            if loser.insertedFlag || mergePolicy != .rollback {
+            return
+        }
+        let survivor = Self.constraintSurvivor(conflict.conflicting)
+        for loser in conflict.conflicting where loser !== survivor {
+            switch mergePolicy {
+            case .error:
+                return
+            case .overwrite, .rollback:
+                delete(loser)
+            case .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump:
+                merge(loser, into: survivor, .amongSaved)
                 detachRelationships(of: loser)
                 delete(loser)
-            } else {
-                // Rollback: an existing object's changes are discarded; its record stays as stored.
-                refresh(loser, mergeChanges: false)
             }
         }
     }
 
-    /// Copies the loser's values onto the survivor: the properties it changed (every persistent one for
-    /// `everyProperty`), or with `onlyWhereEmpty` only where the survivor has no value; to-many members are moved.
-    private func merge(_ loser: ManagedObject, into survivor: ManagedObject, everyProperty: Bool, onlyWhereEmpty: Bool) {
+    /// The object that keeps a constraint's values when only saved objects clash, as Core Data picks it: the one
+    /// object already in a store when there is one, the one with the smallest primary key when there are several,
+    /// and the first inserted one when none is stored yet.
+    private static func constraintSurvivor(_ conflicting: [ManagedObject]) -> ManagedObject {
+        let stored = conflicting.filter { !$0.insertedFlag }
+        guard let first = stored.first else { return conflicting[0] }
+        return stored.min { ($0.objectID.primaryKey ?? .max) < ($1.objectID.primaryKey ?? .max) } ?? first
+    }
+
+    /// Moves every member of the record's to-many relationships onto the object that replaces it (a union, as Core
+    /// Data's overwrite does), leaving the record's to-many relationships empty.
+    private func moveToManyMembers(of record: ManagedObject, onto winner: ManagedObject) {
+        for relationship in record.entity.allRelationships where relationship.isToMany && !relationship.isTransient {
+            guard let own = winner.entity.property(named: relationship.name) as? RelationshipDescription, own.isToMany else { continue }
+            let members = record.loadedStorage(for: relationship).objectIDs.map { object(with: $0) }
+            guard !members.isEmpty else { continue }
+            record.setValue(relationship.isOrdered ? [ManagedObject]() as Any : Set<ManagedObject>() as Any, forKey: relationship.name)
+            let current = winner.loadedStorage(for: own).objectIDs.map { object(with: $0) }
+            if own.isOrdered {
+                var merged = current
+                for member in members where !merged.contains(where: { $0 === member }) { merged.append(member) }
+                winner.setValue(merged, forKey: own.name)
+            } else {
+                winner.setValue(Set(current).union(members), forKey: own.name)
+            }
+        }
+    }
+
+    /// How a by-property policy carries a losing object's values over to the object that stays.
+    private enum PropertyMerge {
+        /// Onto the stored record under object trump: every value of an inserted loser, nil ones too, and the
+        /// values an updated loser changed.
+        case objectTrumpOntoRecord
+        /// Onto the stored record under store trump: no values, only to-many members.
+        case storeTrumpOntoRecord
+        /// Among saved objects only (either by-property policy): the values the loser set or changed, where the
+        /// survivor did not change them itself.
+        case amongSaved
+    }
+
+    /// Carries a losing object's values over to the survivor as `rule` says, and moves its to-many members to it
+    /// (a union), as Core Data's by-property constraint resolution does.
+    private func merge(_ loser: ManagedObject, into survivor: ManagedObject, _ rule: PropertyMerge) {
         let entity = survivor.entity
-        let changed = loser.changedValues()
+        let loserChanges = loser.changedValues()
+        let survivorChanges = survivor.changedValues()
+        /// Whether the loser set or changed a value (`isNil`: the value it has now is nil).
+        func loserChanged(_ name: String, isNil: Bool) -> Bool {
+            switch rule {
+            case .storeTrumpOntoRecord: return false
+            case .objectTrumpOntoRecord: return loser.insertedFlag || loserChanges[name] != nil
+            case .amongSaved: return loser.insertedFlag ? !isNil : loserChanges[name] != nil
+            }
+        }
+        func survivorKeeps(_ name: String) -> Bool { rule == .amongSaved && !survivor.insertedFlag && survivorChanges[name] != nil }
         for attribute in entity.allAttributes where !attribute.isTransient {
             guard let own = loser.entity.property(named: attribute.name) as? AttributeDescription else { continue }
-            guard everyProperty || changed[attribute.name] != nil else { continue }
             let value = loser.attributeValue(at: own.slot)
-            if onlyWhereEmpty && !survivor.attributeValue(at: attribute.slot).isNull { continue }
+            guard loserChanged(attribute.name, isNil: value.isNull), !survivorKeeps(attribute.name) else { continue }
             if survivor.attributeValue(at: attribute.slot) != value { survivor.setAttributeValue(value, at: attribute.slot) }
         }
         for relationship in entity.allRelationships where !relationship.isTransient {
@@ -277,9 +346,9 @@ extension ManagedObjectContext {
                 }
             } else {
                 guard case .toOne(let id) = loser.loadedStorage(for: own) else { continue }
-                // An inserted object's relationships are all its own doing (changedValues lists only attributes).
-                guard everyProperty || changed[relationship.name] != nil || (loser.insertedFlag && id != nil) else { continue }
-                if onlyWhereEmpty, case .toOne(.some) = survivor.loadedStorage(for: relationship) { continue }
+                // changedValues lists an inserted object's attributes only: its relationships are all its own doing.
+                let changed = loser.insertedFlag ? (rule == .objectTrumpOntoRecord || id != nil) : loserChanged(relationship.name, isNil: id == nil)
+                guard rule != .storeTrumpOntoRecord, changed, !survivorKeeps(relationship.name) else { continue }
                 survivor.setValue(id.map { object(with: $0) }, forKey: relationship.name)
             }
         }

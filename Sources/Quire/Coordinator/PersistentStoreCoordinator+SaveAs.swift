@@ -190,11 +190,13 @@ extension PersistentStoreCoordinator {
 }
 
 extension StoreMetadataKey {
-    /// The metadata of a store made by Save As: the source's keys, the new type and UUID, the model's hashes.
+    /// The metadata of a store made by Save As: the source's keys, the new type and UUID, the model's hashes; not
+    /// the source's persistent history (the new store's starts empty, as in Core Data).
     package static func migrated(
         _ metadata: [String: PropertyListValue], type: StoreType, uuid: String, model: ManagedObjectModel
     ) -> [String: PropertyListValue] {
         var result = metadata
+        result[persistentHistory] = nil
         for (key, value) in standard(type: type, uuid: uuid, model: model) { result[key] = value }
         return result
     }

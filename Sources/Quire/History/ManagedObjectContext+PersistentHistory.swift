@@ -58,7 +58,8 @@ extension ManagedObjectContext {
                 PersistentHistoryChange(
                     changeID: change.number, changedObjectID: change.objectID,
                     changeType: PersistentHistoryChangeType(rawValue: change.type) ?? .update,
-                    updatedProperties: change.updatedProperties.map(Set.init), transactionNumber: record.number)
+                    updatedProperties: change.updatedProperties.map(Set.init), tombstone: change.tombstone,
+                    transactionNumber: record.number)
             },
             transactionNumber: record.number, storeID: store.identifier, bundleID: record.bundleID, processID: record.processID,
             contextName: record.contextName, author: record.author,
@@ -80,7 +81,7 @@ extension PersistentStoreCoordinator {
             guard !result.isEmpty else {
                 throw QuireError(
                     .persistentStoreUnsupportedRequestType,
-                    "No store of the coordinator records persistent history: add an SQLite store with StoreOptions.persistentHistoryTracking.")
+                    "No store of the coordinator records persistent history: add a store with StoreOptions.persistentHistoryTracking.")
             }
             return result
         }

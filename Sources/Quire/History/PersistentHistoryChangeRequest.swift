@@ -14,8 +14,9 @@ public enum PersistentHistoryResultType: Sendable, Hashable {
 }
 
 /// Fetches or deletes persistent history (`NSPersistentHistoryChangeRequest`), run by
-/// ``ManagedObjectContext/execute(_:)-(PersistentHistoryChangeRequest)``. History is recorded by SQLite
-/// stores added with ``StoreOptions/persistentHistoryTracking``.
+/// ``ManagedObjectContext/execute(_:)-(PersistentHistoryChangeRequest)``. History is recorded by stores added
+/// with ``StoreOptions/persistentHistoryTracking``: SQLite stores in Core Data's tables, the XML, binary, custom
+/// atomic and in-memory stores in their metadata.
 ///
 /// ```swift
 /// let result = try context.execute(PersistentHistoryChangeRequest.fetchHistory(after: lastToken))

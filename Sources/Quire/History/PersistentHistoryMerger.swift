@@ -2,8 +2,9 @@ import QuireCore
 import QuireStores
 import Foundation
 
-/// Merges into a context what other coordinators and other processes saved to the same SQLite stores, by
-/// reading the stores' persistent history, when asked (``mergeNewTransactions()``): Quire has no
+/// Merges into a context what other coordinators and other processes saved to the same stores (SQLite, XML,
+/// binary, custom atomic; contexts of one coordinator on an in-memory store), by reading the stores' persistent
+/// history, when asked (``mergeNewTransactions()``): Quire has no
 /// cross-process notification (Core Data's `NSPersistentStoreRemoteChangeNotification`), so an app polls, on
 /// a timer or when it becomes active. Needs stores added with ``StoreOptions/persistentHistoryTracking`` by
 /// every writer.

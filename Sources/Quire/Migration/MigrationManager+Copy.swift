@@ -73,6 +73,7 @@ extension MigrationManager {
 
         report(.finishing, fraction: 1)
         var metadata = sourceStore.metadata
+        metadata[StoreMetadataKey.persistentHistory] = nil  // the history names the old records
         let standard = StoreMetadataKey.standard(
             type: destinationType, uuid: keepsIdentity ? sourceStore.identifier : destinationStore.identifier,
             model: destinationModel)

@@ -132,11 +132,14 @@ public enum StoreMetadataKey {
     public static let modelVersionChecksum = "NSStoreModelVersionChecksumKey"
     /// Core Data's SQLite auto-vacuum level, a string ("2").
     public static let autoVacuumLevel = "_NSAutoVacuumLevel"
+    /// Quire's persistent history of an XML, binary, custom atomic or in-memory store (a dictionary; Core Data
+    /// records history in SQLite stores only and ignores this key).
+    public static let persistentHistory = "QuirePersistentHistory"
 
     /// The keys a store keeps when new metadata leaves them out: what the store and its model say of themselves.
     package static let storeKeys = [
         storeUUID, modelVersionHashes, modelVersionHashesVersion, modelVersionIdentifiers, persistenceFrameworkVersion,
-        modelVersionHashesDigest, modelVersionChecksum, autoVacuumLevel,
+        modelVersionHashesDigest, modelVersionChecksum, autoVacuumLevel, persistentHistory,
     ]
 
     /// New metadata for a store: the given keys, with the store's type, and the UUID, model version keys and

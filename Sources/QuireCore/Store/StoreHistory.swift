@@ -43,13 +43,17 @@ package struct StoreHistoryChange: Sendable {
     package var type: Int
     /// The names of the properties an update changed (nil for inserts and deletes, and when not recorded).
     package var updatedProperties: [String]?
+    /// The preserved values of a deleted object, by attribute name (`ZTOMBSTONE<n>`); nil for inserts, updates
+    /// and objects whose entity preserves nothing.
+    package var tombstone: [String: AttributeValue]?
 
     /// Creates one.
-    package init(number: Int64, objectID: ObjectID, type: Int, updatedProperties: [String]?) {
+    package init(number: Int64, objectID: ObjectID, type: Int, updatedProperties: [String]?, tombstone: [String: AttributeValue]? = nil) {
         self.number = number
         self.objectID = objectID
         self.type = type
         self.updatedProperties = updatedProperties
+        self.tombstone = tombstone
     }
 }
 
@@ -63,7 +67,8 @@ package enum StoreHistoryBound: Sendable {
     case date(Date)
 }
 
-/// A store that records persistent history (SQLite, in Core Data's history tables).
+/// A store that records persistent history (SQLite in Core Data's history tables; the atomic and in-memory
+/// stores in their metadata).
 package protocol HistoryTrackingStoreBackend: PersistentStoreBackend {
     /// Whether the store records history (its option) or has history to read.
     func hasHistory() throws -> Bool

@@ -44,9 +44,10 @@ public struct StoreOptions: Sendable, Hashable {
     /// Keep every binary value inside the XML or binary store's file, as Core Data's own XML store does, for
     /// files meant for Core Data on a Mac. Values already in files are read into the store when it is saved.
     public var storesExternalDataInline = false
-    /// Record every save in the store's persistent history (`NSPersistentHistoryTrackingKey`): SQLite stores
-    /// only, in Core Data's history tables (`ATRANSACTION`, `ACHANGE`, `ATRANSACTIONSTRING`); read it with
-    /// `PersistentHistoryChangeRequest`. Other store types ignore it.
+    /// Record every save in the store's persistent history (`NSPersistentHistoryTrackingKey`): SQLite stores in
+    /// Core Data's history tables (`ATRANSACTION`, `ACHANGE`, `ATRANSACTIONSTRING`); XML, binary, custom atomic
+    /// and in-memory stores, which Core Data gives no history, in their metadata (a Mac reads neither kind's
+    /// history); read it with `PersistentHistoryChangeRequest`. Other store types ignore it.
     public var persistentHistoryTracking = false
 
     /// Creates default options.

@@ -12,6 +12,7 @@ extension AtomicStore {
         try checkFileUnchanged()
         var result = SaveResult()
         let savedNextKey = nextKey
+        let savedMetadata = metadata
         var undo: [(Int64, RowSnapshot?)] = []
         let writes = persistsToFile ? externalDataFolder.map { ExternalDataWrites(folder: $0, threshold: options.externalDataThreshold) } : nil
         blobWrites = writes
@@ -68,18 +69,21 @@ extension AtomicStore {
                 }
                 nodes[key] = node
             }
+            let tombstoneRows = historyTombstoneRows(request)
             for change in request.deleted {
                 guard let key = change.objectID.primaryKey, let node = nodes[key] else { continue }
                 record(key)
                 nodes[key] = nil
                 removeReferences(to: node, recording: record)
             }
+            recordHistory(request, permanentIDs: result.permanentIDs, tombstoneRows: tombstoneRows)
             writes?.finish()
             if metadataIsDirty || !request.isEmpty { try writeChanges(of: undo.map(\.0)) }
         } catch {
             writes?.discard()
             for (key, node) in undo.reversed() { nodes[key] = node }
             nextKey = savedNextKey
+            metadata = savedMetadata
             throw error
         }
         didSaveExternalData(releasedBy: undo.compactMap(\.1))

@@ -40,13 +40,61 @@ extension SQLiteStore: HistoryTrackingStoreBackend {
         return try statement.step() && statement.int64(at: 0) > 0
     }
 
-    /// Creates the history tables and their `Z_PRIMARYKEY` rows when missing (inside the caller's transaction).
+    /// `ACHANGE`'s DDL with `count` tombstone columns after `ZCOLUMNS` (`ZTOMBSTONE0 BLOB`, …): one per
+    /// preserved attribute of the entity that preserves the most. Without any it is Core Data's DDL as the
+    /// corpus has it; the declared type of the tombstone columns (`BLOB`, so values keep their storage class) is
+    /// as public schemas of Core Data stores (Photos) show it.
+    package static func historyChangeTableSQL(tombstoneColumns count: Int) -> String {
+        var sql = historySchema[0]
+        guard count > 0 else { return sql }
+        sql.removeLast(2)
+        for column in 0..<count { sql += ", ZTOMBSTONE\(column) BLOB" }
+        return sql + " )"
+    }
+
+    /// The number of tombstone columns this store's entities need.
+    private var tombstoneColumnCount: Int { StoreHistoryLayout.tombstoneColumnCount(entities) }
+
+    /// Creates the history tables and their `Z_PRIMARYKEY` rows when missing (inside the caller's transaction);
+    /// adds the tombstone columns an existing `ACHANGE` lacks (a model that preserves more than before).
     private func createHistoryTablesIfNeeded(_ connection: SQLiteConnection) throws {
-        guard try !historyTablesExist(connection) else { return }
-        for statement in Self.historySchema { try connection.execute(statement) }
+        let tombstones = tombstoneColumnCount
+        guard try !historyTablesExist(connection) else {
+            if tombstones > 0 {
+                let present = try historyTombstoneColumns(connection).count
+                for column in present..<max(present, tombstones) {
+                    try connection.execute("ALTER TABLE ACHANGE ADD COLUMN ZTOMBSTONE\(column) BLOB")
+                }
+            }
+            return
+        }
+        try connection.execute(Self.historyChangeTableSQL(tombstoneColumns: tombstones))
+        for statement in Self.historySchema.dropFirst() { try connection.execute(statement) }
         try connection.execute(
             "INSERT OR IGNORE INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES "
                 + "(16001, 'CHANGE', 0, 0), (16002, 'TRANSACTION', 0, 0), (16003, 'TRANSACTIONSTRING', 0, 0)")
+    }
+
+    /// The tombstone columns `ACHANGE` has: `ZTOMBSTONE0`, `ZTOMBSTONE1`, … as far as they go.
+    private func historyTombstoneColumns(_ connection: SQLiteConnection) throws -> [String] {
+        let info = try connection.prepare("PRAGMA table_info(ACHANGE)")
+        defer { info.finalize() }
+        var names = Set<String>()
+        while try info.step() { if let name = info.string(at: 1) { names.insert(name) } }
+        var columns: [String] = []
+        while names.contains("ZTOMBSTONE\(columns.count)") { columns.append("ZTOMBSTONE\(columns.count)") }
+        return columns
+    }
+
+    /// The attribute values of the objects a save deletes whose entities preserve values in history, read from
+    /// their rows before the rows go (called inside the save's transaction, before its deletes).
+    package func historyTombstoneRows(_ request: SaveRequest) throws -> [ObjectID: [AttributeValue]] {
+        guard options.persistentHistoryTracking else { return [:] }
+        let ids = request.deleted.map(\.objectID).filter { !StoreHistoryLayout.tombstoneAttributes($0.entity).isEmpty }
+        guard !ids.isEmpty else { return [:] }
+        var rows: [ObjectID: [AttributeValue]] = [:]
+        for row in try sqliteSnapshots(for: ids) { rows[row.objectID] = row.attributes }
+        return rows
     }
 
     /// The largest key handed out for a history entity: its `Z_MAX`, or its table's largest `Z_PK` if larger.
@@ -108,15 +156,22 @@ extension SQLiteStore: HistoryTrackingStoreBackend {
     }
 
     /// Records a save in the history tables, inside its transaction: one `ATRANSACTION` row and one `ACHANGE`
-    /// row per inserted (0), updated (1, with the changed properties in `ZCOLUMNS`) and deleted (2) object.
-    package func recordHistory(_ request: SaveRequest, permanentIDs: [ObjectID], _ connection: SQLiteConnection) throws {
+    /// row per inserted (0), updated (1, with the changed properties in `ZCOLUMNS`) and deleted (2) object, a
+    /// deleted object's preserved values in the `ZTOMBSTONE<n>` columns (from `tombstoneRows`, read by
+    /// ``historyTombstoneRows(_:)`` before the deletes).
+    package func recordHistory(
+        _ request: SaveRequest, permanentIDs: [ObjectID], tombstoneRows: [ObjectID: [AttributeValue]] = [:], _ connection: SQLiteConnection
+    ) throws {
         guard options.persistentHistoryTracking, !request.isEmpty else { return }
         let transaction = try beginHistoryTransaction(author: request.transactionAuthor, contextName: request.contextName, connection)
         var key = try historyMaximum(Self.historyChangeEntity, table: "ACHANGE", connection)
+        let tombstoneCount = tombstoneRows.isEmpty ? 0 : tombstoneColumnCount
+        let tombstoneColumns = (0..<tombstoneCount).map { ", ZTOMBSTONE\($0)" }.joined()
+        let tombstoneParameters = (0..<tombstoneCount).map { ", ?\($0 + 7)" }.joined()
         let insert = try connection.cachedStatement(
-            "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) "
-                + "VALUES (?1, 16001, NULL, ?2, ?3, ?4, ?5, ?6)")
-        func add(_ id: ObjectID, type: Int64, columns: Data?) throws {
+            "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(tombstoneColumns)) "
+                + "VALUES (?1, 16001, NULL, ?2, ?3, ?4, ?5, ?6\(tombstoneParameters))")
+        func add(_ id: ObjectID, type: Int64, columns: Data?, tombstone: [AttributeValue]? = nil) throws {
             guard let pk = id.primaryKey else { return }
             key += 1
             insert.resetKeepingBindings()
@@ -126,6 +181,17 @@ extension SQLiteStore: HistoryTrackingStoreBackend {
             insert.bind(pk, at: 4)
             insert.bind(transaction, at: 5)
             if let columns { insert.bind(columns, at: 6) } else { insert.bindNull(at: 6) }
+            if tombstoneCount > 0 {
+                let preserved = tombstone == nil ? [] : StoreHistoryLayout.tombstoneAttributes(id.entity)
+                for column in 0..<tombstoneCount {
+                    // Each value as the attribute's own column stores it.
+                    if column < preserved.count, let values = tombstone, preserved[column].slot < values.count {
+                        insert.bind(values[preserved[column].slot], at: Int32(column + 7))
+                    } else {
+                        insert.bindNull(at: Int32(column + 7))
+                    }
+                }
+            }
             try insert.run()
         }
         // Inserted objects get consecutive keys per hierarchy: each run of them is one INSERT … SELECT over the
@@ -160,56 +226,12 @@ extension SQLiteStore: HistoryTrackingStoreBackend {
             }
             index = end
         }
-        for change in request.updated { try add(change.objectID, type: 1, columns: Self.changedColumns(change)) }
-        for change in request.deleted { try add(change.objectID, type: 2, columns: nil) }
+        for change in request.updated {
+            try add(change.objectID, type: 1, columns: StoreHistoryLayout.columns(
+                StoreHistoryLayout.changedPropertyNames(change), of: change.objectID.entity))
+        }
+        for change in request.deleted { try add(change.objectID, type: 2, columns: nil, tombstone: tombstoneRows[change.objectID]) }
         try setHistoryMaximum(Self.historyChangeEntity, key, connection)
-    }
-
-    /// Quire's `ZCOLUMNS` of an update: a bit set, bit `n` (byte `n / 8`, bit `n % 8`) for the entity's `n`-th
-    /// persistent property, attributes by slot then relationships by slot. Core Data's own encoding of this
-    /// column is not in the corpus (its stores record inserts only), so this layout is Quire's.
-    package static func changedColumns(_ change: SaveRequest.Change) -> Data {
-        let entity = change.objectID.entity
-        var bits: [Int] = []
-        if let committed = change.committedAttributes {
-            for attribute in entity.allAttributes where !attribute.isTransient && attribute.slot < committed.count
-                && attribute.slot < change.attributes.count && committed[attribute.slot] != change.attributes[attribute.slot]
-            {
-                bits.append(attribute.slot)
-            }
-        }
-        if let committed = change.committedRelationships {
-            for relationship in entity.allRelationships where !relationship.isTransient && relationship.slot < committed.count
-                && relationship.slot < change.relationships.count
-            {
-                let now = change.relationships[relationship.slot]
-                let then = committed[relationship.slot]
-                if !now.isFault, !then.isFault, Set(now.objectIDs) != Set(then.objectIDs) {
-                    bits.append(entity.allAttributes.count + relationship.slot)
-                }
-            }
-        }
-        return mask(bits, count: entity.allAttributes.count + entity.allRelationships.count)
-    }
-
-    /// A bit set of `count` bits with `bits` set.
-    package static func mask(_ bits: [Int], count: Int) -> Data {
-        var bytes = [UInt8](repeating: 0, count: max(1, (count + 7) / 8))
-        for bit in bits where bit >= 0 && bit / 8 < bytes.count { bytes[bit / 8] |= UInt8(1 << (bit % 8)) }
-        return Data(bytes)
-    }
-
-    /// The names of the properties a `ZCOLUMNS` bit set names (see ``changedColumns(_:)``).
-    private static func propertyNames(_ columns: Data, entity: EntityDescription) -> [String] {
-        let properties: [PropertyDescription] = entity.allAttributes + entity.allRelationships
-        var names: [String] = []
-        for (byteIndex, byte) in columns.enumerated() {
-            for bit in 0..<8 where byte & UInt8(1 << bit) != 0 {
-                let index = byteIndex * 8 + bit
-                if index < properties.count { names.append(properties[index].name) }
-            }
-        }
-        return names
     }
 
     /// Records a batch delete or update run as one statement: the transaction, then one `ACHANGE` row per row
@@ -222,14 +244,31 @@ extension SQLiteStore: HistoryTrackingStoreBackend {
         let base = try historyMaximum(Self.historyChangeEntity, table: "ACHANGE", connection)
         var type: Int64 = 2
         var columns: Data?
+        var tombstones = ""
+        var tombstoneValues = ""
         if case .update(let values) = request.operation {
             type = 1
-            columns = Self.mask(values.map(\.attribute.slot), count: request.entity.allAttributes.count + request.entity.allRelationships.count)
+            columns = StoreHistoryLayout.columns(values.map(\.attribute.name), of: request.entity)
+        } else {
+            // Each deleted row's preserved values, copied from its columns by the same statement; in a hierarchy
+            // whose entities preserve different attributes, chosen by the row's entity.
+            let entities = [request.entity] + request.entity.allSubentities
+            let count = StoreHistoryLayout.tombstoneColumnCount(entities)
+            for column in 0..<count {
+                var cases: [String] = []
+                for entity in entities {
+                    let preserved = StoreHistoryLayout.tombstoneAttributes(entity)
+                    guard column < preserved.count, let name = schema.column(of: preserved[column]) else { continue }
+                    cases.append("WHEN \(schema.numbers.number(of: entity)) THEN t0.\(SQLiteSchema.quote(name))")
+                }
+                tombstones += ", ZTOMBSTONE\(column)"
+                tombstoneValues += cases.isEmpty ? ", NULL" : ", CASE t0.Z_ENT " + cases.joined(separator: " ") + " END"
+            }
         }
         let next = bindings.count
-        var sql = "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) "
-            + "SELECT ?\(next + 1) + row_number() OVER (ORDER BY t0.Z_PK), 16001, NULL, ?\(next + 2), t0.Z_ENT, t0.Z_PK, ?\(next + 3), ?\(next + 4) "
-            + "FROM \(table) AS t0"
+        var sql = "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(tombstones)) "
+            + "SELECT ?\(next + 1) + row_number() OVER (ORDER BY t0.Z_PK), 16001, NULL, ?\(next + 2), t0.Z_ENT, t0.Z_PK, ?\(next + 3), ?\(next + 4)"
+            + "\(tombstoneValues) FROM \(table) AS t0"
         if let condition { sql += " WHERE " + condition }
         let statement = try connection.prepare(sql)
         defer { statement.finalize() }
@@ -276,17 +315,32 @@ extension SQLiteStore: HistoryTrackingStoreBackend {
                 processID: select.string(at: 5), changes: includingChanges ? [] : nil))
         }
         guard includingChanges, let first = transactions.first?.number else { return transactions }
+        let tombstoneColumns = try historyTombstoneColumns(connection)
         let changes = try connection.prepare(
-            "SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS FROM ACHANGE WHERE ZTRANSACTIONID >= ?1 ORDER BY Z_PK")
+            "SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS"
+                + tombstoneColumns.map { ", " + $0 }.joined() + " FROM ACHANGE WHERE ZTRANSACTIONID >= ?1 ORDER BY Z_PK")
         defer { changes.finalize() }
         changes.bind(first, at: 1)
         while try changes.step() {
             guard let position = positions[changes.int64(at: 4)], let entity = entity(number: changes.int64(at: 2)) else { continue }
             let type = Int(changes.int64(at: 1))
             let columns = changes.isNull(at: 5) ? nil : changes.data(at: 5)
+            var tombstone: [String: AttributeValue]?
+            if type == 2 {
+                let preserved = StoreHistoryLayout.tombstoneAttributes(entity)
+                if !preserved.isEmpty {
+                    var values: [String: AttributeValue] = [:]
+                    for (column, attribute) in preserved.enumerated() where column < tombstoneColumns.count {
+                        let value = try changes.attributeValue(at: Int32(6 + column), type: attribute.attributeType)
+                        if !value.isNull { values[attribute.name] = value }
+                    }
+                    tombstone = values
+                }
+            }
             transactions[position].changes?.append(StoreHistoryChange(
                 number: changes.int64(at: 0), objectID: ObjectID(entity: entity, store: store, primaryKey: changes.int64(at: 3)),
-                type: type, updatedProperties: type == 1 ? columns.map { Self.propertyNames($0, entity: entity) } : nil))
+                type: type, updatedProperties: type == 1 ? columns.map { StoreHistoryLayout.propertyNames($0, of: entity) } : nil,
+                tombstone: tombstone))
         }
         return transactions
     }

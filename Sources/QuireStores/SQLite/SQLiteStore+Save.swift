@@ -35,6 +35,12 @@ extension SQLiteStore {
             let map = request.involvesRelationships ? result.permanentIDsByTemporaryID(for: request) : [:]
             func permanent(_ id: ObjectID) -> ObjectID { map[id] ?? id }
             var conflicting: [SaveRequest.Change] = []
+            // Deletes first: a record deleted and one inserted with its unique values in the same save (an
+            // `.overwrite` constraint resolution) must not meet in a UNIQUE index.
+            let tombstoneRows = try historyTombstoneRows(request)
+            for change in request.deleted {
+                if try !deleteRow(change, connection) { conflicting.append(change) }
+            }
             for (change, id) in zip(request.inserted, result.permanentIDs) {
                 try writeRow(change, id: id, map: map, insert: true, connection)
             }
@@ -42,9 +48,6 @@ extension SQLiteStore {
                 if try !writeRow(change, id: change.objectID, map: map, insert: false, connection) {
                     conflicting.append(change)
                 }
-            }
-            for change in request.deleted {
-                if try !deleteRow(change, connection) { conflicting.append(change) }
             }
             if !conflicting.isEmpty { throw try conflictError(conflicting) }
             if metadataIsDirty { try SQLiteStore.write(metadata, connection) }
@@ -62,7 +65,7 @@ extension SQLiteStore {
                 try recordExternalData(writes.lengths, connection)
                 writes.finish()
             }
-            try recordHistory(request, permanentIDs: result.permanentIDs, connection)
+            try recordHistory(request, permanentIDs: result.permanentIDs, tombstoneRows: tombstoneRows, connection)
             return result
         }
     }

@@ -174,20 +174,29 @@ import Quire
         let people = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
         #expect(people.count == 1)
         let survivor = try #require(people.first)
-        // The stored record survives, under its own ID; the inserted duplicate is deleted.
-        #expect(survivor.objectID == ada.objectID)
-        #expect(copy.managedObjectContext == nil || copy.isDeleted)
+        if policy == .overwrite {
+            // Core Data's overwrite: the saved object wins outright and the stored record is deleted, its to-many
+            // members moved to the winner (NSMergePolicy's `_overwriteResolveConstraintConflict`).
+            #expect(survivor.objectID == copy.objectID)
+            #expect(!copy.isDeleted && copy.managedObjectContext === context)
+        } else {
+            // The stored record survives, under its own ID; the inserted duplicate is deleted.
+            #expect(survivor.objectID == ada.objectID)
+            #expect(copy.managedObjectContext == nil || copy.isDeleted)
+        }
         let name = survivor.value(forKey: "name") as? String
         let city = survivor.value(forKey: "city") as? String
         let plates = ((survivor.value(forKey: "cars") as? Set<ManagedObject>) ?? []).compactMap { $0.value(forKey: "plate") as? String }.sorted()
         switch policy {
         case .mergeByPropertyObjectTrump:
-            // The properties the duplicate set win; the rest keep the store's; its car moves over.
-            #expect(name == "Ada Lovelace" && city == "London" && plates == ["1", "2"])
+            // An inserted duplicate's every value wins, its nil city too (Core Data copies all of an inserted
+            // object's values onto the database object); its car moves over.
+            #expect(name == "Ada Lovelace" && city == nil && plates == ["1", "2"])
         case .overwrite:
-            // Every property of the duplicate wins, nil ones too.
+            // The duplicate as it is, nil city included, with the stored record's car as well as its own.
             #expect(name == "Ada Lovelace" && city == nil && plates == ["1", "2"])
         case .mergeByPropertyStoreTrump:
+            // The record keeps every value; only the duplicate's to-many members move over.
             #expect(name == "Ada" && city == "London" && plates == ["1", "2"])
         case .rollback:
             // The duplicate's state is discarded; its car is saved without an owner.
@@ -210,6 +219,85 @@ import Quire
         #expect(try stack.stored("Person", "name") == ["Ada Lovelace"])
         #expect(try stack.stored("Person", "city") == ["London"])
         #expect(!first.isDeleted && first.managedObjectContext === context)
+    }
+
+    /// Saved objects that clash among themselves (no stored record holds the values): the one already in the
+    /// store survives, the one with the smallest primary key among several, the first inserted among new ones.
+    /// Under `.overwrite` and `.rollback` the others are deleted as they are; under the by-property policies their
+    /// changes are merged into the survivor first (Core Data's `resolve(constraintConflicts:)`).
+    @Test(arguments: storeTypes.flatMap { type in [MergePolicy.overwrite, .rollback, .mergeByPropertyObjectTrump].map { (type, $0) } })
+    func theStoredObjectWithTheSmallestKeySurvivesAClashAmongSavedObjects(type: StoreType, policy: MergePolicy) throws {
+        let stack = try Stack(type)
+        let seed = stack.context()
+        let ada = try Self.person(seed, email: "ada@example.com", name: "Ada")
+        let bob = try Self.person(seed, email: "bob@example.com", name: "Bob")
+        try seed.save()
+        #expect((ada.objectID.primaryKey ?? 0) < (bob.objectID.primaryKey ?? 0))
+
+        let context = stack.context(policy)
+        // The later record first, and a new object too: all three take one email.
+        let laterBob = try context.existingObject(with: bob.objectID)
+        let earlierAda = try context.existingObject(with: ada.objectID)
+        let newcomer = try Self.person(context, email: "cy@example.com", name: "Cy")
+        laterBob.setValue("cy@example.com", forKey: "email")
+        earlierAda.setValue("cy@example.com", forKey: "email")
+        newcomer.setValue("cy@example.com", forKey: "email")
+        try context.save()
+
+        let people = try stack.context().fetch(FetchRequest<ManagedObject>(entityName: "Person"))
+        #expect(people.map(\.objectID) == [ada.objectID])
+        let name = people.first?.value(forKey: "name") as? String
+        #expect(people.first?.value(forKey: "email") as? String == "cy@example.com")
+        if policy == .mergeByPropertyObjectTrump {
+            // The newcomer's name (a change of its own) is merged in; Bob changed only the email.
+            #expect(name == "Cy")
+        } else {
+            #expect(name == "Ada")
+        }
+    }
+
+    /// Deleting a record and inserting another with its unique values in one save is no conflict; SQLite deletes
+    /// before it inserts, so its UNIQUE index never holds the value twice.
+    @Test(arguments: storeTypes)
+    func aDeletedRecordsValuesCanBeTakenInTheSameSave(type: StoreType) throws {
+        let stack = try Stack(type)
+        let context = stack.context()
+        let ada = try Self.person(context, email: "ada@example.com", name: "Ada")
+        try context.save()
+        context.delete(ada)
+        try Self.person(context, email: "ada@example.com", name: "Ada again")
+        try context.save()
+        #expect(try stack.stored("Person", "name") == ["Ada again"])
+    }
+
+    /// Store trump copies no values onto the stored record, not even into its nil properties (Core Data's
+    /// `_byPropertyStoreTrumpResolveConstraintConflict:` moves only to-many members); object trump takes the
+    /// values an updated duplicate changed and leaves the rest.
+    @Test(arguments: storeTypes)
+    func byPropertyPoliciesOntoAStoredRecord(type: StoreType) throws {
+        let stack = try Stack(type)
+        let seed = stack.context()
+        let ada = try Self.person(seed, email: "ada@example.com", name: "Ada")
+        let bob = try Self.person(seed, email: "bob@example.com", name: "Bob", city: "Paris")
+        try seed.save()
+
+        let storeTrump = stack.context(.mergeByPropertyStoreTrump)
+        _ = try Self.person(storeTrump, email: "ada@example.com", name: "Ada L.", city: "London")
+        try storeTrump.save()
+        let read = stack.context()
+        let stored = try read.existingObject(with: ada.objectID)
+        #expect(stored.value(forKey: "city") == nil && stored.value(forKey: "name") as? String == "Ada")
+
+        // An updated object taking a stored email: its changed email and name go over, its unchanged city does not.
+        let objectTrump = stack.context(.mergeByPropertyObjectTrump)
+        let bobHere = try objectTrump.existingObject(with: bob.objectID)
+        bobHere.setValue("ada@example.com", forKey: "email")
+        bobHere.setValue("Robert", forKey: "name")
+        try objectTrump.save()
+        let people = try stack.context().fetch(FetchRequest<ManagedObject>(entityName: "Person"))
+        #expect(people.map(\.objectID) == [ada.objectID])
+        #expect(people.first?.value(forKey: "name") as? String == "Robert")
+        #expect(people.first?.value(forKey: "city") == nil)
     }
 
     /// objc.io's Moody model (an Xcode model): the abstract Region's compound constraint binds its sub-entities
