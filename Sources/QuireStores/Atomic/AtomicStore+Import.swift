@@ -4,6 +4,7 @@ import Foundation
 extension AtomicStore {
     package func atomicBeginImport() {
         nodes = [:]
+        recordsPending = false
         blobWrites = persistsToFile ? externalDataFolder.map { ExternalDataWrites(folder: $0, threshold: options.externalDataThreshold) } : nil
     }
 

@@ -46,6 +46,12 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     private lazy var transientNames: Set<String> = Set(
         model.entities.flatMap { $0.properties.filter(\.isTransient).map(\.name) })
 
+    /// Whether the records are still in the file only: a streamed import (Save As) wrote them there, and
+    /// ``loadPendingRecords()`` reads them on first use.
+    package internal(set) var recordsPending = false
+    /// The file being written by a streamed import.
+    var recordStream: (any AtomicRecordStream)?
+
     /// Whether the store lives in a file (false for the in-memory store).
     package var persistsToFile: Bool { url != nil }
 
@@ -59,6 +65,12 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
 
     /// Encodes the whole store as the chunks of a file.
     package func encode(_ image: AtomicStoreImage) throws -> [Data] { throw unsupported("save") }
+
+    /// Whether ``makeRecordStream(counts:nextKey:)`` writes this kind of file as a stream.
+    package var streamsRecords: Bool { false }
+
+    /// Starts writing the store's file record by record (Save As into the store), with the store's metadata.
+    package func makeRecordStream(counts: [Int], nextKey: Int64) throws -> (any AtomicRecordStream)? { nil }
 
     /// Reads the file's bytes (subclasses may bound the size): mapped when it can be (see ``MappedFile``;
     /// store files are only ever replaced by rename, so a mapping never sees its file shrink), read otherwise.
@@ -136,6 +148,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     /// Writes the whole store to its file atomically (nothing for the in-memory store).
     package func writeFile() throws {
         guard persistsToFile else { return }
+        try loadPendingRecords()
         if options.storesExternalDataInline { try inlineExternalData() }
         try AtomicFileWriter.write(try encode(image), to: fileURL)
         fileStamp = FileStamp(fileURL)
@@ -172,6 +185,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
         let to = ExternalDataFolder(storeURL: url, type: store.type)
         store.url = url
         do {
+            try loadPendingRecords()
             let names = Set(nodes.values.flatMap { node in
                 node.attributes.compactMap { value -> String? in
                     if case .externalData(let reference) = value { return reference.uuid }
@@ -248,6 +262,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     }
 
     package func close() throws {
+        discardStreamedImport()
         if metadataIsDirty && !options.isReadOnly { try writeFile() }
         // The records are freed on another thread: releasing every string, data and array of a large store
         // takes longer than reading it, and closing need not wait for it.
@@ -259,16 +274,19 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     // MARK: Faults
 
     package func snapshot(for objectID: ObjectID) throws -> RowSnapshot? {
+        try loadPendingRecords()
         guard let key = objectID.primaryKey, let node = nodes[key], node.objectID.entity.rootEntity === objectID.entity.rootEntity
         else { return nil }
         return node
     }
 
     package func snapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] {
-        objectIDs.compactMap { id in id.primaryKey.flatMap { nodes[$0] } }
+        try loadPendingRecords()
+        return objectIDs.compactMap { id in id.primaryKey.flatMap { nodes[$0] } }
     }
 
     package func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
+        try loadPendingRecords()
         guard let key = objectID.primaryKey, let node = nodes[key], relationship.slot < node.relationships.count else {
             return []
         }
@@ -285,6 +303,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
 
     /// The records of a fetch's entities, filtered by its predicate and sorted, before offset and limit.
     private func matchingNodes(_ fetch: StoreFetch, sorted: Bool) throws -> [RowSnapshot] {
+        try loadPendingRecords()
         let numbers = fetch.includesSubentities ? fetch.entity.hierarchyEntityNumbers : [fetch.entity.entityNumber]
         var wanted = [Bool](repeating: false, count: model.entitiesByNumber.count + 1)
         for number in numbers where number < wanted.count { wanted[number] = true }
@@ -321,6 +340,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     }
 
     package func count(_ fetch: StoreFetch) throws -> Int {
+        try loadPendingRecords()
         if fetch.predicate == nil || fetch.predicate == .true {
             let counts = countsByEntity()
             let numbers = fetch.includesSubentities ? fetch.entity.hierarchyEntityNumbers : [fetch.entity.entityNumber]

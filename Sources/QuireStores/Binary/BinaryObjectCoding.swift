@@ -35,9 +35,22 @@ package enum BinaryObjectCoding {
             estimated += bucket.count * (24 + 16 * (entities[index - 1].allAttributes.count + entities[index - 1].allRelationships.count))
         }
         writer.reserve(estimated)
-        writer.append(UInt64(image.nextKey))
-        writer.append(UInt32(entities.count))
+        appendTable(nextKey: image.nextKey, model: model, to: &writer)
         for entity in entities {
+            let layout = RecordLayout(entity)
+            let nodes = buckets[entity.entityNumber]
+            writer.append(UInt64(nodes.count))
+            for node in nodes { appendRecord(node, layout: layout, to: &writer) }
+        }
+        return writer.data
+    }
+
+    /// The start of an objects section: the next key, then the entity table (every entity of the model, with
+    /// its persistent attributes' names and types and its persistent relationships' names and kinds).
+    package static func appendTable(nextKey: Int64, model: ManagedObjectModel, to writer: inout ByteWriter) {
+        writer.append(UInt64(bitPattern: nextKey))
+        writer.append(UInt32(model.entitiesByNumber.count))
+        for entity in model.entitiesByNumber {
             writer.append(string: entity.name)
             let attributes = persistentAttributes(entity)
             writer.append(UInt32(attributes.count))
@@ -53,38 +66,46 @@ package enum BinaryObjectCoding {
                 writer.append(kind.rawValue)
             }
         }
-        for entity in entities {
-            let attributeSlots = persistentAttributes(entity).map(\.slot)
-            let relationships = persistentRelationships(entity)
-            let nodes = buckets[entity.entityNumber]
-            writer.append(UInt64(nodes.count))
-            for node in nodes {
-                writer.append(node.objectID.primaryKey ?? 0)
-                writer.append(node.version)
-                for slot in attributeSlots {
-                    encode(slot < node.attributes.count ? node.attributes[slot] : .null, into: &writer)
+    }
+
+    /// What a record of an entity is written with, worked out once per entity.
+    package struct RecordLayout {
+        /// The slots of the persistent attributes, in file order.
+        package let attributeSlots: [Int]
+        /// The persistent relationships, in file order.
+        package let relationships: [RelationshipDescription]
+
+        package init(_ entity: EntityDescription) {
+            attributeSlots = persistentAttributes(entity).map(\.slot)
+            relationships = persistentRelationships(entity)
+        }
+    }
+
+    /// One record after its entity's count: key, version, values, relationships.
+    package static func appendRecord(_ node: RowSnapshot, layout: RecordLayout, to writer: inout ByteWriter) {
+        writer.append(node.objectID.primaryKey ?? 0)
+        writer.append(node.version)
+        for slot in layout.attributeSlots {
+            encode(slot < node.attributes.count ? node.attributes[slot] : .null, into: &writer)
+        }
+        for relationship in layout.relationships {
+            let storage = relationship.slot < node.relationships.count ? node.relationships[relationship.slot] : .fault
+            if !relationship.isToMany {
+                if case .toOne(let id?) = storage, let key = id.primaryKey {
+                    writer.append(UInt32(id.entity.entityNumber))
+                    writer.append(key)
+                } else {
+                    writer.append(UInt32(0))
                 }
-                for relationship in relationships {
-                    let storage = relationship.slot < node.relationships.count ? node.relationships[relationship.slot] : .fault
-                    if !relationship.isToMany {
-                        if case .toOne(let id?) = storage, let key = id.primaryKey {
-                            writer.append(UInt32(id.entity.entityNumber))
-                            writer.append(key)
-                        } else {
-                            writer.append(UInt32(0))
-                        }
-                        continue
-                    }
-                    let members = storage.objectIDs
-                    writer.append(UInt32(members.count))
-                    for member in members {
-                        writer.append(UInt32(member.entity.entityNumber - 1))
-                        writer.append(member.primaryKey ?? 0)
-                    }
-                }
+                continue
+            }
+            let members = storage.objectIDs
+            writer.append(UInt32(members.count))
+            for member in members {
+                writer.append(UInt32(member.entity.entityNumber - 1))
+                writer.append(member.primaryKey ?? 0)
             }
         }
-        return writer.data
     }
 
     @inline(__always)

@@ -83,6 +83,13 @@ package final class BinaryStore: AtomicStore {
         }
     }
 
+    package override var streamsRecords: Bool { true }
+
+    package override func makeRecordStream(counts: [Int], nextKey: Int64) throws -> (any AtomicRecordStream)? {
+        log = nil
+        return try BinaryStreamWriter(url: fileURL, metadata: metadata, nextKey: nextKey, counts: counts, model: model)
+    }
+
     package override func writeFile() throws {
         log = nil
         pendingLog = nil

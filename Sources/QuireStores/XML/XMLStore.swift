@@ -5,6 +5,11 @@ import Foundation
 ///
 /// Used only under the coordinator's lock.
 package final class XMLStore: AtomicStore {
+    package override var streamsRecords: Bool { true }
+
+    package override func makeRecordStream(counts: [Int], nextKey: Int64) throws -> (any AtomicRecordStream)? {
+        try XMLStreamWriter(url: fileURL, metadata: metadata, uuid: identifier, nextKey: nextKey, model: model)
+    }
 
     package override func decode(_ data: Data) throws -> AtomicStoreImage {
         // The head first: a store of another model version is refused as such (and can be migrated) before
