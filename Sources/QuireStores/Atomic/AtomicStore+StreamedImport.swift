@@ -35,7 +35,7 @@ extension AtomicStore: StreamingImportBackend {
 
     package func beginStreamedImport(counts: [Int], nextKey: Int64) throws {
         discardStreamedImport()
-        nodes = [:]
+        nodes.removeAll()
         recordsPending = false
         self.nextKey = nextKey
         blobWrites = externalDataFolder.map { ExternalDataWrites(folder: $0, threshold: options.externalDataThreshold) }
@@ -66,7 +66,7 @@ extension AtomicStore: StreamingImportBackend {
         blobWrites = nil
         // The records are in the file, which is read back when first needed: holding them all now would
         // cost what streaming saved.
-        nodes = [:]
+        nodes.removeAll()
         recordsPending = true
         metadataIsDirty = false
         noteFileWritten()

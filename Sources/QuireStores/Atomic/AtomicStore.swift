@@ -11,8 +11,9 @@ package struct AtomicStoreImage {
     /// The next primary key to hand out; keys are unique across the whole store (Core Data's
     /// `nextObjectID`), not per entity hierarchy as in SQLite.
     package var nextKey: Int64
-    /// Every record by primary key; to-many relationships are loaded (never `.fault`).
-    package var nodes: [Int64: RowSnapshot]
+    /// Every record by primary key, packed (see ``AtomicRecordTable``); to-many relationships are loaded
+    /// (never `.fault`).
+    package var nodes: AtomicRecordTable
     /// The number of records of each entity, by entity number, when the decoder counted them (a count
     /// then reads no record).
     package var entityCounts: [Int]? = nil
@@ -30,10 +31,13 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     /// way to reach it, so the handle outlives every use; no reference counting on the per-row paths.
     package unowned(unsafe) let store: PersistentStore
 
-    package init(store: PersistentStore) { self.store = store }
+    package init(store: PersistentStore) {
+        self.store = store
+        nodes = AtomicRecordTable(store: store)
+    }
 
-    /// Every record by primary key.
-    package var nodes: [Int64: RowSnapshot] = [:] {
+    /// Every record by primary key, packed (see ``AtomicRecordTable``).
+    package var nodes: AtomicRecordTable {
         didSet { entityCounts = nil }
     }
     /// The number of records of each entity, by entity number, while known: from the decoder, or from the
@@ -129,7 +133,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
 
     private func createEmpty() {
         metadata = StoreMetadataKey.standard(type: type, uuid: identifier, model: model)
-        nodes = [:]
+        nodes.removeAll()
         nextKey = 1
     }
 
@@ -186,12 +190,10 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
         store.url = url
         do {
             try loadPendingRecords()
-            let names = Set(nodes.values.flatMap { node in
-                node.attributes.compactMap { value -> String? in
-                    if case .externalData(let reference) = value { return reference.uuid }
-                    return nil
-                }
-            })
+            var names = Set<String>()
+            nodes.forEach { node in
+                for value in node.attributes { if case .externalData(let reference) = value { names.insert(reference.uuid) } }
+            }
             if !names.isEmpty { try to.createIfNeeded() }
             for name in names.sorted() { try to.link(name, from: from) }
             try writeFile()
@@ -232,10 +234,14 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
 
     /// Reads every external data file into the records, for a store that keeps its data inline.
     package func inlineExternalData() throws {
-        for (key, node) in nodes where node.attributes.contains(where: { if case .externalData = $0 { true } else { false } }) {
-            var inlined = node
-            inlined.attributes = try storedAttributes(node.attributes, of: node.objectID)
-            nodes[key] = inlined
+        var external: [RowSnapshot] = []
+        nodes.forEach { node in
+            if node.attributes.contains(where: { if case .externalData = $0 { true } else { false } }) { external.append(node) }
+        }
+        for var node in external {
+            guard let key = node.objectID.primaryKey else { continue }
+            node.attributes = try storedAttributes(node.attributes, of: node.objectID)
+            nodes[key] = node
         }
     }
 
@@ -255,7 +261,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
         }
         guard !candidates.isEmpty else { return }
         var referenced = Set<String>()
-        for node in nodes.values {
+        nodes.forEach { node in
             for value in node.attributes { if case .externalData(let reference) = value { referenced.insert(reference.uuid) } }
         }
         folder.remove(candidates.subtracting(referenced))
@@ -264,11 +270,8 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     package func close() throws {
         discardStreamedImport()
         if metadataIsDirty && !options.isReadOnly { try writeFile() }
-        // The records are freed on another thread: releasing every string, data and array of a large store
-        // takes longer than reading it, and closing need not wait for it.
-        let released = nodes
-        nodes = [:]
-        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(released) {} }
+        // Packed records are two allocations: freeing them takes no time.
+        nodes.removeAll()
     }
 
     // MARK: Faults
@@ -307,7 +310,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
         let numbers = fetch.includesSubentities ? fetch.entity.hierarchyEntityNumbers : [fetch.entity.entityNumber]
         var wanted = [Bool](repeating: false, count: model.entitiesByNumber.count + 1)
         for number in numbers where number < wanted.count { wanted[number] = true }
-        let rows = nodes.values.filter { wanted[$0.objectID.entity.entityNumber] }
+        let rows = nodes.records { $0 < wanted.count && wanted[$0] }
         var unsorted = fetch
         if !sorted { unsorted.sortKeys = [] }
         return try StoreNodeSourceFetch.evaluate(rows, unsorted, source: self, window: false)
@@ -331,8 +334,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     private func countsByEntity() -> [Int] {
         if let entityCounts { return entityCounts }
         var counts = [Int](repeating: 0, count: model.entitiesByNumber.count + 1)
-        for node in nodes.values {
-            let number = node.objectID.entity.entityNumber
+        nodes.forEachEntityNumber { _, number in
             if number < counts.count { counts[number] += 1 }
         }
         entityCounts = counts

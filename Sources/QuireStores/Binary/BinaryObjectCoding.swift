@@ -26,21 +26,15 @@ package enum BinaryObjectCoding {
 
     package static func encode(_ image: AtomicStoreImage, model: ManagedObjectModel) -> Data {
         let entities = model.entitiesByNumber
-        var buckets = [[RowSnapshot]](repeating: [], count: entities.count + 1)
-        for node in image.nodes.values { buckets[node.objectID.entity.entityNumber].append(node) }
-        var estimated = 64
-        var writer = ByteWriter(capacity: 0)
-        for (index, bucket) in buckets.enumerated() where !bucket.isEmpty {
-            buckets[index].sort { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) }
-            estimated += bucket.count * (24 + 16 * (entities[index - 1].allAttributes.count + entities[index - 1].allRelationships.count))
-        }
-        writer.reserve(estimated)
+        var buckets = [[Int64]](repeating: [], count: entities.count + 1)
+        image.nodes.forEachEntityNumber { key, number in if number < buckets.count { buckets[number].append(key) } }
+        var writer = ByteWriter(capacity: 64 + image.nodes.packedSize)
         appendTable(nextKey: image.nextKey, model: model, to: &writer)
         for entity in entities {
-            let layout = RecordLayout(entity)
-            let nodes = buckets[entity.entityNumber]
-            writer.append(UInt64(nodes.count))
-            for node in nodes { appendRecord(node, layout: layout, to: &writer) }
+            let keys = buckets[entity.entityNumber].sorted()
+            writer.append(UInt64(keys.count))
+            // The table keeps each record as this section's encoding of it: its bytes are copied, not decoded.
+            for key in keys { image.nodes.withEncodedRecord(key) { writer.append(bytes: $0) } }
         }
         return writer.data
     }
@@ -160,7 +154,7 @@ package enum BinaryObjectCoding {
     /// What the objects section holds.
     package struct Decoded {
         package var nextKey: Int64
-        package var nodes: [Int64: RowSnapshot]
+        package var nodes: AtomicRecordTable
         /// The number of records of each entity, by entity number; nil once a change log changed them.
         package var entityCounts: [Int]?
     }
@@ -217,7 +211,7 @@ package enum BinaryObjectCoding {
             }
             table.append(TableEntry(entity: entity, attributes: attributes, relationships: relationships))
         }
-        var nodes: [Int64: RowSnapshot] = [:]
+        var nodes = AtomicRecordTable(store: store)
         var entityCounts = [Int](repeating: 0, count: model.entitiesByNumber.count + 1)
         for entry in table {
             reader.what = "the records of entity '\(entry.entity.name)'"
@@ -286,7 +280,7 @@ package enum BinaryObjectCoding {
                     }
                 }
                 let id = ObjectID(entity: entity, store: store, primaryKey: key)
-                guard nodes.updateValue(RowSnapshot(objectID: id, version: version, attributes: attributes, relationships: relationships), forKey: key) == nil else {
+                guard nodes.insert(RowSnapshot(objectID: id, version: version, attributes: attributes, relationships: relationships), forKey: key) else {
                     throw reader.corrupt("holds two records with key \(key)")
                 }
             }
@@ -314,8 +308,9 @@ package enum BinaryObjectCoding {
         return try decodeValue(&reader, tag: tag)
     }
 
+    /// Decodes a value of any tag.
     @inline(__always)
-    private static func decodeValue(_ reader: inout ByteReader) throws -> AttributeValue {
+    package static func decodeValue(_ reader: inout ByteReader) throws -> AttributeValue {
         guard let tag = ValueTag(rawValue: try reader.readByte()) else { throw reader.corrupt("holds an unknown value tag") }
         return try decodeValue(&reader, tag: tag)
     }

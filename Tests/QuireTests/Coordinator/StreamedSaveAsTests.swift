@@ -116,6 +116,8 @@ import QuireStores
 
         let reader = try PersistentStoreCoordinator(managedObjectModel: Self.orderedModel())
         let reopened = try reader.addPersistentStore(type: type, at: target)
+        // The backend answers for its store only while the store (and its coordinator) live.
+        defer { withExtendedLifetime((reader, reopened)) {} }
         let backend = try #require(reopened.backend as? AtomicStore)
         let whole = try backend.encode(backend.image).reduce(into: Data()) { $0.append($1) }
         let file = try Data(contentsOf: target)
