@@ -105,6 +105,20 @@ package struct AtomicRecordTable {
         return true
     }
 
+    /// Adds a record already encoded (as ``BinaryObjectCoding/appendRecord(_:layout:to:)`` writes it, with
+    /// the store's entity numbers) under a key that has none; false (and nothing changed) when the key has one.
+    package mutating func insertEncoded(_ encoded: UnsafeRawBufferPointer, entityNumber: Int, key: Int64) -> Bool {
+        guard offsets[key] == nil, entityNumber > 0, entityNumber < layouts.layouts.count else { return false }
+        offsets[key] = bytes.count
+        withUnsafeBytes(of: UInt32(entityNumber).littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: UInt32(encoded.count).littleEndian) { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: encoded)
+        return true
+    }
+
+    /// Reserves room for this many more bytes of records.
+    package mutating func reserveBytes(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
+
     /// The entity number of the record with a key, read without decoding it.
     package func entityNumber(of key: Int64) -> Int? {
         offsets[key].map(entityNumber(at:))

@@ -212,6 +212,11 @@ package enum BinaryObjectCoding {
             table.append(TableEntry(entity: entity, attributes: attributes, relationships: relationships))
         }
         var nodes = AtomicRecordTable(store: store)
+        nodes.reserveBytes(range.count)
+        // Whether the file's entity table is the model's, entity for entity, so that relationship targets are
+        // numbered as the record table numbers them.
+        let tableIsCanonical = table.count == model.entitiesByNumber.count
+            && zip(table, model.entitiesByNumber).allSatisfy { $0.entity === $1 }
         var entityCounts = [Int](repeating: 0, count: model.entitiesByNumber.count + 1)
         for entry in table {
             reader.what = "the records of entity '\(entry.entity.name)'"
@@ -234,6 +239,23 @@ package enum BinaryObjectCoding {
             let inSlotOrder = entry.attributes.count == entity.allAttributes.count
                 && entry.attributes.enumerated().allSatisfy { $0.element?.slot == $0.offset }
             let attributeTypes = entry.attributes.map { $0?.type }
+            if tableIsCanonical, let canonicalTypes = canonicalAttributeTypes(entry), let kinds = canonicalKinds(entry) {
+                // The file lays the records out as the table keeps them: each is checked as the decoder below
+                // would check it, then its bytes are copied, no value made.
+                for _ in 0..<count {
+                    let start = reader.offset
+                    let key = try reader.read(Int64.self)
+                    _ = try reader.read(Int64.self)
+                    guard key > 0 else { throw reader.corrupt("has a record with key \(key)") }
+                    for type in canonicalTypes { try skipValue(&reader, as: type, entity: entity) }
+                    try skipRelationships(&reader, kinds: kinds, tableCount: table.count)
+                    let inserted = nodes.insertEncoded(
+                        UnsafeRawBufferPointer(rebasing: bytes[start..<reader.offset]), entityNumber: entity.entityNumber, key: key)
+                    guard inserted else { throw reader.corrupt("holds two records with key \(key)") }
+                }
+                entityCounts[entity.entityNumber] += count
+                continue
+            }
             for _ in 0..<count {
                 let key = try reader.read(Int64.self)
                 let version = try reader.read(Int64.self)
@@ -287,6 +309,76 @@ package enum BinaryObjectCoding {
             entityCounts[entity.entityNumber] += count
         }
         return Decoded(nextKey: nextKey, nodes: nodes, entityCounts: entityCounts)
+    }
+
+    /// The attribute types of an entry whose file attributes are the entity's persistent attributes in
+    /// order (as ``RecordLayout`` lists them), or nil.
+    private static func canonicalAttributeTypes(_ entry: TableEntry) -> [AttributeType]? {
+        let layout = RecordLayout(entry.entity)
+        guard entry.attributes.count == layout.attributeSlots.count else { return nil }
+        var types: [AttributeType] = []
+        for (read, slot) in zip(entry.attributes, layout.attributeSlots) {
+            guard let read, read.slot == slot else { return nil }
+            types.append(read.type)
+        }
+        return types
+    }
+
+    /// The relationship kinds of an entry whose file relationships are the entity's persistent relationships
+    /// in order, or nil.
+    private static func canonicalKinds(_ entry: TableEntry) -> [RelationshipKind]? {
+        let layout = RecordLayout(entry.entity)
+        guard entry.relationships.count == layout.relationships.count else { return nil }
+        var kinds: [RelationshipKind] = []
+        for (read, relationship) in zip(entry.relationships, layout.relationships) {
+            guard let read, read.slot == relationship.slot else { return nil }
+            kinds.append(read.kind)
+        }
+        return kinds
+    }
+
+    /// Reads past a value, checking it as ``decodeValue(_:as:entity:)`` does without making it.
+    @inline(__always)
+    private static func skipValue(_ reader: inout ByteReader, as type: AttributeType, entity: EntityDescription) throws {
+        guard let tag = ValueTag(rawValue: try reader.readByte()) else { throw reader.corrupt("holds an unknown value tag") }
+        guard fits(tag, type) else {
+            throw reader.corrupt("holds a value of the wrong type for an attribute of '\(entity.name)'")
+        }
+        switch tag {
+        case .null, .falseValue, .trueValue: break
+        case .integer, .double, .date: _ = try reader.readBytes(8)
+        case .float: _ = try reader.readBytes(4)
+        case .string: _ = try reader.readBytes(Int(try reader.read(UInt32.self)))
+        case .data:
+            let length = try reader.read(UInt64.self)
+            guard length <= UInt64(reader.remaining) else { throw reader.truncated(Int(clamping: length)) }
+            _ = try reader.readBytes(Int(length))
+        case .uuid: _ = try reader.readBytes(16)
+        case .decimal, .uri, .externalData: _ = try decodeValue(&reader, tag: tag)
+        }
+    }
+
+    /// Reads past a record's relationships, checking them as the decoder does.
+    @inline(__always)
+    private static func skipRelationships(_ reader: inout ByteReader, kinds: [RelationshipKind], tableCount: Int) throws {
+        for kind in kinds {
+            switch kind {
+            case .toOne:
+                let index = Int(try reader.read(UInt32.self))
+                guard index != 0 else { continue }
+                let key = try reader.read(Int64.self)
+                guard index - 1 < tableCount, key > 0 else { throw reader.corrupt("refers to a record that cannot exist") }
+            case .toMany, .ordered:
+                let memberCount = Int(try reader.read(UInt32.self))
+                guard memberCount > 0 else { continue }
+                guard memberCount <= reader.remaining / 12 else { throw reader.corrupt("declares \(memberCount) related objects") }
+                for _ in 0..<memberCount {
+                    let index = Int(try reader.read(UInt32.self))
+                    let key = try reader.read(Int64.self)
+                    guard index < tableCount, key > 0 else { throw reader.corrupt("refers to a record that cannot exist") }
+                }
+            }
+        }
     }
 
     @inline(__always)
