@@ -266,6 +266,7 @@ if wanted("save-as-1gb-blobs") {
 
 // save-one-change-100k-* and save-as-1m-*: see SaveBenchmarks.swift.
 rows += try SaveBench.rows(folder: folder, rawURL: rawURL, sqliteURL: quireURL, binaryURL: binaryURL, xmlURL: xmlURL, runs: runs)
+rows += try AtomicMemoryBench.rows(binaryURL: binaryURL, xmlURL: xmlURL)
 rows += try BatchBench.rows(source: quireURL, folder: folder, runs: runs, wanted: wanted)
 rows += try PostgresBench.rows(runs: runs, wanted: wanted)
 rows += try ScaleBench.rows(in: folder) { arguments.contains("--scale") || only == $0 }

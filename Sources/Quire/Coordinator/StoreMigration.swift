@@ -59,6 +59,10 @@ enum StoreMigration {
         var targetMaximum: [ObjectIdentifier: Int64] = [:]
         for (root, key) in maximum { targetMaximum[root] = key + (offsets[root] ?? 0) }
 
+        if let streaming = target.backend as? any StreamingImportBackend, streaming.canStreamImport {
+            try streamCopy(idsByEntity, map, from: source, into: streaming, maximumKeys: targetMaximum, progress: progress)
+            return map
+        }
         try importer.beginImport()
         let total = idsByEntity.reduce(0) { $0 + $1.1.count }
         var copied = 0
@@ -92,6 +96,52 @@ enum StoreMigration {
         }
         try importer.finishImport(maximumKeys: targetMaximum)
         return map
+    }
+
+    /// Copies the records into a target that writes them as they come (binary and XML stores): each batch
+    /// of records with the members of its to-many relationships, so that only one batch is held at a time.
+    private static func streamCopy(
+        _ idsByEntity: [(EntityDescription, [ObjectID])], _ map: StoreMigrationMap, from source: PersistentStore,
+        into target: any StreamingImportBackend, maximumKeys: [ObjectIdentifier: Int64],
+        progress: (@Sendable (Int, Int) -> Void)?
+    ) throws {
+        var counts = [Int](repeating: 0, count: source.model.entitiesByNumber.count + 1)
+        for (entity, ids) in idsByEntity where entity.entityNumber < counts.count { counts[entity.entityNumber] += ids.count }
+        let total = counts.reduce(0, +)
+        try target.beginStreamedImport(counts: counts, nextKey: (maximumKeys.values.max() ?? 0) + 1)
+        do {
+            var copied = 0
+            progress?(0, total)
+            for (entity, ids) in idsByEntity {
+                let toMany = entity.allRelationships.filter { $0.isToMany && !$0.isTransient }
+                for start in stride(from: 0, to: ids.count, by: batchSize) {
+                    let batch = Array(ids[start..<min(ids.count, start + batchSize)])
+                    let rows = try source.backend.snapshots(for: batch)
+                    guard rows.count == batch.count else {
+                        throw QuireError(
+                            .migration, "Save As could not read \(batch.count - rows.count) records of entity '\(entity.name)': "
+                                + "the source changed while it was copied.",
+                            context: .init(entity: entity.name))
+                    }
+                    var converted = try rows.map { try convert($0, map, source: source, target: target.store) }
+                    for relationship in toMany {
+                        let members = try source.backend.relatedObjectIDs(of: batch, relationship: relationship)
+                        for index in converted.indices where relationship.slot < converted[index].relationships.count {
+                            let related = (members[rows[index].objectID] ?? []).compactMap(map.map)
+                            converted[index].relationships[relationship.slot] =
+                                relationship.isOrdered ? .ordered(.init(related)) : .toMany(Set(related))
+                        }
+                    }
+                    try target.streamRecords(converted)
+                    copied += batch.count
+                    progress?(copied, total)
+                }
+            }
+            try target.finishStreamedImport()
+        } catch {
+            target.discardStreamedImport()
+            throw error
+        }
     }
 
     /// The names of the external data files the store's records refer to, each checked to be there with its

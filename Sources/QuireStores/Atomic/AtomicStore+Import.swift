@@ -3,7 +3,8 @@ import Foundation
 
 extension AtomicStore {
     package func atomicBeginImport() {
-        nodes = [:]
+        nodes.removeAll()
+        recordsPending = false
         blobWrites = persistsToFile ? externalDataFolder.map { ExternalDataWrites(folder: $0, threshold: options.externalDataThreshold) } : nil
     }
 

@@ -9,6 +9,7 @@ extension AtomicStore {
     ///   version, or when another writer rewrote the file; file errors from the write.
     package func atomicSave(_ request: SaveRequest) throws -> SaveResult {
         guard !options.isReadOnly else { throw readOnlyError() }
+        try loadPendingRecords()
         try checkFileUnchanged()
         var result = SaveResult()
         let savedNextKey = nextKey

@@ -11,8 +11,9 @@ package struct AtomicStoreImage {
     /// The next primary key to hand out; keys are unique across the whole store (Core Data's
     /// `nextObjectID`), not per entity hierarchy as in SQLite.
     package var nextKey: Int64
-    /// Every record by primary key; to-many relationships are loaded (never `.fault`).
-    package var nodes: [Int64: RowSnapshot]
+    /// Every record by primary key, packed (see ``AtomicRecordTable``); to-many relationships are loaded
+    /// (never `.fault`).
+    package var nodes: AtomicRecordTable
     /// The number of records of each entity, by entity number, when the decoder counted them (a count
     /// then reads no record).
     package var entityCounts: [Int]? = nil
@@ -30,10 +31,13 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     /// way to reach it, so the handle outlives every use; no reference counting on the per-row paths.
     package unowned(unsafe) let store: PersistentStore
 
-    package init(store: PersistentStore) { self.store = store }
+    package init(store: PersistentStore) {
+        self.store = store
+        nodes = AtomicRecordTable(store: store)
+    }
 
-    /// Every record by primary key.
-    package var nodes: [Int64: RowSnapshot] = [:] {
+    /// Every record by primary key, packed (see ``AtomicRecordTable``).
+    package var nodes: AtomicRecordTable {
         didSet { entityCounts = nil }
     }
     /// The number of records of each entity, by entity number, while known: from the decoder, or from the
@@ -45,6 +49,12 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     /// Names of transient properties, which predicates on the cache cannot read (they hold no values).
     private lazy var transientNames: Set<String> = Set(
         model.entities.flatMap { $0.properties.filter(\.isTransient).map(\.name) })
+
+    /// Whether the records are still in the file only: a streamed import (Save As) wrote them there, and
+    /// ``loadPendingRecords()`` reads them on first use.
+    package internal(set) var recordsPending = false
+    /// The file being written by a streamed import.
+    var recordStream: (any AtomicRecordStream)?
 
     /// Whether the store lives in a file (false for the in-memory store).
     package var persistsToFile: Bool { url != nil }
@@ -59,6 +69,12 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
 
     /// Encodes the whole store as the chunks of a file.
     package func encode(_ image: AtomicStoreImage) throws -> [Data] { throw unsupported("save") }
+
+    /// Whether ``makeRecordStream(counts:nextKey:)`` writes this kind of file as a stream.
+    package var streamsRecords: Bool { false }
+
+    /// Starts writing the store's file record by record (Save As into the store), with the store's metadata.
+    package func makeRecordStream(counts: [Int], nextKey: Int64) throws -> (any AtomicRecordStream)? { nil }
 
     /// Reads the file's bytes (subclasses may bound the size): mapped when it can be (see ``MappedFile``;
     /// store files are only ever replaced by rename, so a mapping never sees its file shrink), read otherwise.
@@ -117,7 +133,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
 
     private func createEmpty() {
         metadata = StoreMetadataKey.standard(type: type, uuid: identifier, model: model)
-        nodes = [:]
+        nodes.removeAll()
         nextKey = 1
     }
 
@@ -136,6 +152,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     /// Writes the whole store to its file atomically (nothing for the in-memory store).
     package func writeFile() throws {
         guard persistsToFile else { return }
+        try loadPendingRecords()
         if options.storesExternalDataInline { try inlineExternalData() }
         try AtomicFileWriter.write(try encode(image), to: fileURL)
         fileStamp = FileStamp(fileURL)
@@ -172,12 +189,11 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
         let to = ExternalDataFolder(storeURL: url, type: store.type)
         store.url = url
         do {
-            let names = Set(nodes.values.flatMap { node in
-                node.attributes.compactMap { value -> String? in
-                    if case .externalData(let reference) = value { return reference.uuid }
-                    return nil
-                }
-            })
+            try loadPendingRecords()
+            var names = Set<String>()
+            nodes.forEach { node in
+                for value in node.attributes { if case .externalData(let reference) = value { names.insert(reference.uuid) } }
+            }
             if !names.isEmpty { try to.createIfNeeded() }
             for name in names.sorted() { try to.link(name, from: from) }
             try writeFile()
@@ -218,10 +234,14 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
 
     /// Reads every external data file into the records, for a store that keeps its data inline.
     package func inlineExternalData() throws {
-        for (key, node) in nodes where node.attributes.contains(where: { if case .externalData = $0 { true } else { false } }) {
-            var inlined = node
-            inlined.attributes = try storedAttributes(node.attributes, of: node.objectID)
-            nodes[key] = inlined
+        var external: [RowSnapshot] = []
+        nodes.forEach { node in
+            if node.attributes.contains(where: { if case .externalData = $0 { true } else { false } }) { external.append(node) }
+        }
+        for var node in external {
+            guard let key = node.objectID.primaryKey else { continue }
+            node.attributes = try storedAttributes(node.attributes, of: node.objectID)
+            nodes[key] = node
         }
     }
 
@@ -241,34 +261,35 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
         }
         guard !candidates.isEmpty else { return }
         var referenced = Set<String>()
-        for node in nodes.values {
+        nodes.forEach { node in
             for value in node.attributes { if case .externalData(let reference) = value { referenced.insert(reference.uuid) } }
         }
         folder.remove(candidates.subtracting(referenced))
     }
 
     package func close() throws {
+        discardStreamedImport()
         if metadataIsDirty && !options.isReadOnly { try writeFile() }
-        // The records are freed on another thread: releasing every string, data and array of a large store
-        // takes longer than reading it, and closing need not wait for it.
-        let released = nodes
-        nodes = [:]
-        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(released) {} }
+        // Packed records are two allocations: freeing them takes no time.
+        nodes.removeAll()
     }
 
     // MARK: Faults
 
     package func snapshot(for objectID: ObjectID) throws -> RowSnapshot? {
+        try loadPendingRecords()
         guard let key = objectID.primaryKey, let node = nodes[key], node.objectID.entity.rootEntity === objectID.entity.rootEntity
         else { return nil }
         return node
     }
 
     package func snapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] {
-        objectIDs.compactMap { id in id.primaryKey.flatMap { nodes[$0] } }
+        try loadPendingRecords()
+        return objectIDs.compactMap { id in id.primaryKey.flatMap { nodes[$0] } }
     }
 
     package func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
+        try loadPendingRecords()
         guard let key = objectID.primaryKey, let node = nodes[key], relationship.slot < node.relationships.count else {
             return []
         }
@@ -285,10 +306,11 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
 
     /// The records of a fetch's entities, filtered by its predicate and sorted, before offset and limit.
     private func matchingNodes(_ fetch: StoreFetch, sorted: Bool) throws -> [RowSnapshot] {
+        try loadPendingRecords()
         let numbers = fetch.includesSubentities ? fetch.entity.hierarchyEntityNumbers : [fetch.entity.entityNumber]
         var wanted = [Bool](repeating: false, count: model.entitiesByNumber.count + 1)
         for number in numbers where number < wanted.count { wanted[number] = true }
-        let rows = nodes.values.filter { wanted[$0.objectID.entity.entityNumber] }
+        let rows = nodes.records { $0 < wanted.count && wanted[$0] }
         var unsorted = fetch
         if !sorted { unsorted.sortKeys = [] }
         return try StoreNodeSourceFetch.evaluate(rows, unsorted, source: self, window: false)
@@ -312,8 +334,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     private func countsByEntity() -> [Int] {
         if let entityCounts { return entityCounts }
         var counts = [Int](repeating: 0, count: model.entitiesByNumber.count + 1)
-        for node in nodes.values {
-            let number = node.objectID.entity.entityNumber
+        nodes.forEachEntityNumber { _, number in
             if number < counts.count { counts[number] += 1 }
         }
         entityCounts = counts
@@ -321,6 +342,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     }
 
     package func count(_ fetch: StoreFetch) throws -> Int {
+        try loadPendingRecords()
         if fetch.predicate == nil || fetch.predicate == .true {
             let counts = countsByEntity()
             let numbers = fetch.includesSubentities ? fetch.entity.hierarchyEntityNumbers : [fetch.entity.entityNumber]

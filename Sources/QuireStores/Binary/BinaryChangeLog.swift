@@ -25,7 +25,7 @@ package enum BinaryChangeLog {
     }
 
     /// The payload of a change section.
-    package static func encode(deleted: [Int64], written: [Int64: RowSnapshot], nextKey: Int64, model: ManagedObjectModel) -> Data {
+    package static func encode(deleted: [Int64], written: AtomicRecordTable, nextKey: Int64, model: ManagedObjectModel) -> Data {
         var writer = ByteWriter(capacity: 8 + 8 * deleted.count)
         writer.append(UInt64(deleted.count))
         for key in deleted { writer.append(key) }
@@ -47,7 +47,7 @@ package enum BinaryChangeLog {
             decoded.nodes[key] = nil
         }
         let written = try BinaryObjectCoding.decode(bytes, range: reader.offset..<range.upperBound, model: model, store: store, file: file)
-        for (key, node) in written.nodes { decoded.nodes[key] = node }
+        for key in written.nodes.keys { decoded.nodes[key] = written.nodes[key] }
         decoded.nextKey = max(decoded.nextKey, written.nextKey)
     }
 

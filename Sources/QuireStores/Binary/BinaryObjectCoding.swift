@@ -26,18 +26,25 @@ package enum BinaryObjectCoding {
 
     package static func encode(_ image: AtomicStoreImage, model: ManagedObjectModel) -> Data {
         let entities = model.entitiesByNumber
-        var buckets = [[RowSnapshot]](repeating: [], count: entities.count + 1)
-        for node in image.nodes.values { buckets[node.objectID.entity.entityNumber].append(node) }
-        var estimated = 64
-        var writer = ByteWriter(capacity: 0)
-        for (index, bucket) in buckets.enumerated() where !bucket.isEmpty {
-            buckets[index].sort { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) }
-            estimated += bucket.count * (24 + 16 * (entities[index - 1].allAttributes.count + entities[index - 1].allRelationships.count))
-        }
-        writer.reserve(estimated)
-        writer.append(UInt64(image.nextKey))
-        writer.append(UInt32(entities.count))
+        var buckets = [[Int64]](repeating: [], count: entities.count + 1)
+        image.nodes.forEachEntityNumber { key, number in if number < buckets.count { buckets[number].append(key) } }
+        var writer = ByteWriter(capacity: 64 + image.nodes.packedSize)
+        appendTable(nextKey: image.nextKey, model: model, to: &writer)
         for entity in entities {
+            let keys = buckets[entity.entityNumber].sorted()
+            writer.append(UInt64(keys.count))
+            // The table keeps each record as this section's encoding of it: its bytes are copied, not decoded.
+            for key in keys { image.nodes.withEncodedRecord(key) { writer.append(bytes: $0) } }
+        }
+        return writer.data
+    }
+
+    /// The start of an objects section: the next key, then the entity table (every entity of the model, with
+    /// its persistent attributes' names and types and its persistent relationships' names and kinds).
+    package static func appendTable(nextKey: Int64, model: ManagedObjectModel, to writer: inout ByteWriter) {
+        writer.append(UInt64(bitPattern: nextKey))
+        writer.append(UInt32(model.entitiesByNumber.count))
+        for entity in model.entitiesByNumber {
             writer.append(string: entity.name)
             let attributes = persistentAttributes(entity)
             writer.append(UInt32(attributes.count))
@@ -53,38 +60,46 @@ package enum BinaryObjectCoding {
                 writer.append(kind.rawValue)
             }
         }
-        for entity in entities {
-            let attributeSlots = persistentAttributes(entity).map(\.slot)
-            let relationships = persistentRelationships(entity)
-            let nodes = buckets[entity.entityNumber]
-            writer.append(UInt64(nodes.count))
-            for node in nodes {
-                writer.append(node.objectID.primaryKey ?? 0)
-                writer.append(node.version)
-                for slot in attributeSlots {
-                    encode(slot < node.attributes.count ? node.attributes[slot] : .null, into: &writer)
+    }
+
+    /// What a record of an entity is written with, worked out once per entity.
+    package struct RecordLayout {
+        /// The slots of the persistent attributes, in file order.
+        package let attributeSlots: [Int]
+        /// The persistent relationships, in file order.
+        package let relationships: [RelationshipDescription]
+
+        package init(_ entity: EntityDescription) {
+            attributeSlots = persistentAttributes(entity).map(\.slot)
+            relationships = persistentRelationships(entity)
+        }
+    }
+
+    /// One record after its entity's count: key, version, values, relationships.
+    package static func appendRecord(_ node: RowSnapshot, layout: RecordLayout, to writer: inout ByteWriter) {
+        writer.append(node.objectID.primaryKey ?? 0)
+        writer.append(node.version)
+        for slot in layout.attributeSlots {
+            encode(slot < node.attributes.count ? node.attributes[slot] : .null, into: &writer)
+        }
+        for relationship in layout.relationships {
+            let storage = relationship.slot < node.relationships.count ? node.relationships[relationship.slot] : .fault
+            if !relationship.isToMany {
+                if case .toOne(let id?) = storage, let key = id.primaryKey {
+                    writer.append(UInt32(id.entity.entityNumber))
+                    writer.append(key)
+                } else {
+                    writer.append(UInt32(0))
                 }
-                for relationship in relationships {
-                    let storage = relationship.slot < node.relationships.count ? node.relationships[relationship.slot] : .fault
-                    if !relationship.isToMany {
-                        if case .toOne(let id?) = storage, let key = id.primaryKey {
-                            writer.append(UInt32(id.entity.entityNumber))
-                            writer.append(key)
-                        } else {
-                            writer.append(UInt32(0))
-                        }
-                        continue
-                    }
-                    let members = storage.objectIDs
-                    writer.append(UInt32(members.count))
-                    for member in members {
-                        writer.append(UInt32(member.entity.entityNumber - 1))
-                        writer.append(member.primaryKey ?? 0)
-                    }
-                }
+                continue
+            }
+            let members = storage.objectIDs
+            writer.append(UInt32(members.count))
+            for member in members {
+                writer.append(UInt32(member.entity.entityNumber - 1))
+                writer.append(member.primaryKey ?? 0)
             }
         }
-        return writer.data
     }
 
     @inline(__always)
@@ -139,7 +154,7 @@ package enum BinaryObjectCoding {
     /// What the objects section holds.
     package struct Decoded {
         package var nextKey: Int64
-        package var nodes: [Int64: RowSnapshot]
+        package var nodes: AtomicRecordTable
         /// The number of records of each entity, by entity number; nil once a change log changed them.
         package var entityCounts: [Int]?
     }
@@ -196,7 +211,12 @@ package enum BinaryObjectCoding {
             }
             table.append(TableEntry(entity: entity, attributes: attributes, relationships: relationships))
         }
-        var nodes: [Int64: RowSnapshot] = [:]
+        var nodes = AtomicRecordTable(store: store)
+        nodes.reserveBytes(range.count)
+        // Whether the file's entity table is the model's, entity for entity, so that relationship targets are
+        // numbered as the record table numbers them.
+        let tableIsCanonical = table.count == model.entitiesByNumber.count
+            && zip(table, model.entitiesByNumber).allSatisfy { $0.entity === $1 }
         var entityCounts = [Int](repeating: 0, count: model.entitiesByNumber.count + 1)
         for entry in table {
             reader.what = "the records of entity '\(entry.entity.name)'"
@@ -219,6 +239,23 @@ package enum BinaryObjectCoding {
             let inSlotOrder = entry.attributes.count == entity.allAttributes.count
                 && entry.attributes.enumerated().allSatisfy { $0.element?.slot == $0.offset }
             let attributeTypes = entry.attributes.map { $0?.type }
+            if tableIsCanonical, let canonicalTypes = canonicalAttributeTypes(entry), let kinds = canonicalKinds(entry) {
+                // The file lays the records out as the table keeps them: each is checked as the decoder below
+                // would check it, then its bytes are copied, no value made.
+                for _ in 0..<count {
+                    let start = reader.offset
+                    let key = try reader.read(Int64.self)
+                    _ = try reader.read(Int64.self)
+                    guard key > 0 else { throw reader.corrupt("has a record with key \(key)") }
+                    for type in canonicalTypes { try skipValue(&reader, as: type, entity: entity) }
+                    try skipRelationships(&reader, kinds: kinds, tableCount: table.count)
+                    let inserted = nodes.insertEncoded(
+                        UnsafeRawBufferPointer(rebasing: bytes[start..<reader.offset]), entityNumber: entity.entityNumber, key: key)
+                    guard inserted else { throw reader.corrupt("holds two records with key \(key)") }
+                }
+                entityCounts[entity.entityNumber] += count
+                continue
+            }
             for _ in 0..<count {
                 let key = try reader.read(Int64.self)
                 let version = try reader.read(Int64.self)
@@ -265,13 +302,83 @@ package enum BinaryObjectCoding {
                     }
                 }
                 let id = ObjectID(entity: entity, store: store, primaryKey: key)
-                guard nodes.updateValue(RowSnapshot(objectID: id, version: version, attributes: attributes, relationships: relationships), forKey: key) == nil else {
+                guard nodes.insert(RowSnapshot(objectID: id, version: version, attributes: attributes, relationships: relationships), forKey: key) else {
                     throw reader.corrupt("holds two records with key \(key)")
                 }
             }
             entityCounts[entity.entityNumber] += count
         }
         return Decoded(nextKey: nextKey, nodes: nodes, entityCounts: entityCounts)
+    }
+
+    /// The attribute types of an entry whose file attributes are the entity's persistent attributes in
+    /// order (as ``RecordLayout`` lists them), or nil.
+    private static func canonicalAttributeTypes(_ entry: TableEntry) -> [AttributeType]? {
+        let layout = RecordLayout(entry.entity)
+        guard entry.attributes.count == layout.attributeSlots.count else { return nil }
+        var types: [AttributeType] = []
+        for (read, slot) in zip(entry.attributes, layout.attributeSlots) {
+            guard let read, read.slot == slot else { return nil }
+            types.append(read.type)
+        }
+        return types
+    }
+
+    /// The relationship kinds of an entry whose file relationships are the entity's persistent relationships
+    /// in order, or nil.
+    private static func canonicalKinds(_ entry: TableEntry) -> [RelationshipKind]? {
+        let layout = RecordLayout(entry.entity)
+        guard entry.relationships.count == layout.relationships.count else { return nil }
+        var kinds: [RelationshipKind] = []
+        for (read, relationship) in zip(entry.relationships, layout.relationships) {
+            guard let read, read.slot == relationship.slot else { return nil }
+            kinds.append(read.kind)
+        }
+        return kinds
+    }
+
+    /// Reads past a value, checking it as ``decodeValue(_:as:entity:)`` does without making it.
+    @inline(__always)
+    private static func skipValue(_ reader: inout ByteReader, as type: AttributeType, entity: EntityDescription) throws {
+        guard let tag = ValueTag(rawValue: try reader.readByte()) else { throw reader.corrupt("holds an unknown value tag") }
+        guard fits(tag, type) else {
+            throw reader.corrupt("holds a value of the wrong type for an attribute of '\(entity.name)'")
+        }
+        switch tag {
+        case .null, .falseValue, .trueValue: break
+        case .integer, .double, .date: _ = try reader.readBytes(8)
+        case .float: _ = try reader.readBytes(4)
+        case .string: _ = try reader.readBytes(Int(try reader.read(UInt32.self)))
+        case .data:
+            let length = try reader.read(UInt64.self)
+            guard length <= UInt64(reader.remaining) else { throw reader.truncated(Int(clamping: length)) }
+            _ = try reader.readBytes(Int(length))
+        case .uuid: _ = try reader.readBytes(16)
+        case .decimal, .uri, .externalData: _ = try decodeValue(&reader, tag: tag)
+        }
+    }
+
+    /// Reads past a record's relationships, checking them as the decoder does.
+    @inline(__always)
+    private static func skipRelationships(_ reader: inout ByteReader, kinds: [RelationshipKind], tableCount: Int) throws {
+        for kind in kinds {
+            switch kind {
+            case .toOne:
+                let index = Int(try reader.read(UInt32.self))
+                guard index != 0 else { continue }
+                let key = try reader.read(Int64.self)
+                guard index - 1 < tableCount, key > 0 else { throw reader.corrupt("refers to a record that cannot exist") }
+            case .toMany, .ordered:
+                let memberCount = Int(try reader.read(UInt32.self))
+                guard memberCount > 0 else { continue }
+                guard memberCount <= reader.remaining / 12 else { throw reader.corrupt("declares \(memberCount) related objects") }
+                for _ in 0..<memberCount {
+                    let index = Int(try reader.read(UInt32.self))
+                    let key = try reader.read(Int64.self)
+                    guard index < tableCount, key > 0 else { throw reader.corrupt("refers to a record that cannot exist") }
+                }
+            }
+        }
     }
 
     @inline(__always)
@@ -293,8 +400,9 @@ package enum BinaryObjectCoding {
         return try decodeValue(&reader, tag: tag)
     }
 
+    /// Decodes a value of any tag.
     @inline(__always)
-    private static func decodeValue(_ reader: inout ByteReader) throws -> AttributeValue {
+    package static func decodeValue(_ reader: inout ByteReader) throws -> AttributeValue {
         guard let tag = ValueTag(rawValue: try reader.readByte()) else { throw reader.corrupt("holds an unknown value tag") }
         return try decodeValue(&reader, tag: tag)
     }

@@ -83,6 +83,13 @@ package final class BinaryStore: AtomicStore {
         }
     }
 
+    package override var streamsRecords: Bool { true }
+
+    package override func makeRecordStream(counts: [Int], nextKey: Int64) throws -> (any AtomicRecordStream)? {
+        log = nil
+        return try BinaryStreamWriter(url: fileURL, metadata: metadata, nextKey: nextKey, counts: counts, model: model)
+    }
+
     package override func writeFile() throws {
         log = nil
         pendingLog = nil
@@ -98,7 +105,7 @@ package final class BinaryStore: AtomicStore {
         guard persistsToFile, !options.storesExternalDataInline, var position = log else { return try writeFile() }
         let metadataPayload = try PropertyListValue.encode(metadata, format: .binary)
         guard metadataPayload.count + position.header.slotHeaderSize <= position.header.slotCapacity else { return try writeFile() }
-        var written: [Int64: RowSnapshot] = [:]
+        var written = AtomicRecordTable(store: store)
         var deleted: [Int64] = []
         for key in Set(keys) {
             if let node = nodes[key] { written[key] = node } else { deleted.append(key) }

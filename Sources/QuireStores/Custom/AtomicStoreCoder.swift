@@ -137,7 +137,7 @@ package final class CustomAtomicStore: AtomicStore {
             nodes[node.reference.reference] = row
         }
         let next = max(contents.nextReference, (nodes.keys.max() ?? 0) + 1)
-        return AtomicStoreImage(metadata: contents.metadata, nextKey: next, nodes: nodes)
+        return AtomicStoreImage(metadata: contents.metadata, nextKey: next, nodes: AtomicRecordTable(store: store, rows: nodes))
     }
 
     /// A record's row from a custom node, checking attribute values against the model.
@@ -190,6 +190,6 @@ package final class CustomAtomicStore: AtomicStore {
     package static func contents(of image: AtomicStoreImage) -> AtomicStoreContents {
         AtomicStoreContents(
             metadata: image.metadata, nextReference: image.nextKey,
-            nodes: image.nodes.keys.sorted().compactMap { image.nodes[$0].map(node(of:)) })
+            nodes: image.nodes.sortedKeys().compactMap { image.nodes[$0].map(node(of:)) })
     }
 }

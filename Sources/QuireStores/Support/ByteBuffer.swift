@@ -55,6 +55,9 @@ package struct ByteWriter {
     }
 
     package var data: Data { Data(bytes) }
+
+    /// Empties the buffer, keeping its capacity (a writer that streams its bytes out in pieces).
+    package mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
 }
 
 /// Reads little-endian values from bytes, every read bounds-checked: running past the end throws an error

@@ -5,6 +5,11 @@ import Foundation
 ///
 /// Used only under the coordinator's lock.
 package final class XMLStore: AtomicStore {
+    package override var streamsRecords: Bool { true }
+
+    package override func makeRecordStream(counts: [Int], nextKey: Int64) throws -> (any AtomicRecordStream)? {
+        try XMLStreamWriter(url: fileURL, metadata: metadata, uuid: identifier, nextKey: nextKey, model: model)
+    }
 
     package override func decode(_ data: Data) throws -> AtomicStoreImage {
         // The head first: a store of another model version is refused as such (and can be migrated) before
@@ -16,7 +21,7 @@ package final class XMLStore: AtomicStore {
         try checkMetadata(Self.completedMetadata(head, generatedUUID: generatedUUID))
         let parsed = try XMLStoreParser.parse(data, file: fileURL, model: model, store: store)
         let metadata = Self.completedMetadata(parsed, generatedUUID: generatedUUID)
-        return AtomicStoreImage(metadata: metadata, nextKey: parsed.nextKey, nodes: parsed.nodes, entityCounts: parsed.entityCounts)
+        return AtomicStoreImage(metadata: metadata, nextKey: parsed.nextKey, nodes: AtomicRecordTable(store: store, rows: parsed.nodes), entityCounts: parsed.entityCounts)
     }
 
     package override func encode(_ image: AtomicStoreImage) throws -> [Data] {
@@ -26,7 +31,7 @@ package final class XMLStore: AtomicStore {
     package static func encode(_ image: AtomicStoreImage, model: ManagedObjectModel, uuid: String) throws -> [Data] {
         var writer = XMLStoreWriter(capacity: 256 + image.nodes.count * 400)
         writer.head(metadata: image.metadata, uuid: uuid, nextKey: image.nextKey, model: try model.serializedRepresentation())
-        for key in image.nodes.keys.sorted() {
+        for key in image.nodes.sortedKeys() {
             guard let node = image.nodes[key] else { continue }
             writer.object(node)
         }

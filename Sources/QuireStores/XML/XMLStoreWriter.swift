@@ -32,6 +32,9 @@ package struct XMLStoreWriter {
 
     package init(capacity: Int = 0) { output.reserveCapacity(capacity) }
 
+    /// Empties the output, keeping its capacity (a writer that streams its bytes out in pieces).
+    package mutating func removeOutput() { output.removeAll(keepingCapacity: true) }
+
     @inline(__always) package mutating func raw(_ text: String) {
         var text = text
         text.withUTF8 { output.append(contentsOf: $0) }
