@@ -86,6 +86,15 @@ package final class SQLiteConnection {
         return statement
     }
 
+    /// A statement ``cachedStatement(_:)`` handed out before for `sql`, reset and unbound again without looking
+    /// its SQL up (or a new one when it is still stepping, or was finalized).
+    package func reuse(_ statement: SQLiteStatement, sql: String) throws -> SQLiteStatement {
+        guard statement.raw != nil, sqlite3_stmt_busy(statement.raw) == 0 else { return try cachedStatement(sql) }
+        statementCount += 1
+        statement.reset()
+        return statement
+    }
+
     /// A new prepared statement the caller owns.
     package func prepare(_ sql: String) throws -> SQLiteStatement {
         guard let handle else { throw closedError() }
