@@ -112,3 +112,56 @@ package struct SQLFetchPlanCache<Value> {
         entries = [:]
     }
 }
+
+/// A fetch's SQL as its store's compiler wrote it: the statement's SQL, the predicate's bindings (a limit and
+/// offset the SQL has are bound after them), and what ``SQLPredicateShape`` needs to share the SQL with other
+/// fetches of the shape (``SQLitePredicateCompiler/bindingFolds`` and
+/// ``SQLitePredicateCompiler/dependsOnParameterValues``).
+package struct CompiledFetchSQL {
+    package var sql: String
+    package var predicateBindings: [AttributeValue]
+    package var folds: [QueryComparison.Options?]
+    package var dependsOnParameterValues: Bool
+
+    /// A compiled fetch.
+    package init(sql: String, predicateBindings: [AttributeValue], folds: [QueryComparison.Options?], dependsOnParameterValues: Bool) {
+        self.sql = sql
+        self.predicateBindings = predicateBindings
+        self.folds = folds
+        self.dependsOnParameterValues = dependsOnParameterValues
+    }
+}
+
+extension SQLFetchPlanCache where Value == SQLFetchPlan {
+    /// The SQL of a fetch and its predicate's bindings: from the plan of the fetch's shape when there is one
+    /// (no compilation; the bindings from the fetch's own constants), otherwise from `compile`, remembered for
+    /// later fetches of the shape when they can share it. A store keeps its prepared statement in the plan
+    /// returned, if any.
+    ///
+    /// - Parameter compiled: Called when `compile` ran (stores count compilations).
+    package mutating func sql(
+        for fetch: StoreFetch, selection: SQLFetchShape.Selection, sorted: Bool, store: PersistentStore,
+        compile: () throws -> CompiledFetchSQL
+    ) rethrows -> (sql: String, bindings: [AttributeValue], plan: SQLFetchPlan?, compiled: Bool) {
+        let shape = SQLFetchShape(fetch, selection: selection, sorted: sorted, store: store)
+        let cached = value(for: shape)
+        if let plan = cached, plan.isShared,
+            let bindings = SQLPredicateShape.bindings(
+                fetch.predicate.map { SQLPredicateShape.parameters(of: $0, store: store) } ?? [], folds: plan.folds)
+        {
+            return (plan.sql, bindings, plan, false)
+        }
+        let compiled = try compile()
+        var plan: SQLFetchPlan?
+        if cached == nil {
+            let parameters = fetch.predicate.map { SQLPredicateShape.parameters(of: $0, store: store) } ?? []
+            let shared =
+                !compiled.dependsOnParameterValues
+                && SQLPredicateShape.bindings(parameters, folds: compiled.folds) == compiled.predicateBindings
+            let made = shared ? SQLFetchPlan(sql: compiled.sql, folds: compiled.folds, statement: nil) : .unshared
+            insert(made, for: shape)
+            if shared { plan = made }
+        }
+        return (compiled.sql, compiled.predicateBindings, plan, true)
+    }
+}

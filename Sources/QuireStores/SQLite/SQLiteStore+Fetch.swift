@@ -181,7 +181,7 @@ extension SQLiteStore {
     /// ``SQLiteStore/plannedStatement(_:_:table:)`` caches them.
     ///
     /// - Throws: ``SQLitePredicateCompiler/Unsupported`` when the predicate does not compile.
-    func clauses(_ fetch: StoreFetch, table: SQLiteSchema.Table, sorted: Bool) throws -> CompiledFetchClauses {
+    func clauses(_ fetch: StoreFetch, table: SQLiteSchema.Table, sorted: Bool) throws -> CompiledFetchSQL {
         let counter = SQLiteAliasCounter()
         let scope = SQLiteQueryScope(counter: counter)
         func alias(for relationships: [RelationshipDescription]) -> String {
@@ -232,7 +232,7 @@ extension SQLiteStore {
         if fetch.limit > 0 || fetch.offset > 0 {
             sql += " LIMIT ?\(compiler.bindings.count + 1) OFFSET ?\(compiler.bindings.count + 2)"
         }
-        return CompiledFetchClauses(
+        return CompiledFetchSQL(
             sql: sql, predicateBindings: compiler.bindings, folds: compiler.bindingFolds,
             dependsOnParameterValues: compiler.dependsOnParameterValues)
     }

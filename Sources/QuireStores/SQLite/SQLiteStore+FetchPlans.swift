@@ -1,15 +1,6 @@
 import QuireCore
 import Foundation
 
-/// The clauses of a fetch as compiled: the SQL after `SELECT …`, the predicate's bindings (the limit and
-/// offset, when the SQL has them, are bound after them), and what ``SQLPredicateShape`` needs to share them.
-struct CompiledFetchClauses {
-    var sql: String
-    var predicateBindings: [AttributeValue]
-    var folds: [QueryComparison.Options?]
-    var dependsOnParameterValues: Bool
-}
-
 extension SQLiteStore {
     /// The prepared statement of a fetch, its values bound: the fetch's shape (``SQLFetchShape``) finds the SQL
     /// compiled for an earlier fetch of the same shape and its prepared statement, so that repeated fetches
@@ -21,34 +12,22 @@ extension SQLiteStore {
     func plannedStatement(
         _ selection: SQLFetchShape.Selection, _ fetch: StoreFetch, table: SQLiteSchema.Table
     ) throws -> SQLiteStatement {
-        let shape = SQLFetchShape(fetch, selection: selection, sorted: selection != .count, store: store)
-        let cached = fetchPlans.value(for: shape)
-        if let plan = cached, plan.isShared,
-            let bindings = SQLPredicateShape.bindings(
-                fetch.predicate.map { SQLPredicateShape.parameters(of: $0, store: store) } ?? [], folds: plan.folds)
-        {
-            let statement: SQLiteStatement
-            if let kept = plan.statement as? SQLiteStatement {
-                statement = try db().reuse(kept, sql: plan.sql)
-            } else {
-                statement = try db().cachedStatement(plan.sql)
-                plan.statement = statement
-            }
-            bind(bindings, fetch, to: statement)
-            return statement
+        let (sql, bindings, plan, compiled) = try fetchPlans.sql(
+            for: fetch, selection: selection, sorted: selection != .count, store: store
+        ) {
+            var clauses = try self.clauses(fetch, table: table, sorted: selection != .count)
+            clauses.sql = "SELECT \(selectionList(selection, table)) \(clauses.sql)"
+            return clauses
         }
-        fetchCompilations += 1
-        let clauses = try self.clauses(fetch, table: table, sorted: selection != .count)
-        let sql = "SELECT \(selectionList(selection, table)) \(clauses.sql)"
-        let statement = try db().cachedStatement(sql)
-        if cached == nil {
-            let parameters = fetch.predicate.map { SQLPredicateShape.parameters(of: $0, store: store) } ?? []
-            let shared =
-                !clauses.dependsOnParameterValues
-                && SQLPredicateShape.bindings(parameters, folds: clauses.folds) == clauses.predicateBindings
-            fetchPlans.insert(shared ? SQLFetchPlan(sql: sql, folds: clauses.folds, statement: statement) : .unshared, for: shape)
+        if compiled { fetchCompilations += 1 }
+        let statement: SQLiteStatement
+        if let kept = plan?.statement as? SQLiteStatement {
+            statement = try db().reuse(kept, sql: sql)
+        } else {
+            statement = try db().cachedStatement(sql)
+            plan?.statement = statement
         }
-        bind(clauses.predicateBindings, fetch, to: statement)
+        bind(bindings, fetch, to: statement)
         return statement
     }
 
