@@ -77,7 +77,11 @@ package final class SQLiteConnection {
     package func cachedStatement(_ sql: String) throws -> SQLiteStatement {
         statementCount += 1
         if let statement = statements[sql] {
-            if sqlite3_stmt_busy(statement.raw) != 0 { return try prepare(sql) }
+            if sqlite3_stmt_busy(statement.raw) != 0 {
+                let owned = try prepare(sql)
+                owned.isOutsideCache = true
+                return owned
+            }
             statement.reset()
             return statement
         }

@@ -25,7 +25,8 @@ extension SQLiteStore {
             statement = try db().reuse(kept, sql: sql)
         } else {
             statement = try db().cachedStatement(sql)
-            plan?.statement = statement
+            // Only the connection's own statement, which its closing finalizes (the store's closing drops plans).
+            if !statement.isOutsideCache { plan?.statement = statement }
         }
         bind(bindings, fetch, to: statement)
         return statement
