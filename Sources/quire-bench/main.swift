@@ -210,6 +210,8 @@ rows.append(try queryRow("fetch-keypath-to-one", queries: (1...20).map { owner i
 }))
 }
 
+if wanted("fetch-repeated-shape") { rows.append(try FetchPlanBench.repeatedShape(quireURL: quireURL, rawURL: rawURL, runs: runs)) }
+
 // Scale rows (DocumentScaleBenchmarks.swift).
 if wanted("fetch-sorted-with-pending-change") { rows.append(try DocumentScaleBench.fetchSortedWithPendingChange(at: quireURL, runs: runs)) }
 if wanted("documents-10k") { rows.append(try DocumentScaleBench.documents(in: folder)) }

@@ -116,10 +116,11 @@ extension ManagedObjectContext {
     private func fetchObjects<Result>(
         _ fetch: StoreFetch, stores: [PersistentStore]?, request: FetchRequest<Result>
     ) throws -> [ManagedObject] {
-        if !needsMemoryPass(fetch, stores, request.includesPendingChanges) {
+        if parent == nil, !needsPendingMerge(fetch, request.includesPendingChanges) {
             // Rows stream from the store into objects, each used while it is still in the processor's cache;
             // faults keep their rows themselves, so the coordinator's cache need not. Application code
-            // (`awakeFromFetch`) runs once the coordinator's lock is released.
+            // (`awakeFromFetch`) runs once the coordinator's lock is released. Whether the store evaluates the
+            // predicate is decided in the same request (one lock, one compilation).
             var objects: [ManagedObject] = []
             var awaking: [Int] = []
             let asFaults = request.returnsObjectsAsFaults
@@ -127,13 +128,15 @@ extension ManagedObjectContext {
             let heldRowGeneration = asFaults && parent == nil ? coordinator.heldRowGeneration : nil
             registry.suspendPruning()
             defer { registry.resumePruning() }
-            try coordinator.visitRows(fetch, stores: stores) { row in
+            let evaluated = try coordinator.visitRowsIfStoresEvaluate(fetch, stores: stores) { row in
                 let (object, awakes) = materialize(row, asFault: asFaults, heldRowGeneration: heldRowGeneration)
                 if awakes { awaking.append(objects.count) }
                 objects.append(object)
             }
-            for index in awaking { objects[index].awakeFromFetch() }
-            return objects
+            if evaluated {
+                for index in awaking { objects[index].awakeFromFetch() }
+                return objects
+            }
         }
         if let merged = try fetchMergingPendingChanges(fetch, stores: stores, asFaults: request.returnsObjectsAsFaults) {
             return merged

@@ -163,6 +163,8 @@ struct ObjectRegistry {
     mutating func lookup(_ id: ObjectID) -> Lookup {
         if let slot = slot(for: id, creating: true) {
             if let existing = slot.object { return .found(existing) }
+            // Registered in the dictionary while its key was beyond the table, which has grown over it since.
+            if !sparse.isEmpty, let existing = sparse[id] { return .found(existing) }
             return .vacant(slot)
         }
         if let existing = sparse[id] { return .found(existing) }
@@ -199,6 +201,8 @@ struct ObjectRegistry {
     mutating func insert(_ object: ManagedObject) {
         if let slot = slot(for: object.objectID, creating: true) {
             let table = slot.unretainedTable.takeUnretainedValue()
+            // One entry per ID: drop one the dictionary kept before the table grew over the key.
+            if !sparse.isEmpty, sparse.removeValue(forKey: object.objectID) != nil { count -= 1 }
             if table[slot.index] == nil {
                 table.count += 1
                 count += 1

@@ -49,9 +49,13 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
     }
 
+    /// How many times ``locked(_:)`` took the lock (read under it; tests count a fetch's acquisitions).
+    package private(set) var lockAcquisitions = 0
+
     /// Serializes a block against every other request to the coordinator.
     func locked<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
+        lockAcquisitions &+= 1
         defer { lock.unlock() }
         return try body()
     }
@@ -157,7 +161,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     // MARK: Requests
 
-    private func targetStores(_ fetch: StoreFetch, _ affected: [PersistentStore]?) -> [PersistentStore] {
+    func targetStores(_ fetch: StoreFetch, _ affected: [PersistentStore]?) -> [PersistentStore] {
         (affected ?? stores).filter { store in stores.contains { $0 === store } && store.holds(fetch.entity) }
     }
 

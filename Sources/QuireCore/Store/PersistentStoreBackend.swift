@@ -25,6 +25,10 @@ package protocol PersistentStoreBackend: AnyObject {
     /// Stores that read rows incrementally make no array of them: a row is used while it is still in the
     /// processor's cache. `body` must not start another request on this store.
     func visitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws
+    /// Hands the rows of a fetch to `body` as ``visitRows(_:_:)`` does when the store evaluates the fetch's
+    /// predicate itself (``canEvaluate(_:for:)``), deciding that and reading the rows in one step; returns false,
+    /// having read nothing, when it does not.
+    func visitRowsIfEvaluable(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws -> Bool
     /// The IDs of a fetch.
     func fetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID]
     /// The number of objects a fetch matches.
@@ -139,6 +143,11 @@ extension PersistentStoreBackend {
 
     package func visitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
         for row in try fetchRows(fetch) { try body(row) }
+    }
+    package func visitRowsIfEvaluable(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws -> Bool {
+        if let predicate = fetch.predicate, !canEvaluate(predicate, for: fetch.entity) { return false }
+        try visitRows(fetch, body)
+        return true
     }
     package func fetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] { try fetchRows(fetch).map(\.objectID) }
     package func count(_ fetch: StoreFetch) throws -> Int { try fetchObjectIDs(fetch).count }

@@ -77,12 +77,25 @@ package final class SQLiteConnection {
     package func cachedStatement(_ sql: String) throws -> SQLiteStatement {
         statementCount += 1
         if let statement = statements[sql] {
-            if sqlite3_stmt_busy(statement.raw) != 0 { return try prepare(sql) }
+            if sqlite3_stmt_busy(statement.raw) != 0 {
+                let owned = try prepare(sql)
+                owned.isOutsideCache = true
+                return owned
+            }
             statement.reset()
             return statement
         }
         let statement = try prepare(sql)
         statements[sql] = statement
+        return statement
+    }
+
+    /// A statement ``cachedStatement(_:)`` handed out before for `sql`, reset and unbound again without looking
+    /// its SQL up (or a new one when it is still stepping, or was finalized).
+    package func reuse(_ statement: SQLiteStatement, sql: String) throws -> SQLiteStatement {
+        guard statement.raw != nil, sqlite3_stmt_busy(statement.raw) == 0 else { return try cachedStatement(sql) }
+        statementCount += 1
+        statement.reset()
         return statement
     }
 

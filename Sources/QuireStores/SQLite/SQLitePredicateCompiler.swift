@@ -133,6 +133,14 @@ package struct SQLitePredicateCompiler {
     package let dialect: SQLDialect
     /// The values to bind, in parameter order (`?1` is the first).
     package private(set) var bindings: [AttributeValue] = []
+    /// Per binding: the options a string constant was folded with for a case- or diacritic-insensitive
+    /// comparison, nil when bound as it is; with ``SQLPredicateShape`` it derives the bindings of another
+    /// predicate of the same shape without compiling it.
+    package private(set) var bindingFolds: [QueryComparison.Options?] = []
+    /// Whether the SQL written depends on the value of a constant that ``SQLPredicateShape`` treats as a
+    /// parameter (a nil step before a collection compared with a constant): such a predicate's SQL is not
+    /// shared with other predicates of its shape.
+    package private(set) var dependsOnParameterValues = false
 
     package init(schema: SQLiteSchema, store: PersistentStore, counter: SQLiteAliasCounter, dialect: SQLDialect = .sqlite) {
         self.schema = schema
@@ -168,6 +176,7 @@ package struct SQLitePredicateCompiler {
         var value = value
         if case .decimal(let decimal) = value { value = .double(NSDecimalNumber(decimal: decimal).doubleValue) }
         bindings.append(value)
+        bindingFolds.append(nil)
         return dialect.parameter(bindings.count, for: value)
     }
 
@@ -271,6 +280,7 @@ package struct SQLitePredicateCompiler {
             if modifier == .direct, let prefixNull = path.prefixNull {
                 // A nil step before the collection makes the value nil, compared as it is.
                 guard right.isConstant else { throw Unsupported(reason: "a nil step before a collection") }
+                dependsOnParameterValues = true
                 let nilComparison = QueryComparison(
                     .constant(.null), originalOperator, comparison.right, modifier: .direct, options: options)
                 if try constantComparison(nilComparison) == dialect.alwaysTrue { sql = "(\(sql) OR \(prefixNull))" }
@@ -321,7 +331,9 @@ package struct SQLitePredicateCompiler {
     /// Binds a constant compared with a value of `kind`, in the folded form when the comparison folds.
     private mutating func bindCompared(_ value: AttributeValue, fold: Bool, _ options: QueryComparison.Options) -> String {
         if fold, case .string(let string) = value {
-            return bind(.string(PredicateStringMatching.comparisonKey(string, options)))
+            let parameter = bind(.string(PredicateStringMatching.comparisonKey(string, options)))
+            bindingFolds[bindingFolds.count - 1] = options
+            return parameter
         }
         return bind(value)
     }

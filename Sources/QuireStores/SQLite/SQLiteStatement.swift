@@ -9,6 +9,9 @@ package let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self
 package final class SQLiteStatement {
     private(set) var raw: OpaquePointer?
     package unowned let connection: SQLiteConnection
+    /// Whether ``SQLiteConnection/cachedStatement(_:)`` handed this statement out beside its cached one (that
+    /// one was still stepping): the caller owns it, and nothing may keep it past the request.
+    package internal(set) var isOutsideCache = false
 
     package init(_ raw: OpaquePointer, connection: SQLiteConnection) {
         self.raw = raw

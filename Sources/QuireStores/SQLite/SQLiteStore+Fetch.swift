@@ -177,8 +177,11 @@ extension SQLiteStore {
 
     // MARK: Fetching
 
-    /// The FROM, WHERE and ORDER BY clauses of a fetch, with the values to bind (numbered parameters).
-    private func clauses(_ fetch: StoreFetch, table: SQLiteSchema.Table, sorted: Bool) throws -> (sql: String, bindings: [AttributeValue]) {
+    /// The FROM, WHERE and ORDER BY clauses of a fetch, with the values to bind (numbered parameters), as
+    /// ``SQLiteStore/plannedStatement(_:_:table:)`` caches them.
+    ///
+    /// - Throws: ``SQLitePredicateCompiler/Unsupported`` when the predicate does not compile.
+    func clauses(_ fetch: StoreFetch, table: SQLiteSchema.Table, sorted: Bool) throws -> CompiledFetchSQL {
         let counter = SQLiteAliasCounter()
         let scope = SQLiteQueryScope(counter: counter)
         func alias(for relationships: [RelationshipDescription]) -> String {
@@ -221,25 +224,26 @@ extension SQLiteStore {
         }
         var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter)
         if let predicate = fetch.predicate, predicate != .true {
-            conditions.append(try compileCondition(predicate, entity: fetch.entity, scope: scope, compiler: &compiler))
+            conditions.append(try compiler.compile(predicate, for: .init(alias: "t0", entity: fetch.entity, scope: scope)))
         }
         var sql = "FROM \(SQLiteSchema.quote(table.name)) t0" + scope.joinSQL
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         if !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
-        var bindings = compiler.bindings
         if fetch.limit > 0 || fetch.offset > 0 {
-            sql += " LIMIT ?\(bindings.count + 1) OFFSET ?\(bindings.count + 2)"
-            bindings += [.integer(fetch.limit > 0 ? Int64(fetch.limit) : -1), .integer(Int64(fetch.offset))]
+            sql += " LIMIT ?\(compiler.bindings.count + 1) OFFSET ?\(compiler.bindings.count + 2)"
         }
-        return (sql, bindings)
+        return CompiledFetchSQL(
+            sql: sql, predicateBindings: compiler.bindings, folds: compiler.bindingFolds,
+            dependsOnParameterValues: compiler.dependsOnParameterValues)
     }
 
-    private func prepared(_ select: String, _ fetch: StoreFetch, sorted: Bool) throws -> SQLiteStatement? {
+    private func prepared(_ selection: SQLFetchShape.Selection, _ fetch: StoreFetch) throws -> SQLiteStatement? {
         guard let table = schema.table(for: fetch.entity) else { return nil }
-        let (clause, bindings) = try clauses(fetch, table: table, sorted: sorted)
-        let statement = try db().cachedStatement("SELECT \(select) \(clause)")
-        for (index, value) in bindings.enumerated() { statement.bind(value, at: Int32(index + 1)) }
-        return statement
+        do {
+            return try plannedStatement(selection, fetch, table: table)
+        } catch let error as SQLitePredicateCompiler.Unsupported {
+            throw unsupportedPredicateError(fetch, error)
+        }
     }
 
     package func sqliteFetchRows(_ fetch: StoreFetch) throws -> [RowSnapshot] {
@@ -250,15 +254,13 @@ extension SQLiteStore {
 
     /// Reads the rows of a fetch one by one, handing each to `body` before the next is read.
     package func sqliteVisitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
-        guard let table = schema.table(for: fetch.entity),
-            let statement = try prepared(selectList(table), fetch, sorted: true)
-        else { return }
+        guard let statement = try prepared(.rows, fetch) else { return }
         defer { statement.reset() }
         while try statement.step() { try body(try snapshot(from: statement)) }
     }
 
     package func sqliteFetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] {
-        guard let statement = try prepared("t0.Z_PK, t0.Z_ENT", fetch, sorted: true) else { return [] }
+        guard let statement = try prepared(.objectIDs, fetch) else { return [] }
         var ids: [ObjectID] = []
         while try statement.step() {
             guard let entity = entity(number: statement.int64(at: 1)) else { continue }
@@ -269,7 +271,7 @@ extension SQLiteStore {
 
     package func sqliteCount(_ fetch: StoreFetch) throws -> Int {
         if fetch.limit > 0 || fetch.offset > 0 { return try sqliteFetchObjectIDs(fetch).count }
-        guard let statement = try prepared("COUNT(*)", fetch, sorted: false) else { return 0 }
+        guard let statement = try prepared(.count, fetch) else { return 0 }
         defer { statement.reset() }
         return try statement.step() ? Int(statement.int64(at: 0)) : 0
     }

@@ -22,12 +22,4 @@ extension SQLiteStore {
                 context: .init(file: storeURL, entity: entity.name))
         }
     }
-
-    /// Whether a predicate on an entity compiles to SQL as a whole.
-    package func sqliteCanEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool {
-        let counter = SQLiteAliasCounter()
-        var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter)
-        return (try? compiler.compile(predicate, for: .init(alias: "t0", entity: entity, scope: .init(counter: counter))))
-            != nil
-    }
 }

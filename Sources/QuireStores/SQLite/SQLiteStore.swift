@@ -46,6 +46,11 @@ package final class SQLiteStore: ImportingStoreBackend {
     /// Per table: the select list and the select of one row by key.
     var selectLists: [ObjectIdentifier: String] = [:]
     var rowByKeySQL: [ObjectIdentifier: String] = [:]
+    /// The compiled SQL of recent fetches by shape, and whether recent predicates compile (SQLiteStore+FetchPlans).
+    package internal(set) var fetchPlans = SQLFetchPlanCache<SQLFetchPlan>()
+    var evaluablePredicates = SQLFetchPlanCache<Bool>()
+    /// How many times a fetch's predicate was compiled to SQL (tests read it).
+    package internal(set) var fetchCompilations = 0
     /// The attributes the store's own triggers maintain (Core Data's derived attributes, `Z_DA_…` triggers):
     /// read like any other, never written by a save.
     var triggerMaintainedAttributes: Set<ObjectIdentifier> = []
@@ -326,6 +331,9 @@ package final class SQLiteStore: ImportingStoreBackend {
     package func visitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
         try sqliteVisitRows(fetch, body)
     }
+    package func visitRowsIfEvaluable(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws -> Bool {
+        try sqliteVisitRowsIfEvaluable(fetch, body)
+    }
     package func canEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool {
         sqliteCanEvaluate(predicate, for: entity)
     }
@@ -376,5 +384,7 @@ package final class SQLiteStore: ImportingStoreBackend {
         writePlans = [:]
         selectLists = [:]
         rowByKeySQL = [:]
+        fetchPlans.removeAll()
+        evaluablePredicates.removeAll()
     }
 }

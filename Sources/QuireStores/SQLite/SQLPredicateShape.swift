@@ -1,0 +1,183 @@
+import QuireCore
+import Foundation
+
+/// A predicate's shape: the predicate with the constants that ``SQLitePredicateCompiler`` only binds as
+/// parameters replaced by placeholders of the same kind, so that fetches differing only in those values
+/// (`tag == 3`, `tag == 7`) share one compiled SQL statement.
+///
+/// A constant is a parameter when it is one side of a comparison whose other side reads the object
+/// (`==`, `!=`, `<`, `<=`, `>`, `>=`, `BEGINSWITH`, `ENDSWITH`, `CONTAINS`, `LIKE`), and is a non-nil value of
+/// a kind the compiler binds as it is (numbers, strings, dates, data, UUIDs, URIs) or the permanent ID of an
+/// object of the store. What the compiler decides from such a constant (whether its kind matches the column,
+/// whether an object ID is this store's) depends only on its case, its entity and its store, which the
+/// placeholder keeps. Every other constant (nil, Booleans, lists, `IN`, `BETWEEN`, `MATCHES` patterns, which the
+/// compiler validates, comparisons of two constants, which it decides) stays in the shape as it is.
+///
+/// ``parameters(of:store:)`` lists a predicate's parameters in the order the compiler binds them: a cache
+/// entry keeps the compiled SQL and how each binding is derived (``SQLitePredicateCompiler/bindingFolds``),
+/// and is only made after checking that the parameters give the compiler's own bindings.
+package enum SQLPredicateShape {
+    /// The predicate with its parameters replaced by placeholders.
+    package static func normalized(_ predicate: QueryPredicate, store: PersistentStore) -> QueryPredicate {
+        switch predicate {
+        case .true, .false: return predicate
+        case .and(let operands): return .and(operands.map { normalized($0, store: store) })
+        case .or(let operands): return .or(operands.map { normalized($0, store: store) })
+        case .not(let operand): return .not(normalized(operand, store: store))
+        case .comparison(var comparison):
+            let side = parameterSide(of: comparison, store: store)
+            if side == .left, let placeholder = placeholder(for: comparison.left, store: store) {
+                comparison.left = placeholder
+            } else {
+                comparison.left = normalized(comparison.left, store: store)
+            }
+            if side == .right, let placeholder = placeholder(for: comparison.right, store: store) {
+                comparison.right = placeholder
+            } else {
+                comparison.right = normalized(comparison.right, store: store)
+            }
+            return .comparison(comparison)
+        }
+    }
+
+    /// The values of a predicate's parameters as the compiler binds them before folding (decimals as
+    /// doubles, object IDs as their primary keys), in binding order.
+    package static func parameters(of predicate: QueryPredicate, store: PersistentStore) -> [AttributeValue] {
+        var values: [AttributeValue] = []
+        collect(predicate, store: store, into: &values)
+        return values
+    }
+
+    /// The bindings of a parameter list for the folds the compiler applied (see
+    /// ``SQLitePredicateCompiler/bindingFolds``); nil when the two lists do not line up.
+    package static func bindings(_ parameters: [AttributeValue], folds: [QueryComparison.Options?]) -> [AttributeValue]? {
+        guard parameters.count == folds.count else { return nil }
+        var bindings = parameters
+        for (index, fold) in folds.enumerated() {
+            guard let fold else { continue }
+            guard case .string(let string) = parameters[index] else { return nil }
+            bindings[index] = .string(PredicateStringMatching.comparisonKey(string, fold))
+        }
+        return bindings
+    }
+
+    // MARK: Which constants are parameters
+
+    private enum Side { case none, left, right }
+
+    private static func parameterSide(of comparison: QueryComparison, store: PersistentStore) -> Side {
+        switch comparison.operator {
+        case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo,
+            .beginsWith, .endsWith, .contains, .like:
+            break
+        case .matches, .in, .between:
+            return .none
+        }
+        let leftConstant = isConstant(comparison.left)
+        let rightConstant = isConstant(comparison.right)
+        guard leftConstant != rightConstant else { return .none }
+        let side: Side = leftConstant ? .left : .right
+        return rawBinding(of: leftConstant ? comparison.left : comparison.right, store: store) == nil ? .none : side
+    }
+
+    /// Whether the compiler treats an expression as a constant (``SQLitePredicateCompiler/Operand/isConstant``).
+    private static func isConstant(_ expression: QueryExpression) -> Bool {
+        switch expression {
+        case .constant, .objectID: return true
+        case .array(let elements): return elements.allSatisfy(isConstant)
+        default: return false
+        }
+    }
+
+    /// The value the compiler binds for a parameter constant, nil for a constant that is not one.
+    private static func rawBinding(of expression: QueryExpression, store: PersistentStore) -> AttributeValue? {
+        switch expression {
+        case .constant(let value):
+            switch value {
+            case .null, .boolean, .externalData: return nil
+            case .decimal(let decimal): return .double(NSDecimalNumber(decimal: decimal).doubleValue)
+            case .integer, .double, .float, .string, .date, .data, .uuid, .uri: return value
+            }
+        case .objectID(let id):
+            guard id.isStored(in: store), let key = id.primaryKey else { return nil }
+            return .integer(key)
+        default:
+            return nil
+        }
+    }
+
+    private static let referenceDate = Date(timeIntervalSinceReferenceDate: 0)
+    private static let placeholderURL = URL(fileURLWithPath: "/")
+
+    /// A placeholder of the same case (for an object ID: the same entity and store).
+    private static func placeholder(for expression: QueryExpression, store: PersistentStore) -> QueryExpression? {
+        switch expression {
+        case .constant(let value):
+            switch value {
+            case .integer: return .constant(.integer(0))
+            case .double: return .constant(.double(0))
+            case .float: return .constant(.float(0))
+            case .decimal: return .constant(.decimal(0))
+            case .string: return .constant(.string(""))
+            case .date: return .constant(.date(referenceDate))
+            case .data: return .constant(.data(Data()))
+            case .uuid: return .constant(.uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))))
+            case .uri: return .constant(.uri(placeholderURL))
+            case .null, .boolean, .externalData: return nil
+            }
+        case .objectID(let id):
+            return .objectID(ObjectID(entity: id.entity, store: store, primaryKey: 0))
+        default:
+            return nil
+        }
+    }
+
+    // MARK: Walking in binding order
+
+    private static func normalized(_ expression: QueryExpression, store: PersistentStore) -> QueryExpression {
+        switch expression {
+        case .constant, .objectID, .evaluatedObject, .keyPath, .variable: return expression
+        case .member(let base, let keyPath): return .member(normalized(base, store: store), keyPath: keyPath)
+        case .aggregate(let aggregate, let collection, let keyPath):
+            return .aggregate(aggregate, normalized(collection, store: store), keyPath: keyPath)
+        case .subquery(let collection, let variable, let predicate):
+            return .subquery(
+                collection: normalized(collection, store: store), variable: variable,
+                predicate: normalized(predicate, store: store))
+        case .array(let elements): return .array(elements.map { normalized($0, store: store) })
+        case .cast(let operand, let type): return .cast(normalized(operand, store: store), type: type)
+        }
+    }
+
+    /// The compiler binds a comparison's own parameter after compiling both sides (whose subqueries bind
+    /// first, left side before right side), and the operands of `AND`, `OR` and `NOT` in order.
+    private static func collect(_ predicate: QueryPredicate, store: PersistentStore, into values: inout [AttributeValue]) {
+        switch predicate {
+        case .true, .false: return
+        case .and(let operands), .or(let operands):
+            for operand in operands { collect(operand, store: store, into: &values) }
+        case .not(let operand): collect(operand, store: store, into: &values)
+        case .comparison(let comparison):
+            collect(comparison.left, store: store, into: &values)
+            collect(comparison.right, store: store, into: &values)
+            switch parameterSide(of: comparison, store: store) {
+            case .none: break
+            case .left: if let value = rawBinding(of: comparison.left, store: store) { values.append(value) }
+            case .right: if let value = rawBinding(of: comparison.right, store: store) { values.append(value) }
+            }
+        }
+    }
+
+    private static func collect(_ expression: QueryExpression, store: PersistentStore, into values: inout [AttributeValue]) {
+        switch expression {
+        case .constant, .objectID, .evaluatedObject, .keyPath, .variable: return
+        case .member(let base, _): collect(base, store: store, into: &values)
+        case .aggregate(_, let collection, _): collect(collection, store: store, into: &values)
+        case .subquery(let collection, _, let predicate):
+            collect(collection, store: store, into: &values)
+            collect(predicate, store: store, into: &values)
+        case .array(let elements): for element in elements { collect(element, store: store, into: &values) }
+        case .cast(let operand, _): collect(operand, store: store, into: &values)
+        }
+    }
+}
