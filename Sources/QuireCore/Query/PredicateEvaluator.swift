@@ -212,6 +212,11 @@ package struct PredicateEvaluator {
             return .collection(try elements.map { try value(of: $0, on: object) })
         case .cast(let operand, let type):
             return try Self.cast(try value(of: operand, on: object), to: type)
+        case .function(let function, let arguments):
+            if function == .castObject, arguments.count == 2, case .constant(.string(let type)) = arguments[1] {
+                return try Self.cast(try value(of: arguments[0], on: object), to: type)
+            }
+            return try Self.apply(function, to: try arguments.map { try value(of: $0, on: object) })
         }
     }
 
@@ -285,7 +290,7 @@ package struct PredicateEvaluator {
         }
     }
 
-    private static func cast(_ value: PredicateValue, to type: String) throws -> PredicateValue {
+    static func cast(_ value: PredicateValue, to type: String) throws -> PredicateValue {
         guard case .value(let attribute) = value else {
             throw QuireError(.predicateEvaluation, "Only a single value can be cast to \(type).")
         }
@@ -301,7 +306,7 @@ package struct PredicateEvaluator {
 
     // MARK: - Aggregates
 
-    private static func reduce(
+    static func reduce(
         _ elements: [PredicateValue],
         with aggregate: QueryExpression.Aggregate
     ) throws -> PredicateValue {

@@ -2,7 +2,8 @@ import QuireSupport
 import Foundation
 
 /// A value inside a predicate, Core Data's `NSExpression`: a constant, a key path, `SELF`, a variable, an
-/// aggregate such as `employees.@count`, a subquery, an array literal or a `CAST`.
+/// aggregate such as `employees.@count`, a subquery, an array literal, a `CAST`, or a function such as
+/// `salary * 12` or `lowercase:(name)`.
 ///
 /// Key paths are relative to the evaluated object (`SELF`) unless they hang off another expression
 /// (``member(_:keyPath:)``, as in `$x.name`). Format arguments become ``constant(_:)`` or ``objectID(_:)``
@@ -50,6 +51,9 @@ public indirect enum QueryExpression: Hashable, Sendable {
     /// A conversion, `CAST(x, "NSNumber")`. Casts of constants to the known types are folded into constants
     /// when parsed; what remains converts at evaluation.
     case cast(QueryExpression, type: String)
+    /// A function of its arguments, `NSExpression(forFunction:arguments:)`: `salary * 12` is
+    /// `.function(.multiply, [.keyPath("salary"), .constant(.integer(12))])`, `now()` is `.function(.now, [])`.
+    case function(Function, [QueryExpression])
 }
 
 extension QueryExpression {

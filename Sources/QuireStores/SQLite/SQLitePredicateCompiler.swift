@@ -587,6 +587,8 @@ package struct SQLitePredicateCompiler {
             throw Unsupported(reason: "a SUBQUERY outside an aggregate")
         case .cast:
             throw Unsupported(reason: "a CAST of a value read from objects")
+        case .function(let function, let arguments):
+            return try self.function(function, arguments, environment)
         }
     }
 
@@ -725,7 +727,7 @@ package struct SQLitePredicateCompiler {
 
     // MARK: - Aggregates
 
-    private mutating func aggregate(
+    mutating func aggregate(
         _ aggregate: QueryExpression.Aggregate,
         _ collection: QueryExpression,
         _ keyPath: String?,
