@@ -311,6 +311,7 @@ package struct PredicateEvaluator {
         with aggregate: QueryExpression.Aggregate
     ) throws -> PredicateValue {
         if aggregate == .count { return .value(.integer(Int64(elements.count))) }
+        if aggregate.isUnion { return union(elements, distinct: aggregate.rawValue.hasPrefix("distinct")) }
         var values: [AttributeValue] = []
         for element in elements {
             switch normalized(element) {
@@ -326,6 +327,8 @@ package struct PredicateEvaluator {
         switch aggregate {
         case .count:
             return .value(.integer(Int64(elements.count)))
+        case .unionOfObjects, .distinctUnionOfObjects, .unionOfArrays, .distinctUnionOfArrays, .distinctUnionOfSets:
+            return union(elements, distinct: aggregate.rawValue.hasPrefix("distinct"))
         case .sum:
             return .value(try sum(values, aggregate))
         case .avg:
@@ -349,6 +352,17 @@ package struct PredicateEvaluator {
             }
             return .value(best)
         }
+    }
+
+    /// The elements of a union operator: nil skipped, duplicates (by `==`) dropped when distinct.
+    private static func union(_ elements: [PredicateValue], distinct: Bool) -> PredicateValue {
+        var result: [PredicateValue] = []
+        for element in elements.map(normalized) {
+            if case .value(.null) = element { continue }
+            if distinct && result.contains(where: { equal($0, element, []) }) { continue }
+            result.append(element)
+        }
+        return .collection(result)
     }
 
     private static func number(

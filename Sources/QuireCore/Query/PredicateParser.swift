@@ -468,7 +468,7 @@ package struct PredicateParser {
         guard case .collectionOperator(let name) = token.kind else {
             throw expected("a collection operator such as @count")
         }
-        guard let aggregate = QueryExpression.Aggregate(rawValue: name.lowercased()) else {
+        guard let aggregate = QueryExpression.Aggregate(operatorName: name) else {
             throw error(
                 "Unknown collection operator '@\(name)'; expected @count, @sum, @avg, @min or @max",
                 at: token.offset
@@ -644,7 +644,7 @@ package struct PredicateParser {
                 pending.append(component)
                 continue
             }
-            guard let aggregate = QueryExpression.Aggregate(rawValue: component.dropFirst().lowercased()) else {
+            guard let aggregate = QueryExpression.Aggregate(operatorName: String(component.dropFirst())) else {
                 throw error(
                     "Unknown collection operator '\(component)' in the key path '\(keyPath)'",
                     at: token.offset

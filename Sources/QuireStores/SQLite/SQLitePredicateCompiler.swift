@@ -784,6 +784,8 @@ package struct SQLitePredicateCompiler {
             }
             function = (aggregate == .min ? "MIN(" : "MAX(") + sql + ")"
             kind = elementKind
+        case .unionOfObjects, .distinctUnionOfObjects, .unionOfArrays, .distinctUnionOfArrays, .distinctUnionOfSets:
+            throw Unsupported(reason: "\(aggregate.keyPathOperator), evaluated in memory")
         }
         return .scalar("(\(chain.select(function, where: condition)))", kind)
     }

@@ -71,6 +71,19 @@ struct ExpressionFunctionTests {
         #expect(try QueryPredicate(format: "(salary + 1000) * 12 == 120000").evaluate(with: PredicateDictionary(object)))
     }
 
+    @Test func unionOperatorsCollectTheValues() throws {
+        let object: [String: Any] = ["items": [["tag": "a"], ["tag": "b"], ["tag": "a"], ["tag": NSNull()]]]
+        func strings(_ format: String) throws -> [String] {
+            guard case .collection(let values) = try Self.value(format, object) else { return [] }
+            return values.compactMap { if case .value(.string(let s)) = $0 { return s } else { return nil } }
+        }
+        #expect(try strings("items.@distinctUnionOfObjects.tag") == ["a", "b"])
+        #expect(try strings("items.@unionOfObjects.tag") == ["a", "b", "a"])
+        #expect(try strings("items.@DISTINCTUNIONOFARRAYS.tag") == ["a", "b"])
+        #expect(try Self.scalar("items.@distinctUnionOfSets.tag.@count", object) == .integer(2))
+        #expect(try QueryExpression(format: "items.@distinctUnionOfObjects.tag").expressionFormat == "items.@distinctUnionOfObjects.tag")
+    }
+
     @Test func randomAndNowAreFresh() throws {
         let before = Date()
         guard case .date(let now) = try Self.scalar("now()") else {

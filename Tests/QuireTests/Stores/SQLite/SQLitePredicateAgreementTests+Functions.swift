@@ -44,6 +44,11 @@ extension SQLitePredicateAgreementTests {
             a("count:(mode:(publications.reviews.stars)) > 1", compiles: false),
             a("random() < 2", compiles: false), a("randomn:(5) < 5", compiles: false),
             a("SUBQUERY(publications, $p, $p.year - 2000 > 15).@count > 0"),
+            // Union operators in key paths, evaluated in memory.
+            a("publications.reviews.@distinctUnionOfObjects.stars.@count > 1", compiles: false),
+            a("publications.reviews.@unionOfObjects.stars.@count > 2", compiles: false),
+            a("tags.@distinctUnionOfSets.name CONTAINS 'Swift'", compiles: false),
+            a("ANY publications.@unionOfArrays.year > 2020", compiles: false),
             // Other entities and key paths through to-one relationships.
             p("price * 2 > 50"), p("year - 2000 > 20"), p("mainAuthor.age * 2 > 80"), p("pages / 100 == 2"),
             p("lowercase:(mainAuthor.firstName) == 'ann'"), p("publicationDate < now() - 86400"),
