@@ -11,7 +11,10 @@ extension ManagedObjectContext {
         _ request: FetchRequest<Result>, fetch: StoreFetch, stores: [PersistentStore]?
     ) throws -> [[String: Any]] {
         let spec = try DictionaryFetch(request: request, fetch: fetch)
-        if let rows = try coordinatorOrFail().fetchDictionaries(spec, stores: stores) {
+        // Sort keys with Swift comparators sort in memory.
+        if !spec.fetch.sortKeys.contains(where: \.sortsInMemory),
+            let rows = try coordinatorOrFail().fetchDictionaries(spec, stores: stores)
+        {
             return spec.publicDictionaries(rows)
         }
         return spec.publicDictionaries(try dictionaryRowsInMemory(spec, stores: stores))
@@ -75,7 +78,7 @@ extension ManagedObjectContext {
                 }
                 rows = rows.enumerated().sorted { lhs, rhs in
                     for (key, index) in zip(spec.fetch.sortKeys, indexes) {
-                        let order = key.comparator.compare(lhs.element[index].sortValue, rhs.element[index].sortValue)
+                        let order = key.compareValues(lhs.element[index].sortValue, rhs.element[index].sortValue)
                         if order == .orderedSame { continue }
                         return key.ascending ? order == .orderedAscending : order == .orderedDescending
                     }

@@ -203,7 +203,13 @@ extension SortKey: Codable {
     }
 
     /// Encodes the key path, the direction and the selector name.
+    ///
+    /// - Throws: `EncodingError.invalidValue` for a key with a ``customComparator``, which is code.
     public func encode(to encoder: any Encoder) throws {
+        if customComparator != nil {
+            throw EncodingError.invalidValue(
+                self, .init(codingPath: encoder.codingPath, debugDescription: "A sort key with a Swift comparator cannot be encoded."))
+        }
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(keyPath, forKey: .keyPath)
         try container.encode(ascending, forKey: .ascending)
