@@ -78,7 +78,12 @@ extension ManagedObjectContext {
                 "The fetch request names entity '\(request.entityName)', which the model does not have.",
                 context: .init(entity: request.entityName))
         }
-        for key in request.sortDescriptors where !key.comparesObjects {
+        // Dictionary fetches may sort by the name of a fetched expression.
+        let expressionNames = Set((request.propertiesToFetch ?? []).compactMap { property -> String? in
+            if case .expression(let description) = property, case .expression = description.expression { return description.name }
+            return nil
+        })
+        for key in request.sortDescriptors where !key.comparesObjects && !expressionNames.contains(key.keyPath) {
             try KeyPathResolver.validate(key.keyPath, from: entity)
         }
         // Checked here, before any store is asked, so that an empty store of any kind refuses it too.
