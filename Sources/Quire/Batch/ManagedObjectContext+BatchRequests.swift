@@ -169,10 +169,15 @@ extension ManagedObjectContext {
         _ fetch: StoreFetch, stores: [PersistentStore]?, _ coordinator: PersistentStoreCoordinator
     ) throws -> StoreBatchRequest.Target {
         try fetch.predicate?.validateKeyPaths(from: fetch.entity)
-        for key in fetch.sortKeys { try KeyPathResolver.validate(key.keyPath, from: fetch.entity) }
-        guard let predicate = fetch.predicate, !coordinator.storesEvaluate(predicate, for: fetch, in: stores) else { return .fetch(fetch) }
+        for key in fetch.sortKeys where !key.comparesObjects { try KeyPathResolver.validate(key.keyPath, from: fetch.entity) }
+        // Sort keys with Swift comparators pick the objects here, in memory.
+        if !fetch.sortKeys.contains(where: \.sortsInMemory) {
+            guard let predicate = fetch.predicate, !coordinator.storesEvaluate(predicate, for: fetch, in: stores) else {
+                return .fetch(fetch)
+            }
+        }
         let request = FetchRequest<ObjectID>(entityName: fetch.entity.name)
-        request.predicate = predicate
+        request.predicate = fetch.predicate
         request.sortDescriptors = fetch.sortKeys
         request.fetchLimit = fetch.limit
         request.fetchOffset = fetch.offset

@@ -105,6 +105,7 @@ private struct FetchedPropertyVariables {
             return .subquery(collection: apply(to: collection), variable: variable, predicate: apply(to: predicate))
         case .array(let elements): return .array(elements.map { apply(to: $0) })
         case .cast(let value, let type): return .cast(apply(to: value), type: type)
+        case .function(let function, let arguments): return .function(function, arguments.map { apply(to: $0) })
         case .constant, .objectID, .evaluatedObject, .keyPath, .variable: return expression
         }
     }

@@ -49,6 +49,9 @@ extension ManagedObjectContext {
     }
 
     private func count(fetch: StoreFetch, stores: [PersistentStore]?, includesPendingChanges: Bool) throws -> Int {
+        var fetch = fetch
+        // Order does not change a count: keys that only memory can sort by are dropped.
+        if fetch.sortKeys.contains(where: \.sortsInMemory) { fetch.sortKeys = [] }
         if !needsMemoryPass(fetch, stores, includesPendingChanges) {
             var countFetch = fetch
             countFetch.kind = .count
@@ -75,7 +78,12 @@ extension ManagedObjectContext {
                 "The fetch request names entity '\(request.entityName)', which the model does not have.",
                 context: .init(entity: request.entityName))
         }
-        for key in request.sortDescriptors {
+        // Dictionary fetches may sort by the name of a fetched expression.
+        let expressionNames = Set((request.propertiesToFetch ?? []).compactMap { property -> String? in
+            if case .expression(let description) = property, case .expression = description.expression { return description.name }
+            return nil
+        })
+        for key in request.sortDescriptors where !key.comparesObjects && !expressionNames.contains(key.keyPath) {
             try KeyPathResolver.validate(key.keyPath, from: entity)
         }
         // Checked here, before any store is asked, so that an empty store of any kind refuses it too.
@@ -96,6 +104,7 @@ extension ManagedObjectContext {
     /// A child context always works in memory: its rows come from its parent.
     private func needsMemoryPass(_ fetch: StoreFetch, _ stores: [PersistentStore]?, _ includesPendingChanges: Bool) -> Bool {
         parent != nil || needsPendingMerge(fetch, includesPendingChanges) || !storesEvaluatePredicate(fetch, stores)
+            || fetch.sortKeys.contains(where: \.sortsInMemory)
     }
 
     private func storesEvaluatePredicate(_ fetch: StoreFetch, _ stores: [PersistentStore]?) -> Bool {
@@ -162,6 +171,8 @@ extension ManagedObjectContext {
         let (storePredicate, memoryPredicate) = predicateSplit(fetch, stores: stores, includePending: includePending)
         var storeFetch = fetch
         storeFetch.predicate = storePredicate
+        // Stores cannot run Swift comparators: the callers sort in memory.
+        if storeFetch.sortKeys.contains(where: \.sortsInMemory) { storeFetch.sortKeys = [] }
         let rows = try fetchSourceRows(storeFetch, stores: stores, cachesRows: parent != nil && asFaults)
         registry.suspendPruning()
         defer { registry.resumePruning() }

@@ -117,7 +117,7 @@ extension ManagedObjectContext {
     /// Whether a store sorts by a key as ``ObjectSorter`` does in memory: an attribute of the entity itself
     /// (not decimal, which SQLite compares as a double, nor transient), or a to-one relationship's key.
     private static func storeSortsLikeMemory(_ key: SortKey, from entity: EntityDescription) -> Bool {
-        guard let resolved = try? KeyPathResolver.resolve(key.keyPath, from: entity), resolved.relationships.isEmpty else {
+        guard !key.sortsInMemory, let resolved = try? KeyPathResolver.resolve(key.keyPath, from: entity), resolved.relationships.isEmpty else {
             return false
         }
         if let attribute = resolved.attribute {

@@ -47,6 +47,7 @@ enum PredicateRelationshipScan {
         case .member, .aggregate, .subquery: return true
         case .array(let elements): return elements.contains { readsRelatedObjects($0, from: entity) }
         case .cast(let operand, _): return readsRelatedObjects(operand, from: entity)
+        case .function(_, let arguments): return arguments.contains { readsRelatedObjects($0, from: entity) }
         }
     }
 }

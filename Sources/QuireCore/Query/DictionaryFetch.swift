@@ -5,6 +5,8 @@ import Foundation
 package enum DictionaryValue: Hashable, Sendable {
     case value(AttributeValue)
     case object(ObjectID)
+    /// Several values, as `mode:` gives.
+    case values([AttributeValue])
 
     package static let null = DictionaryValue.value(.null)
 
@@ -13,6 +15,7 @@ package enum DictionaryValue: Hashable, Sendable {
         switch self {
         case .value(let value): return value
         case .object(let id): return .integer(id.primaryKey ?? 0)
+        case .values(let values): return values.first ?? .null
         }
     }
 }
@@ -29,6 +32,9 @@ package struct DictionaryFetch {
         package var keyPath: String?
         /// The aggregate function, for expression descriptions of functions.
         package var function: ExpressionDescription.Function?
+        /// The expression computed for each object (the function's argument when there is a function), for
+        /// expression descriptions of expressions other than key paths.
+        package var expression: QueryExpression?
         /// The attribute the key path ends on.
         package var attribute: AttributeDescription?
         /// The to-one relationship the key path ends on (the value is the related object's ID).
@@ -42,8 +48,10 @@ package struct DictionaryFetch {
         package init(
             name: String, keyPath: String?, function: ExpressionDescription.Function? = nil,
             attribute: AttributeDescription? = nil, relationship: RelationshipDescription? = nil,
-            resultType: AttributeType? = nil, resultDescription: AttributeDescription? = nil
+            resultType: AttributeType? = nil, resultDescription: AttributeDescription? = nil,
+            expression: QueryExpression? = nil
         ) {
+            self.expression = expression
             self.name = name
             self.keyPath = keyPath
             self.function = function
@@ -83,15 +91,24 @@ package struct DictionaryFetch {
         let properties =
             request.propertiesToFetch
             ?? entity.allAttributes.filter { !$0.isTransient }.map { FetchedProperty.keyPath($0.name) }
-        columns = try properties.map { try Self.column($0, entity) }
-        groupBy = try (request.propertiesToGroupBy ?? []).map { try Self.column(.keyPath($0), entity) }
+        let columns = try properties.map { try Self.column($0, entity) }
+        self.columns = columns
+        // A name of a fetched per-object expression groups by its value.
+        groupBy = try (request.propertiesToGroupBy ?? []).map { name in
+            if let named = columns.first(where: { $0.name == name && $0.expression != nil && $0.function == nil }) {
+                return named
+            }
+            return try Self.column(.keyPath(name), entity)
+        }
         var names = Set<String>()
         for column in columns where !names.insert(column.name).inserted {
             throw Self.invalid("The fetch request fetches two properties named '\(column.name)'.", entity)
         }
         if !groupBy.isEmpty {
             let grouped = Set(groupBy.compactMap(\.keyPath))
-            for column in columns where column.function == nil && !grouped.contains(column.keyPath ?? "") {
+            let groupedNames = Set(groupBy.filter { $0.expression != nil }.map(\.name))
+            for column in columns
+            where column.function == nil && !grouped.contains(column.keyPath ?? "") && !groupedNames.contains(column.name) {
                 throw Self.invalid(
                     "The fetch request fetches '\(column.name)', which is neither grouped by nor an aggregate.", entity)
             }
@@ -118,30 +135,56 @@ package struct DictionaryFetch {
             case .keyPath(let keyPath):
                 column = try keyPathColumn(name: description.name, keyPath: keyPath, entity)
             case .function(let function, let keyPath):
-                if keyPath == "SELF" {
-                    guard function == .count else {
-                        throw invalid("Only count: applies to SELF (in '\(description.name)').", entity)
-                    }
-                    column = Column(name: description.name, keyPath: nil, function: function)
-                } else {
-                    column = try keyPathColumn(name: description.name, keyPath: keyPath, entity)
-                    column.function = function
-                    switch function {
-                    case .count: break
-                    case .sum, .average:
-                        guard column.attribute?.attributeType.isNumeric == true
-                            || column.attribute?.attributeType == .boolean
-                        else { throw invalid("\(function.rawValue) needs a numeric attribute, not '\(keyPath)'.", entity) }
-                    case .min, .max:
-                        guard column.attribute != nil else {
-                            throw invalid("\(function.rawValue) needs an attribute, not '\(keyPath)'.", entity)
-                        }
-                    }
-                }
+                column = try functionColumn(description.name, function, keyPath, entity)
+            case .expression(let expression):
+                column = try expressionColumn(description.name, expression, entity)
             }
             column.resultType = description.resultType
             column.resultDescription = AttributeDescription(name: description.name, type: description.resultType)
             return column
+        }
+    }
+
+    private static func functionColumn(
+        _ name: String, _ function: ExpressionDescription.Function, _ keyPath: String, _ entity: EntityDescription
+    ) throws -> Column {
+        if keyPath == "SELF" {
+            guard function == .count else { throw invalid("Only count: applies to SELF (in '\(name)').", entity) }
+            return Column(name: name, keyPath: nil, function: function)
+        }
+        var column = try keyPathColumn(name: name, keyPath: keyPath, entity)
+        column.function = function
+        switch function {
+        case .count: break
+        case .sum, .average, .median, .stddev:
+            guard column.attribute?.attributeType.isNumeric == true || column.attribute?.attributeType == .boolean
+            else { throw invalid("\(function.rawValue) needs a numeric attribute, not '\(keyPath)'.", entity) }
+        case .min, .max, .mode:
+            guard column.attribute != nil else {
+                throw invalid("\(function.rawValue) needs an attribute, not '\(keyPath)'.", entity)
+            }
+        }
+        return column
+    }
+
+    /// A column of an expression: a key path, an aggregate function of one (as ``ExpressionDescription/Expression/function(_:keyPath:)``)
+    /// or of another expression of each object, or an expression of each object.
+    private static func expressionColumn(_ name: String, _ expression: QueryExpression, _ entity: EntityDescription) throws -> Column {
+        try QueryPredicate.comparison(QueryComparison(expression, .equalTo, .constant(.null))).validateKeyPaths(from: entity)
+        switch expression {
+        case .keyPath(let keyPath):
+            return try keyPathColumn(name: name, keyPath: keyPath, entity)
+        case .function(let function, let arguments) where function.isAggregate && arguments.count == 1:
+            guard let aggregate = ExpressionDescription.Function(rawValue: function.rawValue) else {
+                throw invalid("The function \(function.name) cannot be fetched into dictionaries.", entity)
+            }
+            switch arguments[0] {
+            case .keyPath(let keyPath): return try functionColumn(name, aggregate, keyPath, entity)
+            case .evaluatedObject: return try functionColumn(name, aggregate, "SELF", entity)
+            default: return Column(name: name, keyPath: nil, function: aggregate, expression: arguments[0])
+            }
+        default:
+            return Column(name: name, keyPath: nil, expression: expression)
         }
     }
 
@@ -192,6 +235,8 @@ package struct DictionaryFetch {
             switch value {
             case .object(let id):
                 dictionary[column.name] = id
+            case .values(let values):
+                dictionary[column.name] = values.compactMap(\.anyValue)
             case .value(let raw):
                 guard !raw.isNull else { continue }
                 if let resultType = column.resultType, let description = column.resultDescription {
@@ -207,6 +252,16 @@ package struct DictionaryFetch {
     }
 
     // MARK: - In memory
+
+    /// An aggregate function over a group's values, `mode:`'s array included.
+    package static func aggregateValue(
+        _ function: ExpressionDescription.Function, _ values: [DictionaryValue]?, count: Int
+    ) -> DictionaryValue {
+        guard function == .mode, let values else { return .value(aggregate(function, values, count: count)) }
+        let result = try? PredicateEvaluator.apply(.mode, to: [.collection(values.map { .value($0.sortValue) })])
+        guard case .collection(let modes)? = result else { return .values([]) }
+        return .values(modes.compactMap { if case .value(let value) = $0 { return value } else { return nil } })
+    }
 
     /// An aggregate function over a group's values (`count:` of `SELF` over `count` objects).
     package static func aggregate(
@@ -235,6 +290,12 @@ package struct DictionaryFetch {
                 }
             }
             return best ?? .null
+        case .median, .stddev, .mode:
+            guard let expressionFunction = function.expressionFunction,
+                case .value(let value)? = try? PredicateEvaluator.apply(
+                    expressionFunction, to: [.collection(present.map { .value($0.sortValue) })])
+            else { return .null }
+            return value
         }
     }
 }

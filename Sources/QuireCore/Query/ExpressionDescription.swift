@@ -24,6 +24,17 @@ public struct ExpressionDescription: Hashable, Sendable {
         case min = "min:"
         /// `max:`: the largest value; nil when there are none.
         case max = "max:"
+        /// `median:`: the middle number, or the average of the two middle ones; nil when there are none.
+        /// Computed in memory over the fetched values.
+        case median = "median:"
+        /// `mode:`: the array of the values that occur most often. Computed in memory over the fetched values.
+        case mode = "mode:"
+        /// `stddev:`: the population standard deviation of the numbers; nil when there are none. Computed in
+        /// memory over the fetched values.
+        case stddev = "stddev:"
+
+        /// The expression function of the same name.
+        package var expressionFunction: QueryExpression.Function? { QueryExpression.Function(rawValue: rawValue) }
     }
 
     /// What an expression description computes.
@@ -33,6 +44,10 @@ public struct ExpressionDescription: Hashable, Sendable {
         /// A function of the values of a key path over the objects of each group (all objects without
         /// ``FetchRequest/propertiesToGroupBy``); `SELF` as the key path counts objects.
         case function(Function, keyPath: String)
+        /// Any expression: computed for each object (`salary * 12`, `lowercase:(name)`), or for each group when
+        /// it is an aggregate function of one (`sum:(salary * 12)`, `median:(salary)`). The name of a
+        /// per-object expression can be listed in ``FetchRequest/propertiesToGroupBy`` to group by its value.
+        case expression(QueryExpression)
     }
 
     /// The key of the value in the result dictionaries.
@@ -53,6 +68,22 @@ public struct ExpressionDescription: Hashable, Sendable {
         self.name = name
         self.expression = expression
         self.resultType = resultType
+    }
+
+    /// Creates a description of an expression parsed from Core Data's format syntax, such as `salary * 12` or
+    /// `sum:(salary * 12)`.
+    ///
+    /// ```swift
+    /// let yearly = try ExpressionDescription(name: "yearly", format: "salary * 12", resultType: .integer64)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The key of the value in the result dictionaries.
+    ///   - format: The expression.
+    ///   - resultType: The type the value is returned as.
+    /// - Throws: ``QuireError/Code/predicateSyntax`` for an expression that does not parse.
+    public init(name: String, format: String, resultType: AttributeType) throws {
+        self.init(name: name, expression: .expression(try QueryExpression(format: format)), resultType: resultType)
     }
 
     /// Creates a description of an aggregate function of a key path, such as `sum:(salary)`.
@@ -96,6 +127,7 @@ public enum FetchedProperty: Hashable, Sendable, ExpressibleByStringLiteral, Cus
             switch description.expression {
             case .keyPath(let keyPath): return "\(description.name) = \(keyPath)"
             case .function(let function, let keyPath): return "\(description.name) = \(function.rawValue)(\(keyPath))"
+            case .expression(let expression): return "\(description.name) = \(expression)"
             }
         }
     }

@@ -203,7 +203,13 @@ extension SortKey: Codable {
     }
 
     /// Encodes the key path, the direction and the selector name.
+    ///
+    /// - Throws: `EncodingError.invalidValue` for a key with a ``customComparator``, which is code.
     public func encode(to encoder: any Encoder) throws {
+        if customComparator != nil {
+            throw EncodingError.invalidValue(
+                self, .init(codingPath: encoder.codingPath, debugDescription: "A sort key with a Swift comparator cannot be encoded."))
+        }
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(keyPath, forKey: .keyPath)
         try container.encode(ascending, forKey: .ascending)
@@ -212,11 +218,23 @@ extension SortKey: Codable {
 }
 
 extension FetchedProperty: Codable {
-    private enum CodingKeys: String, CodingKey { case keyPath, name, function, resultType }
+    private enum CodingKeys: String, CodingKey { case keyPath, name, function, resultType, expression }
 
-    /// Decodes a key path, or a name with a key path or a function of one and a result type.
+    /// Decodes a key path, or a name with a key path, a function of one or an expression (in format syntax)
+    /// and a result type.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        if let format = try container.decodeIfPresent(String.self, forKey: .expression) {
+            let name = try container.decode(String.self, forKey: .name)
+            let resultType = try container.decode(AttributeType.self, forKey: .resultType)
+            do {
+                self = .expression(try ExpressionDescription(name: name, format: format, resultType: resultType))
+            } catch {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .expression, in: container, debugDescription: "The expression '\(format)' does not parse: \(error)")
+            }
+            return
+        }
         let keyPath = try container.decode(String.self, forKey: .keyPath)
         guard let name = try container.decodeIfPresent(String.self, forKey: .name) else {
             self = .keyPath(keyPath)
@@ -245,6 +263,8 @@ extension FetchedProperty: Codable {
             case .function(let function, let keyPath):
                 try container.encode(keyPath, forKey: .keyPath)
                 try container.encode(function, forKey: .function)
+            case .expression(let expression):
+                try container.encode(expression.expressionFormat, forKey: .expression)
             }
         }
     }

@@ -212,6 +212,11 @@ package struct PredicateEvaluator {
             return .collection(try elements.map { try value(of: $0, on: object) })
         case .cast(let operand, let type):
             return try Self.cast(try value(of: operand, on: object), to: type)
+        case .function(let function, let arguments):
+            if function == .castObject, arguments.count == 2, case .constant(.string(let type)) = arguments[1] {
+                return try Self.cast(try value(of: arguments[0], on: object), to: type)
+            }
+            return try Self.apply(function, to: try arguments.map { try value(of: $0, on: object) })
         }
     }
 
@@ -285,7 +290,7 @@ package struct PredicateEvaluator {
         }
     }
 
-    private static func cast(_ value: PredicateValue, to type: String) throws -> PredicateValue {
+    static func cast(_ value: PredicateValue, to type: String) throws -> PredicateValue {
         guard case .value(let attribute) = value else {
             throw QuireError(.predicateEvaluation, "Only a single value can be cast to \(type).")
         }
@@ -301,11 +306,12 @@ package struct PredicateEvaluator {
 
     // MARK: - Aggregates
 
-    private static func reduce(
+    static func reduce(
         _ elements: [PredicateValue],
         with aggregate: QueryExpression.Aggregate
     ) throws -> PredicateValue {
         if aggregate == .count { return .value(.integer(Int64(elements.count))) }
+        if aggregate.isUnion { return union(elements, distinct: aggregate.rawValue.hasPrefix("distinct")) }
         var values: [AttributeValue] = []
         for element in elements {
             switch normalized(element) {
@@ -321,6 +327,8 @@ package struct PredicateEvaluator {
         switch aggregate {
         case .count:
             return .value(.integer(Int64(elements.count)))
+        case .unionOfObjects, .distinctUnionOfObjects, .unionOfArrays, .distinctUnionOfArrays, .distinctUnionOfSets:
+            return union(elements, distinct: aggregate.rawValue.hasPrefix("distinct"))
         case .sum:
             return .value(try sum(values, aggregate))
         case .avg:
@@ -344,6 +352,17 @@ package struct PredicateEvaluator {
             }
             return .value(best)
         }
+    }
+
+    /// The elements of a union operator: nil skipped, duplicates (by `==`) dropped when distinct.
+    private static func union(_ elements: [PredicateValue], distinct: Bool) -> PredicateValue {
+        var result: [PredicateValue] = []
+        for element in elements.map(normalized) {
+            if case .value(.null) = element { continue }
+            if distinct && result.contains(where: { equal($0, element, []) }) { continue }
+            result.append(element)
+        }
+        return .collection(result)
     }
 
     private static func number(

@@ -123,6 +123,17 @@ package struct PredicateLexer {
         case "]": symbol = .closeBracket
         case ",": symbol = .comma
         case ".": symbol = .dot
+        case "+": symbol = .plus
+        case "-": symbol = .minus
+        case "/": symbol = .slash
+        case ":": symbol = .colon
+        case "*":
+            if peek() == "*" {
+                position += 1
+                symbol = .power
+            } else {
+                symbol = .star
+            }
         case "=":
             switch peek() {
             case "=":

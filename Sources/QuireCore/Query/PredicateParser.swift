@@ -129,15 +129,31 @@ package struct PredicateParser {
             advance()
             return .false
         case .symbol(.openParen):
-            try enter()
-            defer { depth -= 1 }
-            advance()
-            let predicate = try parseOr()
-            try expect(.closeParen, "')'")
-            return predicate
+            // A parenthesized predicate, or a comparison whose left side starts with a parenthesized
+            // expression (`(salary + bonus) * 12 > 100000`): the predicate is tried first.
+            let saved = (index, argumentIndex, depth)
+            do {
+                return try parseParenthesizedPredicate()
+            } catch let original {
+                (index, argumentIndex, depth) = saved
+                do {
+                    return try parseComparison()
+                } catch {
+                    throw original
+                }
+            }
         default:
             return try parseComparison()
         }
+    }
+
+    private mutating func parseParenthesizedPredicate() throws -> QueryPredicate {
+        try enter()
+        defer { depth -= 1 }
+        advance()
+        let predicate = try parseOr()
+        try expect(.closeParen, "')'")
+        return predicate
     }
 
     private mutating func parseComparison() throws -> QueryPredicate {
@@ -219,7 +235,117 @@ package struct PredicateParser {
             }
             throw expected(what)
         }
-        return try parseExpression()
+        return try parseAdditive()
+    }
+
+    // MARK: - Arithmetic
+
+    /// `term (('+' | '-') term)*`, a negative number literal after a term counting as a subtraction (`age-1`).
+    private mutating func parseAdditive() throws -> QueryExpression {
+        var left = try parseMultiplicative()
+        while true {
+            if current.kind == .symbol(.plus) || current.kind == .symbol(.minus) {
+                let function: QueryExpression.Function = current.kind == .symbol(.plus) ? .add : .subtract
+                advance()
+                left = .function(function, [left, try parseMultiplicativeOperand()])
+            } else if current.text.hasPrefix("-"), let magnitude = negatedLiteral(current.kind) {
+                // `age-1` lexes as `age` and `-1` (the most negative integer has no magnitude: it is added).
+                var function = QueryExpression.Function.subtract
+                if case .integer(let value) = current.kind, value == .min { function = .add }
+                advance()
+                left = .function(function, [left, try continueMultiplicative(magnitude)])
+            } else {
+                return left
+            }
+        }
+    }
+
+    /// The value of a negative number token with its sign removed.
+    private func negatedLiteral(_ kind: PredicateToken.Kind) -> QueryExpression? {
+        switch kind {
+        case .integer(let value): return value == .min ? .constant(.integer(value)) : .constant(.integer(-value))
+        case .double(let value): return .constant(.double(-value))
+        default: return nil
+        }
+    }
+
+    private mutating func parseMultiplicativeOperand() throws -> QueryExpression {
+        guard canStartExpression(current.kind) else { throw expected("an expression") }
+        return try parseMultiplicative()
+    }
+
+    /// `factor (('*' | '/') factor)*`.
+    private mutating func parseMultiplicative() throws -> QueryExpression {
+        try continueMultiplicative(try parsePower())
+    }
+
+    private mutating func continueMultiplicative(_ first: QueryExpression) throws -> QueryExpression {
+        var left = first
+        while current.kind == .symbol(.star) || current.kind == .symbol(.slash) {
+            let function: QueryExpression.Function = current.kind == .symbol(.star) ? .multiply : .divide
+            advance()
+            guard canStartExpression(current.kind) else { throw expected("an expression") }
+            left = .function(function, [left, try parsePower()])
+        }
+        return left
+    }
+
+    /// `unary ('**' power)?`: right-associative.
+    private mutating func parsePower() throws -> QueryExpression {
+        let base = try parseUnary()
+        guard current.kind == .symbol(.power) else { return base }
+        try enter()
+        defer { depth -= 1 }
+        advance()
+        guard canStartExpression(current.kind) else { throw expected("an expression") }
+        return .function(.raise, [base, try parsePower()])
+    }
+
+    /// `'-' unary | expression`: a negation is `0 - operand`.
+    private mutating func parseUnary() throws -> QueryExpression {
+        guard current.kind == .symbol(.minus) else { return try parseExpression() }
+        try enter()
+        defer { depth -= 1 }
+        advance()
+        guard canStartExpression(current.kind) else { throw expected("an expression") }
+        return .function(.subtract, [.constant(.integer(0)), try parseUnary()])
+    }
+
+    /// `name '(' [expression (',' expression)*] ')'`, the name a selector such as `add:to:` or a word such as
+    /// `now` or `lowercase`.
+    private mutating func parseFunctionCall() throws -> QueryExpression {
+        let start = current
+        var name = ""
+        while case .identifier(let part) = current.kind {
+            name += part
+            advance()
+            guard current.kind == .symbol(.colon) else { break }
+            name += ":"
+            advance()
+        }
+        guard current.kind == .symbol(.openParen) else { throw expected("'(' after the function name '\(name)'") }
+        advance()
+        var arguments: [QueryExpression] = []
+        if current.kind != .symbol(.closeParen) {
+            while true {
+                arguments.append(try parseOperand())
+                guard current.kind == .symbol(.comma) else { break }
+                advance()
+            }
+        }
+        try expect(.closeParen, "',' or ')'")
+        guard let function = QueryExpression.Function(formatName: name) else {
+            throw error("Unknown function '\(name)'", at: start.offset)
+        }
+        guard arguments.count == function.arity else {
+            throw error(
+                "The function '\(function.name)' takes \(function.arity) argument(s), not \(arguments.count),",
+                at: start.offset)
+        }
+        if function == .castObject, case .constant(.string(let type)) = arguments[1] {
+            return PredicateCast.fold(arguments[0], to: type)
+        }
+        return .function(function, arguments)
     }
 
     private func canStartExpression(_ kind: PredicateToken.Kind) -> Bool {
@@ -227,7 +353,7 @@ package struct PredicateParser {
         case .identifier, .escapedKey, .variable, .collectionOperator, .string, .integer, .double, .format:
             return true
         case .symbol(let symbol):
-            return symbol == .openBrace
+            return symbol == .openBrace || symbol == .openParen || symbol == .minus
         case .keyword(let keyword):
             switch keyword {
             case .self, .true, .yes, .false, .no, .nil, .null, .subquery, .cast: return true
@@ -246,6 +372,12 @@ package struct PredicateParser {
         var pending: [String] = []
         var leadingOperator = false
         switch token.kind {
+        case .identifier where nextToken.kind == .symbol(.openParen) || nextToken.kind == .symbol(.colon):
+            base = try parseFunctionCall()
+        case .symbol(.openParen):
+            advance()
+            base = try parseAdditive()
+            try expect(.closeParen, "')'")
         case .identifier(let name), .escapedKey(let name):
             advance()
             base = .evaluatedObject
@@ -336,7 +468,7 @@ package struct PredicateParser {
         guard case .collectionOperator(let name) = token.kind else {
             throw expected("a collection operator such as @count")
         }
-        guard let aggregate = QueryExpression.Aggregate(rawValue: name.lowercased()) else {
+        guard let aggregate = QueryExpression.Aggregate(operatorName: name) else {
             throw error(
                 "Unknown collection operator '@\(name)'; expected @count, @sum, @avg, @min or @max",
                 at: token.offset
@@ -512,7 +644,7 @@ package struct PredicateParser {
                 pending.append(component)
                 continue
             }
-            guard let aggregate = QueryExpression.Aggregate(rawValue: component.dropFirst().lowercased()) else {
+            guard let aggregate = QueryExpression.Aggregate(operatorName: String(component.dropFirst())) else {
                 throw error(
                     "Unknown collection operator '\(component)' in the key path '\(keyPath)'",
                     at: token.offset

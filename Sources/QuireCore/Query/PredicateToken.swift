@@ -55,6 +55,8 @@ package enum PredicateSymbol: Equatable, Sendable {
     case openParen, closeParen, openBrace, closeBrace, openBracket, closeBracket, comma, dot
     case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual
     case doubleAmpersand, doublePipe, exclamation
+    /// The arithmetic operators `+`, `-`, `*`, `/`, `**`, and the `:` of a function name such as `add:to:`.
+    case plus, minus, star, slash, power, colon
 }
 
 /// What a format specifier substitutes.

@@ -2,13 +2,15 @@ import QuireSupport
 import Foundation
 
 /// A value inside a predicate, Core Data's `NSExpression`: a constant, a key path, `SELF`, a variable, an
-/// aggregate such as `employees.@count`, a subquery, an array literal or a `CAST`.
+/// aggregate such as `employees.@count`, a subquery, an array literal, a `CAST`, or a function such as
+/// `salary * 12` or `lowercase:(name)`.
 ///
 /// Key paths are relative to the evaluated object (`SELF`) unless they hang off another expression
 /// (``member(_:keyPath:)``, as in `$x.name`). Format arguments become ``constant(_:)`` or ``objectID(_:)``
 /// values when a predicate is parsed.
 public indirect enum QueryExpression: Hashable, Sendable {
-    /// A collection operator that reduces a collection to one value: `@count`, `@sum`, `@avg`, `@min`, `@max`.
+    /// A collection operator of a key path: `@count`, `@sum`, `@avg`, `@min`, `@max` reduce a collection to one
+    /// value; the union operators (`@distinctUnionOfObjects`, …) give the collection of the elements' values.
     public enum Aggregate: String, Hashable, Sendable, CaseIterable {
         /// `@count`: the number of elements.
         case count
@@ -20,6 +22,34 @@ public indirect enum QueryExpression: Hashable, Sendable {
         case min
         /// `@max`: the largest element (nil elements skipped); nil when empty.
         case max
+        /// `@unionOfObjects`: the elements' values (nil skipped), duplicates kept.
+        case unionOfObjects
+        /// `@distinctUnionOfObjects`: the elements' distinct values (nil skipped), in order of first occurrence.
+        case distinctUnionOfObjects
+        /// `@unionOfArrays`: as `@unionOfObjects` (key paths through nested collections already flatten them).
+        case unionOfArrays
+        /// `@distinctUnionOfArrays`: as `@distinctUnionOfObjects`.
+        case distinctUnionOfArrays
+        /// `@distinctUnionOfSets`: as `@distinctUnionOfObjects`.
+        case distinctUnionOfSets
+
+        /// The operator for its name without `@`, in any case (`count`, `COUNT`, `distinctUnionOfObjects`).
+        ///
+        /// - Parameter name: The name as written after `@`.
+        public init?(operatorName name: String) {
+            guard let aggregate = Self.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
+                return nil
+            }
+            self = aggregate
+        }
+
+        /// True for the union operators, whose value is a collection.
+        public var isUnion: Bool {
+            switch self {
+            case .count, .sum, .avg, .min, .max: return false
+            default: return true
+            }
+        }
 
         /// The operator as written in a key path: `@count`, `@sum`, …
         public var keyPathOperator: String { "@" + rawValue }
@@ -50,6 +80,9 @@ public indirect enum QueryExpression: Hashable, Sendable {
     /// A conversion, `CAST(x, "NSNumber")`. Casts of constants to the known types are folded into constants
     /// when parsed; what remains converts at evaluation.
     case cast(QueryExpression, type: String)
+    /// A function of its arguments, `NSExpression(forFunction:arguments:)`: `salary * 12` is
+    /// `.function(.multiply, [.keyPath("salary"), .constant(.integer(12))])`, `now()` is `.function(.now, [])`.
+    case function(Function, [QueryExpression])
 }
 
 extension QueryExpression {

@@ -63,6 +63,9 @@ extension QueryPredicate {
         case .cast(let value, _):
             try validate(value, entity: entity, variables: variables)
             return nil
+        case .function(_, let arguments):
+            for argument in arguments { try validate(argument, entity: entity, variables: variables) }
+            return nil
         }
     }
 

@@ -149,7 +149,36 @@ package struct PredicatePrinter {
             output += ", "
             writeString(type)
             output += ")"
+        case .function(let function, let arguments):
+            writeFunction(function, arguments)
         }
+    }
+
+    /// Writes a function: arithmetic infix (`a + b`, operands that are themselves infix in parentheses),
+    /// `now()` and `random()`, others as Core Data prints them (`lowercase:(name)`, `add:to:` never).
+    private mutating func writeFunction(_ function: QueryExpression.Function, _ arguments: [QueryExpression]) {
+        if let symbol = function.infixOperator, arguments.count == 2 {
+            for (index, argument) in arguments.enumerated() {
+                if index > 0 { output += " \(symbol) " }
+                if case .function(let inner, let innerArguments) = argument, inner.infixOperator != nil,
+                    innerArguments.count == 2
+                {
+                    output += "("
+                    write(argument)
+                    output += ")"
+                } else {
+                    write(argument)
+                }
+            }
+            return
+        }
+        output += function.name
+        output += "("
+        for (index, argument) in arguments.enumerated() {
+            if index > 0 { output += ", " }
+            write(argument)
+        }
+        output += ")"
     }
 
     private mutating func writeKeyPath(_ keyPath: String) {

@@ -96,6 +96,8 @@ private struct PredicateSubstitution {
             return .array(try elements.map { try apply(to: $0) })
         case .cast(let value, let type):
             return PredicateCast.fold(try apply(to: value), to: type)
+        case .function(let function, let arguments):
+            return .function(function, try arguments.map { try apply(to: $0) })
         }
     }
 }
@@ -133,6 +135,8 @@ private struct PredicateVariableCollector {
         case .array(let elements):
             for element in elements { collect(element) }
         case .cast(let value, _): collect(value)
+        case .function(_, let arguments):
+            for argument in arguments { collect(argument) }
         }
     }
 }

@@ -36,8 +36,27 @@ extension SortKey {
         _ b: any PredicateEvaluable,
         keyPath: QueryExpression
     ) throws -> ComparisonResult {
-        let result = comparator.compare(try sortValue(of: a, keyPath), try sortValue(of: b, keyPath))
+        let result: ComparisonResult
+        if let customComparator {
+            result = customComparator.compare(try customValue(of: a, keyPath), try customValue(of: b, keyPath))
+        } else {
+            result = comparator.compare(try sortValue(of: a, keyPath), try sortValue(of: b, keyPath))
+        }
         return ascending ? result : Self.flipped(result)
+    }
+
+    /// The value a ``customComparator`` is given: a value's public form, or an object itself.
+    fileprivate func customValue(of object: any PredicateEvaluable, _ keyPath: QueryExpression) throws -> Any? {
+        if case .evaluatedObject = keyPath { return object }
+        switch PredicateEvaluator.normalized(try keyPath.value(with: object)) {
+        case .value(let value): return value.anyValue
+        case .object(let related): return related
+        case .collection:
+            throw QuireError(
+                .predicateEvaluation,
+                "The sort key '\(self.keyPath)' yields a collection, not a value; sort by an aggregate such as @count.",
+                context: .init(key: self.keyPath))
+        }
     }
 
     fileprivate func sortValue(of object: any PredicateEvaluable, _ keyPath: QueryExpression) throws -> AttributeValue {
@@ -78,13 +97,20 @@ extension Sequence where Element: PredicateEvaluable {
         // Read every sort value once, then sort indices, so that sorting reads no key path twice.
         let elements = Array(self)
         var values: [[AttributeValue]] = []
+        var customValues: [[Any?]] = []
         values.reserveCapacity(elements.count)
         for element in elements {
-            values.append(try zip(keys, parsed).map { key, keyPath in try key.sortValue(of: element, keyPath) })
+            values.append(try zip(keys, parsed).map { key, keyPath in
+                key.sortsInMemory ? .null : try key.sortValue(of: element, keyPath)
+            })
+            customValues.append(try zip(keys, parsed).map { key, keyPath in
+                key.sortsInMemory ? try key.customValue(of: element, keyPath) : nil
+            })
         }
         let order = elements.indices.sorted { i, j in
             for (index, key) in keys.enumerated() {
-                var result = key.comparator.compare(values[i][index], values[j][index])
+                var result = key.customComparator.map { $0.compare(customValues[i][index], customValues[j][index]) }
+                    ?? key.comparator.compare(values[i][index], values[j][index])
                 if !key.ascending { result = SortKey.flipped(result) }
                 if result != .orderedSame { return result == .orderedAscending }
             }

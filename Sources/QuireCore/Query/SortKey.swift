@@ -80,6 +80,10 @@ public struct SortKey: Hashable, Sendable {
     public var ascending: Bool
     /// How values are compared.
     public var comparator: Comparator
+    /// Swift code that compares the values instead of ``comparator``, as `NSSortDescriptor(key:ascending:comparator:)`
+    /// (see ``init(_:ascending:comparator:)-(_,_,@Sendable(Any?,Any?)->ComparisonResult)``); nil for the named
+    /// comparators. Stores cannot run it: a fetch with such a key sorts in memory.
+    public var customComparator: CustomComparator?
 
     /// Creates a sort key.
     ///
@@ -95,6 +99,8 @@ public struct SortKey: Hashable, Sendable {
 
     /// The same key in the opposite order.
     public var reversed: SortKey {
-        SortKey(keyPath, ascending: !ascending, comparator: comparator)
+        var key = SortKey(keyPath, ascending: !ascending, comparator: comparator)
+        key.customComparator = customComparator
+        return key
     }
 }

@@ -94,6 +94,7 @@ package enum PredicateKeyScan {
             visit(predicate, &keys)
         case .array(let elements): for element in elements { visit(element, &keys) }
         case .cast(let operand, _): visit(operand, &keys)
+        case .function(_, let arguments): for argument in arguments { visit(argument, &keys) }
         }
     }
 }

@@ -599,6 +599,8 @@ package struct SQLitePredicateCompiler {
             throw Unsupported(reason: "a SUBQUERY outside an aggregate")
         case .cast:
             throw Unsupported(reason: "a CAST of a value read from objects")
+        case .function(let function, let arguments):
+            return try self.function(function, arguments, environment)
         }
     }
 
@@ -737,7 +739,7 @@ package struct SQLitePredicateCompiler {
 
     // MARK: - Aggregates
 
-    private mutating func aggregate(
+    mutating func aggregate(
         _ aggregate: QueryExpression.Aggregate,
         _ collection: QueryExpression,
         _ keyPath: String?,
@@ -794,6 +796,8 @@ package struct SQLitePredicateCompiler {
             }
             function = (aggregate == .min ? "MIN(" : "MAX(") + sql + ")"
             kind = elementKind
+        case .unionOfObjects, .distinctUnionOfObjects, .unionOfArrays, .distinctUnionOfArrays, .distinctUnionOfSets:
+            throw Unsupported(reason: "\(aggregate.keyPathOperator), evaluated in memory")
         }
         return .scalar("(\(chain.select(function, where: condition)))", kind)
     }

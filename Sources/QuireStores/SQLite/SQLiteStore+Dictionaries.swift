@@ -20,15 +20,33 @@ extension SQLiteStore {
         var reads: [(column: DictionaryFetch.Column, index: Int32, entityIndex: Int32?)] = []
         var names: [String: SQLitePredicateCompiler.Operand] = [:]
         var expressions: [String: (sql: String, isString: Bool)] = [:]
+        // median:, mode: and stddev: are computed in memory over the fetched values.
+        if request.columns.contains(where: { [.median, .mode, .stddev].contains($0.function) }) { return nil }
         for column in request.columns {
-            let (sql, operand, entitySQL) = try expression(for: column, from: fetch.entity, scope: scope)
+            let compiled: (sql: String, operand: SQLitePredicateCompiler.Operand, entitySQL: String?)
+            do {
+                compiled = try expression(for: column, from: fetch.entity, scope: scope, compiler: &compiler)
+            } catch is SQLitePredicateCompiler.Unsupported {
+                return nil
+            }
+            let (sql, operand, entitySQL) = compiled
             reads.append((column, Int32(selects.count), entitySQL.map { _ in Int32(selects.count + 1) }))
             selects.append(sql)
             if let entitySQL { selects.append(entitySQL) }
             names[column.name] = operand
-            expressions[column.name] = (sql, column.function == nil && column.attribute?.attributeType == .string)
+            var isString = column.attribute?.attributeType == .string
+            if column.expression != nil, case .scalar(_, .string) = operand { isString = true }
+            expressions[column.name] = (sql, column.function == nil && isString)
         }
-        let groups = try request.groupBy.map { try expression(for: $0, from: fetch.entity, scope: scope).sql }
+        var groups: [String] = []
+        for group in request.groupBy {
+            // A fetched expression groups by the same SQL (its parameters are numbered, so they can repeat).
+            if group.expression != nil, let named = expressions[group.name] {
+                groups.append(named.sql)
+            } else {
+                groups.append(try expression(for: group, from: fetch.entity, scope: scope, compiler: &compiler).sql)
+            }
+        }
 
         var conditions: [String] = []
         let numbers = fetch.includesSubentities ? schema.numbers.hierarchyNumbers(of: fetch.entity) : [schema.numbers.number(of: fetch.entity)]
@@ -55,7 +73,7 @@ extension SQLiteStore {
                 let column = DictionaryFetch.Column(
                     name: key.keyPath, keyPath: key.keyPath, attribute: resolved.attribute,
                     relationship: resolved.finalRelationship)
-                sql = try expression(for: column, from: fetch.entity, scope: scope).sql
+                sql = try expression(for: column, from: fetch.entity, scope: scope, compiler: &compiler).sql
                 isString = resolved.attribute?.attributeType == .string
             }
             if isString, let collation = SQLiteFunctions.collation(for: key.comparator) { sql += " COLLATE \(collation)" }
@@ -91,12 +109,26 @@ extension SQLiteStore {
     /// The SQL of a column, its operand for a having predicate, and the SQL of the destination's entity
     /// number for a relationship whose destination has sub-entities.
     private func expression(
-        for column: DictionaryFetch.Column, from entity: EntityDescription, scope: SQLiteQueryScope
+        for column: DictionaryFetch.Column, from entity: EntityDescription, scope: SQLiteQueryScope,
+        compiler: inout SQLitePredicateCompiler
     ) throws -> (sql: String, operand: SQLitePredicateCompiler.Operand, entitySQL: String?) {
         var value = "NULL"
         var entitySQL: String?
         var operand = SQLitePredicateCompiler.Operand.scalar("NULL", nil)
-        if let keyPath = column.keyPath {
+        if let expression = column.expression {
+            // An expression of each object: a scalar SQL value of the row (constants bound).
+            let row = SQLitePredicateCompiler.Row(alias: "t0", entity: entity, scope: scope)
+            switch try compiler.scalar(expression, for: row) {
+            case .scalar(let sql, let kind?):
+                value = sql
+                operand = .scalar(sql, kind)
+            case .constant(let constant) where !constant.isNull:
+                value = compiler.bind(constant)
+                operand = .scalar(value, SQLitePredicateCompiler.Kind(constant))
+            default:
+                throw SQLitePredicateCompiler.Unsupported(reason: "an expression that is not a value")
+            }
+        } else if let keyPath = column.keyPath {
             let resolved = try KeyPathResolver.resolve(keyPath, from: entity)
             let owner = scope.join(from: "t0", through: resolved.relationships, schema: schema)
             if let attribute = resolved.attribute, let name = schema.column(of: attribute) {
@@ -122,6 +154,7 @@ extension SQLiteStore {
         case .average: sql = "AVG(\(value))"
         case .min: sql = "MIN(\(value))"
         case .max: sql = "MAX(\(value))"
+        case .median, .mode, .stddev: throw SQLitePredicateCompiler.Unsupported(reason: "\(function.rawValue) in SQL")
         }
         let kind = column.readType.flatMap(SQLitePredicateCompiler.Kind.init)
         return (sql, .scalar(sql, function == .count ? .number : kind), nil)

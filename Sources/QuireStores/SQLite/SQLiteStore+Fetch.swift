@@ -190,6 +190,12 @@ extension SQLiteStore {
         var order: [String] = []
         if sorted {
             for key in fetch.sortKeys {
+                if key.sortsInMemory {
+                    throw QuireError(
+                        .invalidFetchRequest,
+                        "The sort key '\(key.keyPath)' compares with Swift code, which SQLite cannot run; a context sorts such fetches in memory.",
+                        context: .init(entity: fetch.entity.name, key: key.keyPath))
+                }
                 let resolved = try KeyPathResolver.resolve(key.keyPath, from: fetch.entity)
                 let owner = alias(for: resolved.relationships)
                 var expression: String

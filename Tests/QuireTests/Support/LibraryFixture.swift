@@ -93,10 +93,16 @@ final class LibraryFixture {
         }
     }
 
-    /// The library in an SQLite store in a new folder, or in the PostgreSQL store at `postgres`.
-    init(model: ManagedObjectModel = LibraryFixture.model(), postgres: URL? = nil) throws {
+    /// The library in an SQLite store (or a store of `type`) in a new folder, or in the PostgreSQL store at
+    /// `postgres`.
+    init(model: ManagedObjectModel = LibraryFixture.model(), postgres: URL? = nil, type: StoreType = .sqlite) throws {
         folder = try TemporaryFolder()
-        if let postgres {
+        if type != .sqlite && postgres == nil {
+            coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
+            try coordinator.addPersistentStore(type: type, at: type == .inMemory ? nil : folder.file("Library.store"))
+            context = ManagedObjectContext()
+            context.persistentStoreCoordinator = coordinator
+        } else if let postgres {
             coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
             try coordinator.addPersistentStore(type: .postgres, at: postgres)
             context = ManagedObjectContext()

@@ -254,6 +254,6 @@ struct SQLitePredicateAgreementTests {
             other("Address", "resident.age > 40"), other("Address", "country == nil"),
             other("Address", "resident.publications.@count > 0"), other("Tag", "authors.@count == 2"),
             other("Tag", "ANY authors.address.city == 'Paris'"), other("Tag", "name LIKE 'swift*'"),
-        ]
+        ] + functionCases()
     }
 }
