@@ -126,6 +126,26 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         propertiesByName.compactMapValues { $0 as? AttributeDescription }
     }
 
+    /// Every attribute a record stores, by key: the declared ones and the elements of composite attributes under
+    /// their key paths (`address.city`; before the model is frozen, copies of the elements). What migrations map.
+    package var storedAttributesByKey: [String: AttributeDescription] {
+        if isFrozen {
+            guard !allComposites.isEmpty else { return attributesByName }
+            return Dictionary(allAttributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        // Before the layout exists: the elements as copies named by their key paths.
+        var result = attributesByName
+        for composite in compositeAttributesByName.values {
+            for (path, element) in composite.flattenedElements() {
+                guard let element = element as? AttributeDescription else { continue }
+                let leaf = element.copy(named: path.joined(separator: "."))
+                leaf.isTransient = composite.isTransient || element.isTransient
+                result[leaf.name] = leaf
+            }
+        }
+        return result
+    }
+
     /// Every composite attribute, inherited ones included, keyed by name.
     public var compositeAttributesByName: [String: CompositeAttributeDescription] {
         propertiesByName.compactMapValues { $0 as? CompositeAttributeDescription }

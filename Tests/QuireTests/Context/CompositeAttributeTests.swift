@@ -166,6 +166,33 @@ import Quire
         }
     }
 
+    /// An inferred migration to a model version with one attribute more keeps every element.
+    @Test(arguments: [StoreType.sqlite, .xml])
+    func inferredMigrationKeepsTheElements(type: StoreType) throws {
+        let folder = try TemporaryFolder()
+        let v1 = Self.model()
+        let url = try #require(Self.url(folder, type))
+        do {
+            let coordinator = try PersistentStoreCoordinator(managedObjectModel: v1)
+            try coordinator.addPersistentStore(type: type, at: url)
+            let context = ManagedObjectContext()
+            context.persistentStoreCoordinator = coordinator
+            try Self.insertPeople(into: context, model: v1)
+        }
+        let v2 = Self.model()
+        v2.entitiesByName["Person"]?.properties.append(AttributeDescription(name: "age", type: .integer16))
+        try MigrationManager(sourceModel: v1, destinationModel: v2).migrateStore(at: url, type: type)
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: v2)
+        try coordinator.addPersistentStore(type: type, at: url)
+        let context = ManagedObjectContext()
+        context.persistentStoreCoordinator = coordinator
+        let request = FetchRequest<ManagedObject>(entityName: "Person")
+        request.sortDescriptors = [SortKey("name")]
+        let people = try context.fetch(request)
+        #expect(people.map { $0.value(forKeyPath: "address.city") as? String } == ["Lyon", "Clermont", "Arles"])
+        #expect(people.map { $0.value(forKey: "address.geo.lat") as? Double } == [45.76, 45.78, 43.68])
+    }
+
     @Test func theModelSurvivesItsOwnFileFormat() throws {
         let folder = try TemporaryFolder()
         let model = Self.model()
