@@ -28,6 +28,8 @@ extension ManagedObject {
             return value(of: attribute)
         case let relationship as RelationshipDescription:
             return relatedObjects(for: relationship)
+        case let composite as CompositeAttributeDescription:
+            return compositeValue(composite)
         default:
             // A fetched property: its results, evaluated on first use (see fetchedValue(forKey:)).
             return try? fetchedValue(forKey: key)
@@ -57,11 +59,13 @@ extension ManagedObject {
     /// catch): for keys and values that come from input use ``setValidatedValue(_:forKey:)``, which throws.
     public func setValue(_ value: Any?, forKey key: String) {
         if let (slot, converted) = entity.exactAttributeValue(value, forKey: key) {
+            if entity.isDerivedAttribute(slot: slot) { return noteDerivedAttributeWrite(key) }
             setAttributeValue(converted, at: slot)
             return
         }
         switch property(forKey: key) {
         case let attribute as AttributeDescription:
+            if attribute.derivationExpression != nil { return noteDerivedAttributeWrite(key) }
             do {
                 let converted = try ValueCoercion.attributeValue(from: value, for: attribute, keepingIntegersOutOfRange: true)
                 setAttributeValue(converted, at: attribute.slot)
@@ -70,6 +74,12 @@ extension ManagedObject {
             }
         case let relationship as RelationshipDescription:
             setRelated(value, for: relationship)
+        case let composite as CompositeAttributeDescription:
+            do {
+                try setCompositeValue(value, for: composite)
+            } catch {
+                preconditionFailure("\(error) Use setValidatedValue(_:forKey:) for values that come from input.")
+            }
         default:
             break
         }
@@ -90,6 +100,12 @@ extension ManagedObject {
         let components = keyPath.split(separator: ".").map(String.init)
         for (index, component) in components.enumerated() {
             let isLast = index == components.count - 1
+            if !isLast, let composite = current.first?.entity.property(named: component) as? CompositeAttributeDescription {
+                // The rest of the path names an element of a composite attribute: `address.city`.
+                guard let leaf = composite.leaf(forPath: components[(index + 1)...]) else { return nil }
+                let values = current.compactMap { $0.value(forKey: leaf.name) }
+                return fannedOut ? values : values.first
+            }
             var next: [ManagedObject] = []
             var values: [Any] = []
             for object in current {
@@ -123,6 +139,7 @@ extension ManagedObject {
     public func setPrimitiveValue(_ value: Any?, forKey key: String) {
         switch property(forKey: key) {
         case let attribute as AttributeDescription:
+            if attribute.derivationExpression != nil { return noteDerivedAttributeWrite(key) }
             do {
                 let converted = try ValueCoercion.attributeValue(from: value, for: attribute)
                 setAttributeValue(converted, at: attribute.slot)

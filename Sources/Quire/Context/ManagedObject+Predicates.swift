@@ -17,6 +17,9 @@ extension ManagedObject: PredicateEvaluable {
         if let attribute = property as? AttributeDescription {
             return .value(try resolvedAttributeValue(at: attribute.slot, key: attribute.name))
         }
+        if let composite = property as? CompositeAttributeDescription {
+            return .object(CompositePredicateValue(composite: composite) { try self.resolvedAttributeValue(at: $0.slot, key: $0.name) })
+        }
         guard let relationship = property as? RelationshipDescription, let context = managedObjectContext else {
             return .value(.null)
         }

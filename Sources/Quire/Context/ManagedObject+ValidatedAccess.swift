@@ -47,11 +47,14 @@ extension ManagedObject {
         if let context = managedObjectContext, faultFlag || recordIsMissing { try context.fulfillFaultThrowing(of: self) }
         switch property {
         case let attribute as AttributeDescription:
+            try checkNotDerived(attribute)
             let converted = try ValueCoercion.attributeValue(from: value, for: attribute, keepingIntegersOutOfRange: true)
             setAttributeValue(converted, at: attribute.slot)
         case let relationship as RelationshipDescription:
             try checkRelationshipValue(value, for: relationship)
             setValue(value, forKey: key)
+        case let composite as CompositeAttributeDescription:
+            try setCompositeValue(value, for: composite)
         default:
             setValue(value, forKey: key)
         }

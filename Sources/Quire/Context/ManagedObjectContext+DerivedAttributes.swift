@@ -3,22 +3,99 @@ import QuireStores
 import Foundation
 import OrderedCollections
 
+/// A derived attribute set by hand: not kept, and reported by the next save.
+struct DerivedAttributeWrite {
+    let object: ManagedObject
+    let key: String
+}
+
 extension ManagedObjectContext {
     /// Computes the derived attributes (``AttributeDescription/derivationExpression``) of the objects a save writes,
     /// as Core Data does at save: a key path's value, an aggregate of a to-many relationship's members, the save's
-    /// date for `now()`, or a string function. Values set by hand are replaced (derived attributes are read-only).
+    /// date for `now()`, or a string function. Objects that derive a value from a changed object through an inverse
+    /// relationship are recomputed too (a book's `author.name` when the author is renamed, its `pages.@sum.words`
+    /// when a page's words change), so every derived value is current after the save, on every store type.
     ///
     /// Every store type gets the values from here; SQLite stores with Core Data's `Z_DA_` triggers also keep them
     /// current in the file for rows other writers change.
-    func updateDerivedAttributes(_ changed: [ManagedObject]) {
+    ///
+    /// - Returns: Whether objects outside `changed` changed (the caller lists the changed objects again).
+    /// - Throws: ``QuireError/Code/managedObjectValidation`` naming the keys when derived attributes were set by hand
+    ///   since the last save (derived attributes are read-only; the values set were not kept).
+    func updateDerivedAttributes(_ changed: [ManagedObject]) throws -> Bool {
+        if !derivedAttributeWrites.isEmpty {
+            let writes = derivedAttributeWrites
+            derivedAttributeWrites = []
+            let first = writes[0]
+            let keys = writes.map { "'\($0.object.entity.name).\($0.key)'" }
+            throw QuireError(
+                .managedObjectValidation,
+                "Derived attributes are read-only: \(keys.joined(separator: ", ")) \(keys.count == 1 ? "was" : "were") set by hand "
+                    + "(the value\(keys.count == 1 ? " was" : "s were") not kept). Core Data computes derived attributes at save.",
+                context: .init(entity: first.object.entity.name, key: first.key))
+        }
         let now = Date()
+        var computed = Set<ObjectIdentifier>()
         for object in changed where !object.deletedFlag && object.entity.hasDerivedAttributes {
-            for attribute in object.entity.allAttributes {
-                guard let text = attribute.derivationExpression, let expression = DerivationExpression(text) else { continue }
-                let value = object.derivedValue(expression, for: attribute, now: now)
-                if object.attributeValue(at: attribute.slot) != value { object.setAttributeValue(value, at: attribute.slot) }
+            computed.insert(ObjectIdentifier(object))
+            object.updateDerivedValues(now: now, changed: true)
+        }
+        // Objects deriving a value through a relationship from a changed object: found through the inverse.
+        guard let model = persistentStoreCoordinator?.managedObjectModel ?? changed.first?.entity.managedObjectModel else { return false }
+        let dependencies = model.derivedAttributeDependencies
+        guard !dependencies.isEmpty else { return false }
+        var outside = false
+        for object in changed {
+            for dependency in dependencies where object.entity.isKind(of: dependency.memberEntity) {
+                var owners: [ManagedObject] = []
+                switch object.value(forKey: dependency.inverse.name) {
+                case let owner as ManagedObject: owners = [owner]
+                case let set as Set<ManagedObject>: owners = Array(set)
+                case let ordered as OrderedSet<ManagedObject>: owners = Array(ordered)
+                default: break
+                }
+                for owner in owners where !owner.deletedFlag && computed.insert(ObjectIdentifier(owner)).inserted {
+                    if owner.updateDerivedValues(now: now, changed: false) { outside = true }
+                }
             }
         }
+        return outside
+    }
+}
+
+extension ManagedObjectModel {
+    /// A relationship a derived attribute reads through, with the inverse that leads back from a member.
+    struct DerivedAttributeDependency {
+        /// The entity whose objects' changes affect the derived value (the relationship's destination).
+        let memberEntity: EntityDescription
+        /// The relationship back from a member to the objects that derive from it.
+        let inverse: RelationshipDescription
+    }
+
+    /// The relationships derived attributes read through (`author` of `author.name`, `pages` of `pages.@sum.words`)
+    /// that have an inverse; a relationship without one cannot lead back, and its derived values are computed only
+    /// when their own object changes.
+    var derivedAttributeDependencies: [DerivedAttributeDependency] {
+        var result: [DerivedAttributeDependency] = []
+        var seen = Set<ObjectIdentifier>()
+        for entity in entities {
+            for attribute in entity.allAttributes where attribute.entity === entity {
+                guard let text = attribute.derivationExpression, let expression = DerivationExpression(text) else { continue }
+                let first: String?
+                switch expression {
+                case .keyPath(let path), .string(_, let path):
+                    let parts = path.split(separator: ".")
+                    first = parts.count > 1 ? String(parts[0]) : nil
+                case .aggregate(_, let relationship, _): first = relationship
+                case .now: first = nil
+                }
+                guard let first, let relationship = entity.relationshipsByName[first], let inverse = relationship.resolvedInverse,
+                    let destination = relationship.resolvedDestination, seen.insert(ObjectIdentifier(inverse)).inserted
+                else { continue }
+                result.append(DerivedAttributeDependency(memberEntity: destination, inverse: inverse))
+            }
+        }
+        return result
     }
 }
 
@@ -30,6 +107,47 @@ extension EntityDescription {
 }
 
 extension ManagedObject {
+    /// Records a hand-set derived attribute for the next save to report; the value is not kept.
+    func noteDerivedAttributeWrite(_ key: String) {
+        managedObjectContext?.derivedAttributeWrites.append(DerivedAttributeWrite(object: self, key: key))
+    }
+
+    /// Throws for a derived attribute, which only saves compute (``setValidatedValue(_:forKey:)``).
+    func checkNotDerived(_ attribute: AttributeDescription) throws {
+        guard attribute.derivationExpression != nil else { return }
+        throw QuireError(
+            .managedObjectValidation,
+            "'\(entity.name).\(attribute.name)' is a derived attribute, which is read-only: saves compute it from "
+                + "'\(attribute.derivationExpression ?? "")'.",
+            context: .init(entity: entity.name, key: attribute.name))
+    }
+
+    /// Computes the object's derived attributes. `now()` ones get the save's date when the object is saved anyway
+    /// (`changed`) or another derived value changed, as Core Data's trigger on `Z_OPT` gives it.
+    ///
+    /// - Returns: Whether a value changed.
+    @discardableResult
+    fileprivate func updateDerivedValues(now: Date, changed: Bool) -> Bool {
+        var changedAny = false
+        var dated: [AttributeDescription] = []
+        for attribute in entity.allAttributes {
+            guard let text = attribute.derivationExpression, let expression = DerivationExpression(text) else { continue }
+            if case .now = expression {
+                dated.append(attribute)
+                continue
+            }
+            let value = derivedValue(expression, for: attribute, now: now)
+            if attributeValue(at: attribute.slot) != value {
+                setAttributeValue(value, at: attribute.slot)
+                changedAny = true
+            }
+        }
+        if changed || changedAny {
+            for attribute in dated { setAttributeValue(derivedValue(.now, for: attribute, now: now), at: attribute.slot) }
+        }
+        return changedAny
+    }
+
     /// The value of a derivation for this object, in the attribute's type (nil when it has none or does not fit).
     fileprivate func derivedValue(_ expression: DerivationExpression, for attribute: AttributeDescription, now: Date) -> AttributeValue {
         let result: Any?

@@ -48,7 +48,8 @@ extension ManagedObjectContext {
     public func save() throws {
         try performAndWait {
             // Objects inserted and deleted since the last save are not changes, but the save still lets them go.
-            guard hasChanges || !pendingDeletes.isEmpty || changeLog.contains(where: \.hasChanges) else { return }
+            guard hasChanges || !pendingDeletes.isEmpty || changeLog.contains(where: \.hasChanges) || !derivedAttributeWrites.isEmpty
+            else { return }
             NotificationCenter.default.post(name: Self.willSaveNotification, object: self)
             processPendingChanges()
             // willSave may change more objects; those join the log and get their turn too. Bounded, so that
@@ -62,8 +63,8 @@ extension ManagedObjectContext {
                 if index == changeLog.count { processPendingChanges() }
             }
             processPendingChanges()
-            let changed = changedObjectsInOrder()
-            updateDerivedAttributes(changed)
+            var changed = changedObjectsInOrder()
+            if try updateDerivedAttributes(changed) { changed = changedObjectsInOrder() }
             try validateForSave(changed)
             let objects = SavedObjectSets(changed)
             let changes: ContextDidSave

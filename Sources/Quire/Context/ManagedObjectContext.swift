@@ -114,6 +114,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var storeAssignments: [ObjectIdentifier: PersistentStore] = [:]
     /// The results of fetched properties evaluated so far, per object and property (dropped by `refresh`).
     var fetchedPropertyResults: [ObjectID: [String: [ObjectID]]] = [:]
+    /// Derived attributes set by hand since the last save, which the next save reports (see `DerivedAttributes`).
+    var derivedAttributeWrites: [DerivedAttributeWrite] = []
     /// The undo manager and its bookkeeping (see ManagedObjectContext+Undo.swift).
     let undoState = ContextUndoState()
     /// What changed since the last objects-did-change notification (see ManagedObjectContext+Notifications.swift).

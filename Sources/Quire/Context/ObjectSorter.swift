@@ -65,6 +65,10 @@ enum ObjectSorter {
             if let attribute = property as? AttributeDescription {
                 return index == components.count - 1 ? current.attributeValue(at: attribute.slot) : .null
             }
+            if let composite = property as? CompositeAttributeDescription {
+                // `address.city`: the element's value.
+                return composite.leaf(forPath: components[(index + 1)...]).map { current.attributeValue(at: $0.slot) } ?? .null
+            }
             guard let related = current.value(forKey: key) as? ManagedObject else { return .null }
             if index == components.count - 1 { return .integer(related.objectID.primaryKey ?? 0) }
             current = related

@@ -94,7 +94,7 @@ extension MappingModel {
 
     /// The old property a new one continues, among the old entity's persistent properties (inherited included).
     private static func counterpart(of property: PropertyDescription, in old: EntityDescription) -> PropertyDescription? {
-        let candidates = old.propertiesByName.filter { !$0.value.isTransient }
+        let candidates = old.propertiesByName.merging(old.storedAttributesByKey.mapValues { $0 as PropertyDescription }) { declared, _ in declared }.filter { !$0.value.isTransient }
         if let identifier = property.renamingIdentifier {
             if let renamed = candidates[identifier] { return renamed }
             if let same = candidates.values.first(where: { $0.renamingIdentifier == identifier }) { return same }
@@ -105,7 +105,7 @@ extension MappingModel {
     private static func attributeMappings(from old: EntityDescription, to new: EntityDescription) throws -> [PropertyMapping] {
         var result: [PropertyMapping] = []
         var claimed: [String: String] = [:]
-        let attributes = new.attributesByName.values.filter { !$0.isTransient }.sorted { $0.name < $1.name }
+        let attributes = new.storedAttributesByKey.values.filter { !$0.isTransient }.sorted { $0.name < $1.name }
         for attribute in attributes {
             let where_ = "'\(new.name).\(attribute.name)'"
             guard let match = counterpart(of: attribute, in: old) else {

@@ -204,20 +204,22 @@ extension MigrationManager {
         var attributeMappings = mapping.attributeMappings
         var relationshipMappings = mapping.relationshipMappings
         if mapping.mappingType == .copy && attributeMappings.isEmpty && relationshipMappings.isEmpty {
-            let shared = destination.propertiesByName.filter { name, property in
-                !property.isTransient && source.propertiesByName[name].map { !$0.isTransient && type(of: $0) == type(of: property) } == true
+            // Composites' elements count as attributes of their own (`address.city`).
+            let sourceProperties = source.propertiesByName.merging(source.storedAttributesByKey.mapValues { $0 as PropertyDescription }) { declared, _ in declared }
+            let shared = destination.propertiesByName.merging(destination.storedAttributesByKey.mapValues { $0 as PropertyDescription }) { declared, _ in declared }.filter { name, property in
+                !property.isTransient && sourceProperties[name].map { !$0.isTransient && type(of: $0) == type(of: property) } == true
             }
             attributeMappings = shared.filter { $0.value is AttributeDescription }.keys.sorted().map { PropertyMapping.copy($0) }
             relationshipMappings = shared.filter { $0.value is RelationshipDescription }.keys.sorted().map { PropertyMapping.copy($0) }
         }
         var attributes: [(AttributeDescription, MappingExpression)] = []
         for property in attributeMappings {
-            guard let attribute = destination.attributesByName[property.name], !attribute.isTransient else {
+            guard let attribute = destination.storedAttributesByKey[property.name], !attribute.isTransient else {
                 throw invalid("maps '\(property.name)', which is not a stored attribute of '\(destinationName)'", key: property.name)
             }
             guard let expression = property.valueExpression else { continue }
             if case .sourceValue(let key) = expression {
-                guard let old = source.attributesByName[key], !old.isTransient else {
+                guard let old = source.storedAttributesByKey[key], !old.isTransient else {
                     throw invalid("reads '\(key)', which is not a stored attribute of '\(sourceName)'", key: property.name)
                 }
             }
@@ -295,7 +297,7 @@ extension MigrationManager {
         var slots = entity.defaultAttributeValues
         for attribute in attributes where attribute.isTransient { slots[attribute.slot] = .null }
         for (name, value) in values {
-            guard let attribute = entity.attributesByName[name], !attribute.isTransient else {
+            guard let attribute = entity.storedAttributesByKey[name], !attribute.isTransient else {
                 throw failure("'\(name)' is not a stored attribute of '\(entity.name)'", key: name)
             }
             let coerced: AttributeValue

@@ -20,6 +20,7 @@ import Foundation
 /// Established on real Core Data files (69 of 69 stored hashes reproduced, Core Data 241 to 1344): see
 /// <doc:SQLiteStoreFormat>. A derived attribute hashes its expression alone, `D(a) = SHA256(predicateFormat)`
 /// (`count:(pages)`), so `isReadOnly` (set only on derived attributes) never reaches a hash.
+/// A composite attribute hashes its elements, `C(c)` (see `hash(of:)` for composites; unconfirmed by a real file).
 /// Fetch indexes, user info, class names, defaults, validation, delete rules and renaming identifiers do not
 /// take part.
 package enum CoreDataVersionHash {
@@ -34,6 +35,7 @@ package enum CoreDataVersionHash {
 
     /// The hash of an attribute (`A`), a relationship (`R`), or any other property (`P`).
     package static func hash(of property: PropertyDescription) -> Data {
+        if let composite = property as? CompositeAttributeDescription { return hash(of: composite) }
         if let attribute = property as? AttributeDescription, let derivation = attribute.derivationExpression {
             // A derived attribute hashes its compiled expression only: D(a) = SHA256(predicateFormat).
             let format = DerivationExpression(derivation)?.predicateFormat ?? derivation
@@ -61,13 +63,28 @@ package enum CoreDataVersionHash {
         return Data(SHA256.hash(bytes))
     }
 
+    /// `C(c)`, a composite attribute: SHA256 over `A` of each persistent element attribute, nested ones flattened, by
+    /// element name; the composite's own name and flags take no part. This follows a public decompilation of Core
+    /// Data's `-[NSCompositeAttributeDescription _versionHash:inStyle:]` (iOS 18); no real Core Data file with a
+    /// composite confirms it yet.
+    static func hash(of composite: CompositeAttributeDescription) -> Data {
+        let elements = composite.flattenedElements().map(\.element)
+            .filter { $0 is AttributeDescription && !$0.isTransient }
+            .sorted { $0.name.utf16.lexicographicallyPrecedes($1.name.utf16) }
+        var bytes = Data()
+        for element in elements { bytes.append(hash(of: element)) }
+        return Data(SHA256.hash(bytes))
+    }
+
     /// `E(e)`.
     package static func hash(of entity: EntityDescription) -> Data {
         var bytes = Data(entity.name.utf8)
         bytes.append(entity.isAbstract ? 1 : 0)
         if let parent = entity.superentity { bytes.append(hash(of: parent)) }
         let persistent = entity.propertiesByName.values
-            .filter { !$0.isTransient && ($0 is AttributeDescription || $0 is RelationshipDescription) }
+            .filter {
+                !$0.isTransient && ($0 is AttributeDescription || $0 is RelationshipDescription || $0 is CompositeAttributeDescription)
+            }
             .sorted { $0.name.utf16.lexicographicallyPrecedes($1.name.utf16) }
         for property in persistent { bytes.append(hash(of: property)) }
         if let modifier = entity.versionHashModifier { bytes.append(contentsOf: modifier.utf8) }

@@ -113,8 +113,9 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     // MARK: Lookups (valid at any time; cached once frozen)
 
     /// Every property, inherited ones included, keyed by name.
+    /// A composite's elements are reached through the composite (`address`), not listed themselves.
     public var propertiesByName: [String: PropertyDescription] {
-        if isFrozen { return frozenPropertiesByName }
+        if isFrozen { return frozenDeclaredPropertiesByName ?? frozenPropertiesByName }
         var result = superentity?.propertiesByName ?? [:]
         for property in properties { result[property.name] = property }
         return result
@@ -123,6 +124,31 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// Every attribute, inherited ones included, keyed by name.
     public var attributesByName: [String: AttributeDescription] {
         propertiesByName.compactMapValues { $0 as? AttributeDescription }
+    }
+
+    /// Every attribute a record stores, by key: the declared ones and the elements of composite attributes under
+    /// their key paths (`address.city`; before the model is frozen, copies of the elements). What migrations map.
+    package var storedAttributesByKey: [String: AttributeDescription] {
+        if isFrozen {
+            guard !allComposites.isEmpty else { return attributesByName }
+            return Dictionary(allAttributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        // Before the layout exists: the elements as copies named by their key paths.
+        var result = attributesByName
+        for composite in compositeAttributesByName.values {
+            for (path, element) in composite.flattenedElements() {
+                guard let element = element as? AttributeDescription else { continue }
+                let leaf = element.copy(named: path.joined(separator: "."))
+                leaf.isTransient = composite.isTransient || element.isTransient
+                result[leaf.name] = leaf
+            }
+        }
+        return result
+    }
+
+    /// Every composite attribute, inherited ones included, keyed by name.
+    public var compositeAttributesByName: [String: CompositeAttributeDescription] {
+        propertiesByName.compactMapValues { $0 as? CompositeAttributeDescription }
     }
 
     /// Every relationship, inherited ones included, keyed by name.
@@ -198,6 +224,11 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     @exclusivity(unchecked) private var _allRelationships: [RelationshipDescription] = []
     package var allRelationships: [RelationshipDescription] { _allRelationships }
     @exclusivity(unchecked) private var frozenPropertiesByName: [String: PropertyDescription] = [:]
+    /// `frozenPropertiesByName` without composites' element attributes, for entities that have composites.
+    @exclusivity(unchecked) private var frozenDeclaredPropertiesByName: [String: PropertyDescription]?
+    /// All composite attributes, inherited ones first (their elements are in ``allAttributes``).
+    @exclusivity(unchecked) private var _allComposites: [CompositeAttributeDescription] = []
+    package var allComposites: [CompositeAttributeDescription] { _allComposites }
     @exclusivity(unchecked) private(set) var frozenPropertyNames: [String] = []
     /// The two machine words of each name in `frozenPropertyNames`, for ``propertyIndex(forKey:)``.
     @exclusivity(unchecked) private(set) var frozenNameWords: [StringWords] = []
@@ -252,8 +283,12 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     package func computeLayout() {
         let inheritedAttributes = superentity?.allAttributes ?? []
         let inheritedRelationships = superentity?.allRelationships ?? []
-        let ownAttributes = properties.compactMap { $0 as? AttributeDescription }
+        let ownComposites = properties.compactMap { $0 as? CompositeAttributeDescription }
+        for composite in ownComposites { composite.makeLeaves(for: self) }
+        // A composite's elements are stored as attributes of their own, after the entity's declared ones.
+        let ownAttributes = properties.compactMap { $0 as? AttributeDescription } + ownComposites.flatMap { $0.leaves.map(\.attribute) }
         let ownRelationships = properties.compactMap { $0 as? RelationshipDescription }
+        _allComposites = (superentity?.allComposites ?? []) + ownComposites
         _allAttributes = inheritedAttributes + ownAttributes
         _allRelationships = inheritedRelationships + ownRelationships
         for (index, attribute) in allAttributes.enumerated() where attribute.entity === self {
@@ -266,7 +301,9 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         for property in allAttributes as [PropertyDescription] + allRelationships {
             frozenPropertiesByName[property.name] = property
         }
-        frozenPropertyList = allAttributes as [PropertyDescription] + allRelationships
+        for composite in allComposites { frozenPropertiesByName[composite.name] = composite }
+        frozenDeclaredPropertiesByName = allComposites.isEmpty ? nil : frozenPropertiesByName.filter { !$0.key.contains(".") }
+        frozenPropertyList = allAttributes as [PropertyDescription] + allRelationships + allComposites
         frozenPropertyNames = frozenPropertyList.map(\.name)
         frozenNameWords = frozenPropertyNames.map(StringWords.init)
         frozenIndexByName = Dictionary(frozenPropertyNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
@@ -290,6 +327,14 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         _defaultAttributeValues = allAttributes.map(\.defaultAttributeValue)
         _emptyRelationshipValues = allRelationships.map(RelationshipStorage.empty(for:))
         hasToManyRelationships = allRelationships.contains(where: \.isToMany)
+        _derivedSlotFlags = allAttributes.contains { $0.derivationExpression != nil } ? allAttributes.map { $0.derivationExpression != nil } : []
+    }
+
+    /// Per attribute slot, whether it is derived; empty for entities without derived attributes.
+    @exclusivity(unchecked) private var _derivedSlotFlags: [Bool] = []
+    /// Whether the attribute in a slot is derived (read-only: only saves compute it).
+    package func isDerivedAttribute(slot: Int) -> Bool {
+        !_derivedSlotFlags.isEmpty && slot < _derivedSlotFlags.count && _derivedSlotFlags[slot]
     }
 
     /// The root entity, cached when the model is frozen (models are immortal then, so unowned(unsafe) holds).

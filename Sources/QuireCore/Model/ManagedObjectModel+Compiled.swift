@@ -113,6 +113,14 @@ extension ModelDocument {
             let indexed = Set(fetchIndexes.compactMap { $0.isSingleAscendingIndex ? $0.elements.first?.propertyName : nil })
             var attributes: [Attribute] = []
             for attribute in entity.attributes {
+                if attribute.kind == .composite {
+                    // The elements (`NSCompositeElements`) are not decoded yet: refuse rather than drop the columns.
+                    throw QuireError(
+                        .invalidModel,
+                        "The compiled model's attribute '\(entity.name).\(attribute.name)' is a composite attribute; Quire reads "
+                            + "composites from Xcode models and its own, not from compiled models yet.",
+                        context: .init(entity: entity.name, key: attribute.name))
+                }
                 guard let type = AttributeType(compiledType: attribute.attributeType) else {
                     unsupported.append("\(entity.name).\(attribute.name): attribute type \(attribute.kind) is not supported; left out")
                     continue

@@ -139,6 +139,8 @@ package struct ModelDocument: Codable {
         package var fetchIndexes: [FetchIndexDescription]? = nil
         /// The fetched properties; absent when there are none.
         package var fetchedProperties: [FetchedPropertyDescription]? = nil
+        /// The entity's composite attributes (absent from documents written before 2026-11).
+        package var composites: [Composite]? = nil
     }
 
     package var format: Int
@@ -165,20 +167,7 @@ package struct ModelDocument: Codable {
                 className: entity.managedObjectClassName,
                 abstract: entity.isAbstract,
                 parent: entity.superentity?.name,
-                attributes: entity.properties.compactMap { $0 as? AttributeDescription }.map { a in
-                    Attribute(
-                        name: a.name, type: a.attributeType, optional: a.isOptional, transient: a.isTransient,
-                        indexed: a.isIndexed, defaultValue: a.defaultAttributeValue.isNull ? nil : a.defaultAttributeValue,
-                        allowsExternalStorage: a.allowsExternalBinaryDataStorage, indexedBySpotlight: a.isIndexedBySpotlight,
-                        storedInExternalRecord: a.isStoredInExternalRecord, valueTransformerName: a.valueTransformerName,
-                        minimum: a.minimumValue, maximum: a.maximumValue, regularExpression: a.regularExpression,
-                        userInfo: a.userInfo, renamingIdentifier: a.renamingIdentifier,
-                        versionHashModifier: a.versionHashModifier,
-                        validationPredicates: Self.formats(a.validationPredicates),
-                        validationWarnings: a.validationPredicates.isEmpty ? nil : a.validationWarnings,
-                        preservesValueInHistoryOnDeletion: a.preservesValueInHistoryOnDeletion ? true : nil,
-                        derivationExpression: a.derivationExpression)
-                },
+                attributes: entity.properties.compactMap { $0 as? AttributeDescription }.map(Attribute.init(_:)),
                 relationships: entity.properties.compactMap { $0 as? RelationshipDescription }.map { r in
                     Relationship(
                         name: r.name, destination: r.destinationEntityName, inverse: r.inverseRelationshipName,
@@ -194,7 +183,8 @@ package struct ModelDocument: Codable {
                 versionHashModifier: entity.versionHashModifier,
                 uniquenessConstraints: entity.uniquenessConstraints.isEmpty ? nil : entity.uniquenessConstraints,
                 fetchIndexes: entity.fetchIndexes.isEmpty ? nil : entity.fetchIndexes,
-                fetchedProperties: entity.fetchedProperties.isEmpty ? nil : entity.fetchedProperties)
+                fetchedProperties: entity.fetchedProperties.isEmpty ? nil : entity.fetchedProperties,
+                composites: Composite.list(entity.properties))
         }
     }
 
@@ -214,34 +204,7 @@ package struct ModelDocument: Codable {
             entity.fetchIndexes = e.fetchIndexes ?? []
             entity.fetchedProperties = e.fetchedProperties ?? []
             var properties: [PropertyDescription] = []
-            for a in e.attributes {
-                let attribute = AttributeDescription(name: a.name, type: a.type, isOptional: a.optional)
-                attribute.isTransient = a.transient
-                attribute.isIndexed = a.indexed
-                if let value = a.defaultValue {
-                    do {
-                        attribute.defaultAttributeValue = try ValueCoercion.coerce(value, to: attribute)
-                    } catch {
-                        throw QuireError(
-                            .invalidModel, "The default value of '\(e.name).\(a.name)' does not fit its type \(a.type.rawValue).",
-                            context: .init(entity: e.name, key: a.name))
-                    }
-                }
-                attribute.allowsExternalBinaryDataStorage = a.allowsExternalStorage
-                attribute.preservesValueInHistoryOnDeletion = a.preservesValueInHistoryOnDeletion ?? false
-                attribute.derivationExpression = a.derivationExpression
-                attribute.isIndexedBySpotlight = a.indexedBySpotlight
-                attribute.isStoredInExternalRecord = a.storedInExternalRecord
-                attribute.valueTransformerName = a.valueTransformerName
-                attribute.minimumValue = a.minimum
-                attribute.maximumValue = a.maximum
-                attribute.regularExpression = a.regularExpression
-                attribute.userInfo = a.userInfo
-                attribute.renamingIdentifier = a.renamingIdentifier
-                attribute.versionHashModifier = a.versionHashModifier
-                try Self.applyValidation(a.validationPredicates, a.validationWarnings, to: attribute, entity: e.name)
-                properties.append(attribute)
-            }
+            for a in e.attributes { properties.append(try a.makeDescription(entity: e.name)) }
             for r in e.relationships {
                 let relationship = RelationshipDescription(
                     name: r.name, destination: r.destination, toMany: r.toMany, isOrdered: r.ordered, inverse: r.inverse,
@@ -257,6 +220,7 @@ package struct ModelDocument: Codable {
                 try Self.applyValidation(r.validationPredicates, r.validationWarnings, to: relationship, entity: e.name)
                 properties.append(relationship)
             }
+            for composite in e.composites ?? [] { properties.append(try composite.makeDescription(entity: e.name)) }
             entity.properties = properties
             built[e.name] = entity
         }
@@ -300,7 +264,7 @@ package struct ModelDocument: Codable {
     }
 
     /// Parses a property's validation predicates and pairs them with their warnings.
-    private static func applyValidation(
+    package static func applyValidation(
         _ formats: [String]?, _ warnings: [String]?, to property: PropertyDescription, entity: String
     ) throws {
         guard let formats, !formats.isEmpty else { return }

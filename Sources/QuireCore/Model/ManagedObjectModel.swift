@@ -139,6 +139,9 @@ public final class ManagedObjectModel: @unchecked Sendable, CustomStringConverti
         entities.forEach(layout)
         for entity in entities {
             for case let attribute as AttributeDescription in entity.properties { try attribute.compileRegularExpression() }
+            for case let composite as CompositeAttributeDescription in entity.properties {
+                for leaf in composite.leaves { try leaf.attribute.compileRegularExpression() }
+            }
         }
         frozenEntitiesByName = [:]
         for entity in entities { frozenEntitiesByName[entity.name] = entity }
@@ -158,6 +161,7 @@ public final class ManagedObjectModel: @unchecked Sendable, CustomStringConverti
         for entity in entities {
             entity.isFrozen = true
             for property in entity.properties { property.isFrozen = true }
+            for case let composite as CompositeAttributeDescription in entity.properties { composite.freezeElements() }
         }
     }
 
@@ -184,6 +188,7 @@ public final class ManagedObjectModel: @unchecked Sendable, CustomStringConverti
                         "Entity '\(entity.name)' has two properties named '\(property.name)'.",
                         entity: entity.name, key: property.name)
                 }
+                if let composite = property as? CompositeAttributeDescription { try composite.checkElements(entity: entity.name) }
                 guard let relationship = property as? RelationshipDescription else { continue }
                 guard let destination = byName[relationship.destinationEntityName] else {
                     throw invalid(

@@ -34,6 +34,15 @@ package enum KeyPathResolver {
                         context: .init(entity: current.name, key: key))
                 }
                 resolved.attribute = attribute
+            } else if let composite = property as? CompositeAttributeDescription {
+                // `address.city`: the rest of the path names an element of the composite.
+                guard let leaf = composite.leaf(forPath: components[(index + 1)...]) else {
+                    throw QuireError(
+                        .invalidFetchRequest, "Composite attribute '\(key)' has no element at '\(keyPath)'.",
+                        context: .init(entity: current.name, key: key))
+                }
+                resolved.attribute = leaf
+                return resolved
             } else if let relationship = property as? RelationshipDescription {
                 guard !relationship.isToMany else {
                     throw QuireError(

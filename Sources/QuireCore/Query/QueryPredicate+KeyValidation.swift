@@ -72,13 +72,25 @@ extension QueryPredicate {
     /// Checks one dotted key path; returns the entity a path ending on a relationship reaches.
     private static func validate(_ path: String, from entity: EntityDescription) throws -> EntityDescription? {
         var current = entity
-        for key in path.split(separator: ".").map(String.init) {
+        let keys = path.split(separator: ".").map(String.init)
+        for (index, key) in keys.enumerated() {
             if key.hasPrefix("@") || key == "self" || key == "SELF" { return nil }
             guard let property = current.property(named: key) else {
                 throw QuireError(
                     .invalidFetchRequest,
                     "Entity '\(current.name)' has no property '\(key)' (in the predicate's key path '\(path)').",
                     context: .init(entity: current.name, key: key))
+            }
+            if let composite = property as? CompositeAttributeDescription, index < keys.count - 1 {
+                // `address.city`: the rest names an element, unless it goes on into an operator (`@count`).
+                let rest = keys[(index + 1)...].prefix { !$0.hasPrefix("@") }
+                guard composite.leaf(forPath: rest) != nil || rest.isEmpty else {
+                    throw QuireError(
+                        .invalidFetchRequest,
+                        "Composite attribute '\(current.name).\(key)' has no element '\(rest.joined(separator: "."))' (in the predicate's key path '\(path)').",
+                        context: .init(entity: current.name, key: key))
+                }
+                return nil
             }
             guard let relationship = property as? RelationshipDescription,
                 let destination = relationship.resolvedDestination ?? relationship.destinationEntity

@@ -42,6 +42,10 @@ package struct AtomicNodeView: PredicateEvaluable {
         if let attribute = property as? AttributeDescription {
             return .value(attribute.slot < node.attributes.count ? node.attributes[attribute.slot] : .null)
         }
+        if let composite = property as? CompositeAttributeDescription {
+            let attributes = node.attributes
+            return .object(CompositePredicateValue(composite: composite) { $0.slot < attributes.count ? attributes[$0.slot] : .null })
+        }
         guard let relationship = property as? RelationshipDescription, relationship.slot < node.relationships.count else {
             return .null
         }

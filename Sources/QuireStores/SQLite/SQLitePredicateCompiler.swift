@@ -626,6 +626,13 @@ package struct SQLitePredicateCompiler {
                 guard isLast else { throw Unsupported(reason: "a key path that continues after attribute '\(key)'") }
                 return try attributeOperand(attribute, alias: row.alias)
             }
+            if let composite = property as? CompositeAttributeDescription {
+                // `address.city`: an element of a composite, a column of the row.
+                guard let leaf = composite.leaf(forPath: components[(index + 1)...]) else {
+                    throw Unsupported(reason: "'\(components.joined(separator: "."))' names no element of composite '\(key)'")
+                }
+                return try attributeOperand(leaf, alias: row.alias)
+            }
             guard let relationship = property as? RelationshipDescription,
                 let destination = relationship.resolvedDestination
             else { throw Unsupported(reason: "'\(key)' has no destination") }
@@ -676,6 +683,11 @@ package struct SQLitePredicateCompiler {
                 return Chain(
                     from: from, conditions: conditions, element: try attributeOperand(attribute, alias: row.alias),
                     scope: scope)
+            }
+            if let composite = property as? CompositeAttributeDescription,
+                let leaf = composite.leaf(forPath: path.components[(index + 1)...])
+            {
+                return Chain(from: from, conditions: conditions, element: try attributeOperand(leaf, alias: row.alias), scope: scope)
             }
             guard let relationship = property as? RelationshipDescription,
                 let destination = relationship.resolvedDestination,

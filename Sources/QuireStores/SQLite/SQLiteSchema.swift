@@ -4,7 +4,8 @@ import Foundation
 /// How a model maps onto Core Data's SQLite schema: table, column and join-table names, and the DDL.
 ///
 /// - One table `Z<ROOT>` per entity hierarchy, with `Z_PK`, `Z_ENT`, `Z_OPT`, then a `Z<ATTRIBUTE>` column per
-///   persistent attribute of every entity in the hierarchy (a name used twice gets a numeric suffix).
+///   persistent attribute of every entity in the hierarchy (a name used twice gets a numeric suffix); a composite
+///   attribute's elements each get one, named by the element (`ZCITY` for `address.city`).
 /// - A `Z<RELATIONSHIP>` column per to-one relationship holding the destination's `Z_PK`, plus
 ///   `Z<N>_<RELATIONSHIP>` with the destination's `Z_ENT` when the destination has sub-entities (stores Quire
 ///   wrote before 2026-11 name it `Z<N><RELATIONSHIP>`; both are read), and
@@ -140,6 +141,14 @@ package final class SQLiteSchema {
                     add(
                         SQLiteSchema.columnName(attribute.name), type: attribute.attributeType.sqliteColumnType,
                         role: .attribute(attribute), to: table)
+                } else if let composite = property as? CompositeAttributeDescription {
+                    // Core Data flattens a composite into a column per element, named by the element alone
+                    // (`ZCITY`, then `ZCITY1` if the name is taken) in the entity's table.
+                    for leaf in composite.leaves where !leaf.attribute.isTransient {
+                        add(
+                            SQLiteSchema.columnName(leaf.element.name), type: leaf.attribute.attributeType.sqliteColumnType,
+                            role: .attribute(leaf.attribute), to: table)
+                    }
                 } else if let relationship = property as? RelationshipDescription, !relationship.isToMany {
                     add(
                         SQLiteSchema.columnName(relationship.name), type: "INTEGER", role: .foreignKey(relationship), to: table)

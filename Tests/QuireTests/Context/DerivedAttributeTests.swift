@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 import Quire
+import QuireStores
 
 /// Derived attributes computed at save on every store type, and kept by Core Data's triggers in SQLite stores.
 @Suite struct DerivedAttributeTests {
@@ -54,7 +55,6 @@ import Quire
         let book = try insert("Book")
         book.setValue("Thérèse Raquin", forKey: "title")
         book.setValue(author, forKey: "author")
-        book.setValue(Int64(99), forKey: "pagesCount")   // replaced at save: derived attributes are read-only
         var pages: [ManagedObject] = []
         for words in [120, 300] {
             let page = try insert("Page")
@@ -76,19 +76,24 @@ import Quire
         }
         check(book, count: 2, words: 420, longest: 300, author: "Émile Zola")
 
-        // A page more, one gone, the author renamed: the book changes with its relationships and is recomputed.
+        // A page more, one gone: the book changes with its relationships and is recomputed.
         let third = try insert("Page")
         third.setValue(Int64(50), forKey: "words")
         third.setValue(book, forKey: "book")
         context.delete(pages[1])
-        author.setValue("Zola", forKey: "name")
-        book.setValue(book.value(forKey: "title"), forKey: "title")
         try context.save()
-        check(book, count: 2, words: 170, longest: 120, author: "Zola")
+        check(book, count: 2, words: 170, longest: 120, author: "Émile Zola")
+
+        // Only the author renamed and a page's words changed: the book itself is untouched, and its derived values
+        // follow through the inverse relationships (as Core Data's triggers keep them in its SQLite stores).
+        author.setValue("Zola", forKey: "name")
+        pages[0].setValue(Int64(125), forKey: "words")
+        try context.save()
+        check(book, count: 2, words: 175, longest: 125, author: "Zola")
 
         let reader = ManagedObjectContext()
         reader.persistentStoreCoordinator = coordinator
-        check(try reader.existingObject(with: book.objectID), count: 2, words: 170, longest: 120, author: "Zola")
+        check(try reader.existingObject(with: book.objectID), count: 2, words: 175, longest: 125, author: "Zola")
     }
 
     @Test func newSQLiteStoresGetCoreDatasCountTriggers() throws {
@@ -129,6 +134,95 @@ import Quire
 
 /// Stores a page's content as it is (a stand-in for CoreDataPlus's `ContentTransformer`).
 private struct PageContentStandIn: AttributeValueTransformer {
+    func transformedValue(_ value: Any) throws -> Data {
+        guard let data = value as? Data else { throw QuireError(.invalidArgument, "Not data: \(value)") }
+        return data
+    }
+    func reverseTransformedValue(_ data: Data) throws -> Any { data }
+}
+
+/// Derived attributes are read-only, as in Core Data; SQLite stores' `Z_DA_` triggers keep counts right for raw SQL.
+@Suite struct DerivedAttributeReadOnlyTests {
+    /// Core Data raises for a derived attribute set by hand; Quire reports it at the next save (a typed error, not a
+    /// trap) and does not keep the value; `setValidatedValue` throws at once.
+    @Test(arguments: DerivedAttributeTests.storeTypes)
+    func settingADerivedAttributeFailsTheNextSaveAndKeepsNothing(type: StoreType) throws {
+        let folder = try TemporaryFolder()
+        let model = DerivedAttributeTests.model()
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: type, at: type == .inMemory ? nil : folder.file("Books.\(type.rawValue.lowercased())"))
+        let context = ManagedObjectContext()
+        context.persistentStoreCoordinator = coordinator
+        let book = ManagedObject(entity: try #require(model.entitiesByName["Book"]), insertInto: context)
+        book.setValue("Nana", forKey: "title")
+        try context.save()
+        #expect(book.value(forKey: "pagesCount") as? Int64 == 0)
+
+        book.setValue(Int64(99), forKey: "pagesCount")
+        book.setValue("nana!", forKey: "searchTitle")
+        #expect(book.value(forKey: "pagesCount") as? Int64 == 0)
+        do {
+            try context.save()
+            Issue.record("A save with hand-set derived attributes succeeded.")
+        } catch let error as QuireError {
+            #expect(error.code == .managedObjectValidation)
+            #expect(error.context.key == "pagesCount")
+            #expect(error.message.contains("Book.searchTitle"))
+        }
+        #expect(throws: QuireError.self) { try book.setValidatedValue(Int64(5), forKey: "pagesCount") }
+        // Reported once; the values were never kept, so the next save writes the derived ones.
+        book.setValue("Nana (1880)", forKey: "title")
+        try context.save()
+        let reader = ManagedObjectContext()
+        reader.persistentStoreCoordinator = coordinator
+        let read = try reader.existingObject(with: book.objectID)
+        #expect(read.value(forKey: "pagesCount") as? Int64 == 0)
+        #expect(read.value(forKey: "searchTitle") as? String == "nana (1880)")
+    }
+
+    /// Raw SQL on Core Data's own store: its triggers keep `pagesCount` right for inserts, moves and deletes (run on a
+    /// connection with the functions Core Data's triggers call), and Quire's saves keep it right after them.
+    @Test func coreDataTriggersKeepCountsRightForRawSQLAndQuireSaves() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("SampleModel2_V1.sqlite")
+        try FileManager.default.copyItem(at: try FixtureFiles.url("CoreData/CoreDataPlus/SampleModel2_V1.sqlite"), to: url)
+        let counts = "SELECT group_concat(ZPAGESCOUNT || '=' || (SELECT COUNT(*) FROM ZPAGE p WHERE p.ZBOOK = b.Z_PK), ',') FROM ZBOOK b WHERE Z_PK IN (1, 5)"
+        #expect(try sqlite3(url, counts) == "99=99,1=1")
+        do {
+            let connection = try SQLiteConnection(url: url, readOnly: false, create: false)
+            defer { connection.close() }
+            try SQLiteFunctions.register(on: connection)
+            try connection.execute("INSERT INTO ZPAGE (Z_PK, Z_ENT, Z_OPT, ZNUMBER, ZBOOK, Z1_BOOK) VALUES (90001, 4, 1, 1000, 1, 1)")
+            try connection.execute("INSERT INTO ZPAGE (Z_PK, Z_ENT, Z_OPT, ZNUMBER, ZBOOK, Z1_BOOK) VALUES (90002, 4, 1, 1001, 1, 1)")
+            try connection.execute("UPDATE ZPAGE SET ZBOOK = 5 WHERE Z_PK = 90002")
+            try connection.execute("DELETE FROM ZPAGE WHERE Z_PK = (SELECT MIN(Z_PK) FROM ZPAGE WHERE ZBOOK = 1)")
+            try connection.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = 90002 WHERE Z_NAME = 'Page'")
+        }
+        #expect(try sqlite3(url, counts) == "99=99,2=2")
+
+        let (model, _) = try ManagedObjectModel.forStore(at: url, type: .sqlite, modelFile: nil)
+        ValueTransformerRegistry.register(RawPageContent(), forName: "ContentTransformer")
+        let (_, context) = try Fixtures.stack(model, at: url)
+        let request = FetchRequest<ManagedObject>(entityName: "Book")
+        let books = try context.fetch(request).filter { ["p1", "p5"].contains($0.objectID.uriRepresentation().lastPathComponent) }
+        let five = try #require(books.first { $0.objectID.uriRepresentation().lastPathComponent == "p5" })
+        #expect(five.value(forKey: "pagesCount") as? Int64 == 2)
+        let page = ManagedObject(entity: try #require(model.entitiesByName["Page"]), insertInto: context)
+        page.setValue(Int32(2000), forKey: "number")
+        page.setValue(Data("a page".utf8), forKey: "content")
+        page.setValue(five, forKey: "book")
+        try context.save()
+        #expect(try sqlite3(url, counts) == "99=99,3=3")
+        #expect(five.value(forKey: "pagesCount") as? Int64 == 3)
+        // A hand-set count is refused and the file keeps the trigger's value.
+        five.setValue(Int64(7), forKey: "pagesCount")
+        #expect(throws: QuireError.self) { try context.save() }
+        #expect(try sqlite3(url, counts) == "99=99,3=3")
+    }
+}
+
+/// Stores a page's content as it is (a stand-in for CoreDataPlus's `ContentTransformer`).
+private struct RawPageContent: AttributeValueTransformer {
     func transformedValue(_ value: Any) throws -> Data {
         guard let data = value as? Data else { throw QuireError(.invalidArgument, "Not data: \(value)") }
         return data

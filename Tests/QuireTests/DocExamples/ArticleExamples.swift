@@ -203,6 +203,18 @@ enum ArticleExamples {
         print(metadata.title ?? "", metadata.keywords, metadata.indexedValues["Note.title"] ?? [])
     }
 
+    // MARK: PortingFromCoreData.md
+
+    static func compositeAttributes() {
+        let address = CompositeAttributeDescription(name: "address", elements: [
+            AttributeDescription(name: "street", type: .string),
+            AttributeDescription(name: "city", type: .string),
+            AttributeDescription(name: "postcode", type: .string, isOptional: false, defaultValue: "00000"),
+        ])
+        let person = EntityDescription(name: "Person", properties: [AttributeDescription(name: "name", type: .string), address])
+        _ = person
+    }
+
     // MARK: StoreTypes.md
 
     static func storeTypes(model: ManagedObjectModel, someURL: URL) throws {

@@ -36,8 +36,9 @@ package struct XcodeModelDecoder {
         }
         var entities: [ModelDocument.Entity] = []
         var names = Set<String>()
+        let composites = try compositeDefinitions(root)
         for element in root.children(named: "entity") {
-            let entity = try decodeEntity(element)
+            let entity = try decodeEntity(element, composites: composites)
             guard names.insert(entity.name).inserted else {
                 throw failure(element, "repeats the entity name '\(entity.name)'.", entity: entity.name)
             }
@@ -73,13 +74,20 @@ package struct XcodeModelDecoder {
 
     // MARK: Entities
 
-    private func decodeEntity(_ element: XcodeModelElement) throws -> ModelDocument.Entity {
+    private func decodeEntity(_ element: XcodeModelElement, composites: [String: XcodeModelElement]) throws -> ModelDocument.Entity {
         let name = try required(element, "name")
         var attributes: [ModelDocument.Attribute] = []
+        var compositeAttributes: [ModelDocument.Composite] = []
         var relationships: [ModelDocument.Relationship] = []
         var propertyNames = Set<String>()
         for child in element.children {
             switch child.name {
+            case "attribute" where child.attributes["attributeType"] == "Composite":
+                let composite = try decodeComposite(child, entity: name, definitions: composites, using: [])
+                guard propertyNames.insert(composite.name).inserted else {
+                    throw failure(child, "of entity '\(name)' repeats the property name '\(composite.name)'.", entity: name, key: composite.name)
+                }
+                compositeAttributes.append(composite)
             case "attribute":
                 let attribute = try decodeAttribute(child, entity: name)
                 guard propertyNames.insert(attribute.name).inserted else {
@@ -147,7 +155,8 @@ package struct XcodeModelDecoder {
             versionHashModifier: nonEmpty(element.attributes["versionHashModifier"]),
             uniquenessConstraints: uniqueness.isEmpty ? nil : uniqueness,
             fetchIndexes: fetchIndexes.isEmpty ? nil : fetchIndexes,
-            fetchedProperties: fetchedProperties.isEmpty ? nil : fetchedProperties)
+            fetchedProperties: fetchedProperties.isEmpty ? nil : fetchedProperties,
+            composites: compositeAttributes.isEmpty ? nil : compositeAttributes)
     }
 
     /// `<fetchIndex name=… partialIndexPredicate=…><fetchIndexElement property=… type="Binary|RTree"
@@ -245,7 +254,7 @@ package struct XcodeModelDecoder {
         "Binary": .binaryData, "UUID": .uuid, "URI": .uri, "Transformable": .transformable,
     ]
 
-    private func decodeAttribute(_ element: XcodeModelElement, entity: String) throws -> ModelDocument.Attribute {
+    func decodeAttribute(_ element: XcodeModelElement, entity: String) throws -> ModelDocument.Attribute {
         let name = try required(element, "name")
         let transient = try flag(element, "transient")
         let typeName = element.attributes["attributeType"] ?? "Undefined"
