@@ -146,6 +146,8 @@ package enum SQLPredicateShape {
                 predicate: normalized(predicate, store: store))
         case .array(let elements): return .array(elements.map { normalized($0, store: store) })
         case .cast(let operand, let type): return .cast(normalized(operand, store: store), type: type)
+        case .function(let function, let arguments):
+            return .function(function, arguments.map { normalized($0, store: store) })
         }
     }
 
@@ -178,6 +180,9 @@ package enum SQLPredicateShape {
             collect(predicate, store: store, into: &values)
         case .array(let elements): for element in elements { collect(element, store: store, into: &values) }
         case .cast(let operand, _): collect(operand, store: store, into: &values)
+        // A function's constant arguments stay in the shape; if the compiler binds them, the parameters do not
+        // line up with its bindings and the fetch is not cached (see ``bindings(_:folds:)``).
+        case .function(_, let arguments): for argument in arguments { collect(argument, store: store, into: &values) }
         }
     }
 }
