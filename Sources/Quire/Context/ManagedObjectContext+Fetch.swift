@@ -125,7 +125,9 @@ extension ManagedObjectContext {
     private func fetchObjects<Result>(
         _ fetch: StoreFetch, stores: [PersistentStore]?, request: FetchRequest<Result>
     ) throws -> [ManagedObject] {
-        if parent == nil, !needsPendingMerge(fetch, request.includesPendingChanges) {
+        if parent == nil, !needsPendingMerge(fetch, request.includesPendingChanges),
+            !fetch.sortKeys.contains(where: \.sortsInMemory)
+        {
             // Rows stream from the store into objects, each used while it is still in the processor's cache;
             // faults keep their rows themselves, so the coordinator's cache need not. Application code
             // (`awakeFromFetch`) runs once the coordinator's lock is released. Whether the store evaluates the

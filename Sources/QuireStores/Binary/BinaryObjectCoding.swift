@@ -179,10 +179,12 @@ package enum BinaryObjectCoding {
             let attributeCount = Int(try reader.read(UInt32.self))
             guard attributeCount <= reader.remaining / 8 else { throw reader.corrupt("declares \(attributeCount) attributes") }
             var attributes: [(slot: Int, type: AttributeType)?] = []
+            // The elements of composite attributes are stored under their key paths (`address.city`).
+            let storedAttributes = entity.storedAttributesByKey
             for _ in 0..<attributeCount {
                 let attributeName = try reader.readString()
                 let typeName = try reader.readString()
-                guard let attribute = entity.attributesByName[attributeName], !attribute.isTransient,
+                guard let attribute = storedAttributes[attributeName], !attribute.isTransient,
                     attribute.attributeType.rawValue == typeName
                 else {
                     attributes.append(nil)

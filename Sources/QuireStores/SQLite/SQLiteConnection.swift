@@ -93,7 +93,12 @@ package final class SQLiteConnection {
     /// A statement ``cachedStatement(_:)`` handed out before for `sql`, reset and unbound again without looking
     /// its SQL up (or a new one when it is still stepping, or was finalized).
     package func reuse(_ statement: SQLiteStatement, sql: String) throws -> SQLiteStatement {
-        guard statement.raw != nil, sqlite3_stmt_busy(statement.raw) == 0 else { return try cachedStatement(sql) }
+        // A statement of another connection (a query generation's, see SQLiteStore+QueryGenerations.swift) would
+        // read that connection's view: this connection prepares its own. `raw` is checked first: a statement
+        // whose connection closed was finalized, and its unowned connection must not be read.
+        guard statement.raw != nil, statement.connection === self, sqlite3_stmt_busy(statement.raw) == 0 else {
+            return try cachedStatement(sql)
+        }
         statementCount += 1
         statement.reset()
         return statement

@@ -26,7 +26,8 @@ extension SQLiteStore {
         } else {
             statement = try db().cachedStatement(sql)
             // Only the connection's own statement, which its closing finalizes (the store's closing drops plans).
-            if !statement.isOutsideCache { plan?.statement = statement }
+            // Not a query generation's statement: its connection closes with the generation.
+            if !statement.isOutsideCache, statement.connection === connection { plan?.statement = statement }
         }
         bind(bindings, fetch, to: statement)
         return statement

@@ -42,6 +42,24 @@ import QuireStores
         objects.compactMap { $0.value(forKey: "name") as? String }
     }
 
+    /// Constants inside function expressions are bound by the compiler but are not parameters of the shape:
+    /// fetches that differ only in them answer for their own constants (they are compiled afresh, not served
+    /// from the first one's plan).
+    @Test func functionArgumentsAnswerForTheirOwnConstants() throws {
+        let folder = try TemporaryFolder()
+        let (_, context, _) = try Self.stack(folder)
+        let request = FetchRequest<ManagedObject>(entityName: "Item")
+        request.sortDescriptors = [SortKey("price")]
+        request.predicate = try QueryPredicate(format: "price * 4 >= %d", 196)
+        #expect(Self.names(try context.fetch(request)) == Self.expected { $1 >= 196 })
+        request.predicate = try QueryPredicate(format: "price * %d >= 100", 4)
+        #expect(Self.names(try context.fetch(request)) == Self.expected { $1 >= 100 })
+        request.predicate = try QueryPredicate(format: "price * %d >= 100", 2)
+        #expect(try context.fetch(request).isEmpty)
+        request.predicate = try QueryPredicate(format: "price * %d >= %d", 8, 390)
+        #expect(Self.names(try context.fetch(request)) == Self.expected { $1 >= 195 })
+    }
+
     @Test func sameShapeWithOtherConstantsCompilesOnceAndAnswersForItsOwnConstants() throws {
         let folder = try TemporaryFolder()
         let (_, context, store) = try Self.stack(folder)
