@@ -19,10 +19,12 @@ extension ManagedObjectContext {
                 let count = try self.count(fetch: fetch, stores: stores, includesPendingChanges: request.includesPendingChanges)
                 return [count].compactMap { $0 as? Result }
             case .managedObjectID:
-                if !needsMemoryPass(fetch, stores, request.includesPendingChanges) {
+                if parent == nil, !needsPendingMerge(fetch, request.includesPendingChanges) {
                     var idFetch = fetch
                     idFetch.kind = .objectIDs
-                    return try coordinator.fetchObjectIDs(idFetch, stores: stores).compactMap { $0 as? Result }
+                    if let ids = try coordinator.fetchObjectIDsIfStoresEvaluate(idFetch, stores: stores) {
+                        return ids.compactMap { $0 as? Result }
+                    }
                 }
                 return try fetchObjects(fetch, stores: stores, request: request).compactMap { $0.objectID as? Result }
             case .dictionary:
@@ -49,10 +51,10 @@ extension ManagedObjectContext {
     }
 
     private func count(fetch: StoreFetch, stores: [PersistentStore]?, includesPendingChanges: Bool) throws -> Int {
-        if !needsMemoryPass(fetch, stores, includesPendingChanges) {
+        if parent == nil, !needsPendingMerge(fetch, includesPendingChanges) {
             var countFetch = fetch
             countFetch.kind = .count
-            return try coordinatorOrFail().count(countFetch, stores: stores)
+            if let count = try coordinatorOrFail().countIfStoresEvaluate(countFetch, stores: stores) { return count }
         }
         var all = fetch
         all.limit = 0
@@ -89,18 +91,6 @@ extension ManagedObjectContext {
             includesSubentities: request.includesSubentities,
             kind: .rows)
         return (fetch, request.affectedStores)
-    }
-
-    /// Whether the answer needs work in memory: unsaved changes that could change it, or a predicate the
-    /// stores cannot evaluate.
-    /// A child context always works in memory: its rows come from its parent.
-    private func needsMemoryPass(_ fetch: StoreFetch, _ stores: [PersistentStore]?, _ includesPendingChanges: Bool) -> Bool {
-        parent != nil || needsPendingMerge(fetch, includesPendingChanges) || !storesEvaluatePredicate(fetch, stores)
-    }
-
-    private func storesEvaluatePredicate(_ fetch: StoreFetch, _ stores: [PersistentStore]?) -> Bool {
-        guard let predicate = fetch.predicate else { return true }
-        return coordinatorOrFail().storesEvaluate(predicate, for: fetch, in: stores)
     }
 
     /// Whether unsaved changes could change this fetch's answer.
