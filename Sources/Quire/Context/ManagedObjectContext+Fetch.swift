@@ -19,10 +19,14 @@ extension ManagedObjectContext {
                 let count = try self.count(fetch: fetch, stores: stores, includesPendingChanges: request.includesPendingChanges)
                 return [count].compactMap { $0 as? Result }
             case .managedObjectID:
-                if !needsMemoryPass(fetch, stores, request.includesPendingChanges) {
+                if parent == nil, !needsPendingMerge(fetch, request.includesPendingChanges),
+                    !fetch.sortKeys.contains(where: \.sortsInMemory)
+                {
                     var idFetch = fetch
                     idFetch.kind = .objectIDs
-                    return try coordinator.fetchObjectIDs(idFetch, stores: stores).compactMap { $0 as? Result }
+                    if let ids = try coordinator.fetchObjectIDsIfStoresEvaluate(idFetch, stores: stores) {
+                        return ids.compactMap { $0 as? Result }
+                    }
                 }
                 return try fetchObjects(fetch, stores: stores, request: request).compactMap { $0.objectID as? Result }
             case .dictionary:
@@ -52,10 +56,10 @@ extension ManagedObjectContext {
         var fetch = fetch
         // Order does not change a count: keys that only memory can sort by are dropped.
         if fetch.sortKeys.contains(where: \.sortsInMemory) { fetch.sortKeys = [] }
-        if !needsMemoryPass(fetch, stores, includesPendingChanges) {
+        if parent == nil, !needsPendingMerge(fetch, includesPendingChanges) {
             var countFetch = fetch
             countFetch.kind = .count
-            return try coordinatorOrFail().count(countFetch, stores: stores)
+            if let count = try coordinatorOrFail().countIfStoresEvaluate(countFetch, stores: stores) { return count }
         }
         var all = fetch
         all.limit = 0
@@ -97,19 +101,6 @@ extension ManagedObjectContext {
             includesSubentities: request.includesSubentities,
             kind: .rows)
         return (fetch, request.affectedStores)
-    }
-
-    /// Whether the answer needs work in memory: unsaved changes that could change it, or a predicate the
-    /// stores cannot evaluate.
-    /// A child context always works in memory: its rows come from its parent.
-    private func needsMemoryPass(_ fetch: StoreFetch, _ stores: [PersistentStore]?, _ includesPendingChanges: Bool) -> Bool {
-        parent != nil || needsPendingMerge(fetch, includesPendingChanges) || !storesEvaluatePredicate(fetch, stores)
-            || fetch.sortKeys.contains(where: \.sortsInMemory)
-    }
-
-    private func storesEvaluatePredicate(_ fetch: StoreFetch, _ stores: [PersistentStore]?) -> Bool {
-        guard let predicate = fetch.predicate else { return true }
-        return coordinatorOrFail().storesEvaluate(predicate, for: fetch, in: stores)
     }
 
     /// Whether unsaved changes could change this fetch's answer.

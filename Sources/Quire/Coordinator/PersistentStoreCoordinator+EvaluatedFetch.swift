@@ -23,3 +23,34 @@ extension PersistentStoreCoordinator {
         }
     }
 }
+
+extension PersistentStoreCoordinator {
+    /// The IDs of a fetch from every store it reaches, as ``fetchObjectIDs(_:stores:)`` answers them, when those
+    /// stores evaluate its predicate themselves; nil when one does not. One acquisition of the lock.
+    func fetchObjectIDsIfStoresEvaluate(_ fetch: StoreFetch, stores affected: [PersistentStore]?) throws -> [ObjectID]? {
+        try locked {
+            let targets = targetStores(fetch, affected)
+            guard storesEvaluate(fetch, targets) else { return nil }
+            var ids: [ObjectID] = []
+            for store in targets { ids += try store.backend.fetchObjectIDs(fetch) }
+            return ids
+        }
+    }
+
+    /// The number of objects a fetch matches in every store it reaches, when those stores evaluate its
+    /// predicate themselves; nil when one does not. One acquisition of the lock.
+    func countIfStoresEvaluate(_ fetch: StoreFetch, stores affected: [PersistentStore]?) throws -> Int? {
+        try locked {
+            let targets = targetStores(fetch, affected)
+            guard storesEvaluate(fetch, targets) else { return nil }
+            return try targets.reduce(0) { $0 + (try $1.backend.count(fetch)) }
+        }
+    }
+
+    /// Whether every one of `targets` evaluates the fetch's predicate (stores cache the answer by the
+    /// predicate's shape). Call under the lock.
+    private func storesEvaluate(_ fetch: StoreFetch, _ targets: [PersistentStore]) -> Bool {
+        guard let predicate = fetch.predicate else { return true }
+        return targets.allSatisfy { $0.backend.canEvaluate(predicate, for: fetch.entity) }
+    }
+}

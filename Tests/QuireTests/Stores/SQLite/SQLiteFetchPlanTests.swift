@@ -149,6 +149,17 @@ import QuireStores
         let fetched = try context.fetch(request)
         #expect(coordinator.lockAcquisitions - before == 1)
         #expect(fetched.compactMap { $0.value(forKey: "price") as? Double } == [48.5, 46.0, 43.5, 41.0, 38.5])
+
+        // Counts and ID fetches too.
+        let counting = coordinator.lockAcquisitions
+        #expect(try context.count(for: request) == 5)
+        #expect(coordinator.lockAcquisitions - counting == 1)
+        let ids = FetchRequest<ObjectID>(entityName: "Item")
+        ids.resultType = .managedObjectID
+        ids.predicate = request.predicate
+        let fetchingIDs = coordinator.lockAcquisitions
+        #expect(try context.fetch(ids).count == 16)
+        #expect(coordinator.lockAcquisitions - fetchingIDs == 1)
     }
 
     @Test func theCacheIsBoundedAndForgetsTheLeastRecentlyUsedShape() throws {
