@@ -79,9 +79,10 @@ package final class PostgresConnection {
         return try check(PQexec(handle, sql), action: sql)
     }
 
-    /// Runs one statement with parameters, prepared on first use and reused after.
+    /// Runs one statement with parameters, prepared on first use and reused after; with `binaryResult` the
+    /// columns come back in PostgreSQL's binary form (``PostgresResult/binaryBytes(_:_:)``).
     @discardableResult
-    package func query(_ sql: String, _ values: [Value] = []) throws -> PostgresResult {
+    package func query(_ sql: String, _ values: [Value] = [], binaryResult: Bool = false) throws -> PostgresResult {
         guard let handle else { throw closedError() }
         statementCount += 1
         let name: String
@@ -93,7 +94,7 @@ package final class PostgresConnection {
             prepared[sql] = name
         }
         return try withParameters(values) { count, pointers, lengths, formats in
-            try check(PQexecPrepared(handle, name, count, pointers, lengths, formats, 0), action: sql)
+            try check(PQexecPrepared(handle, name, count, pointers, lengths, formats, binaryResult ? 1 : 0), action: sql)
         }
     }
 
@@ -263,6 +264,12 @@ package final class PostgresResult {
         return text.withMemoryRebound(to: UInt8.self, capacity: length) {
             String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
         }
+    }
+
+    /// A column of a result asked for in binary form: its bytes as they came (a `bytea`'s bytes themselves).
+    package func binaryBytes(_ row: Int, _ column: Int) -> Data? {
+        guard !isNull(row, column), let value = PQgetvalue(raw, Int32(row), Int32(column)) else { return nil }
+        return Data(bytes: value, count: Int(PQgetlength(raw, Int32(row), Int32(column))))
     }
 
     /// A `bytea` column, from its hex text form (`\x0a1b…`).

@@ -54,15 +54,4 @@ extension PostgresStore {
         }
         metadataIsDirty = false
     }
-
-    /// The bytes of an external data file a record being copied in refers to (Save As from a store that keeps
-    /// files beside it), read from the source store's folder.
-    func readExternalDataForImport(_ reference: ExternalDataReference, of id: ObjectID) throws -> Data {
-        guard let source = id.persistentStore, source !== store else {
-            throw QuireError(
-                .persistentStoreSave, "The external data \(reference.uuid) of \(id) has no store to be read from.",
-                context: .init(file: errorURL))
-        }
-        return try source.backend.readExternalData(reference, of: id, key: "")
-    }
 }

@@ -78,6 +78,7 @@ package final class PostgresStore: ImportingStoreBackend {
                 tables = try Self.tableNames(connection, schema: schemaName)
             }
             try verifySchema(connection, tables: tables)
+            if !tables.contains(Self.externalDataTable), !options.isReadOnly { try connection.execute(Self.createExternalDataTable) }
         } catch {
             connection.close()
             throw error
