@@ -273,6 +273,7 @@ package final class PostgresStore: ImportingStoreBackend {
     }
     package func fetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] { try pgFetchObjectIDs(fetch) }
     package func count(_ fetch: StoreFetch) throws -> Int { try pgCount(fetch) }
+    package func fetchDictionaries(_ request: DictionaryFetch) throws -> [[DictionaryValue]]? { try pgFetchDictionaries(request) }
     package func snapshot(for objectID: ObjectID) throws -> RowSnapshot? { try pgSnapshots(for: [objectID]).first }
     package func snapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] { try pgSnapshots(for: objectIDs) }
     package func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
