@@ -68,23 +68,11 @@ extension PostgresStore {
         }
     }
 
+    /// The error of a save whose optimistic-locking check failed (``QuireError/saveConflicts(_:in:file:row:)``).
     private func conflictError(_ conflicting: [SaveRequest.Change]) throws -> QuireError {
-        var conflicts: [MergeConflict] = []
-        for change in conflicting {
-            let row = try pgSnapshots(for: [change.objectID]).first
-            conflicts.append(MergeConflict(
-                objectID: change.objectID, oldVersion: change.version, storeRow: row, attributes: change.attributes,
-                relationships: change.relationships))
+        try QuireError.saveConflicts(conflicting, in: "the PostgreSQL store '\(displayURL)'", file: errorURL) {
+            try pgSnapshots(for: [$0]).first
         }
-        let ids = conflicting.map(\.objectID)
-        var error = QuireError(
-            .persistentStoreSaveConflicts,
-            "Could not save: \(ids.count) object\(ids.count == 1 ? " was" : "s were") changed or deleted "
-                + "in the PostgreSQL store '\(displayURL)' since read (\(ids.prefix(5).map(\.description).joined(separator: ", "))"
-                + "\(ids.count > 5 ? ", …" : "")).",
-            context: .init(file: errorURL, entity: ids.first?.entity.name, object: ids.first?.uriRepresentation(), objectID: ids.first))
-        error.conflicts = conflicts
-        return error
     }
 
     /// Keys for the inserted objects, drawn from each hierarchy's sequence in one statement per hierarchy.
@@ -115,29 +103,7 @@ extension PostgresStore {
     /// The INSERT and UPDATE of an entity's rows and the slots they bind, built once per entity.
     private func writePlan(for entity: EntityDescription) -> WritePlan? {
         if let plan = writePlans[ObjectIdentifier(entity)] { return plan }
-        guard let mapping = schema.mapping(for: entity) else { return nil }
-        let table = mapping.table
-        var names: [String] = []
-        var attributeSlots: [(Int, Bool)] = []
-        var relationshipSlots: [(Int, Bool)] = []
-        for attribute in entity.allAttributes where mapping.attributeColumns[attribute.slot] >= 0 {
-            names.append(table.columns[mapping.attributeColumns[attribute.slot]].name)
-            attributeSlots.append((attribute.slot, attribute.allowsExternalBinaryDataStorage))
-        }
-        for relationship in entity.allRelationships where mapping.foreignKeyColumns[relationship.slot] >= 0 {
-            names.append(table.columns[mapping.foreignKeyColumns[relationship.slot]].name)
-            let entityColumn = mapping.foreignEntityColumns[relationship.slot]
-            if entityColumn >= 0 { names.append(table.columns[entityColumn].name) }
-            relationshipSlots.append((relationship.slot, entityColumn >= 0))
-        }
-        let quoted = names.map(PostgresDialect.quote)
-        let columns = (["z_pk", "z_ent", "z_opt"] + quoted).joined(separator: ", ")
-        let marks = (1...(names.count + 3)).map { "$\($0)" }.joined(separator: ", ")
-        let assignments = (["z_opt = z_opt + 1"] + quoted.enumerated().map { "\($1) = $\($0 + 1)" }).joined(separator: ", ")
-        let plan = WritePlan(
-            insertSQL: "INSERT INTO \(PostgresDialect.quote(table.name)) (\(columns)) VALUES (\(marks))",
-            updateSQL: "UPDATE \(PostgresDialect.quote(table.name)) SET \(assignments) WHERE z_pk = $\(names.count + 1) AND z_opt = $\(names.count + 2)",
-            attributeSlots: attributeSlots, relationshipSlots: relationshipSlots)
+        guard let plan = WritePlan.make(for: entity, schema: schema, dialect: .postgres) else { return nil }
         writePlans[ObjectIdentifier(entity)] = plan
         return plan
     }

@@ -218,18 +218,7 @@ package final class PostgresStore: ImportingStoreBackend {
     package func writeSnapshot(to destination: URL) throws { throw unsupported("a file snapshot of a PostgreSQL store") }
 
     /// Points the store at another schema or database, where a store must already be; back at the old one on failure.
-    package func relocate(to url: URL) throws {
-        let old = store.url
-        try close()
-        store.url = url
-        do {
-            try load()
-        } catch {
-            store.url = old
-            try? load()
-            throw error
-        }
-    }
+    package func relocate(to url: URL) throws { try reopen(at: url) }
 
     /// Renames the store's schema (Save As writes into a temporary schema first).
     package func rename(to url: URL, kind: StoreKind) throws {
