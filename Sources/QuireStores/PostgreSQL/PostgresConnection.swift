@@ -231,7 +231,7 @@ package final class PostgresConnection {
     }
 }
 
-/// The rows of one statement's answer, in text form, freed with the object.
+/// The rows of one statement's answer, in text or binary form (each accessor reads either), freed with the object.
 package final class PostgresResult {
     private let raw: OpaquePointer
 
@@ -248,14 +248,33 @@ package final class PostgresResult {
 
     package func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(raw, Int32(row), Int32(column)) != 0 }
 
+    /// Whether a column came in binary form (``PostgresConnection/query(_:_:binaryResult:)``).
+    @inline(__always)
+    private func isBinary(_ column: Int) -> Bool { PQfformat(raw, Int32(column)) == 1 }
+
+    /// An integer column: `bigint`, `integer` or `smallint` in binary form (big-endian), any in text form.
     package func int64(_ row: Int, _ column: Int) -> Int64 {
-        guard let text = PQgetvalue(raw, Int32(row), Int32(column)) else { return 0 }
-        return strtoll(text, nil, 10)
+        guard let value = PQgetvalue(raw, Int32(row), Int32(column)) else { return 0 }
+        guard isBinary(column) else { return strtoll(value, nil, 10) }
+        let raw = UnsafeRawPointer(value)
+        switch PQgetlength(self.raw, Int32(row), Int32(column)) {
+        case 8: return Int64(bigEndian: raw.loadUnaligned(as: Int64.self))
+        case 4: return Int64(Int32(bigEndian: raw.loadUnaligned(as: Int32.self)))
+        case 2: return Int64(Int16(bigEndian: raw.loadUnaligned(as: Int16.self)))
+        default: return 0
+        }
     }
 
+    /// A `double precision` (or `real`) column, in either form.
     package func double(_ row: Int, _ column: Int) -> Double {
-        guard let text = PQgetvalue(raw, Int32(row), Int32(column)) else { return 0 }
-        return strtod(text, nil)
+        guard let value = PQgetvalue(raw, Int32(row), Int32(column)) else { return 0 }
+        guard isBinary(column) else { return strtod(value, nil) }
+        let raw = UnsafeRawPointer(value)
+        switch PQgetlength(self.raw, Int32(row), Int32(column)) {
+        case 8: return Double(bitPattern: UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self)))
+        case 4: return Double(Float(bitPattern: UInt32(bigEndian: raw.loadUnaligned(as: UInt32.self))))
+        default: return 0
+        }
     }
 
     package func string(_ row: Int, _ column: Int) -> String? {
@@ -272,8 +291,9 @@ package final class PostgresResult {
         return Data(bytes: value, count: Int(PQgetlength(raw, Int32(row), Int32(column))))
     }
 
-    /// A `bytea` column, from its hex text form (`\x0a1b…`).
+    /// A `bytea` column: its bytes in binary form, or decoded from its hex text form (`\x0a1b…`).
     package func bytes(_ row: Int, _ column: Int) -> Data? {
+        if isBinary(column) { return binaryBytes(row, column) }
         guard !isNull(row, column), let text = PQgetvalue(raw, Int32(row), Int32(column)) else { return nil }
         let length = Int(PQgetlength(raw, Int32(row), Int32(column)))
         return text.withMemoryRebound(to: UInt8.self, capacity: length) { p -> Data? in

@@ -7,7 +7,8 @@ extension PostgresStore {
     /// `z_pk, z_ent, z_opt`, then the table's columns (alias `t0`), in ``RowReader``'s column order.
     func selectList(_ table: SQLiteSchema.Table) -> String {
         if let cached = selectLists[ObjectIdentifier(table)] { return cached }
-        let list = (["z_pk", "z_ent", "z_opt"] + table.columns.map { PostgresDialect.quote($0.name) })
+        // Rows come in binary form; decimals (NUMERIC, whose binary form is base 10000) as their text.
+        let list = (["z_pk", "z_ent", "z_opt"] + table.columns.map { PostgresDialect.quote($0.name) + ($0.type == "DECIMAL" ? "::TEXT" : "") })
             .map { "t0.\($0)" }.joined(separator: ", ")
         selectLists[ObjectIdentifier(table)] = list
         return list
@@ -165,7 +166,7 @@ extension PostgresStore {
     private func run(_ select: String, _ fetch: StoreFetch, sorted: Bool) throws -> PostgresResult? {
         guard let table = schema.table(for: fetch.entity) else { return nil }
         let (clause, values) = try clauses(fetch, table: table, sorted: sorted)
-        return try db().query("SELECT \(select) \(clause)", values)
+        return try db().query("SELECT \(select) \(clause)", values, binaryResult: true)
     }
 
     func pgVisitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
@@ -213,7 +214,7 @@ extension PostgresStore {
             let sql = keys.count == 1
                 ? "SELECT \(selectList(table)) FROM \(PostgresDialect.quote(table.name)) t0 WHERE t0.z_pk = $1::BIGINT"
                 : "SELECT \(selectList(table)) FROM \(PostgresDialect.quote(table.name)) t0 WHERE t0.z_pk = ANY($1::BIGINT[])"
-            let result = try db().query(sql, [keys.count == 1 ? .integer(keys[0]) : Self.keyArray(keys)])
+            let result = try db().query(sql, [keys.count == 1 ? .integer(keys[0]) : Self.keyArray(keys)], binaryResult: true)
             for row in 0..<result.count { rows.append(try snapshot(result, row)) }
         }
         return rows
@@ -251,7 +252,7 @@ extension PostgresStore {
         } else {
             return answer
         }
-        let result = try db().query(sql, [Self.keyArray(Array(owners.keys))])
+        let result = try db().query(sql, [Self.keyArray(Array(owners.keys))], binaryResult: true)
         for row in 0..<result.count {
             guard let owner = owners[result.int64(row, 2)], let entity = schema.numbers.entity(number: result.int64(row, 1)) else { continue }
             answer[owner, default: []].append(ObjectID(entity: entity, store: store, primaryKey: result.int64(row, 0)))
