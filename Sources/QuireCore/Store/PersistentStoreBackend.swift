@@ -77,6 +77,13 @@ package protocol PersistentStoreBackend: AnyObject {
     var keepsExternalDataFiles: Bool { get }
     /// The length the store recorded for an external data file, when the reference does not carry it.
     func recordedLength(ofExternalData name: String) -> Int64?
+    /// The bytes behind an external data reference held by one of the store's objects (a file beside the
+    /// store by default; a PostgreSQL store reads its chunks).
+    func readExternalData(_ reference: ExternalDataReference, of objectID: ObjectID, key: String) throws -> Data
+    /// Hands the bytes behind an external data reference to `body` a chunk at a time, in order, never holding
+    /// them all (``readExternalDataChunks(_:of:key:_:)`` in ExternalDataChunks.swift by default).
+    func readExternalData(
+        _ reference: ExternalDataReference, of objectID: ObjectID, key: String, chunks body: (Data) throws -> Void) throws
 }
 
 /// A store that can be the target of Save As and migration: records are copied into it with their final IDs.

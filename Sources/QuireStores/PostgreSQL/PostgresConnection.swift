@@ -79,9 +79,10 @@ package final class PostgresConnection {
         return try check(PQexec(handle, sql), action: sql)
     }
 
-    /// Runs one statement with parameters, prepared on first use and reused after.
+    /// Runs one statement with parameters, prepared on first use and reused after; with `binaryResult` the
+    /// columns come back in PostgreSQL's binary form (``PostgresResult/binaryBytes(_:_:)``).
     @discardableResult
-    package func query(_ sql: String, _ values: [Value] = []) throws -> PostgresResult {
+    package func query(_ sql: String, _ values: [Value] = [], binaryResult: Bool = false) throws -> PostgresResult {
         guard let handle else { throw closedError() }
         statementCount += 1
         let name: String
@@ -93,7 +94,7 @@ package final class PostgresConnection {
             prepared[sql] = name
         }
         return try withParameters(values) { count, pointers, lengths, formats in
-            try check(PQexecPrepared(handle, name, count, pointers, lengths, formats, 0), action: sql)
+            try check(PQexecPrepared(handle, name, count, pointers, lengths, formats, binaryResult ? 1 : 0), action: sql)
         }
     }
 
@@ -230,7 +231,7 @@ package final class PostgresConnection {
     }
 }
 
-/// The rows of one statement's answer, in text form, freed with the object.
+/// The rows of one statement's answer, in text or binary form (each accessor reads either), freed with the object.
 package final class PostgresResult {
     private let raw: OpaquePointer
 
@@ -247,14 +248,33 @@ package final class PostgresResult {
 
     package func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(raw, Int32(row), Int32(column)) != 0 }
 
+    /// Whether a column came in binary form (``PostgresConnection/query(_:_:binaryResult:)``).
+    @inline(__always)
+    private func isBinary(_ column: Int) -> Bool { PQfformat(raw, Int32(column)) == 1 }
+
+    /// An integer column: `bigint`, `integer` or `smallint` in binary form (big-endian), any in text form.
     package func int64(_ row: Int, _ column: Int) -> Int64 {
-        guard let text = PQgetvalue(raw, Int32(row), Int32(column)) else { return 0 }
-        return strtoll(text, nil, 10)
+        guard let value = PQgetvalue(raw, Int32(row), Int32(column)) else { return 0 }
+        guard isBinary(column) else { return strtoll(value, nil, 10) }
+        let raw = UnsafeRawPointer(value)
+        switch PQgetlength(self.raw, Int32(row), Int32(column)) {
+        case 8: return Int64(bigEndian: raw.loadUnaligned(as: Int64.self))
+        case 4: return Int64(Int32(bigEndian: raw.loadUnaligned(as: Int32.self)))
+        case 2: return Int64(Int16(bigEndian: raw.loadUnaligned(as: Int16.self)))
+        default: return 0
+        }
     }
 
+    /// A `double precision` (or `real`) column, in either form.
     package func double(_ row: Int, _ column: Int) -> Double {
-        guard let text = PQgetvalue(raw, Int32(row), Int32(column)) else { return 0 }
-        return strtod(text, nil)
+        guard let value = PQgetvalue(raw, Int32(row), Int32(column)) else { return 0 }
+        guard isBinary(column) else { return strtod(value, nil) }
+        let raw = UnsafeRawPointer(value)
+        switch PQgetlength(self.raw, Int32(row), Int32(column)) {
+        case 8: return Double(bitPattern: UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self)))
+        case 4: return Double(Float(bitPattern: UInt32(bigEndian: raw.loadUnaligned(as: UInt32.self))))
+        default: return 0
+        }
     }
 
     package func string(_ row: Int, _ column: Int) -> String? {
@@ -265,8 +285,15 @@ package final class PostgresResult {
         }
     }
 
-    /// A `bytea` column, from its hex text form (`\x0a1b…`).
+    /// A column of a result asked for in binary form: its bytes as they came (a `bytea`'s bytes themselves).
+    package func binaryBytes(_ row: Int, _ column: Int) -> Data? {
+        guard !isNull(row, column), let value = PQgetvalue(raw, Int32(row), Int32(column)) else { return nil }
+        return Data(bytes: value, count: Int(PQgetlength(raw, Int32(row), Int32(column))))
+    }
+
+    /// A `bytea` column: its bytes in binary form, or decoded from its hex text form (`\x0a1b…`).
     package func bytes(_ row: Int, _ column: Int) -> Data? {
+        if isBinary(column) { return binaryBytes(row, column) }
         guard !isNull(row, column), let text = PQgetvalue(raw, Int32(row), Int32(column)) else { return nil }
         let length = Int(PQgetlength(raw, Int32(row), Int32(column)))
         return text.withMemoryRebound(to: UInt8.self, capacity: length) { p -> Data? in

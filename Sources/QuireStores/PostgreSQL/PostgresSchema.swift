@@ -15,6 +15,7 @@ package enum PostgresSchema {
             "CREATE TABLE z_primarykey (z_ent BIGINT PRIMARY KEY, z_name TEXT, z_super BIGINT, z_max BIGINT)",
             "CREATE TABLE z_metadata (z_version BIGINT PRIMARY KEY, z_uuid VARCHAR(255), z_plist BYTEA)",
             "CREATE TABLE z_quiremodel (z_version BIGINT PRIMARY KEY, z_content BYTEA)",
+            PostgresStore.createExternalDataTable,
         ]
         for table in schema.tables {
             let columns = ["z_pk BIGINT PRIMARY KEY", "z_ent BIGINT", "z_opt BIGINT"]

@@ -7,7 +7,8 @@ extension PostgresStore {
     /// `z_pk, z_ent, z_opt`, then the table's columns (alias `t0`), in ``RowReader``'s column order.
     func selectList(_ table: SQLiteSchema.Table) -> String {
         if let cached = selectLists[ObjectIdentifier(table)] { return cached }
-        let list = (["z_pk", "z_ent", "z_opt"] + table.columns.map { PostgresDialect.quote($0.name) })
+        // Rows come in binary form; decimals (NUMERIC, whose binary form is base 10000) as their text.
+        let list = (["z_pk", "z_ent", "z_opt"] + table.columns.map { PostgresDialect.quote($0.name) + ($0.type == "DECIMAL" ? "::TEXT" : "") })
             .map { "t0.\($0)" }.joined(separator: ", ")
         selectLists[ObjectIdentifier(table)] = list
         return list
@@ -15,24 +16,7 @@ extension PostgresStore {
 
     func reader(for entity: EntityDescription) -> RowReader? {
         if let reader = readers[ObjectIdentifier(entity)] { return reader }
-        guard let mapping = schema.mapping(for: entity) else { return nil }
-        let attributes = entity.allAttributes.map { attribute -> RowReader.AttributeRead in
-            let index = mapping.attributeColumns[attribute.slot]
-            let external = attribute.allowsExternalBinaryDataStorage
-            guard index >= 0 else { return .init(column: -1, kind: .none, type: attribute.attributeType, external: external) }
-            return .init(
-                column: Int32(index + 3), kind: RowReader.kind(of: attribute.attributeType, external: external),
-                type: attribute.attributeType, external: external)
-        }
-        let relationships = entity.allRelationships.map { relationship -> RowReader.RelationshipRead? in
-            let index = mapping.foreignKeyColumns[relationship.slot]
-            guard index >= 0, let destination = relationship.resolvedDestination else { return nil }
-            let entityIndex = mapping.foreignEntityColumns[relationship.slot]
-            return .init(
-                foreignKey: Int32(index + 3), foreignEntity: entityIndex >= 0 ? Int32(entityIndex + 3) : -1,
-                destination: destination)
-        }
-        let reader = RowReader(entity: entity, tableName: mapping.table.name, attributes: attributes, relationships: relationships)
+        guard let reader = RowReader.reading(entity, in: schema) else { return nil }
         readers[ObjectIdentifier(entity)] = reader
         return reader
     }
@@ -182,7 +166,7 @@ extension PostgresStore {
     private func run(_ select: String, _ fetch: StoreFetch, sorted: Bool) throws -> PostgresResult? {
         guard let table = schema.table(for: fetch.entity) else { return nil }
         let (clause, values) = try clauses(fetch, table: table, sorted: sorted)
-        return try db().query("SELECT \(select) \(clause)", values)
+        return try db().query("SELECT \(select) \(clause)", values, binaryResult: true)
     }
 
     func pgVisitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
@@ -230,7 +214,7 @@ extension PostgresStore {
             let sql = keys.count == 1
                 ? "SELECT \(selectList(table)) FROM \(PostgresDialect.quote(table.name)) t0 WHERE t0.z_pk = $1::BIGINT"
                 : "SELECT \(selectList(table)) FROM \(PostgresDialect.quote(table.name)) t0 WHERE t0.z_pk = ANY($1::BIGINT[])"
-            let result = try db().query(sql, [keys.count == 1 ? .integer(keys[0]) : Self.keyArray(keys)])
+            let result = try db().query(sql, [keys.count == 1 ? .integer(keys[0]) : Self.keyArray(keys)], binaryResult: true)
             for row in 0..<result.count { rows.append(try snapshot(result, row)) }
         }
         return rows
@@ -268,7 +252,7 @@ extension PostgresStore {
         } else {
             return answer
         }
-        let result = try db().query(sql, [Self.keyArray(Array(owners.keys))])
+        let result = try db().query(sql, [Self.keyArray(Array(owners.keys))], binaryResult: true)
         for row in 0..<result.count {
             guard let owner = owners[result.int64(row, 2)], let entity = schema.numbers.entity(number: result.int64(row, 1)) else { continue }
             answer[owner, default: []].append(ObjectID(entity: entity, store: store, primaryKey: result.int64(row, 0)))

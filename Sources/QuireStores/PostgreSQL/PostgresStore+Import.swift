@@ -22,10 +22,7 @@ extension PostgresStore {
     func pgImportRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
         let connection = try db()
         for (owner, relationship, members) in owners {
-            var relationships = [RelationshipStorage](repeating: .fault, count: owner.entity.allRelationships.count)
-            relationships[relationship.slot] = relationship.isOrdered ? .ordered(.init(members)) : .toMany(Set(members))
-            let change = SaveRequest.Change(
-                objectID: owner, store: store, version: 1, attributes: [], relationships: relationships, committedRelationships: nil)
+            let change = SaveRequest.Change.importedMembers(of: owner, relationship, members, store: store)
             try writeJoins(change, id: owner, map: [:], inverseSides: importPass(for: relationship) == 1, connection)
             try writeOrderKeys(change, map: [:], connection)
         }
@@ -53,16 +50,5 @@ extension PostgresStore {
             throw error
         }
         metadataIsDirty = false
-    }
-
-    /// The bytes of an external data file a record being copied in refers to (Save As from a store that keeps
-    /// files beside it), read from the source store's folder.
-    func readExternalDataForImport(_ reference: ExternalDataReference, of id: ObjectID) throws -> Data {
-        guard let source = id.persistentStore, source !== store else {
-            throw QuireError(
-                .persistentStoreSave, "The external data \(reference.uuid) of \(id) has no store to be read from.",
-                context: .init(file: errorURL))
-        }
-        return try source.backend.readExternalData(reference, of: id, key: "")
     }
 }

@@ -25,13 +25,24 @@ extension PostgresStore {
             for (change, id) in zip(request.inserted, result.permanentIDs) {
                 try writeRow(change, id: id, map: map, insert: true, connection)
             }
-            for change in Self.lockOrder(request.updated) where try !writeRow(change, id: change.objectID, map: map, insert: false, connection) {
-                conflicting.append(change)
+            var unreferenced = Set<String>()
+            for change in Self.lockOrder(request.updated) {
+                let old = try storedExternalNames(of: change.objectID, connection)
+                if try writeRow(change, id: change.objectID, map: map, insert: false, keeping: old, connection) {
+                    unreferenced.formUnion(old.subtracting(keptExternalNames(change, of: change.objectID, among: old)))
+                } else {
+                    conflicting.append(change)
+                }
             }
-            for change in Self.lockOrder(request.deleted) where try !deleteRow(change, connection) {
-                conflicting.append(change)
+            for change in Self.lockOrder(request.deleted) {
+                guard let names = try deleteRow(change, connection) else {
+                    conflicting.append(change)
+                    continue
+                }
+                unreferenced.formUnion(names)
             }
             if !conflicting.isEmpty { throw try conflictError(conflicting) }
+            try removeExternalData(unreferenced, connection)
             if metadataIsDirty { try Self.write(metadata, connection) }
             for inverseSides in [false, true] {
                 for changes in [request.inserted, request.updated] {
@@ -57,23 +68,11 @@ extension PostgresStore {
         }
     }
 
+    /// The error of a save whose optimistic-locking check failed (``QuireError/saveConflicts(_:in:file:row:)``).
     private func conflictError(_ conflicting: [SaveRequest.Change]) throws -> QuireError {
-        var conflicts: [MergeConflict] = []
-        for change in conflicting {
-            let row = try pgSnapshots(for: [change.objectID]).first
-            conflicts.append(MergeConflict(
-                objectID: change.objectID, oldVersion: change.version, storeRow: row, attributes: change.attributes,
-                relationships: change.relationships))
+        try QuireError.saveConflicts(conflicting, in: "the PostgreSQL store '\(displayURL)'", file: errorURL) {
+            try pgSnapshots(for: [$0]).first
         }
-        let ids = conflicting.map(\.objectID)
-        var error = QuireError(
-            .persistentStoreSaveConflicts,
-            "Could not save: \(ids.count) object\(ids.count == 1 ? " was" : "s were") changed or deleted "
-                + "in the PostgreSQL store '\(displayURL)' since read (\(ids.prefix(5).map(\.description).joined(separator: ", "))"
-                + "\(ids.count > 5 ? ", …" : "")).",
-            context: .init(file: errorURL, entity: ids.first?.entity.name, object: ids.first?.uriRepresentation(), objectID: ids.first))
-        error.conflicts = conflicts
-        return error
     }
 
     /// Keys for the inserted objects, drawn from each hierarchy's sequence in one statement per hierarchy.
@@ -104,29 +103,7 @@ extension PostgresStore {
     /// The INSERT and UPDATE of an entity's rows and the slots they bind, built once per entity.
     private func writePlan(for entity: EntityDescription) -> WritePlan? {
         if let plan = writePlans[ObjectIdentifier(entity)] { return plan }
-        guard let mapping = schema.mapping(for: entity) else { return nil }
-        let table = mapping.table
-        var names: [String] = []
-        var attributeSlots: [(Int, Bool)] = []
-        var relationshipSlots: [(Int, Bool)] = []
-        for attribute in entity.allAttributes where mapping.attributeColumns[attribute.slot] >= 0 {
-            names.append(table.columns[mapping.attributeColumns[attribute.slot]].name)
-            attributeSlots.append((attribute.slot, attribute.allowsExternalBinaryDataStorage))
-        }
-        for relationship in entity.allRelationships where mapping.foreignKeyColumns[relationship.slot] >= 0 {
-            names.append(table.columns[mapping.foreignKeyColumns[relationship.slot]].name)
-            let entityColumn = mapping.foreignEntityColumns[relationship.slot]
-            if entityColumn >= 0 { names.append(table.columns[entityColumn].name) }
-            relationshipSlots.append((relationship.slot, entityColumn >= 0))
-        }
-        let quoted = names.map(PostgresDialect.quote)
-        let columns = (["z_pk", "z_ent", "z_opt"] + quoted).joined(separator: ", ")
-        let marks = (1...(names.count + 3)).map { "$\($0)" }.joined(separator: ", ")
-        let assignments = (["z_opt = z_opt + 1"] + quoted.enumerated().map { "\($1) = $\($0 + 1)" }).joined(separator: ", ")
-        let plan = WritePlan(
-            insertSQL: "INSERT INTO \(PostgresDialect.quote(table.name)) (\(columns)) VALUES (\(marks))",
-            updateSQL: "UPDATE \(PostgresDialect.quote(table.name)) SET \(assignments) WHERE z_pk = $\(names.count + 1) AND z_opt = $\(names.count + 2)",
-            attributeSlots: attributeSlots, relationshipSlots: relationshipSlots)
+        guard let plan = WritePlan.make(for: entity, schema: schema, dialect: .postgres) else { return nil }
         writePlans[ObjectIdentifier(entity)] = plan
         return plan
     }
@@ -135,7 +112,7 @@ extension PostgresStore {
     @discardableResult
     func writeRow(
         _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], insert: Bool, version: Int64 = 1,
-        _ connection: PostgresConnection
+        keeping old: Set<String> = [], _ connection: PostgresConnection
     ) throws -> Bool {
         let entity = id.entity
         guard let plan = writePlan(for: entity), let pk = id.primaryKey else { return false }
@@ -145,7 +122,9 @@ extension PostgresStore {
             values += [.integer(pk), .integer(Int64(schema.numbers.number(of: entity))), .integer(version)]
         }
         for (slot, external) in plan.attributeSlots {
-            values.append(try storedValue(change.attributes[slot], external: external, id: id))
+            values.append(
+                external ? try storedExternalValue(change.attributes[slot], of: id, slot: slot, keeping: old, connection)
+                    : PostgresDialect.value(change.attributes[slot]))
         }
         for (slot, withEntity) in plan.relationshipSlots {
             var target: ObjectID?
@@ -158,30 +137,25 @@ extension PostgresStore {
         return insert || result.changes == 1
     }
 
-    /// A value as its column keeps it; external binary data is kept inline in Core Data's framing (`0x01` +
-    /// bytes), since a database has no folder beside it.
-    private func storedValue(_ value: AttributeValue, external: Bool, id: ObjectID) throws -> PostgresConnection.Value {
-        if case .externalData(let reference) = value {
-            let bytes = try readExternalDataForImport(reference, of: id)
-            return PostgresDialect.value(.data(bytes), externalFormat: true)
-        }
-        return PostgresDialect.value(value, externalFormat: external)
-    }
-
-    private func deleteRow(_ change: SaveRequest.Change, _ connection: PostgresConnection) throws -> Bool {
+    /// Deletes one row and its join-table rows; returns the names of the chunked values it referred to, or nil
+    /// when the row was changed or gone.
+    private func deleteRow(_ change: SaveRequest.Change, _ connection: PostgresConnection) throws -> Set<String>? {
         let entity = change.objectID.entity
-        guard let table = schema.table(for: entity), let pk = change.objectID.primaryKey else { return true }
+        guard let table = schema.table(for: entity), let pk = change.objectID.primaryKey else { return [] }
         let q = PostgresDialect.quote
+        let external = externalColumns(of: entity)
+        let returning = external.isEmpty ? "" : " RETURNING " + external.map { q($0.column) }.joined(separator: ", ")
         let result = try connection.query(
-            "DELETE FROM \(q(table.name)) WHERE z_pk = $1 AND z_opt = $2", [.integer(pk), .integer(change.version)])
-        guard result.changes == 1 else { return false }
+            "DELETE FROM \(q(table.name)) WHERE z_pk = $1 AND z_opt = $2\(returning)", [.integer(pk), .integer(change.version)])
+        guard result.changes == 1 else { return nil }
+        let names = external.isEmpty ? [] : Self.referencedNames(result, row: 0, columns: 0..<external.count)
         for join in schema.allJoinTables {
             for (column, owner) in [(join.sourceColumn, join.relationship.entity), (join.destinationColumn, join.relationship.resolvedDestination)] {
                 guard let owner, entity.isKind(of: owner) else { continue }
                 try connection.query("DELETE FROM \(q(join.name)) WHERE \(q(column)) = $1", [.integer(pk)])
             }
         }
-        return true
+        return names
     }
 
     /// Join-table rows for the to-many relationships this object owns; the inverse side only updates its order column.

@@ -78,6 +78,7 @@ package final class PostgresStore: ImportingStoreBackend {
                 tables = try Self.tableNames(connection, schema: schemaName)
             }
             try verifySchema(connection, tables: tables)
+            if !tables.contains(Self.externalDataTable), !options.isReadOnly { try connection.execute(Self.createExternalDataTable) }
         } catch {
             connection.close()
             throw error
@@ -217,18 +218,7 @@ package final class PostgresStore: ImportingStoreBackend {
     package func writeSnapshot(to destination: URL) throws { throw unsupported("a file snapshot of a PostgreSQL store") }
 
     /// Points the store at another schema or database, where a store must already be; back at the old one on failure.
-    package func relocate(to url: URL) throws {
-        let old = store.url
-        try close()
-        store.url = url
-        do {
-            try load()
-        } catch {
-            store.url = old
-            try? load()
-            throw error
-        }
-    }
+    package func relocate(to url: URL) throws { try reopen(at: url) }
 
     /// Renames the store's schema (Save As writes into a temporary schema first).
     package func rename(to url: URL, kind: StoreKind) throws {
@@ -272,6 +262,7 @@ package final class PostgresStore: ImportingStoreBackend {
     }
     package func fetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] { try pgFetchObjectIDs(fetch) }
     package func count(_ fetch: StoreFetch) throws -> Int { try pgCount(fetch) }
+    package func fetchDictionaries(_ request: DictionaryFetch) throws -> [[DictionaryValue]]? { try pgFetchDictionaries(request) }
     package func snapshot(for objectID: ObjectID) throws -> RowSnapshot? { try pgSnapshots(for: [objectID]).first }
     package func snapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] { try pgSnapshots(for: objectIDs) }
     package func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {

@@ -102,24 +102,7 @@ extension SQLiteStore {
 
     package func reader(for entity: EntityDescription) -> RowReader? {
         if let reader = readers[ObjectIdentifier(entity)] { return reader }
-        guard let mapping = schema.mapping(for: entity) else { return nil }
-        let attributes = entity.allAttributes.map { attribute -> RowReader.AttributeRead in
-            let index = mapping.attributeColumns[attribute.slot]
-            let external = attribute.allowsExternalBinaryDataStorage
-            guard index >= 0 else { return .init(column: -1, kind: .none, type: attribute.attributeType, external: external) }
-            return .init(
-                column: Int32(index + 3), kind: RowReader.kind(of: attribute.attributeType, external: external),
-                type: attribute.attributeType, external: external)
-        }
-        let relationships = entity.allRelationships.map { relationship -> RowReader.RelationshipRead? in
-            let index = mapping.foreignKeyColumns[relationship.slot]
-            guard index >= 0, let destination = relationship.resolvedDestination else { return nil }
-            let entityIndex = mapping.foreignEntityColumns[relationship.slot]
-            return .init(
-                foreignKey: Int32(index + 3), foreignEntity: entityIndex >= 0 ? Int32(entityIndex + 3) : -1,
-                destination: destination)
-        }
-        let reader = RowReader(entity: entity, tableName: mapping.table.name, attributes: attributes, relationships: relationships)
+        guard let reader = RowReader.reading(entity, in: schema) else { return nil }
         readers[ObjectIdentifier(entity)] = reader
         return reader
     }

@@ -28,10 +28,7 @@ extension SQLiteStore {
     package func sqliteImportRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
         let connection = try db()
         for (owner, relationship, members) in owners {
-            var relationships = [RelationshipStorage](repeating: .fault, count: owner.entity.allRelationships.count)
-            relationships[relationship.slot] = relationship.isOrdered ? .ordered(.init(members)) : .toMany(Set(members))
-            let change = SaveRequest.Change(
-                objectID: owner, store: store, version: 1, attributes: [], relationships: relationships, committedRelationships: nil)
+            let change = SaveRequest.Change.importedMembers(of: owner, relationship, members, store: store)
             try writeJoins(change, id: owner, map: [:], inverseSides: sqliteImportPass(for: relationship) == 1, connection)
             try writeOrderKeys(change, map: [:], connection)
         }

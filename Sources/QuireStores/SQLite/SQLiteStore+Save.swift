@@ -73,22 +73,7 @@ extension SQLiteStore {
     /// The error of a save whose optimistic-locking check failed: each conflicting object with the store's
     /// row as it is now (read inside the failing transaction, before it is rolled back), or none when deleted.
     private func conflictError(_ conflicting: [SaveRequest.Change]) throws -> QuireError {
-        var conflicts: [MergeConflict] = []
-        for change in conflicting {
-            let row = try sqliteSnapshot(for: change.objectID)
-            conflicts.append(MergeConflict(
-                objectID: change.objectID, oldVersion: change.version, storeRow: row, attributes: change.attributes,
-                relationships: change.relationships))
-        }
-        let ids = conflicting.map(\.objectID)
-        var error = QuireError(
-            .persistentStoreSaveConflicts,
-            "Could not save: \(ids.count) object\(ids.count == 1 ? " was" : "s were") changed or deleted "
-                + "in the store '\(storeURL.path)' since read (\(ids.prefix(5).map(\.description).joined(separator: ", "))"
-                + "\(ids.count > 5 ? ", …" : "")).",
-            context: .init(file: storeURL, entity: ids.first?.entity.name, object: ids.first?.uriRepresentation(), objectID: ids.first))
-        error.conflicts = conflicts
-        return error
+        try QuireError.saveConflicts(conflicting, in: "the store '\(storeURL.path)'", file: storeURL) { try sqliteSnapshot(for: $0) }
     }
 
     private func assignPrimaryKeys(_ inserted: [SaveRequest.Change], into result: inout SaveResult, _ connection: SQLiteConnection) throws {
@@ -192,31 +177,7 @@ extension SQLiteStore {
     /// The INSERT and UPDATE of an entity's rows and the slots they bind, built once per entity.
     private func writePlan(for entity: EntityDescription) -> WritePlan? {
         if let plan = writePlans[ObjectIdentifier(entity)] { return plan }
-        guard let mapping = schema.mapping(for: entity) else { return nil }
-        let table = mapping.table
-        var names: [String] = []
-        var attributeSlots: [(Int, Bool)] = []
-        var relationshipSlots: [(Int, Bool)] = []
-        for attribute in entity.allAttributes
-        where mapping.attributeColumns[attribute.slot] >= 0 && !triggerMaintainedAttributes.contains(ObjectIdentifier(attribute)) {
-            names.append(table.columns[mapping.attributeColumns[attribute.slot]].name)
-            attributeSlots.append((attribute.slot, attribute.allowsExternalBinaryDataStorage))
-        }
-        for relationship in entity.allRelationships where mapping.foreignKeyColumns[relationship.slot] >= 0 {
-            names.append(table.columns[mapping.foreignKeyColumns[relationship.slot]].name)
-            let entityColumn = mapping.foreignEntityColumns[relationship.slot]
-            if entityColumn >= 0 { names.append(table.columns[entityColumn].name) }
-            relationshipSlots.append((relationship.slot, entityColumn >= 0))
-        }
-        let quoted = names.map(SQLiteSchema.quote)
-        let columns = (["Z_PK", "Z_ENT", "Z_OPT"] + quoted).joined(separator: ", ")
-        let marks = Array(repeating: "?", count: names.count + 3).joined(separator: ", ")
-        let assignments = (["Z_OPT = Z_OPT + 1"] + quoted.map { "\($0) = ?" }).joined(separator: ", ")
-        let plan = WritePlan(
-            insertSQL: "INSERT INTO \(SQLiteSchema.quote(table.name)) (\(columns)) VALUES (\(marks))",
-            updateSQL: "UPDATE \(SQLiteSchema.quote(table.name)) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?",
-            attributeSlots: attributeSlots,
-            relationshipSlots: relationshipSlots)
+        guard let plan = WritePlan.make(for: entity, schema: schema, dialect: .sqlite, excluding: triggerMaintainedAttributes) else { return nil }
         writePlans[ObjectIdentifier(entity)] = plan
         return plan
     }

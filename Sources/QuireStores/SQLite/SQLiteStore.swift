@@ -313,16 +313,7 @@ package final class SQLiteStore: ImportingStoreBackend {
                 .fileReadNoSuchFile, "There is no SQLite store at '\(url.path)'; move the store there before setting its URL.",
                 context: .init(file: url))
         }
-        let old = store.url
-        try close()
-        store.url = url
-        do {
-            try load()
-        } catch {
-            store.url = old
-            try? load()
-            throw error
-        }
+        try reopen(at: url)
     }
 
     // MARK: Requests (implemented in SQLiteStore+Fetch and SQLiteStore+Save)

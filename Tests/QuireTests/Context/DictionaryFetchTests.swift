@@ -19,8 +19,17 @@ struct DictionaryFetchTests {
         }
     }
 
-    /// The request's dictionaries from SQL and from memory, which must be equal.
-    static func both(_ library: LibraryFixture, _ request: FetchRequest<[String: Any]>) throws -> [String] {
+    /// The store types the tests run on: SQLite, and PostgreSQL when a test server is there.
+    static let types: [StoreType] = PostgresTestServer.isAvailable ? [.sqlite, .postgres] : [.sqlite]
+
+    /// The library in a store of a type.
+    static func library(_ type: StoreType) throws -> LibraryFixture {
+        type == .postgres ? try LibraryFixture(postgres: PostgresTestServer.storeURL()) : try LibraryFixture()
+    }
+
+    /// The request's dictionaries from SQL and from memory, which must be equal; `inSQL`: the store answers it
+    /// itself, in one statement.
+    static func both(_ library: LibraryFixture, _ request: FetchRequest<[String: Any]>, inSQL: Bool = true) throws -> [String] {
         let fromStore = text(try library.context.fetch(request))
         let model = library.coordinator.managedObjectModel
         let fetch = StoreFetch(
@@ -30,11 +39,14 @@ struct DictionaryFetchTests {
         let spec = try DictionaryFetch(request: request, fetch: fetch)
         let inMemory = text(spec.publicDictionaries(try library.context.dictionaryRowsInMemory(spec, stores: nil)))
         #expect(fromStore == inMemory)
+        let store = try #require(library.coordinator.persistentStores.first)
+        #expect(try (store.backend.fetchDictionaries(spec) != nil) == inSQL, "\(store.type) answered in SQL: \(!inSQL)")
         return fromStore
     }
 
-    @Test func keyPathsThroughToOneAndRelationships() throws {
-        let library = try LibraryFixture()
+    @Test(arguments: types)
+    func keyPathsThroughToOneAndRelationships(type: StoreType) throws {
+        let library = try Self.library(type)
         let request = FetchRequest<[String: Any]>(entityName: "Author")
         request.propertiesToFetch = ["firstName", "address.city", "address"]
         request.sortDescriptors = [SortKey("firstName")]
@@ -70,8 +82,9 @@ struct DictionaryFetchTests {
         return request
     }
 
-    @Test func groupByWithAggregates() throws {
-        let library = try LibraryFixture()
+    @Test(arguments: types)
+    func groupByWithAggregates(type: StoreType) throws {
+        let library = try Self.library(type)
         let request = Self.groupedByAuthor()
         let result = try library.context.fetch(request)
         #expect(result.map { $0["mainAuthor.lastName"] as? String } == [nil, "Lee", "Müller", "O'Brien", "Ünal"])
@@ -87,8 +100,9 @@ struct DictionaryFetchTests {
         _ = try Self.both(library, request)
     }
 
-    @Test func havingFiltersGroups() throws {
-        let library = try LibraryFixture()
+    @Test(arguments: types)
+    func havingFiltersGroups(type: StoreType) throws {
+        let library = try Self.library(type)
         let request = Self.groupedByAuthor()
         request.havingPredicate = try QueryPredicate(format: "count > 1 AND pages > 100")
         #expect(try Self.both(library, request).count == 1)
@@ -102,8 +116,9 @@ struct DictionaryFetchTests {
         _ = try Self.both(library, request)
     }
 
-    @Test func distinctResults() throws {
-        let library = try LibraryFixture()
+    @Test(arguments: types)
+    func distinctResults(type: StoreType) throws {
+        let library = try Self.library(type)
         let request = FetchRequest<[String: Any]>(entityName: "Author")
         request.propertiesToFetch = ["age"]
         request.returnsDistinctResults = true
@@ -118,8 +133,9 @@ struct DictionaryFetchTests {
         _ = try Self.both(library, ratings)
     }
 
-    @Test func aggregatesOverEverything() throws {
-        let library = try LibraryFixture()
+    @Test(arguments: types)
+    func aggregatesOverEverything(type: StoreType) throws {
+        let library = try Self.library(type)
         let request = FetchRequest<[String: Any]>(entityName: "Author")
         request.propertiesToFetch = [
             .expression(.init(name: "n", function: .count, of: "SELF", resultType: .integer64)),
@@ -132,8 +148,44 @@ struct DictionaryFetchTests {
         #expect(try Self.both(library, request) == ["ages=0,n=0"])
     }
 
-    @Test func predicatesLeftToMemoryStillGroup() throws {
-        let library = try LibraryFixture()
+    @Test(arguments: types)
+    func relationshipsDecimalsAndFoldedSorts(type: StoreType) throws {
+        let library = try Self.library(type)
+        // Grouped by a related object, with sums and averages of decimals and the earliest date.
+        let byAuthor = FetchRequest<[String: Any]>(entityName: "Publication")
+        byAuthor.propertiesToFetch = [
+            "mainAuthor", .expression(.init(name: "n", function: .count, of: "SELF", resultType: .integer64)),
+            .expression(.init(name: "earliest", function: .min, of: "publicationDate", resultType: .date)),
+            .expression(.init(name: "total", function: .sum, of: "price", resultType: .double)),
+        ]
+        byAuthor.propertiesToGroupBy = ["mainAuthor"]
+        byAuthor.sortDescriptors = [SortKey("mainAuthor")]
+        #expect(try Self.both(library, byAuthor).count > 1)
+        let balances = FetchRequest<[String: Any]>(entityName: "Author")
+        balances.propertiesToFetch = [
+            "active", .expression(.init(name: "sum", function: .sum, of: "balance", resultType: .double)),
+            .expression(.init(name: "max", function: .max, of: "balance", resultType: .decimal)),
+            .expression(.init(name: "mean", function: .average, of: "age", resultType: .double)),
+        ]
+        balances.propertiesToGroupBy = ["active"]
+        balances.sortDescriptors = [SortKey("active", ascending: false)]
+        balances.havingPredicate = try QueryPredicate(format: "mean > 0")
+        #expect(try Self.both(library, balances).count > 1)
+        // Case-insensitive sorts of fetched names; PostgreSQL's SELECT DISTINCT sorts only by what it selects,
+        // so that one is left to memory there.
+        let names = FetchRequest<[String: Any]>(entityName: "Author")
+        names.propertiesToFetch = ["firstName", "age"]
+        names.sortDescriptors = [SortKey("firstName", comparator: .caseInsensitiveCompare), SortKey("age", ascending: false)]
+        names.fetchOffset = 1
+        names.fetchLimit = 4
+        #expect(try Self.both(library, names).count == 4)
+        names.returnsDistinctResults = true
+        _ = try Self.both(library, names, inSQL: type == .sqlite)
+    }
+
+    @Test(arguments: types)
+    func predicatesLeftToMemoryStillGroup(type: StoreType) throws {
+        let library = try Self.library(type)
         let request = FetchRequest<[String: Any]>(entityName: "Author")
         request.propertiesToFetch = [
             "active", .expression(.init(name: "n", function: .count, of: "SELF", resultType: .integer64)),
@@ -141,11 +193,12 @@ struct DictionaryFetchTests {
         request.propertiesToGroupBy = ["active"]
         request.sortDescriptors = [SortKey("active")]
         request.predicate = try QueryPredicate(format: "notes == nil")
-        #expect(try Self.both(library, request) == ["n=1", "active=false,n=2", "active=true,n=3"])
+        #expect(try Self.both(library, request, inSQL: false) == ["n=1", "active=false,n=2", "active=true,n=3"])
     }
 
-    @Test func invalidRequestsThrow() throws {
-        let library = try LibraryFixture()
+    @Test(arguments: types)
+    func invalidRequestsThrow(type: StoreType) throws {
+        let library = try Self.library(type)
         let ungrouped = Self.groupedByAuthor()
         ungrouped.propertiesToFetch = ["title"]
         #expect { try library.context.fetch(ungrouped) } throws: { ($0 as? QuireError)?.code == .invalidFetchRequest }

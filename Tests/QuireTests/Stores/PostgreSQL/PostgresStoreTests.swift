@@ -78,6 +78,10 @@ struct PostgresStoreTests {
         let error = try addError(url, model: Fixtures.everyTypeModel())
         #expect(error.code == .persistentStoreIncompatibleVersionHash)
         #expect(error.message.contains("incompatible model"))
+        // Named by the schema and database the URL gives, not by the URL's path.
+        let schema = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "schema" }?.value)
+        #expect(error.message.contains("The store '\(schema)' in the PostgreSQL database 'postgres'"), "\(error.message)")
+        #expect(!error.message.contains("'/postgres'"))
     }
 
     @Test func aConnectionKilledMidSaveLosesNothingAndReconnects() throws {

@@ -1,0 +1,49 @@
+import QuireCore
+import Foundation
+
+extension WritePlan {
+    /// The INSERT and UPDATE of an entity's rows in a dialect, and the slots they bind: `Z_PK, Z_ENT, Z_OPT`, the
+    /// stored attributes (but `excluded`, which the database maintains itself), then each to-one relationship's
+    /// key and, when its destination has sub-entities, entity number; the UPDATE checks `Z_OPT` last. Nil for an
+    /// entity without a table.
+    package static func make(
+        for entity: EntityDescription, schema: SQLiteSchema, dialect: SQLDialect, excluding excluded: Set<ObjectIdentifier> = []
+    ) -> WritePlan? {
+        guard let mapping = schema.mapping(for: entity) else { return nil }
+        let table = mapping.table
+        var names: [String] = []
+        var attributeSlots: [(Int, Bool)] = []
+        var relationshipSlots: [(Int, Bool)] = []
+        for attribute in entity.allAttributes
+        where mapping.attributeColumns[attribute.slot] >= 0 && !excluded.contains(ObjectIdentifier(attribute)) {
+            names.append(table.columns[mapping.attributeColumns[attribute.slot]].name)
+            attributeSlots.append((attribute.slot, attribute.allowsExternalBinaryDataStorage))
+        }
+        for relationship in entity.allRelationships where mapping.foreignKeyColumns[relationship.slot] >= 0 {
+            names.append(table.columns[mapping.foreignKeyColumns[relationship.slot]].name)
+            let entityColumn = mapping.foreignEntityColumns[relationship.slot]
+            if entityColumn >= 0 { names.append(table.columns[entityColumn].name) }
+            relationshipSlots.append((relationship.slot, entityColumn >= 0))
+        }
+        let quoted = names.map(dialect.quote)
+        let tableName = dialect.quote(table.name)
+        switch dialect {
+        case .sqlite:
+            let columns = (["Z_PK", "Z_ENT", "Z_OPT"] + quoted).joined(separator: ", ")
+            let marks = Array(repeating: "?", count: names.count + 3).joined(separator: ", ")
+            let assignments = (["Z_OPT = Z_OPT + 1"] + quoted.map { "\($0) = ?" }).joined(separator: ", ")
+            return WritePlan(
+                insertSQL: "INSERT INTO \(tableName) (\(columns)) VALUES (\(marks))",
+                updateSQL: "UPDATE \(tableName) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?",
+                attributeSlots: attributeSlots, relationshipSlots: relationshipSlots)
+        case .postgres:
+            let columns = (["z_pk", "z_ent", "z_opt"] + quoted).joined(separator: ", ")
+            let marks = (1...(names.count + 3)).map { "$\($0)" }.joined(separator: ", ")
+            let assignments = (["z_opt = z_opt + 1"] + quoted.enumerated().map { "\($1) = $\($0 + 1)" }).joined(separator: ", ")
+            return WritePlan(
+                insertSQL: "INSERT INTO \(tableName) (\(columns)) VALUES (\(marks))",
+                updateSQL: "UPDATE \(tableName) SET \(assignments) WHERE z_pk = $\(names.count + 1) AND z_opt = $\(names.count + 2)",
+                attributeSlots: attributeSlots, relationshipSlots: relationshipSlots)
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+
+import Quire
+import QuireStores
+import QuireTestSupport
+
+/// External binary data in a PostgreSQL store: kept as chunks in `z_externaldata`, written and read a chunk at a
+/// time, removed with the objects that refer to them, and never left behind by a failed save.
+@Suite(.serialized, .enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
+struct PostgresExternalDataTests {
+    private func stack(_ url: URL, threshold: Int = 1_000) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: Fixtures.everyTypeModel())
+        var options = StoreOptions()
+        options.externalDataThreshold = threshold
+        try coordinator.addPersistentStore(type: .postgres, at: url, options: options)
+        let context = ManagedObjectContext()
+        context.persistentStoreCoordinator = coordinator
+        return (coordinator, context)
+    }
+
+    /// The chunk rows a store holds, read by a connection of the test's own.
+    private func chunkCount(_ url: URL) throws -> Int64 {
+        let connection = try PostgresConnection(url: PostgresURL(url))
+        defer { connection.close() }
+        return try connection.query("SELECT COUNT(*) FROM z_externaldata").int64(0, 0)
+    }
+
+    /// `count` bytes of a pattern no two chunks share, from `offset` on (so any slice can be checked alone).
+    private static func pattern(offset: Int, count: Int) -> Data {
+        var bytes = [UInt8](repeating: 0, count: count)
+        for i in 0..<count {
+            let n = UInt64(offset + i)
+            bytes[i] = UInt8(truncatingIfNeeded: (n &* 2_654_435_761) >> 13 ^ n >> 8)
+        }
+        return Data(bytes)
+    }
+
+    private static func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+    }
+
+    private static func peakBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            return (line.dropFirst(6).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap { Int($0) } ?? 0) * 1024
+        }
+        return 0
+    }
+
+    /// Starts a new peak (`VmHWM`) from the resident set now.
+    private static func resetPeak() {
+        guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return }
+        handle.write(Data("5".utf8))
+        try? handle.close()
+    }
+
+    /// How far the resident set rises above where it is now while `body` runs.
+    private static func peakGrowth(_ body: () throws -> Void) rethrows -> Int {
+        resetPeak()
+        let before = residentBytes()
+        try body()
+        return peakBytes() - before
+    }
+
+    @Test func a64MiBValueIsSavedAndReadAChunkAtATime() throws {
+        let url = try #require(PostgresTestServer.storeURL())
+        let size = 64 << 20
+        do {
+            let (coordinator, context) = try stack(url)
+            let sample = ManagedObject(entity: try #require(coordinator.managedObjectModel.entitiesByName["Sample"]), insertInto: context)
+            sample.setValue("big", forKey: "vString")
+            sample.setValue(Self.pattern(offset: 0, count: size), forKey: "vBinarydata")
+            let growth = try Self.peakGrowth { try context.save() }
+            #expect(growth < size / 4, "saving 64 MiB raised the resident set by \(growth >> 20) MiB")
+        }
+        #expect(try chunkCount(url) == Int64(size / ExternalDataChunks.size))
+
+        let (_, context) = try stack(url)
+        let sample = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Sample")).first)
+        var offset = 0
+        var mismatches = 0
+        let growth = try Self.peakGrowth {
+            try sample.readData(forKey: "vBinarydata") { chunk in
+                if chunk != Self.pattern(offset: offset, count: chunk.count) { mismatches += 1 }
+                offset += chunk.count
+            }
+        }
+        #expect(offset == size)
+        #expect(mismatches == 0)
+        #expect(growth < size / 4, "reading 64 MiB raised the resident set by \(growth >> 20) MiB")
+        // Read whole, the same bytes.
+        #expect(try sample.dataValue(forKey: "vBinarydata") == Self.pattern(offset: 0, count: size))
+    }
+
+    @Test func deletingReplacingAndFailingLeaveNoChunksBehind() throws {
+        let url = try #require(PostgresTestServer.storeURL())
+        let (coordinator, context) = try stack(url)
+        let entity = try #require(coordinator.managedObjectModel.entitiesByName["Sample"])
+        var samples: [ManagedObject] = []
+        for index in 0..<4 {
+            let sample = ManagedObject(entity: entity, insertInto: context)
+            sample.setValue(Int64(index), forKey: "vInteger64")
+            sample.setValue(Self.pattern(offset: index, count: 300_000), forKey: "vBinarydata")
+            samples.append(sample)
+        }
+        // Small values stay in the row.
+        samples[3].setValue(Data([1, 2, 3]), forKey: "vBinarydata")
+        try context.save()
+        #expect(try chunkCount(url) == 6)
+
+        // Replacing a value removes the old chunks; changing another attribute keeps them.
+        samples[0].setValue(Self.pattern(offset: 99, count: 10_000), forKey: "vBinarydata")
+        samples[1].setValue("renamed", forKey: "vString")
+        try context.save()
+        #expect(try chunkCount(url) == 5)
+
+        // A save that fails on a conflict writes no chunks.
+        let (_, other) = try stack(url)
+        let request = FetchRequest<ManagedObject>(entityName: "Sample")
+        request.predicate = try QueryPredicate(format: "vInteger64 == 2")
+        let theirs = try #require(try other.fetch(request).first)
+        theirs.setValue("theirs", forKey: "vString")
+        try other.save()
+        samples[2].setValue(Self.pattern(offset: 7, count: 600_000), forKey: "vBinarydata")
+        samples[0].setValue(Self.pattern(offset: 8, count: 600_000), forKey: "vBinarydata")
+        #expect(throws: QuireError.self) { try context.save() }
+        #expect(try chunkCount(url) == 5)
+        context.rollback()
+
+        // Deleting an object removes its chunks; so does a batch delete.
+        context.delete(samples[1])
+        try context.save()
+        #expect(try chunkCount(url) == 3)
+        _ = try context.execute(BatchDeleteRequest(fetchRequest: FetchRequest<ManagedObject>(entityName: "Sample")))
+        #expect(try chunkCount(url) == 0)
+    }
+
+    @Test func saveAsCarriesChunkedValuesToSQLiteAndBack() throws {
+        let folder = try TemporaryFolder()
+        let url = try #require(PostgresTestServer.storeURL())
+        let (coordinator, context) = try stack(url)
+        let entity = try #require(coordinator.managedObjectModel.entitiesByName["Sample"])
+        for index in 0..<3 {
+            let sample = ManagedObject(entity: entity, insertInto: context)
+            sample.setValue("s\(index)", forKey: "vString")
+            sample.setValue(Self.pattern(offset: index, count: 700_000 + index), forKey: "vBinarydata")
+        }
+        try context.save()
+        let before = try ObjectGraphDump(context: context)
+
+        var sqliteOptions = StoreOptions()
+        sqliteOptions.externalDataThreshold = 1_000
+        let file = folder.file("Copy.sqlite")
+        let store = try #require(coordinator.persistentStores.first)
+        let copy = try coordinator.migratePersistentStore(store, to: file, options: sqliteOptions, type: .sqlite)
+        #expect(try ObjectGraphDump(storeAt: file, type: .sqlite).differences(from: before).isEmpty)
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.file(".Copy_SUPPORT/_EXTERNAL_DATA").path)
+        #expect(files.count == 3)
+
+        let back = try #require(PostgresTestServer.storeURL())
+        var postgresOptions = StoreOptions()
+        postgresOptions.externalDataThreshold = 1_000
+        _ = try coordinator.migratePersistentStore(copy, to: back, options: postgresOptions, type: .postgres)
+        #expect(try ObjectGraphDump(storeAt: back, type: .postgres, modelFile: nil).differences(from: before).isEmpty)
+        #expect(try chunkCount(back) == 9)
+    }
+}
