@@ -170,12 +170,13 @@ package struct AtomicRecordTable {
         }
         let offset = bytes.count
         guard number > 0, number < layouts.layouts.count, let layout = layouts.layouts[number] else { return nil }
-        var writer = ByteWriter(capacity: 64)
+        // Encoded in place at the end of the buffer (the length patched once known): no buffer of its own.
+        var writer = ByteWriter(taking: &bytes)
         writer.append(UInt32(number))
         writer.append(UInt32(0))
         BinaryObjectCoding.appendRecord(row, layout: layout, to: &writer)
-        writer.patch(UInt32(writer.count - Self.headerSize), at: 4)
-        bytes.append(contentsOf: writer.bytes)
+        writer.patch(UInt32(writer.count - offset - Self.headerSize), at: offset + 4)
+        bytes = writer.takeBytes()
         return offset
     }
 
