@@ -72,6 +72,7 @@ package struct AtomicRecordTable {
 
     /// The number of records.
     package var count: Int { offsets.count }
+    /// Whether there is no record.
     package var isEmpty: Bool { offsets.isEmpty }
     /// The records' keys, in no particular order.
     package var keys: Dictionary<Int64, Int>.Keys { offsets.keys }
@@ -79,6 +80,7 @@ package struct AtomicRecordTable {
     /// measuring.
     package var packedSize: Int { bytes.capacity + offsets.capacity * 16 }
 
+    /// Reserves room for this many records in the key table.
     package mutating func reserveCapacity(_ count: Int) { offsets.reserveCapacity(count) }
 
     /// Removes every record.
