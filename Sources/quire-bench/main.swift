@@ -235,7 +235,7 @@ if needsStores {
             let load = try StoreBench.load(url, type: type, runs: runs)
             rows.append(BenchmarkRow(
                 name: "\(name)-load-100k", quireMilliseconds: load, baselineMilliseconds: rawLoad, target: type == .binary ? 2 : 5,
-                note: "add the store (every record decoded into rows) + count; baseline: fetch all rows"))
+                note: "add the store (every record read and packed) + count; baseline: fetch all rows"))
         }
     }
     if wanted("metadata-read-100k") {

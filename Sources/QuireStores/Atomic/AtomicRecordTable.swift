@@ -72,6 +72,7 @@ package struct AtomicRecordTable {
 
     /// The number of records.
     package var count: Int { offsets.count }
+    /// Whether there is no record.
     package var isEmpty: Bool { offsets.isEmpty }
     /// The records' keys, in no particular order.
     package var keys: Dictionary<Int64, Int>.Keys { offsets.keys }
@@ -79,6 +80,7 @@ package struct AtomicRecordTable {
     /// measuring.
     package var packedSize: Int { bytes.capacity + offsets.capacity * 16 }
 
+    /// Reserves room for this many records in the key table.
     package mutating func reserveCapacity(_ count: Int) { offsets.reserveCapacity(count) }
 
     /// Removes every record.
@@ -170,12 +172,13 @@ package struct AtomicRecordTable {
         }
         let offset = bytes.count
         guard number > 0, number < layouts.layouts.count, let layout = layouts.layouts[number] else { return nil }
-        var writer = ByteWriter(capacity: 64)
+        // Encoded in place at the end of the buffer (the length patched once known): no buffer of its own.
+        var writer = ByteWriter(taking: &bytes)
         writer.append(UInt32(number))
         writer.append(UInt32(0))
         BinaryObjectCoding.appendRecord(row, layout: layout, to: &writer)
-        writer.patch(UInt32(writer.count - Self.headerSize), at: 4)
-        bytes.append(contentsOf: writer.bytes)
+        writer.patch(UInt32(writer.count - offset - Self.headerSize), at: offset + 4)
+        bytes = writer.takeBytes()
         return offset
     }
 

@@ -31,8 +31,10 @@ package protocol AtomicRecordStream: AnyObject {
 }
 
 extension AtomicStore: StreamingImportBackend {
+    /// Whether the store is in a file of a kind written as a stream (``streamsRecords``).
     package var canStreamImport: Bool { persistsToFile && streamsRecords }
 
+    /// Empties the store and starts its file at a temporary name.
     package func beginStreamedImport(counts: [Int], nextKey: Int64) throws {
         discardStreamedImport()
         nodes.removeAll()
@@ -49,6 +51,7 @@ extension AtomicStore: StreamingImportBackend {
         if recordStream == nil { throw unsupported("streamed import") }
     }
 
+    /// Writes records, their large data moved to files (or read in) as a save would.
     package func streamRecords(_ rows: [RowSnapshot]) throws {
         guard let recordStream else { throw unsupported("streamed import") }
         var stored = rows
@@ -58,6 +61,7 @@ extension AtomicStore: StreamingImportBackend {
         try recordStream.append(stored)
     }
 
+    /// Completes the file, and leaves the records in it until first needed.
     package func finishStreamedImport() throws {
         guard let recordStream else { throw unsupported("streamed import") }
         blobWrites?.finish()
@@ -72,6 +76,7 @@ extension AtomicStore: StreamingImportBackend {
         noteFileWritten()
     }
 
+    /// Removes the temporary file and the external data files written for it.
     package func discardStreamedImport() {
         recordStream?.discard()
         recordStream = nil

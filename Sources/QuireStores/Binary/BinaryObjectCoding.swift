@@ -69,6 +69,7 @@ package enum BinaryObjectCoding {
         /// The persistent relationships, in file order.
         package let relationships: [RelationshipDescription]
 
+        /// The layout of an entity's records.
         package init(_ entity: EntityDescription) {
             attributeSlots = persistentAttributes(entity).map(\.slot)
             relationships = persistentRelationships(entity)

@@ -83,8 +83,10 @@ package final class BinaryStore: AtomicStore {
         }
     }
 
+    /// This kind of file is written as a stream by Save As.
     package override var streamsRecords: Bool { true }
 
+    /// A writer of this kind of file at the store's location.
     package override func makeRecordStream(counts: [Int], nextKey: Int64) throws -> (any AtomicRecordStream)? {
         log = nil
         return try BinaryStreamWriter(url: fileURL, metadata: metadata, nextKey: nextKey, counts: counts, model: model)

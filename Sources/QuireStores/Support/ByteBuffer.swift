@@ -58,6 +58,20 @@ package struct ByteWriter {
 
     /// Empties the buffer, keeping its capacity (a writer that streams its bytes out in pieces).
     package mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+
+    /// A writer that appends to `buffer`'s bytes, which it takes (leaving `buffer` empty) until
+    /// ``takeBytes()`` hands them back: appending then copies nothing.
+    package init(taking buffer: inout [UInt8]) {
+        bytes = buffer
+        buffer = []
+    }
+
+    /// The bytes written, handed over (the writer is left empty).
+    package mutating func takeBytes() -> [UInt8] {
+        let taken = bytes
+        bytes = []
+        return taken
+    }
 }
 
 /// Reads little-endian values from bytes, every read bounds-checked: running past the end throws an error

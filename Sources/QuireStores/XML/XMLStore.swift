@@ -5,8 +5,10 @@ import Foundation
 ///
 /// Used only under the coordinator's lock.
 package final class XMLStore: AtomicStore {
+    /// This kind of file is written as a stream by Save As.
     package override var streamsRecords: Bool { true }
 
+    /// A writer of this kind of file at the store's location.
     package override func makeRecordStream(counts: [Int], nextKey: Int64) throws -> (any AtomicRecordStream)? {
         try XMLStreamWriter(url: fileURL, metadata: metadata, uuid: identifier, nextKey: nextKey, model: model)
     }

@@ -24,6 +24,7 @@ package final class XMLStreamWriter: AtomicRecordStream {
         }
     }
 
+    /// Writes each record's `<object>` element.
     package func append(_ rows: [RowSnapshot]) throws {
         for row in rows { writer.object(row) }
         if writer.output.count >= 1 << 20 { try drain() }
@@ -34,11 +35,13 @@ package final class XMLStreamWriter: AtomicRecordStream {
         writer.removeOutput()
     }
 
+    /// Writes `</database>` and renames the file into place.
     package func finish() throws {
         writer.tail()
         try drain()
         try file.commit()
     }
 
+    /// Removes the temporary file.
     package func discard() { file.discard() }
 }
