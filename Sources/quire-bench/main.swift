@@ -128,6 +128,8 @@ precondition(fetched == BenchData.rowCount, "fetched \(fetched) objects")
 rows.append(BenchmarkRow(name: "fetch-all-100k", quireMilliseconds: quireFetch, baselineMilliseconds: rawFetch, target: 2))
 }
 
+if wanted("fetch-all-100k-typed") { rows.append(try TypedReadBench.row(quireURL: quireURL, rawURL: rawURL, runs: runs)) }
+
 // fire-faults-100k: the same shuffled keys, one record at a time.
 if wanted("fire-faults-100k") {
 let keys = BenchData.primaryKeys(shuffled: true)

@@ -41,6 +41,7 @@ public struct Managed<Value: ManagedPropertyValue> {
     ) -> Value {
         get {
             let key = object[keyPath: storageKeyPath].key
+            if let stored = object.storedValue(forKey: key, as: Value.self) { return stored }
             return Value.fromManagedValue(object.value(forKey: key), of: object.entity.property(named: key))
         }
         set { object.setValue(newValue.managedValue, forKey: object[keyPath: storageKeyPath].key) }

@@ -18,7 +18,14 @@ extension ManagedObject {
         // The precomputed property index (one scan of machine words for keys that are the names themselves).
         let entity = self.entity
         if let index = entity.propertyIndex(forKey: key) {
-            if index < entity.frozenAttributeCount { return value(of: entity.frozenAttribute(at: index)) }
+            if index < entity.frozenAttributeCount {
+                // Most attributes read as their stored value's own type: no description to look at.
+                if entity.isPlainAttribute(at: index) {
+                    let stored = attributeValue(at: index)
+                    if case .externalData = stored {} else { return stored.anyValue }
+                }
+                return value(of: entity.frozenAttribute(at: index))
+            }
             if let relationship = entity.frozenProperty(at: index) as? RelationshipDescription {
                 return relatedObjects(for: relationship)
             }
@@ -238,7 +245,13 @@ extension ManagedObject {
     }
 
     func fireFaultIfNeeded() {
-        if faultFlag { managedObjectContext?.fulfillFault(of: self) }
+        guard faultFlag else { return }
+        if let context = managedObjectContext {
+            context.fulfillFault(of: self)
+        } else if let held = heldRow, attributeStorage.isEmpty {
+            // The context is gone: a fault that kept its fetched row still reads that row's values.
+            (attributeStorage, relationshipStorage) = held.unpacked()
+        }
     }
 
     func attributeValue(at slot: Int) -> AttributeValue {

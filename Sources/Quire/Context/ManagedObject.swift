@@ -56,12 +56,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The version (`Z_OPT`) the values were read at.
     @exclusivity(unchecked) var version: Int64 = 0
 
+    /// A fault made by a fetch keeps the row it was fetched with (where Core Data's row cache would), packed in
+    /// one allocation, so firing it reads nothing; refreshing it releases the row.
+    @exclusivity(unchecked) var heldRow: PackedRow?
+    /// Whether the object is a fault that keeps its fetched row.
+    var faultHoldsRow: Bool { heldRow != nil }
+    // The flags are declared together so that they share one word of the object.
     @exclusivity(unchecked) var faultFlag = false
-    /// A fault made by a fetch keeps the row it was fetched with (where Core Data's row cache would), so firing
-    /// it reads nothing; refreshing it releases the row.
-    @exclusivity(unchecked) var faultHoldsRow = false
-    /// The coordinator's held-row generation when the row was kept (see `heldRowIsCurrent`).
-    @exclusivity(unchecked) var heldRowGeneration = 0
     @exclusivity(unchecked) var insertedFlag = false
     @exclusivity(unchecked) var updatedFlag = false
     @exclusivity(unchecked) var deletedFlag = false

@@ -27,16 +27,15 @@ extension ManagedObjectContext {
         guard object.faultFlag else { return }
         // A fault has no unsaved changes: changes recorded to its to-many faults before it became one are gone.
         if !object.deferredMembers.isEmpty { object.deferredMembers = [:] }
-        if object.faultHoldsRow {
-            object.faultHoldsRow = false
-            if coordinatorOrFail().heldRowIsCurrent(object.objectID, version: object.version, generation: object.heldRowGeneration) {
+        if let held = object.heldRow {
+            object.heldRow = nil
+            if coordinatorOrFail().heldRowIsCurrent(object.objectID, version: object.version, generation: held.header.generation) {
+                (object.attributeStorage, object.relationshipStorage) = held.unpacked()
                 object.faultFlag = false
                 object.awakeFromFetch()
                 return
             }
             // Another context of this coordinator saved the record since: read it again.
-            object.attributeStorage = []
-            object.relationshipStorage = []
         }
         guard let snapshot = try row(for: object.objectID) else { throw missingRecordError(object.objectID) }
         fill(object, from: snapshot)

@@ -308,12 +308,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         object.recentlyFetched = true
         if let heldRowGeneration, isNew || (object.faultFlag && !object.faultHoldsRow) {
-            object.attributeStorage = snapshot.attributes
-            object.relationshipStorage = snapshot.relationships
+            object.heldRow = PackedRow.make(
+                attributes: snapshot.attributes, relationships: snapshot.relationships, generation: heldRowGeneration)
+            object.attributeStorage = []
+            object.relationshipStorage = []
             object.version = snapshot.version
             object.faultFlag = true
-            object.faultHoldsRow = true
-            object.heldRowGeneration = heldRowGeneration
         } else if asFault && isNew {
             object.attributeStorage = []
             object.relationshipStorage = []
@@ -334,7 +334,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Gives an object a row's values: it is no longer a fault, and holds no row of its own.
     @inline(__always)
     private func load(_ object: ManagedObject, from snapshot: borrowing RowSnapshot) {
-        object.faultHoldsRow = false
+        object.heldRow = nil
         object.recordIsMissing = false
         object.attributeStorage = snapshot.attributes
         object.relationshipStorage = snapshot.relationships
@@ -356,6 +356,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
         if object.objectID.isUnassigned { object.objectID = ObjectID.makeTemporary(for: object.entity) }
         object.insertedFlag = true
         object.faultFlag = false
+        if let held = object.heldRow {
+            // A fault of a context that is gone brings the values of the row it kept.
+            object.heldRow = nil
+            (object.attributeStorage, object.relationshipStorage) = held.unpacked()
+        }
         if object.attributeStorage.count != object.entity.frozenAttributeCount {
             object.attributeStorage = object.entity.defaultAttributeValues
             object.relationshipStorage = object.entity.emptyRelationshipValues
@@ -483,11 +488,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         fetchedPropertyResults[object.objectID] = nil
         if object.faultFlag {
             // A fault that still holds the row it was fetched with lets it go.
-            if object.faultHoldsRow {
-                object.faultHoldsRow = false
-                object.attributeStorage = []
-                object.relationshipStorage = []
-            }
+            object.heldRow = nil
             return
         }
         if mergeChanges && object.hasChanges {
@@ -517,7 +518,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.attributeStorage = []
         object.relationshipStorage = []
         object.faultFlag = true
-        object.faultHoldsRow = false
+        object.heldRow = nil
         object.recordIsMissing = false
         if !mergeChanges && parent == nil { coordinatorOrFail().forgetSnapshot(for: object.objectID) }
         object.didTurnIntoFault()

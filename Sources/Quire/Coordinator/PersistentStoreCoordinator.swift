@@ -203,8 +203,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     func fetchObjectIDs(_ fetch: StoreFetch, stores affected: [PersistentStore]?) throws -> [ObjectID] {
         try locked {
+            let targets = targetStores(fetch, affected)
+            // One store's array as it is: a million IDs are 24 MB, not to be copied.
+            if targets.count == 1 { return try targets[0].backend.fetchObjectIDs(fetch) }
             var ids: [ObjectID] = []
-            for store in targetStores(fetch, affected) { ids += try store.backend.fetchObjectIDs(fetch) }
+            for store in targets { ids += try store.backend.fetchObjectIDs(fetch) }
             return ids
         }
     }

@@ -32,7 +32,10 @@ public enum AttributeValue: Sendable, Hashable {
     case uri(URL)
     /// Bytes kept in a file beside the store, not read yet (an attribute that allows external storage, as
     /// fetched). ``ManagedObject/value(forKey:)`` reads the file and gives `Data`.
-    case externalData(ExternalDataReference)
+    ///
+    /// Boxed (`indirect`): the reference is larger than the other cases' values, and keeping it inline would
+    /// make every value of every object 32 bytes instead of 24.
+    indirect case externalData(ExternalDataReference)
 
     /// True for ``null``.
     public var isNull: Bool {

@@ -27,10 +27,18 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     // turns back into the store while it is attached: an ID never keeps its store alive and never points at a
     // freed one. `Unmanaged` rather than `unowned(unsafe)`: comparing and hashing IDs then use the entity's
     // address and the store's token without even a passing retain.
-    private let entityHandle: Unmanaged<EntityDescription>
+    // `@usableFromInline` so that the store's row readers make IDs inline (a fetch makes one per row).
+    @usableFromInline let entityHandle: Unmanaged<EntityDescription>
     /// The store's ``PersistentStore/token`` (never reused in the process); 0 while the ID is temporary.
-    private let storeToken: UInt64
-    package let key: Key
+    @usableFromInline let storeToken: UInt64
+    /// The primary key's or the temporary number's bits: the ID is temporary exactly when `storeToken` is 0, so
+    /// the kind of key needs no storage of its own (an ID is 24 bytes, not 32).
+    @usableFromInline let keyBits: UInt64
+
+    /// The primary key of a permanent ID, or the number of a temporary one.
+    package var key: Key {
+        storeToken == 0 ? .temporary(keyBits) : .permanent(Int64(bitPattern: keyBits))
+    }
 
     /// The store's identity (its token, never reused in the process, as a pointer-sized key), read without
     /// retaining or looking up the store; `nil` while the ID is temporary. What the object registry keys its
@@ -48,16 +56,18 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         entityHandle._withUnsafeGuaranteedRef { $0.rootEntityAddress }
     }
 
+    /// A permanent ID; inlinable, as the stores make one for every row they read.
+    @inlinable
     package init(entity: EntityDescription, store: PersistentStore, primaryKey: Int64) {
         self.entityHandle = .passUnretained(entity)
         self.storeToken = store.token
-        self.key = .permanent(primaryKey)
+        self.keyBits = UInt64(bitPattern: primaryKey)
     }
 
     private init(temporaryFor entity: EntityDescription, number: UInt64) {
         self.entityHandle = .passUnretained(entity)
         self.storeToken = 0
-        self.key = .temporary(number)
+        self.keyBits = number
     }
 
     private static let temporaryCounter = Atomic<UInt64>(0)
@@ -69,7 +79,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether this is the ID of an object not inserted anywhere yet.
-    package var isUnassigned: Bool { key == .temporary(0) }
+    package var isUnassigned: Bool { storeToken == 0 && keyBits == 0 }
 
     /// A new temporary ID for an object being inserted.
     package static func makeTemporary(for entity: EntityDescription) -> ObjectID {
@@ -78,16 +88,10 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether the ID is temporary (the object has not been saved yet).
-    public var isTemporaryID: Bool {
-        if case .temporary = key { return true }
-        return false
-    }
+    public var isTemporaryID: Bool { storeToken == 0 }
 
     /// The primary key (`Z_PK`) of a permanent ID.
-    public var primaryKey: Int64? {
-        if case .permanent(let pk) = key { return pk }
-        return nil
-    }
+    public var primaryKey: Int64? { storeToken == 0 ? nil : Int64(bitPattern: keyBits) }
 
     /// The ID as a URI: `x-coredata://<store UUID>/<Entity>/p<pk>`, or `x-coredata:///<Entity>/t<token>` while
     /// temporary, as in Core Data. ``PersistentStoreCoordinator/managedObjectID(forURIRepresentation:)``
@@ -106,13 +110,13 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
 
     /// Two IDs are equal when they name the same record: the same key in the same store and entity hierarchy.
     public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
-        lhs.key == rhs.key && lhs.storeToken == rhs.storeToken
+        lhs.keyBits == rhs.keyBits && lhs.storeToken == rhs.storeToken
             && (lhs.entityHandle.toOpaque() == rhs.entityHandle.toOpaque() || lhs.rootEntityAddress == rhs.rootEntityAddress)
     }
 
     /// Hashes the key and store.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(key)
+        hasher.combine(keyBits)
         if storeToken != 0 { hasher.combine(storeToken) }
     }
 

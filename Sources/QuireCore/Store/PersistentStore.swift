@@ -33,7 +33,7 @@ public final class PersistentStore: @unchecked Sendable, CustomStringConvertible
     /// The model the store's objects belong to.
     package let model: ManagedObjectModel
     /// The number object IDs carry to name this store (never reused in the process; see ``StoreHandles``).
-    package let token: UInt64
+    @usableFromInline package let token: UInt64
 
     /// What answers the coordinator's requests. Set once, by the initializer, to the backend its kind made
     /// for this handle; implicitly unwrapped only because the backend needs the finished handle to be made.

@@ -186,35 +186,53 @@ package final class SQLiteStatement {
         }
     }
 
+    /// One attribute's value. Each kind first tests the storage class its values always have (one comparison),
+    /// so a well-formed row pays nothing more for the checks; NULL and the other classes the type allows take
+    /// the slower path, and a class the type never has is refused.
     @inline(__always)
     private func inlineValue(_ read: RowReader.AttributeRead, _ reader: RowReader, _ row: Int64) throws -> AttributeValue {
         if read.kind == .none { return .null }
         // The column's value once, instead of a type call and a value call that each look the column up.
         guard let value = sqlite3_column_value(raw, read.column) else { return .null }
         let storage = sqlite3_value_type(value)
-        if storage == SQLITE_NULL { return .null }
-        guard read.storageClasses & (1 << storage) != 0 else { throw damaged(read, reader, row, storage: storage) }
         switch read.kind {
         case .none: return .null
         case .integer:
-            let integer = sqlite3_value_int64(value)
-            guard integer >= read.minimum, integer <= read.maximum else { throw damaged(read, reader, row, storage: storage) }
-            return .integer(integer)
-        case .boolean: return .boolean(sqlite3_value_int64(value) != 0)
-        case .double: return .double(sqlite3_value_double(value))
-        case .date: return .date(Date(timeIntervalSinceReferenceDate: sqlite3_value_double(value)))
+            if storage == SQLITE_INTEGER { return .integer(sqlite3_value_int64(value)) }
+        case .rangedInteger:
+            if storage == SQLITE_INTEGER {
+                let integer = sqlite3_value_int64(value)
+                guard integer >= read.minimum, integer <= read.maximum else { throw damaged(read, reader, row, storage: storage) }
+                return .integer(integer)
+            }
+        case .boolean:
+            if storage == SQLITE_INTEGER { return .boolean(sqlite3_value_int64(value) != 0) }
+        case .double:
+            if storage == SQLITE_FLOAT || storage == SQLITE_INTEGER { return .double(sqlite3_value_double(value)) }
+        case .date:
+            if storage == SQLITE_FLOAT || storage == SQLITE_INTEGER {
+                return .date(Date(timeIntervalSinceReferenceDate: sqlite3_value_double(value)))
+            }
         case .string:
-            guard let text = sqlite3_value_text(value) else { return .string("") }
-            let count = Int(sqlite3_value_bytes(value))
-            return .string(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+            if storage == SQLITE_TEXT {
+                guard let text = sqlite3_value_text(value) else { return .string("") }
+                let count = Int(sqlite3_value_bytes(value))
+                return .string(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+            }
         case .data:
-            let blob = sqlite3_value_blob(value)
-            let count = Int(sqlite3_value_bytes(value))
-            guard count > 0, let blob else { return .data(Data()) }
-            return .data(Data(bytes: blob, count: count))
+            if storage == SQLITE_BLOB {
+                let blob = sqlite3_value_blob(value)
+                let count = Int(sqlite3_value_bytes(value))
+                guard count > 0, let blob else { return .data(Data()) }
+                return .data(Data(bytes: blob, count: count))
+            }
         case .other:
-            return try attributeValue(at: read.column, type: read.type, externalFormat: read.external)
+            if storage != SQLITE_NULL && read.storageClasses & (1 &<< storage) != 0 {
+                return try attributeValue(at: read.column, type: read.type, externalFormat: read.external)
+            }
         }
+        if storage == SQLITE_NULL { return .null }
+        throw damaged(read, reader, row, storage: storage)
     }
 
     /// The storage class of a column of the current row (`SQLITE_INTEGER`, …).

@@ -9,7 +9,11 @@ package final class RowReader {
     package enum Kind: UInt8 {
         /// A transient attribute: no column, always `.null`.
         case none
-        case integer, boolean, double, string, date, data
+        /// A 64-bit integer (any value is in range).
+        case integer
+        /// A 16- or 32-bit integer, whose value is checked against its type's range.
+        case rangedInteger
+        case boolean, double, string, date, data
         /// Any other type, or binary data in Core Data's external-storage encoding: read by
         /// `SQLiteStatement.attributeValue(at:type:externalFormat:)`.
         case other
@@ -68,7 +72,8 @@ package final class RowReader {
 
     package static func kind(of type: AttributeType, external: Bool) -> Kind {
         switch type {
-        case .integer16, .integer32, .integer64: return .integer
+        case .integer64: return .integer
+        case .integer16, .integer32: return .rangedInteger
         case .boolean: return .boolean
         case .double: return .double
         case .string: return .string

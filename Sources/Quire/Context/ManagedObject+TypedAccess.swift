@@ -1,0 +1,34 @@
+import QuireCore
+import Foundation
+
+extension ManagedObject {
+    /// An attribute's value read straight from its storage when `Value` is exactly the stored value's Swift
+    /// type (an `Int64` property of an integer64 attribute, a `String` of a string attribute, …), without
+    /// boxing it into `Any` and casting it back: what ``Managed`` properties read first. `nil` when the read
+    /// needs the general path (another type, a relationship, a nil value, a transformable or narrow integer
+    /// attribute, data kept outside the store), which gives the same values, only slower.
+    func storedValue<Value>(forKey key: String, as type: Value.Type) -> Value? {
+        let entity = self.entity
+        guard let slot = entity.propertyIndex(forKey: key), slot < entity.frozenAttributeCount,
+            entity.isPlainAttribute(at: slot)
+        else { return nil }
+        switch attributeValue(at: slot) {
+        case .integer(let value): return Self.exactly(value, as: Value.self)
+        case .double(let value): return Self.exactly(value, as: Value.self)
+        case .string(let value): return Self.exactly(value, as: Value.self)
+        case .boolean(let value): return Self.exactly(value, as: Value.self)
+        case .date(let value): return Self.exactly(value, as: Value.self)
+        case .data(let value): return Self.exactly(value, as: Value.self)
+        case .float(let value): return Self.exactly(value, as: Value.self)
+        default: return nil
+        }
+    }
+
+    /// `value` as a `Value` when that is its own type or its optional, without a dynamic cast.
+    @inline(__always)
+    private static func exactly<Stored, Value>(_ value: Stored, as: Value.Type) -> Value? {
+        if Stored.self == Value.self { return unsafeBitCast(value, to: Value.self) }
+        if Optional<Stored>.self == Value.self { return unsafeBitCast(Optional(value), to: Value.self) }
+        return nil
+    }
+}
