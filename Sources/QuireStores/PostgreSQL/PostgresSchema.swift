@@ -49,9 +49,13 @@ package enum PostgresSchema {
                     }
                 }
                 guard columns.count == constraint.count else { continue }
+                // A deferred constraint, checked when the save commits: values may move between records in one save
+                // (a swap, or a record deleted and another inserted with its values) in any order of statements,
+                // which the save's deadlock-free key order does not follow. Its index has the constraint's name.
                 sql.append(
-                    "CREATE UNIQUE INDEX \(PostgresDialect.quoteRaw("Z_\(entity.name)_UNIQUE_" + constraint.joined(separator: "_"))) ON "
-                        + "\(q(table.name)) (" + columns.map { q($0.name) }.joined(separator: ", ") + ")")
+                    "ALTER TABLE \(q(table.name)) ADD CONSTRAINT "
+                        + "\(PostgresDialect.quoteRaw("Z_\(entity.name)_UNIQUE_" + constraint.joined(separator: "_"))) UNIQUE ("
+                        + columns.map { q($0.name) }.joined(separator: ", ") + ") DEFERRABLE INITIALLY DEFERRED")
             }
         }
         for join in schema.allJoinTables {

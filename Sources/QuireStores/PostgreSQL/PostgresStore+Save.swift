@@ -22,10 +22,19 @@ extension PostgresStore {
             let map = request.involvesRelationships ? result.permanentIDsByTemporaryID(for: request) : [:]
             func permanent(_ id: ObjectID) -> ObjectID { map[id] ?? id }
             var conflicting: [SaveRequest.Change] = []
+            var unreferenced = Set<String>()
+            // Deletes first, as in the SQLite store: a record deleted and one inserted with its unique values in
+            // the same save (an `.overwrite` constraint resolution) must not meet in a UNIQUE index.
+            for change in Self.lockOrder(request.deleted) {
+                guard let names = try deleteRow(change, connection) else {
+                    conflicting.append(change)
+                    continue
+                }
+                unreferenced.formUnion(names)
+            }
             for (change, id) in zip(request.inserted, result.permanentIDs) {
                 try writeRow(change, id: id, map: map, insert: true, connection)
             }
-            var unreferenced = Set<String>()
             for change in Self.lockOrder(request.updated) {
                 let old = try storedExternalNames(of: change.objectID, connection)
                 if try writeRow(change, id: change.objectID, map: map, insert: false, keeping: old, connection) {
@@ -33,13 +42,6 @@ extension PostgresStore {
                 } else {
                     conflicting.append(change)
                 }
-            }
-            for change in Self.lockOrder(request.deleted) {
-                guard let names = try deleteRow(change, connection) else {
-                    conflicting.append(change)
-                    continue
-                }
-                unreferenced.formUnion(names)
             }
             if !conflicting.isEmpty { throw try conflictError(conflicting) }
             try removeExternalData(unreferenced, connection)

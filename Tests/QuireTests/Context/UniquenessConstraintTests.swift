@@ -6,7 +6,8 @@ import Quire
 /// Uniqueness constraints enforced on save, on every store type: conflicts among the saved objects and with stored
 /// records, thrown under the error policy and resolved by the others as Core Data resolves them.
 @Suite struct UniquenessConstraintTests {
-    static let storeTypes: [StoreType] = [.sqlite, .xml, .binary, .inMemory]
+    /// Every store type; PostgreSQL when the test server runs.
+    static let storeTypes: [StoreType] = [.sqlite, .xml, .binary, .inMemory] + (PostgresTestServer.isAvailable ? [.postgres] : [])
 
     /// People unique by email, cars unique by maker and plate together; a person owns cars.
     static func model() -> ManagedObjectModel {
@@ -36,7 +37,12 @@ import Quire
             self.type = type
             folder = try TemporaryFolder()
             coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
-            try coordinator.addPersistentStore(type: type, at: type == .inMemory ? nil : folder.file("Store.\(type.rawValue.lowercased())"))
+            let url = switch type {
+            case .inMemory: nil as URL?
+            case .postgres: PostgresTestServer.storeURL()
+            default: folder.file("Store.\(type.rawValue.lowercased())")
+            }
+            try coordinator.addPersistentStore(type: type, at: url)
         }
 
         func context(_ policy: MergePolicy = .error) -> ManagedObjectContext {
@@ -140,7 +146,8 @@ import Quire
 
         if type == .sqlite {
             // SQLite checks its UNIQUE index row by row, so a swap takes a free value in between, and updates in
-            // an order that never holds one value twice (as in Core Data).
+            // an order that never holds one value twice (as in Core Data). PostgreSQL's constraints are checked
+            // when the save commits, so a swap in one save works there, as in the atomic stores.
             bob.setValue("bob@example.com", forKey: "email")
             ada.setValue("temporary", forKey: "email")
             try seed.save()
