@@ -67,6 +67,7 @@ package enum SQLiteFunctions {
             code = sqlite3_create_function_v2(db, name, 5, SQLITE_UTF8, nil, derivedAttributeTriggerFunction, nil, nil, nil)
             try check(code, name, connection)
         }
+        try registerCoreDataDerivationFunctions(on: connection)
         code = sqlite3_create_collation_v2(db, caseInsensitiveCollation, SQLITE_UTF8, nil, caseInsensitiveCompare, nil)
         try check(code, caseInsensitiveCollation, connection)
         code = sqlite3_create_collation_v2(db, standardCollation, SQLITE_UTF8, nil, standardCompare, nil)
