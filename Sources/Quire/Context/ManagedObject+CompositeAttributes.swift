@@ -32,7 +32,7 @@ extension ManagedObject {
         case nil, is NSNull: dictionary = [:]
         case let given as [String: Any]: dictionary = given
         case let given as [String: Any?]: dictionary = given.compactMapValues { $0 }
-        default: throw invalid("it takes a [String: Any] dictionary, not \(type(of: value!))")
+        default: throw invalid("it takes a [String: Any] dictionary, not \(value.map { "\(type(of: $0))" } ?? "nil")")
         }
         // Every key must name an element (or a nested composite holding a dictionary whose keys do).
         func check(_ given: [String: Any], path: [String]) throws {

@@ -28,8 +28,10 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     /// The expression a derived attribute's value is computed from (`NSDerivedAttributeDescription`'s
     /// `derivationExpression`), as a format string such as `pages.@count` or `count:(pages)`; nil for an ordinary
     /// attribute. Contexts compute the value when they save, on every store type (key paths, aggregates of to-many
-    /// relationships, `now()`, `canonical:`, `lowercase:`, `uppercase:`); a value set by hand is replaced. Other
-    /// forms are listed in ``ManagedObjectModel/unsupportedFeatures`` and kept as plain attributes.
+    /// relationships, `now()`, `canonical:`, `lowercase:`, `uppercase:`), also for objects that reach a changed
+    /// object through an inverse relationship. The attribute is read-only: a value set by hand is not kept and makes
+    /// the next save throw ``QuireError/Code/managedObjectValidation``. Other forms are listed in
+    /// ``ManagedObjectModel/unsupportedFeatures`` and kept as plain attributes.
     @exclusivity(unchecked) public var derivationExpression: String? { didSet { checkEditable() } }
 
     /// The name of the value transformer of a transformable attribute (see ``ValueTransformerRegistry``).

@@ -229,3 +229,28 @@ private struct RawPageContent: AttributeValueTransformer {
     }
     func reverseTransformedValue(_ data: Data) throws -> Any { data }
 }
+
+/// A store with Core Data's triggers for `now()` and `canonical:` derivations (in the form a public decompilation of
+/// Core Data shows; no corpus store has them) accepts Quire's writes: the functions the triggers call are registered.
+@Suite struct CoreDataDerivationTriggerTests {
+    @Test func writesThatFireCoreDataNowAndCanonicalTriggersSucceed() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("Books.sqlite")
+        let model = DerivedAttributeTests.model()
+        do { _ = try Fixtures.stack(model, at: url) }
+        _ = try sqlite3(url, """
+            CREATE TRIGGER IF NOT EXISTS Z_DA_ZBOOK_Book_savedAt_UPDATE AFTER UPDATE OF Z_OPT ON ZBOOK FOR EACH ROW BEGIN UPDATE ZBOOK SET ZSAVEDAT = NSCoreDataNow() WHERE Z_PK = NEW.Z_PK; SELECT NSCoreDataDATriggerUpdatedAffectedObjectValue('ZBOOK', Z_ENT, Z_PK, 'savedAt', ZSAVEDAT) FROM ZBOOK WHERE Z_PK = NEW.Z_PK; END;
+            CREATE TRIGGER IF NOT EXISTS Z_DA_ZBOOK_Book_searchTitle_UPDATE AFTER UPDATE OF ZTITLE ON ZBOOK FOR EACH ROW BEGIN UPDATE ZBOOK SET ZSEARCHTITLE = NSCoreDataCanonical(ZTITLE) WHERE Z_PK = NEW.Z_PK; SELECT NSCoreDataDATriggerUpdatedAffectedObjectValue('ZBOOK', Z_ENT, Z_PK, 'searchTitle', ZSEARCHTITLE) FROM ZBOOK WHERE Z_PK = NEW.Z_PK; END;
+            """)
+        let (_, context) = try Fixtures.stack(model, at: url)
+        let book = ManagedObject(entity: try #require(model.entitiesByName["Book"]), insertInto: context)
+        book.setValue("Au Bonheur", forKey: "title")
+        try context.save()
+        book.setValue("Ève future", forKey: "title")
+        let before = Date().timeIntervalSinceReferenceDate - 1
+        try context.save()
+        #expect(try sqlite3(url, "SELECT ZSEARCHTITLE FROM ZBOOK") == "eve future")
+        let saved = try #require(Double(try sqlite3(url, "SELECT ZSAVEDAT FROM ZBOOK")))
+        #expect(saved >= before)
+    }
+}
