@@ -335,6 +335,11 @@ package struct PredicateParser {
         }
         try expect(.closeParen, "',' or ')'")
         guard let function = QueryExpression.Function(formatName: name) else {
+            if name.uppercased() == "FUNCTION" {
+                throw error(
+                    "FUNCTION(receiver, 'selector', …) calls an Objective-C method, which Quire cannot; "
+                        + "use a function such as lowercase:(x) or an operator", at: start.offset)
+            }
             throw error("Unknown function '\(name)'", at: start.offset)
         }
         guard arguments.count == function.arity else {
