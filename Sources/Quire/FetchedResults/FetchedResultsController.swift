@@ -205,7 +205,10 @@ public final class FetchedResultsController<Result: ManagedObject> {
     /// What the cache entry must have been made for.
     private var fingerprint: String {
         "\(fetchRequest.entityName)|\(fetchRequest.predicate.map { "\($0)" } ?? "")|"
-            + fetchRequest.sortDescriptors.map { "\($0.keyPath):\($0.ascending):\($0.comparator)" }.joined(separator: ",")
+            + fetchRequest.sortDescriptors.map { key in
+                // A Swift comparator counts by identity: another closure may order differently.
+                "\(key.keyPath):\(key.ascending):\(key.comparator)\(key.customComparator.map { ":\($0.hashValue)" } ?? "")"
+            }.joined(separator: ",")
             + "|\(sectionNameKeyPath ?? "")|\(fetchRequest.includesSubentities)|\(fetchRequest.fetchLimit)|\(fetchRequest.fetchOffset)"
     }
 

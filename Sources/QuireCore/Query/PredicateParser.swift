@@ -11,11 +11,21 @@ import Foundation
 /// not         := (NOT | !) not | primary
 /// primary     := TRUEPREDICATE | FALSEPREDICATE | '(' predicate ')' | comparison
 /// comparison  := [ANY | SOME | ALL | NONE] expression operator ['[' options ']'] expression
-/// expression  := term ( '.' key | '.' @operator )*      @operator := @count | @sum | @avg | @min | @max
+/// expression  := product ( ('+' | '-') product )*
+/// product     := power ( ('*' | '/') power )*
+/// power       := unary [ '**' power ]
+/// unary       := '-' unary | path
+/// path        := term ( '.' key | '.' @operator )*      @operator := @count | @sum | @avg | @min | @max
+///                                                       | @unionOfObjects | @distinctUnionOfObjects | …
 /// term        := key | #key | SELF | $variable | @operator | string | number | TRUE | FALSE | YES | NO
 ///              | NIL | NULL | %@ | %K | %d | %f | %s … | '{' [expression (',' expression)*] '}'
 ///              | SUBQUERY '(' expression ',' $variable ',' predicate ')' | CAST '(' expression ',' string ')'
+///              | '(' expression ')' | name '(' [expression (',' expression)*] ')'
+/// name        := word | (word ':')+                     (now, lowercase, lowercase:, add:to:, …)
 /// ```
+///
+/// A parenthesis where a predicate may start is read as a parenthesized predicate first, and as the start of
+/// an expression (`(a + b) * 2 > c`) when that fails.
 ///
 /// Nesting (parentheses, `NOT`, expressions inside arrays, subqueries and casts) is capped at
 /// ``maximumDepth`` levels, so no input can exhaust the stack.
@@ -335,6 +345,11 @@ package struct PredicateParser {
         }
         try expect(.closeParen, "',' or ')'")
         guard let function = QueryExpression.Function(formatName: name) else {
+            if name.uppercased() == "FUNCTION" {
+                throw error(
+                    "FUNCTION(receiver, 'selector', …) calls an Objective-C method, which Quire cannot; "
+                        + "use a function such as lowercase:(x) or an operator", at: start.offset)
+            }
             throw error("Unknown function '\(name)'", at: start.offset)
         }
         guard arguments.count == function.arity else {

@@ -35,8 +35,7 @@ extension SQLitePredicateCompiler {
         }
         switch function {
         case .now:
-            return .scalar(dialect == .sqlite ? "((julianday('now') - 2451910.5) * 86400.0)"
-                : "(EXTRACT(EPOCH FROM statement_timestamp())::DOUBLE PRECISION - 978307200)", .date)
+            return .scalar(dialect.now, .date)
         case .noindex:
             guard arguments.count == 1 else { throw Unsupported(reason: "noindex: without one argument") }
             return try operand(arguments[0], environment)
@@ -64,7 +63,7 @@ extension SQLitePredicateCompiler {
                 guard kind == .number else { throw Unsupported(reason: "\(function.name) of a value that is not a number") }
                 values.append(sql)
             }
-            if dialect == .postgres {
+            if !dialect.callsSwiftFunctions {
                 switch function {
                 case .abs: return .scalar("abs(\(values[0]))", .number)
                 case .ceiling: return .scalar("ceil(CAST(\(values[0]) AS DOUBLE PRECISION))", .number)
@@ -79,7 +78,7 @@ extension SQLitePredicateCompiler {
             guard kind == .string || (function == .length && kind == .data) else {
                 throw Unsupported(reason: "\(function.name) of a value of this kind")
             }
-            guard dialect == .sqlite else { throw Unsupported(reason: "\(function.name) in PostgreSQL") }
+            guard dialect.callsSwiftFunctions else { throw Unsupported(reason: "\(function.name) in PostgreSQL") }
             return .scalar(try swiftCall(function, [sql]), function == .length ? .number : .string)
         default:
             throw Unsupported(reason: "the function \(function.name), evaluated in memory")

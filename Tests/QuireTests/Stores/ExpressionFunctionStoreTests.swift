@@ -30,6 +30,20 @@ import Quire
         #expect(nonEmpty >= 60)
     }
 
+    @Test(arguments: [StoreType.sqlite, .xml, .binary, .inMemory]) func refusedFunctionsThrowTypedErrors(_ type: StoreType) throws {
+        let library = try LibraryFixture(type: type)
+        for format in ["distanceToLocation:fromLocation:(age, rating) < 10", "abs:(firstName) > 1", "lowercase:(age) == 'a'"] {
+            let request = FetchRequest<ManagedObject>(entityName: "Author")
+            request.predicate = try QueryPredicate(format: format)
+            do {
+                _ = try library.context.fetch(request)
+                Issue.record("\(type) \(format) fetched")
+            } catch let error as QuireError {
+                #expect(error.code == .predicateEvaluation, "\(type) \(format): \(error)")
+            }
+        }
+    }
+
     @Test func functionFetchesFindTheRightObjects() throws {
         let library = try LibraryFixture()
         func names(_ format: String) throws -> [String] {
