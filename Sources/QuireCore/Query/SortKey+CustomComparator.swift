@@ -63,7 +63,7 @@ extension SortKey {
     /// ```
     ///
     /// Values that are nil or not of the comparator's type sort before the others in forward order. The fetch
-    /// sorts in memory (see ``init(_:ascending:comparator:)-(_,_,@Sendable(Any?,Any?)->ComparisonResult)``).
+    /// sorts in memory (see ``init(_:ascending:comparator:)-(_,_,(Any?,Any?)->ComparisonResult)``).
     ///
     /// - Parameters:
     ///   - keyPath: The key path whose values are compared.

@@ -81,7 +81,7 @@ public struct SortKey: Hashable, Sendable {
     /// How values are compared.
     public var comparator: Comparator
     /// Swift code that compares the values instead of ``comparator``, as `NSSortDescriptor(key:ascending:comparator:)`
-    /// (see ``init(_:ascending:comparator:)-(_,_,@Sendable(Any?,Any?)->ComparisonResult)``); nil for the named
+    /// (see ``init(_:ascending:comparator:)-(_,_,(Any?,Any?)->ComparisonResult)``); nil for the named
     /// comparators. Stores cannot run it: a fetch with such a key sorts in memory.
     public var customComparator: CustomComparator?
 
