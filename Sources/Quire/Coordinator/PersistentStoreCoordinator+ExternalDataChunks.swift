@@ -11,13 +11,8 @@ extension PersistentStoreCoordinator {
         _ reference: ExternalDataReference, of objectID: ObjectID, key: String, chunks body: (Data) throws -> Void
     ) throws {
         try locked {
-            guard let store = objectID.persistentStore, persistentStores.contains(where: { $0 === store }) else {
-                throw QuireError(
-                    .fileReadNoSuchFile,
-                    "The external data of '\(key)' of \(objectID) cannot be read: its store is no longer attached.",
-                    context: .init(entity: objectID.entity.name, key: key, object: objectID.uriRepresentation()))
-            }
-            try store.backend.readExternalData(reference, of: objectID, key: key, chunks: body)
+            try attachedStore(readingExternalDataOf: objectID, key: key).backend
+                .readExternalData(reference, of: objectID, key: key, chunks: body)
         }
     }
 }

@@ -38,15 +38,17 @@ package struct SQLDictionaryQuery {
         var expressions: [String: (sql: String, isString: Bool)] = [:]
         // median:, mode: and stddev: are computed in memory over the fetched values.
         if request.columns.contains(where: { [.median, .mode, .stddev].contains($0.function) }) { return nil }
-        for column in request.columns {
-            let compiled: (sql: String, operand: SQLitePredicateCompiler.Operand, entitySQL: String?)
+        // A column's SQL; nil when it does not compile (the context computes the fetch in memory).
+        func compiled(_ column: DictionaryFetch.Column) throws -> (sql: String, operand: SQLitePredicateCompiler.Operand, entitySQL: String?)? {
             do {
-                compiled = try Self.expression(
+                return try Self.expression(
                     for: column, from: fetch.entity, scope: scope, schema: schema, dialect: dialect, compiler: &compiler)
             } catch is SQLitePredicateCompiler.Unsupported {
                 return nil
             }
-            let (sql, operand, entitySQL) = compiled
+        }
+        for column in request.columns {
+            guard let (sql, operand, entitySQL) = try compiled(column) else { return nil }
             reads.append(Read(column: column, index: selects.count, entityIndex: entitySQL.map { _ in selects.count + 1 }))
             selects.append(sql)
             if let entitySQL { selects.append(entitySQL) }
@@ -63,14 +65,7 @@ package struct SQLDictionaryQuery {
                 groups.append(named.sql)
                 continue
             }
-            let compiled: (sql: String, operand: SQLitePredicateCompiler.Operand, entitySQL: String?)
-            do {
-                compiled = try Self.expression(
-                    for: column, from: fetch.entity, scope: scope, schema: schema, dialect: dialect, compiler: &compiler)
-            } catch is SQLitePredicateCompiler.Unsupported {
-                return nil
-            }
-            let (sql, _, entitySQL) = compiled
+            guard let (sql, _, entitySQL) = try compiled(column) else { return nil }
             groups.append(sql)
             // PostgreSQL selects only what is grouped by: the destination's entity number goes with its key.
             if strict, let entitySQL { groups.append(entitySQL) }
