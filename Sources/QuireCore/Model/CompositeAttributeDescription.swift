@@ -19,6 +19,10 @@ import Foundation
 /// and not by ``EntityDescription/attributesByName``. Elements are attributes of any type (without a derivation or
 /// external binary storage, as in Core Data) or composites in turn (nested composites, keys `a.b.c`). Every store
 /// type keeps composites (Core Data: SQLite only).
+///
+/// `@unchecked Sendable`: as for ``PropertyDescription``, ``elements`` is written only while the model is editable
+/// (checked), and the leaves only while the entity's layout is computed, as the model freezes, before any other
+/// thread can reach it; after that everything is only read.
 public final class CompositeAttributeDescription: PropertyDescription, @unchecked Sendable {
     /// The composed attributes (``AttributeDescription`` or, nested, ``CompositeAttributeDescription``), in order.
     @exclusivity(unchecked) public var elements: [PropertyDescription] { didSet { checkEditable() } }
