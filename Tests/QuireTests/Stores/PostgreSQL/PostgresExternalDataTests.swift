@@ -57,6 +57,12 @@ struct PostgresExternalDataTests {
         try? handle.close()
     }
 
+    /// The most the resident set may rise while 64 MiB are saved or read a chunk at a time: half the value. The
+    /// peak is the process's, and the other suites run in parallel with this one (a CI run saw 16.9 MiB of
+    /// theirs), so the bound leaves room for them while a whole copy of the value (64 MiB, what reading it whole
+    /// adds) still fails it. Measured alone, saving adds about 0 MiB and reading about 1 MiB.
+    private static func growthLimit(_ size: Int) -> Int { size / 2 }
+
     /// How far the resident set rises above where it is now while `body` runs.
     private static func peakGrowth(_ body: () throws -> Void) rethrows -> Int {
         resetPeak()
@@ -74,7 +80,7 @@ struct PostgresExternalDataTests {
             sample.setValue("big", forKey: "vString")
             sample.setValue(Self.pattern(offset: 0, count: size), forKey: "vBinarydata")
             let growth = try Self.peakGrowth { try context.save() }
-            #expect(growth < size / 4, "saving 64 MiB raised the resident set by \(growth >> 20) MiB")
+            #expect(growth < Self.growthLimit(size), "saving 64 MiB raised the resident set by \(growth >> 20) MiB")
         }
         #expect(try chunkCount(url) == Int64(size / ExternalDataChunks.size))
 
@@ -90,7 +96,7 @@ struct PostgresExternalDataTests {
         }
         #expect(offset == size)
         #expect(mismatches == 0)
-        #expect(growth < size / 4, "reading 64 MiB raised the resident set by \(growth >> 20) MiB")
+        #expect(growth < Self.growthLimit(size), "reading 64 MiB raised the resident set by \(growth >> 20) MiB")
         // Read whole, the same bytes.
         #expect(try sample.dataValue(forKey: "vBinarydata") == Self.pattern(offset: 0, count: size))
     }
