@@ -33,11 +33,9 @@ extension ManagedObjectContext {
                         includesSubentities: request.includesSubentities, kind: .objectIDs),
                     stores: request.affectedStores, coordinator)
             }
-            var batch = StoreBatchRequest(entity: entity, target: target, operation: .delete, wantsObjectIDs: request.resultType == .objectIDs)
-            batch.transactionAuthor = transactionAuthor
-            batch.contextName = name
-            let result = try coordinator.executeBatch(batch, stores: request.affectedStores)
-            return BatchResult(resultType: request.resultType, count: result.count, objectIDs: result.objectIDs)
+            return try runBatch(
+                entity, target: target, operation: .delete, resultType: request.resultType, stores: request.affectedStores,
+                coordinator)
         }
     }
 
@@ -67,12 +65,9 @@ extension ManagedObjectContext {
                     includesSubentities: request.includesSubentities, kind: .objectIDs),
                 stores: request.affectedStores, coordinator)
             guard !values.isEmpty else { return BatchResult(resultType: request.resultType, count: 0, objectIDs: []) }
-            var batch = StoreBatchRequest(
-                entity: entity, target: target, operation: .update(values), wantsObjectIDs: request.resultType == .objectIDs)
-            batch.transactionAuthor = transactionAuthor
-            batch.contextName = name
-            let result = try coordinator.executeBatch(batch, stores: request.affectedStores)
-            return BatchResult(resultType: request.resultType, count: result.count, objectIDs: result.objectIDs)
+            return try runBatch(
+                entity, target: target, operation: .update(values), resultType: request.resultType,
+                stores: request.affectedStores, coordinator)
         }
     }
 
@@ -154,6 +149,18 @@ extension ManagedObjectContext {
     }
 
     /// The model's entity of a batch request.
+    /// Runs a batch delete or update in the stores, recorded in history with this context's author and name.
+    private func runBatch(
+        _ entity: EntityDescription, target: StoreBatchRequest.Target, operation: StoreBatchRequest.Operation,
+        resultType: BatchResultType, stores: [PersistentStore]?, _ coordinator: PersistentStoreCoordinator
+    ) throws -> BatchResult {
+        var batch = StoreBatchRequest(entity: entity, target: target, operation: operation, wantsObjectIDs: resultType == .objectIDs)
+        batch.transactionAuthor = transactionAuthor
+        batch.contextName = name
+        let result = try coordinator.executeBatch(batch, stores: stores)
+        return BatchResult(resultType: resultType, count: result.count, objectIDs: result.objectIDs)
+    }
+
     private func batchEntity(named name: String, _ coordinator: PersistentStoreCoordinator) throws -> EntityDescription {
         guard let entity = coordinator.managedObjectModel.entitiesByName[name] else {
             throw QuireError(
