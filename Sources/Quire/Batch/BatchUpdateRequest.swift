@@ -12,7 +12,11 @@ import QuireCore
 /// ```swift
 /// let request = BatchUpdateRequest(entityName: "Run")
 /// request.predicate = try QueryPredicate(format: "isRead == NO")
-/// request.propertiesToUpdate = ["isRead": true, "readCount": QueryExpression.keyPath("viewCount")]
+/// request.propertiesToUpdate = [
+///     "isRead": true,
+///     "readCount": QueryExpression.keyPath("viewCount"),
+///     "viewCount": try QueryExpression(format: "viewCount + 1"),
+/// ]
 /// request.resultType = .count
 /// let updated = try context.execute(request).count
 /// ```
@@ -24,9 +28,16 @@ public final class BatchUpdateRequest: @unchecked Sendable {
     /// Whether objects of sub-entities are updated too (default `true`).
     public var includesSubentities = true
     /// Attribute name to new value: a Swift value of the attribute's type (`NSNull()` for nil), an
-    /// ``AttributeValue``, a ``QueryExpression/constant(_:)``, or a ``QueryExpression/keyPath(_:)`` naming another
-    /// attribute of the same object and type, whose value is copied. Relationships cannot be set (as in Core
-    /// Data, whose batch updates set attributes).
+    /// ``AttributeValue``, a ``QueryExpression/constant(_:)``, a ``QueryExpression/keyPath(_:)`` naming another
+    /// attribute of the same object and type, whose value is copied, or any other expression of the object's own
+    /// persistent attributes (`QueryExpression(format: "viewCount + 1")`, `lowercase:(title)`, `now()`), as
+    /// `NSExpression`s in Core Data's `propertiesToUpdate`. An expression is computed for each object, in the
+    /// store's SQL where SQLite computes the value the in-memory evaluator would and by that evaluator otherwise,
+    /// and converted to the attribute's type as ``ManagedObject/setValue(_:forKey:)`` would: a result that does
+    /// not fit (a fraction or an out-of-range integer for an integer attribute) fails the whole request with
+    /// ``QuireError/Code/invalidValue``, writing nothing. Key paths through relationships, aggregates and
+    /// subqueries are refused. Relationships cannot be set (as in Core Data, whose batch updates set
+    /// attributes).
     public var propertiesToUpdate: [String: Any] = [:]
     /// What the result reports (default ``BatchResultType/statusOnly``).
     public var resultType: BatchResultType = .statusOnly

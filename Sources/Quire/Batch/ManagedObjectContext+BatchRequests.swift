@@ -194,8 +194,8 @@ extension ManagedObjectContext {
         return .objectIDs(try self.fetch(request))
     }
 
-    /// The new value of an attribute in a batch update: a constant converted to its type, or another attribute
-    /// of the same type.
+    /// The new value of an attribute in a batch update: a constant converted to its type, another attribute
+    /// of the same type, or an expression of the object's own attributes.
     private func batchValue(_ raw: Any, for attribute: AttributeDescription, in entity: EntityDescription) throws -> StoreBatchRequest.Value {
         var raw = raw
         if let expression = raw as? QueryExpression {
@@ -210,10 +210,14 @@ extension ManagedObjectContext {
                 }
                 return .attribute(source)
             default:
-                throw QuireError(
-                    .invalidArgument,
-                    "A batch update sets '\(attribute.name)' to a constant or another attribute's value; '\(expression)' is neither.",
-                    context: .init(entity: entity.name, key: attribute.name))
+                if let part = StoreBatchRequest.unsupportedPart(of: expression, in: entity) {
+                    throw QuireError(
+                        .invalidArgument,
+                        "A batch update sets '\(attribute.name)' to a constant or an expression of the object's own persistent "
+                            + "attributes; '\(part)' in '\(expression)' is not one.",
+                        context: .init(entity: entity.name, key: attribute.name))
+                }
+                return .expression(expression)
             }
         }
         if raw is NSNull { return .constant(.null) }

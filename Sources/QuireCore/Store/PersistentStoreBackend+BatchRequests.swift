@@ -38,6 +38,7 @@ extension PersistentStoreBackend {
                 switch value {
                 case .constant(let constant): attributes[attribute.slot] = constant
                 case .attribute(let source): attributes[attribute.slot] = row.attributes[source.slot]
+                case .expression(let expression): attributes[attribute.slot] = try StoreBatchRequest.value(of: expression, for: attribute, in: row)
                 }
             }
             var change = SaveRequest.Change(

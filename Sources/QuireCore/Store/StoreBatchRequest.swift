@@ -18,6 +18,9 @@ package struct StoreBatchRequest: Sendable {
         case constant(AttributeValue)
         /// The value of another attribute of the same record, already checked to have the same type.
         case attribute(AttributeDescription)
+        /// An expression of the record's own attributes (`count + 1`, `lowercase:(name)`), evaluated for each
+        /// record and converted to the attribute's type (see ``StoreBatchRequest/value(of:for:in:)``).
+        case expression(QueryExpression)
     }
 
     /// What the request does.

@@ -68,6 +68,7 @@ package enum SQLiteFunctions {
             try check(code, name, connection)
         }
         try SQLiteExpressionFunction.register(on: connection)
+        try SQLiteBatchValueFunction.register(on: connection)
         try registerCoreDataDerivationFunctions(on: connection)
         code = sqlite3_create_collation_v2(db, caseInsensitiveCollation, SQLITE_UTF8, nil, caseInsensitiveCompare, nil)
         try check(code, caseInsensitiveCollation, connection)

@@ -25,8 +25,18 @@ extension SQLiteStore: BatchExecutingStoreBackend {
                 }
             }
         }
-        guard let (condition, initialBindings) = try batchCondition(request.target, entity: entity, table: table) else { return nil }
-        var bindings = initialBindings
+        let counter = SQLiteAliasCounter()
+        var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter)
+        guard let condition = try batchCondition(request.target, entity: entity, table: table, compiler: &compiler) else { return nil }
+        let conditionBindings = compiler.bindings
+        var expressionSQL: [ObjectIdentifier: String] = [:]
+        if case .update(let values) = request.operation {
+            for case (let attribute, .expression(let expression)) in values {
+                guard let sql = batchExpression(expression, for: attribute, entity: entity, compiler: &compiler) else { return nil }
+                expressionSQL[ObjectIdentifier(attribute)] = sql
+            }
+        }
+        var bindings = compiler.bindings
         let tableName = SQLiteSchema.quote(table.name)
         var sql: String
         switch request.operation {
@@ -43,6 +53,9 @@ extension SQLiteStore: BatchExecutingStoreBackend {
                 case .attribute(let source):
                     guard let sourceColumn = schema.column(of: source) else { return nil }
                     assignments.append("\(SQLiteSchema.quote(column)) = t0.\(SQLiteSchema.quote(sourceColumn))")
+                case .expression:
+                    guard let sql = expressionSQL[ObjectIdentifier(attribute)] else { return nil }
+                    assignments.append("\(SQLiteSchema.quote(column)) = \(sql)")
                 }
             }
             sql = "UPDATE \(tableName) AS t0 SET " + assignments.joined(separator: ", ")
@@ -50,8 +63,29 @@ extension SQLiteStore: BatchExecutingStoreBackend {
         if let condition { sql += " WHERE " + condition }
         if request.wantsObjectIDs { sql += " RETURNING Z_PK, Z_ENT" }
         let connection = try db()
-        let result: StoreBatchResult = try connection.transaction {
-            try recordBatchHistory(request, table: tableName, condition: condition, bindings: bindings.prefix(initialBindings.count).map { $0 }, connection)
+        let result: StoreBatchResult
+        do {
+            result = try runBatchStatement(
+                sql, bindings: bindings, conditionBindings: conditionBindings, request, table: tableName, condition: condition, connection)
+        } catch where !expressionSQL.isEmpty && SQLiteBatchValueFunction.raised(error) {
+            // A computed value does not fit its attribute: the transaction was rolled back, and the pass over the
+            // records reports which value of which object, with the error a context's own save would give.
+            return nil
+        }
+        if case .delete = request.operation, entities.contains(where: { $0.allAttributes.contains(where: \.allowsExternalBinaryDataStorage) }) {
+            // Core Data leaves the files of deleted rows behind; Quire removes those no row refers to any more.
+            try collectExternalData()
+        }
+        return result
+    }
+
+    /// Runs a batch request's statement in one transaction, with its history, and reads what it returns.
+    private func runBatchStatement(
+        _ sql: String, bindings: [AttributeValue], conditionBindings: [AttributeValue], _ request: StoreBatchRequest, table tableName: String,
+        condition: String?, _ connection: SQLiteConnection
+    ) throws -> StoreBatchResult {
+        try connection.transaction {
+            try recordBatchHistory(request, table: tableName, condition: condition, bindings: conditionBindings, connection)
             let statement = try connection.prepare(sql)
             defer { statement.finalize() }
             for (index, value) in bindings.enumerated() { statement.bind(value, at: Int32(index + 1)) }
@@ -66,11 +100,28 @@ extension SQLiteStore: BatchExecutingStoreBackend {
             }
             return StoreBatchResult(count: ids.count, objectIDs: ids)
         }
-        if case .delete = request.operation, entities.contains(where: { $0.allAttributes.contains(where: \.allowsExternalBinaryDataStorage) }) {
-            // Core Data leaves the files of deleted rows behind; Quire removes those no row refers to any more.
-            try collectExternalData()
+    }
+
+    /// The SQL computing a batch update's expression for each row (`t0`), wrapped in
+    /// ``SQLiteBatchValueFunction`` so it converts as the in-memory pass would; nil when SQL cannot compute it
+    /// exactly as the evaluator does (the pass over the records then does), or when it is not a value of the
+    /// attribute's kind (the pass then reports the mismatch).
+    private func batchExpression(
+        _ expression: QueryExpression, for attribute: AttributeDescription, entity: EntityDescription, compiler: inout SQLitePredicateCompiler
+    ) -> String? {
+        guard SQLiteBatchValueFunction.converts(attribute.attributeType), let kind = SQLitePredicateCompiler.Kind(attribute.attributeType)
+        else { return nil }
+        let scope = SQLiteQueryScope(counter: compiler.counter)
+        let row = SQLitePredicateCompiler.Row(alias: "t0", entity: entity, scope: scope)
+        let sql: String
+        switch try? compiler.scalar(expression, for: row) {
+        case .scalar(let text, let found)? where found == kind: sql = text
+        case .constant(let constant)? where constant.isNull || SQLitePredicateCompiler.Kind(constant) == kind: sql = compiler.bind(constant)
+        default: return nil
         }
-        return result
+        // UPDATE cannot join: an expression that needed a join is left to the pass over the records.
+        guard scope.joinSQL.isEmpty else { return nil }
+        return "\(SQLiteBatchValueFunction.name)(\(sql), '\(attribute.attributeType.rawValue)')"
     }
 
     /// Whether deleting rows of an entity by one statement would skip something a delete must do: a delete
@@ -89,35 +140,34 @@ extension SQLiteStore: BatchExecutingStoreBackend {
         }
     }
 
-    /// The WHERE condition (over the alias `t0`) of a batch request's records and its bindings (numbered
-    /// parameters); a nil condition matches every row of the table. Nil when the fetch has a limit or offset.
+    /// The WHERE condition (over the alias `t0`) of a batch request's records, its values bound in `compiler`
+    /// (numbered parameters); `.some(nil)` matches every row of the table. Nil when the fetch has a limit or
+    /// offset.
     private func batchCondition(
-        _ target: StoreBatchRequest.Target, entity: EntityDescription, table: SQLiteSchema.Table
-    ) throws -> (String?, [AttributeValue])? {
+        _ target: StoreBatchRequest.Target, entity: EntityDescription, table: SQLiteSchema.Table, compiler: inout SQLitePredicateCompiler
+    ) throws -> String?? {
         switch target {
         case .objectIDs(let ids):
             let keys = ids.filter { $0.persistentStore === store && schema.table(for: $0.entity) === table }.compactMap(\.primaryKey)
             let list = "[" + keys.map(String.init).joined(separator: ",") + "]"
-            return ("t0.Z_PK IN (SELECT value FROM json_each(?1))", [.string(list)])
+            return .some("t0.Z_PK IN (SELECT value FROM json_each(\(compiler.bind(.string(list)))))")
         case .fetch(let fetch):
             guard fetch.limit == 0, fetch.offset == 0 else { return nil }
-            let counter = SQLiteAliasCounter()
-            let scope = SQLiteQueryScope(counter: counter)
+            let scope = SQLiteQueryScope(counter: compiler.counter)
             var conditions: [String] = []
             let numbers = fetch.includesSubentities ? schema.numbers.hierarchyNumbers(of: fetch.entity) : [schema.numbers.number(of: fetch.entity)]
             if numbers.count != 1 + table.root.allSubentities.count {
                 conditions.append("t0.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))")
             }
-            var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter)
             if let predicate = fetch.predicate, predicate != .true {
                 conditions.append(try compileCondition(predicate, entity: fetch.entity, scope: scope, compiler: &compiler))
             }
-            guard !conditions.isEmpty else { return (nil, []) }
+            guard !conditions.isEmpty else { return .some(nil) }
             let condition = conditions.joined(separator: " AND ")
-            if scope.joinSQL.isEmpty { return (condition, compiler.bindings) }
+            if scope.joinSQL.isEmpty { return .some(condition) }
             // Key paths through to-one relationships need joins, which DELETE and UPDATE cannot have.
             let tableName = SQLiteSchema.quote(table.name)
-            return ("t0.Z_PK IN (SELECT t0.Z_PK FROM \(tableName) t0\(scope.joinSQL) WHERE \(condition))", compiler.bindings)
+            return .some("t0.Z_PK IN (SELECT t0.Z_PK FROM \(tableName) t0\(scope.joinSQL) WHERE \(condition))")
         }
     }
 }
