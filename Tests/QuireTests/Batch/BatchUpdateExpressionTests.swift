@@ -37,7 +37,11 @@ import Quire
         init(_ type: StoreType) throws {
             folder = try TemporaryFolder()
             self.type = type
-            url = type == .inMemory ? nil : folder.file("Articles.\(type.rawValue.lowercased())")
+            switch type {
+            case .inMemory: url = nil
+            case .postgres: url = PostgresTestServer.storeURL()
+            default: url = folder.file("Articles.\(type.rawValue.lowercased())")
+            }
             coordinator = try PersistentStoreCoordinator(managedObjectModel: BatchUpdateExpressionTests.model())
             try coordinator.addPersistentStore(type: type, at: url)
             context = ManagedObjectContext()
@@ -151,5 +155,17 @@ import Quire
             #expect(error.code == .invalidArgument, "\(expression): \(error)")
         }
         #expect(try stack.stored().map { $0.value(forKey: "views") as? Int16 } == [nil, 10, 20, 30, 40, 50])
+    }
+}
+
+/// The same requests on a PostgreSQL store, which runs them as a pass over the records.
+@Suite(.serialized, .enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
+struct PostgresBatchUpdateExpressionTests {
+    @Test func expressionsAreComputedForEachObject() throws {
+        try BatchUpdateExpressionTests().expressionsOfTheObjectsOwnAttributesAreComputedForEachObject(type: .postgres)
+    }
+
+    @Test func aValueThatDoesNotFitWritesNothing() throws {
+        try BatchUpdateExpressionTests().aValueThatDoesNotFitFailsTheRequestAndWritesNothing(type: .postgres)
     }
 }
