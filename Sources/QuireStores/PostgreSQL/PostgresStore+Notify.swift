@@ -26,10 +26,15 @@ extension PostgresStore {
     /// `src=` this store instance (so its own listener skips it), `i`, `u` and `d` lists of `entity-number:key`; a save too large for one notification (8,000 bytes) says
     /// `*`, everything may have changed.
     func notifySave(_ request: SaveRequest, permanentIDs: [ObjectID], _ connection: PostgresConnection) throws {
+        try notifyChanges(inserted: permanentIDs, updated: request.updated.map(\.objectID), deleted: request.deleted.map(\.objectID), connection)
+    }
+
+    /// Announces changed records the same way (a batch request's, inside its transaction).
+    func notifyChanges(inserted: [ObjectID], updated: [ObjectID], deleted: [ObjectID], _ connection: PostgresConnection) throws {
         func list(_ ids: [ObjectID]) -> String {
             ids.compactMap { id in id.primaryKey.map { "\(schema.numbers.number(of: id.entity)):\($0)" } }.joined(separator: ",")
         }
-        var payload = "src=\(notificationSource);i=\(list(permanentIDs));u=\(list(request.updated.map(\.objectID)));d=\(list(request.deleted.map(\.objectID)))"
+        var payload = "src=\(notificationSource);i=\(list(inserted));u=\(list(updated));d=\(list(deleted))"
         if payload.utf8.count > 7_900 { payload = "src=\(notificationSource);*" }
         try connection.query("SELECT pg_notify($1::TEXT, $2::TEXT)", [.text(notificationChannel), .text(payload)])
     }

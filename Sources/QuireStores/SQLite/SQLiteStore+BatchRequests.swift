@@ -15,7 +15,7 @@ extension SQLiteStore: BatchExecutingStoreBackend {
         let entities = [entity] + entity.allSubentities
         switch request.operation {
         case .delete:
-            if entities.contains(where: { needsRecordPassForDelete($0) }) { return nil }
+            if entities.contains(where: schema.batchDeleteNeedsRecordPass) { return nil }
         case .update(let values):
             for (attribute, _) in values {
                 if attribute.allowsExternalBinaryDataStorage || triggerMaintainedAttributes.contains(ObjectIdentifier(attribute))
@@ -122,22 +122,6 @@ extension SQLiteStore: BatchExecutingStoreBackend {
         // UPDATE cannot join: an expression that needed a join is left to the pass over the records.
         guard scope.joinSQL.isEmpty else { return nil }
         return "\(SQLiteBatchValueFunction.name)(\(sql), '\(attribute.attributeType.rawValue)')"
-    }
-
-    /// Whether deleting rows of an entity by one statement would skip something a delete must do: a delete
-    /// rule that reaches other rows (cascade, deny, nullify of an inverse to-one), or join-table rows.
-    private func needsRecordPassForDelete(_ entity: EntityDescription) -> Bool {
-        let inJoinTable = schema.allJoinTables.contains { join in
-            [join.relationship.entity, join.relationship.resolvedDestination].contains { owner in owner.map(entity.isKind(of:)) ?? false }
-        }
-        return inJoinTable || entity.allRelationships.contains { relationship in
-            guard !relationship.isTransient else { return false }
-            switch relationship.deleteRule {
-            case .cascade, .deny: return true
-            case .nullify: return relationship.resolvedInverse.map { !$0.isToMany && !$0.isTransient } ?? false
-            case .noAction: return false
-            }
-        }
     }
 
     /// The WHERE condition (over the alias `t0`) of a batch request's records, its values bound in `compiler`

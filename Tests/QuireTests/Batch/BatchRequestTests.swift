@@ -44,7 +44,11 @@ import Quire
         init(_ type: StoreType, model: ManagedObjectModel = BatchRequestTests.model()) throws {
             folder = try TemporaryFolder()
             self.type = type
-            url = type == .inMemory ? nil : folder.file("Staff.\(type.rawValue.lowercased())")
+            switch type {
+            case .inMemory: url = nil
+            case .postgres: url = PostgresTestServer.storeURL()
+            default: url = folder.file("Staff.\(type.rawValue.lowercased())")
+            }
             var options = StoreOptions()
             options.externalDataThreshold = 16
             self.options = options

@@ -1,0 +1,111 @@
+import QuireCore
+import Foundation
+
+extension PostgresStore: BatchExecutingStoreBackend {
+    /// Runs a batch delete or update as one SQL statement on the entity's table, as the SQLite store does
+    /// (`DELETE FROM … AS t0 WHERE …`, `UPDATE … AS t0 SET z_opt = t0.z_opt + 1, … WHERE …`), in one transaction
+    /// that also removes the chunked external values of deleted rows and announces the changed records to other
+    /// coordinators (`pg_notify`, delivered at commit). Returns nil, leaving the request to
+    /// ``PersistentStoreBackend/executeBatchByRecords(_:)``, for what one statement cannot do right: a delete whose
+    /// relationships need delete rules applied or join-table rows removed, an update of an attribute kept as
+    /// external data or set to a computed expression, a predicate PostgreSQL cannot evaluate, and a fetch with a
+    /// limit or offset.
+    package func executeBatchInStore(_ request: StoreBatchRequest) throws -> StoreBatchResult? {
+        guard !options.isReadOnly else { throw readOnlyError() }
+        let entity = request.entity
+        guard let table = schema.table(for: entity) else { return StoreBatchResult(count: 0, objectIDs: request.wantsObjectIDs ? [] : nil) }
+        let entities = [entity] + entity.allSubentities
+        let q = PostgresDialect.quote
+        var externalNames: [String] = []
+        switch request.operation {
+        case .delete:
+            if entities.contains(where: schema.batchDeleteNeedsRecordPass) { return nil }
+            var seen = Set<String>()
+            for case let (_, column) in entities.flatMap(externalColumns(of:)) where seen.insert(column).inserted { externalNames.append(column) }
+        case .update(let values):
+            for (attribute, value) in values {
+                if attribute.allowsExternalBinaryDataStorage || schema.column(of: attribute) == nil { return nil }
+                if case .expression = value { return nil }
+            }
+        }
+        let counter = SQLiteAliasCounter()
+        var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter, dialect: .postgres)
+        guard let condition = batchCondition(request.target, entity: entity, table: table, compiler: &compiler) else { return nil }
+        var values = PostgresDialect.values(compiler.bindings)
+        var sql: String
+        switch request.operation {
+        case .delete:
+            sql = "DELETE FROM \(q(table.name)) AS t0"
+        case .update(let updates):
+            var assignments = ["z_opt = t0.z_opt + 1"]
+            for (attribute, value) in updates {
+                guard let column = schema.column(of: attribute), let declared = schema.declaredType(of: attribute) else { return nil }
+                switch value {
+                case .constant(let constant):
+                    values.append(PostgresDialect.value(constant))
+                    assignments.append("\(q(column)) = $\(values.count)::\(PostgresDialect.columnType(declared))")
+                case .attribute(let source):
+                    guard let sourceColumn = schema.column(of: source) else { return nil }
+                    assignments.append("\(q(column)) = t0.\(q(sourceColumn))")
+                case .expression:
+                    return nil
+                }
+            }
+            sql = "UPDATE \(q(table.name)) AS t0 SET " + assignments.joined(separator: ", ")
+        }
+        if let condition { sql += " WHERE " + condition }
+        sql += " RETURNING t0.z_pk, t0.z_ent" + externalNames.map { ", t0.\(q($0))" }.joined()
+        let connection = try db()
+        return try connection.transaction {
+            let result = try connection.query(sql, values)
+            var ids: [ObjectID] = []
+            var unreferenced = Set<String>()
+            ids.reserveCapacity(result.count)
+            for row in 0..<result.count {
+                guard let rowEntity = schema.numbers.entity(number: result.int64(row, 1)) else { continue }
+                ids.append(ObjectID(entity: rowEntity, store: store, primaryKey: result.int64(row, 0)))
+                if !externalNames.isEmpty { unreferenced.formUnion(Self.referencedNames(result, row: row, columns: 2..<(2 + externalNames.count))) }
+            }
+            try removeExternalData(unreferenced, connection)
+            if !ids.isEmpty {
+                if case .delete = request.operation {
+                    try notifyChanges(inserted: [], updated: [], deleted: ids, connection)
+                } else {
+                    try notifyChanges(inserted: [], updated: ids, deleted: [], connection)
+                }
+            }
+            return StoreBatchResult(count: ids.count, objectIDs: request.wantsObjectIDs ? ids : nil)
+        }
+    }
+
+    /// The WHERE condition (over the alias `t0`) of a batch request's records, its values bound in `compiler`;
+    /// `.some(nil)` matches every row of the table. Nil when the fetch has a limit or offset or a predicate
+    /// PostgreSQL cannot evaluate (the pass over the records then reports it).
+    private func batchCondition(
+        _ target: StoreBatchRequest.Target, entity: EntityDescription, table: SQLiteSchema.Table, compiler: inout SQLitePredicateCompiler
+    ) -> String?? {
+        switch target {
+        case .objectIDs(let ids):
+            let keys = ids.filter { $0.persistentStore === store && schema.table(for: $0.entity) === table }.compactMap(\.primaryKey)
+            let list = "{" + keys.map(String.init).joined(separator: ",") + "}"
+            return .some("t0.z_pk = ANY(\(compiler.bind(.string(list)))::BIGINT[])")
+        case .fetch(let fetch):
+            guard fetch.limit == 0, fetch.offset == 0 else { return nil }
+            let scope = SQLiteQueryScope(counter: compiler.counter, dialect: .postgres)
+            var conditions: [String] = []
+            let numbers = fetch.includesSubentities ? schema.numbers.hierarchyNumbers(of: fetch.entity) : [schema.numbers.number(of: fetch.entity)]
+            if numbers.count != 1 + table.root.allSubentities.count {
+                conditions.append("t0.z_ent IN (\(numbers.map(String.init).joined(separator: ", ")))")
+            }
+            if let predicate = fetch.predicate, predicate != .true {
+                guard let compiled = try? compiler.compile(predicate, for: .init(alias: "t0", entity: fetch.entity, scope: scope)) else { return nil }
+                conditions.append(compiled)
+            }
+            guard !conditions.isEmpty else { return .some(nil) }
+            let condition = conditions.joined(separator: " AND ")
+            if scope.joinSQL.isEmpty { return .some(condition) }
+            // Key paths through to-one relationships need joins, which DELETE and UPDATE take only this way.
+            return .some("t0.z_pk IN (SELECT t0.z_pk FROM \(PostgresDialect.quote(table.name)) t0\(scope.joinSQL) WHERE \(condition))")
+        }
+    }
+}
