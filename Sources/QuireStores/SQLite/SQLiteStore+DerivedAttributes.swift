@@ -4,7 +4,9 @@ import Foundation
 extension SQLiteStore {
     /// The date the context gave a save's `now()` attributes, for `NSCoreDataNow()` to answer while the save's rows are
     /// written, so the triggers write the value the objects already have. Nil when the save has no such attribute
-    /// kept by the store's triggers.
+    /// kept by the store's triggers, or when its rows carry different dates (a migration copying records, not a
+    /// context's save, which gives all of them its one date): the triggers then stamp the current date, as Core
+    /// Data's do for the records a migration inserts.
     func derivationDate(of request: SaveRequest) -> Date? {
         let dated = store.model.entities.flatMap { entity in
             entity.properties.compactMap { property -> AttributeDescription? in
@@ -15,14 +17,17 @@ extension SQLiteStore {
             }
         }
         guard !dated.isEmpty else { return nil }
+        var found: Date?
         for changes in [request.inserted, request.updated] {
             for change in changes {
                 for attribute in dated where change.objectID.entity.isKind(of: attribute.entity ?? change.objectID.entity) {
-                    if attribute.slot < change.attributes.count, case .date(let date) = change.attributes[attribute.slot] { return date }
+                    guard attribute.slot < change.attributes.count, case .date(let date) = change.attributes[attribute.slot] else { continue }
+                    if let found, found != date { return nil }
+                    found = date
                 }
             }
         }
-        return nil
+        return found
     }
 
     /// Drops the store's derived-attribute triggers for an import (Save As), so that the copied rows keep the values
