@@ -8,6 +8,7 @@ extension SQLiteStore {
     /// context's save, which gives all of them its one date): the triggers then stamp the current date, as Core
     /// Data's do for the records a migration inserts.
     func derivationDate(of request: SaveRequest) -> Date? {
+        guard !triggerMaintainedAttributes.isEmpty else { return nil }
         let dated = store.model.entities.flatMap { entity in
             entity.properties.compactMap { property -> AttributeDescription? in
                 guard let attribute = property as? AttributeDescription, attribute.derivationExpression.flatMap(DerivationExpression.init) == .now,
