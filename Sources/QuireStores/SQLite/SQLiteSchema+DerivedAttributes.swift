@@ -37,7 +37,7 @@ extension SQLiteSchema {
 
     /// The triggers that maintain one derived attribute, or nil when its derivation is kept by the context only: a
     /// form Core Data's generator refuses (multi-step key paths, `@avg`, a predicate), a to-many without a to-one
-    /// inverse (a join table), a value whose type differs from the attribute's (the context converts it, SQL would
+    /// inverse (a join table), a name that is not a plain identifier, a value whose type differs from the attribute's (the context converts it, SQL would
     /// not), `@sum` of non-integers or into anything but a 64-bit integer (floating-point sums added in another order
     /// can differ in the last bit), and `@min`/`@max` of a relationship to the entity's own table (the members' and
     /// the owner's trigger names would be the same).
@@ -47,7 +47,8 @@ extension SQLiteSchema {
     /// condition, so Quire writes none.
     func triggerDerivation(for attribute: AttributeDescription, of entity: EntityDescription) -> TriggerDerivation? {
         guard let text = attribute.derivationExpression, let expression = DerivationExpression(text),
-            let table = table(for: entity), let column = column(named: attribute.name, of: entity, in: table)?.name
+            let table = table(for: entity), let column = column(named: attribute.name, of: entity, in: table)?.name,
+            Self.arePlain(entity.name, attribute.name, table.name, column)
         else { return nil }
         let target = DerivedColumn(table: table.name, entity: entity.name, name: attribute.name, column: column)
         switch expression {
@@ -64,7 +65,7 @@ extension SQLiteSchema {
             if parts.count == 1 {
                 guard let source = entity.attributesByName[parts[0]], source.derivationExpression == nil,
                     source.attributeType == attribute.attributeType,
-                    let sourceColumn = self.column(named: source.name, of: entity, in: table)?.name
+                    let sourceColumn = self.column(named: source.name, of: entity, in: table)?.name, Self.arePlain(sourceColumn)
                 else { return nil }
                 let value = function.map { "\($0)(NEW.\(sourceColumn))" } ?? "NEW.\(sourceColumn)"
                 return TriggerDerivation(triggers: target.rowTriggers(newValue: value, columns: sourceColumn))
@@ -74,7 +75,8 @@ extension SQLiteSchema {
                 let source = destination.attributesByName[parts[1]], source.derivationExpression == nil,
                 source.attributeType == attribute.attributeType,
                 let key = self.column(named: relationship.name, of: entity, in: table)?.name,
-                let parameter = self.column(named: source.name, of: destination, in: destinationTable)?.name
+                let parameter = self.column(named: source.name, of: destination, in: destinationTable)?.name,
+                Self.arePlain(destinationTable.name, key, parameter)
             else { return nil }
             return TriggerDerivation(
                 triggers: target.toOneTriggers(destination: destinationTable.name, key: key, parameter: parameter, function: function))
@@ -83,11 +85,11 @@ extension SQLiteSchema {
                 let relationship = entity.relationshipsByName[name], relationship.isToMany,
                 let inverse = relationship.resolvedInverse, !inverse.isToMany,
                 let destination = relationship.resolvedDestination, let members = self.table(for: destination),
-                let key = self.column(named: inverse.name, of: destination, in: members)?.name
+                let key = self.column(named: inverse.name, of: destination, in: members)?.name, Self.arePlain(members.name, key)
             else { return nil }
             let member = keyPath.flatMap { path -> (AttributeDescription, String)? in
                 guard !path.contains("."), let source = destination.attributesByName[path], source.derivationExpression == nil,
-                    let column = self.column(named: source.name, of: destination, in: members)?.name
+                    let column = self.column(named: source.name, of: destination, in: members)?.name, Self.arePlain(column)
                 else { return nil }
                 return (source, column)
             }
@@ -108,6 +110,14 @@ extension SQLiteSchema {
             case .average:
                 return nil
             }
+        }
+    }
+
+    /// Whether names can be written into a trigger's text as they are (ASCII letters, digits and `_`, as Core Data's
+    /// always are); a trigger is not written for others, whose value the context keeps at save.
+    private static func arePlain(_ names: String...) -> Bool {
+        names.allSatisfy { name in
+            !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
         }
     }
 

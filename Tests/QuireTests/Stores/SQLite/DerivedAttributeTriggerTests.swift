@@ -308,4 +308,26 @@ import QuireStores
         connection.close()
         #expect(try sqlite3(url, "SELECT ZWORDS, ZSHORTEST, ZAUTHORNAME, ZAUTHORKEY FROM ZBOOK") == "127|7|Zola|zola")
     }
+
+    /// A name that is not a plain identifier is never written into a trigger (the text is run as SQL): that derived
+    /// attribute is kept by the context at save, and the store works.
+    @Test func namesThatAreNotPlainIdentifiersGetNoTrigger() throws {
+        let folder = try TemporaryFolder()
+        let hostile = AttributeDescription(name: "légende'); DROP TABLE ZNOTE; --", type: .string)
+        hostile.derivationExpression = "canonical:(title)"
+        let plain = AttributeDescription(name: "key", type: .string)
+        plain.derivationExpression = "canonical:(title)"
+        let model = ManagedObjectModel(entities: [EntityDescription(name: "Note", properties: [
+            AttributeDescription(name: "title", type: .string), hostile, plain,
+        ])])
+        let url = folder.file("Notes.sqlite")
+        let (_, context) = try Fixtures.stack(model, at: url)
+        let note = ManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context)
+        note.setValue("Écrit", forKey: "title")
+        try context.save()
+        #expect(try sqlite3(url, "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name") == "Z_DA_ZNOTE_Note_key_INSERT\nZ_DA_ZNOTE_Note_key_UPDATE")
+        let (_, reader) = try Fixtures.stack(model, at: url)
+        let read = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Note")).first)
+        #expect(read.value(forKey: hostile.name) as? String == "ecrit" && read.value(forKey: "key") as? String == "ecrit")
+    }
 }
