@@ -9,6 +9,7 @@ extension SQLiteSchema {
     /// | derivation | triggers |
     /// |---|---|
     /// | `pages.@count` (to-many with a to-one inverse) | `…_PARAMETER_INSERT`, `…_PARAMETER_UPDATE_INCREMENT`, `…_PARAMETER_UPDATE_DECREMENT`, `…_PARAMETER_DELETE` on the members' table, `…_SOURCE_INSERT` on the owner's |
+    /// | `tags.@count` (many-to-many, in a join table) | `…_PARAMETER_INSERT`, `…_PARAMETER_DELETE` on the join table, `…_SOURCE_INSERT` on the owner's |
     /// | `pages.@sum.words` (integer members) | the same five, adding and subtracting the members' values |
     /// | `pages.@min.words`, `@max` | `…_INSERT`, `…_UPDATE_SET`, `…_UPDATE_UNSET`, `…_DELETE` on the members' table, `…_INSERT` on the owner's |
     /// | `title`, `canonical:(title)`, `uppercase:`, `lowercase:`, `now()` | `…_INSERT`, `…_UPDATE` on the entity's table (`now()` on `Z_OPT`) |
@@ -36,8 +37,8 @@ extension SQLiteSchema {
     }
 
     /// The triggers that maintain one derived attribute, or nil when its derivation is kept by the context only: a
-    /// form Core Data's generator refuses (multi-step key paths, `@avg`, a predicate), a to-many without a to-one
-    /// inverse (a join table), a name that is not a plain identifier, a value whose type differs from the attribute's (the context converts it, SQL would
+    /// form Core Data's generator refuses (multi-step key paths, `@avg`, a predicate), an aggregate other than
+    /// `@count` of a many-to-many (a join table), a to-many without an inverse or its own inverse, a name that is not a plain identifier, a value whose type differs from the attribute's (the context converts it, SQL would
     /// not), `@sum` of non-integers or into anything but a 64-bit integer (floating-point sums added in another order
     /// can differ in the last bit), and `@min`/`@max` of a relationship to the entity's own table (the members' and
     /// the owner's trigger names would be the same).
@@ -81,6 +82,17 @@ extension SQLiteSchema {
             return TriggerDerivation(
                 triggers: target.toOneTriggers(destination: destinationTable.name, key: key, parameter: parameter, function: function))
         case .aggregate(let aggregate, let name, let keyPath):
+            // A many-to-many: Core Data's triggers on the join table. Not for a to-many without an inverse: a context
+            // cannot lead back from a deleted member to recompute the owner, and the object would disagree with the file.
+            if aggregate == .count, keyPath == nil, attribute.attributeType.isInteger,
+                let relationship = entity.relationshipsByName[name], relationship.isToMany,
+                relationship.resolvedInverse.map({ $0.isToMany && $0 !== relationship }) == true,
+                let join = joinTable(for: relationship)
+            {
+                let owner = join.relationship === relationship ? join.sourceColumn : join.destinationColumn
+                guard Self.arePlain(join.name, owner) else { return nil }
+                return TriggerDerivation(triggers: target.joinCountTriggers(join: join.name, owner: owner))
+            }
             guard attribute.attributeType.isInteger || aggregate == .min || aggregate == .max,
                 let relationship = entity.relationshipsByName[name], relationship.isToMany,
                 let inverse = relationship.resolvedInverse, !inverse.isToMany,
@@ -206,6 +218,24 @@ private struct DerivedColumn {
             "CREATE TRIGGER IF NOT EXISTS Z_DA_\(table)_\(entity)_\(name)_SOURCE_INSERT AFTER INSERT ON \(table) FOR EACH ROW BEGIN"
                 + " UPDATE \(table) SET \(column) = (SELECT IFNULL(\(aggregate), 0) FROM \(members) WHERE \(key) = NEW.Z_PK) WHERE Z_PK = NEW.Z_PK;"
                 + notify(inserted: true, where: "Z_PK = NEW.Z_PK") + " END",
+        ]
+    }
+
+    /// `@count` of a to-many kept in a join table: the join table's inserts and deletes add and subtract (Quire writes
+    /// join rows with an upsert, which fires no insert trigger for a row already there), the owner's insert counts.
+    /// `owner` is the join table's column holding the owner's key.
+    func joinCountTriggers(join: String, owner: String) -> [String] {
+        let prefix = "Z_DA_\(join)_\(entity)_\(name)_PARAMETER"
+        return [
+            "CREATE TRIGGER IF NOT EXISTS \(prefix)_INSERT AFTER INSERT ON \(join) FOR EACH ROW BEGIN"
+                + " UPDATE \(table) SET \(column) = IFNULL(\(column), 0) + 1 WHERE Z_PK = NEW.\(owner);"
+                + notify(where: "Z_PK = NEW.\(owner)") + " END",
+            "CREATE TRIGGER IF NOT EXISTS \(prefix)_DELETE AFTER DELETE ON \(join) FOR EACH ROW BEGIN"
+                + " UPDATE \(table) SET \(column) = \(column) - 1 WHERE Z_PK = OLD.\(owner);"
+                + notify(where: "Z_PK = OLD.\(owner)") + " END",
+            "CREATE TRIGGER IF NOT EXISTS Z_DA_\(table)_\(entity)_\(name)_SOURCE_INSERT AFTER INSERT ON \(table) FOR EACH ROW BEGIN"
+                + " UPDATE \(table) SET \(column) = (SELECT IFNULL(COUNT(\(owner)), 0) FROM \(join) WHERE \(owner) = NEW.Z_PK) WHERE Z_PK = NEW.Z_PK;"
+                + notify(where: "Z_PK = NEW.Z_PK") + " END",
         ]
     }
 

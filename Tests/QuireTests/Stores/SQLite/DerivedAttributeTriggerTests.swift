@@ -330,4 +330,63 @@ import QuireStores
         let read = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Note")).first)
         #expect(read.value(forKey: hostile.name) as? String == "ecrit" && read.value(forKey: "key") as? String == "ecrit")
     }
+
+    /// `@count` of a many-to-many: the join table's triggers count, saves that write the same members again do not
+    /// count them twice, and raw SQL on the join table is counted. A to-many without an inverse gets no trigger (the
+    /// context could not follow a deleted member back to its owner, and would disagree with the file).
+    @Test func countsOfJoinTableRelationshipsStayRight() throws {
+        let folder = try TemporaryFolder()
+        let tagCount = AttributeDescription(name: "tagCount", type: .integer64)
+        tagCount.derivationExpression = "tags.@count"
+        let labelCount = AttributeDescription(name: "labelCount", type: .integer64)
+        labelCount.derivationExpression = "count:(labels)"
+        let model = ManagedObjectModel(entities: [
+            EntityDescription(name: "Book", properties: [
+                AttributeDescription(name: "title", type: .string), tagCount, labelCount,
+                RelationshipDescription(name: "tags", destination: "Tag", toMany: true, inverse: "books"),
+                RelationshipDescription(name: "labels", destination: "Tag", toMany: true),
+            ]),
+            EntityDescription(name: "Tag", properties: [
+                AttributeDescription(name: "name", type: .string),
+                RelationshipDescription(name: "books", destination: "Book", toMany: true, inverse: "tags"),
+            ]),
+        ])
+        let url = folder.file("Tags.sqlite")
+        let (_, context) = try Fixtures.stack(model, at: url)
+        let tags = try ["novel", "french", "classic"].map { name in
+            let tag = ManagedObject(entity: try #require(model.entitiesByName["Tag"]), insertInto: context)
+            tag.setValue(name, forKey: "name")
+            return tag
+        }
+        let book = ManagedObject(entity: try #require(model.entitiesByName["Book"]), insertInto: context)
+        book.setValue("Nana", forKey: "title")
+        book.setValue(Set(tags.prefix(2)), forKey: "tags")
+        book.setValue(Set([tags[2]]), forKey: "labels")
+        try context.save()
+        #expect(try sqlite3(url, "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%tagCount%' ORDER BY name").split(separator: "\n").count == 3)
+        #expect(try sqlite3(url, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%labelCount%'") == "0")
+        #expect(try sqlite3(url, "SELECT ZTAGCOUNT, ZLABELCOUNT FROM ZBOOK") == "2|1")
+        // Saved again with the same members, then with one removed, then a tag deleted.
+        book.setValue("Nana (1880)", forKey: "title")
+        try context.save()
+        #expect(try sqlite3(url, "SELECT ZTAGCOUNT, ZLABELCOUNT FROM ZBOOK") == "2|1")
+        book.setValue(Set([tags[0]]), forKey: "tags")
+        try context.save()
+        #expect(try sqlite3(url, "SELECT ZTAGCOUNT FROM ZBOOK") == "1")
+        #expect(book.value(forKey: "tagCount") as? Int64 == 1)
+        context.delete(tags[2])
+        try context.save()
+        #expect(try sqlite3(url, "SELECT ZTAGCOUNT FROM ZBOOK") == "1")
+        // Another writer links the book to a tag in the join table.
+        let join = try sqlite3(url, "SELECT tbl_name FROM sqlite_master WHERE name LIKE 'Z_DA_%_Book_tagCount_PARAMETER_INSERT'")
+        let columns = try sqlite3(url, "SELECT group_concat(name, ',') FROM pragma_table_info('\(join)')").split(separator: ",").map(String.init)
+        let bookColumn = try #require(columns.first { $0.uppercased().hasSuffix("BOOKS") })
+        let tagColumn = try #require(columns.first { $0 != bookColumn && $0.uppercased().hasSuffix("TAGS") })
+        let connection = try SQLiteConnection(url: url, readOnly: false, create: false)
+        try SQLiteFunctions.register(on: connection)
+        try connection.execute(
+            "INSERT INTO \(join) (\(bookColumn), \(tagColumn)) VALUES ((SELECT Z_PK FROM ZBOOK), (SELECT Z_PK FROM ZTAG WHERE ZNAME = 'french'))")
+        connection.close()
+        #expect(try sqlite3(url, "SELECT ZTAGCOUNT FROM ZBOOK") == "2")
+    }
 }
