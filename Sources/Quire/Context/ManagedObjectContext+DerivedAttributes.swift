@@ -16,8 +16,10 @@ extension ManagedObjectContext {
     /// relationship are recomputed too (a book's `author.name` when the author is renamed, its `pages.@sum.words`
     /// when a page's words change), so every derived value is current after the save, on every store type.
     ///
-    /// Every store type gets the values from here; SQLite stores with Core Data's `Z_DA_` triggers also keep them
-    /// current in the file for rows other writers change.
+    /// Every store type gets the values from here. SQLite stores with Core Data's `Z_DA_` triggers (the ones Quire
+    /// creates, and Core Data's) compute the same values in the file, for every writer, and Quire's saves leave those
+    /// columns to them; the two agree because both use the same string functions and the save's date for `now()`
+    /// (`NSCoreDataNow()` answers this save's date while the store writes it).
     ///
     /// - Returns: Whether objects outside `changed` changed (the caller lists the changed objects again).
     /// - Throws: ``QuireError/Code/managedObjectValidation`` naming the keys when derived attributes were set by hand
@@ -158,13 +160,7 @@ extension ManagedObject {
             result = value(forKeyPath: keyPath)
         case .string(let function, let keyPath):
             guard let text = value(forKeyPath: keyPath) as? String else { return .null }
-            switch function {
-            case .lowercase: result = text.lowercased()
-            case .uppercase: result = text.uppercased()
-            case .canonical:
-                result = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
-                    .lowercased()
-            }
+            result = DerivationExpression.apply(function, to: text)
         case .aggregate(let aggregate, let relationship, let keyPath):
             let members: [ManagedObject]
             switch value(forKey: relationship) {

@@ -26,6 +26,7 @@ enum SaveValidation {
             if storage.isFault { continue }
             check(storage, of: entity.allRelationships[slot], object: object, into: &errors)
         }
+        if !entity.allComposites.isEmpty { checkRequiredComposites(of: object, into: &errors) }
         for property in entity.propertiesWithValidationMethods {
             var value = object.value(forKey: property.name)
             callValidationMethod(of: object, property: property, value: &value, into: &errors)

@@ -10,8 +10,20 @@ extension EntityDescription {
     }
 
     /// Whether validation has anything to check on the frozen entity's objects: validated attributes or
-    /// relationships, or properties with validation methods.
+    /// relationships, properties with validation methods, or required composite attributes.
     package var hasValidationRules: Bool {
         !validatedAttributeSlots.isEmpty || !validatedRelationshipSlots.isEmpty || !propertiesWithValidationMethods.isEmpty
+            || allComposites.contains { !$0.isOptional || $0.hasRequiredNestedComposite }
+    }
+}
+
+extension CompositeAttributeDescription {
+    /// Whether a composite nested in this one, at any depth, is required (validation checks it when this one has a
+    /// value).
+    package var hasRequiredNestedComposite: Bool {
+        elements.contains { element in
+            guard let nested = element as? CompositeAttributeDescription else { return false }
+            return !nested.isOptional || nested.hasRequiredNestedComposite
+        }
     }
 }

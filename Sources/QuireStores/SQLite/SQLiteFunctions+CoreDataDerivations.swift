@@ -1,16 +1,17 @@
 import QuireCore
 import CSQLite
 import Foundation
+import Synchronization
 
 extension SQLiteFunctions {
     /// The functions Core Data's triggers for `now()`, `canonical:`, `uppercase:` and `lowercase:` derivations call, as a
     /// public decompilation of Core Data's `NSSQLDerivedAttributeSQLGenerator` names them (no store in the corpus has
-    /// such a trigger). Quire does not write these triggers, but a store Core Data wrote may have them, and without the
-    /// functions every write that fires one fails ("no such function"):
+    /// such a trigger). Quire writes these triggers in the stores it creates, a store Core Data wrote may have them,
+    /// and without the functions every write that fires one fails ("no such function"):
     ///
     /// | name | what it computes |
     /// |---|---|
-    /// | `NSCoreDataNow()` | the current date, seconds since 2001-01-01 (how dates are stored) |
+    /// | `NSCoreDataNow()` | the current date, seconds since 2001-01-01 (how dates are stored); during a save, the save's date (``withDerivationDate(_:on:_:)``) |
     /// | `NSCoreDataCanonical(text)` | the text in lower case without diacritics, as Quire's `canonical:` derivation |
     /// | `NSCoreDataToUpper(text)`, `NSCoreDataToLower(text)` | the text upper- or lower-cased |
     ///
@@ -37,6 +38,21 @@ extension SQLiteFunctions {
     }
 }
 
+/// The date `NSCoreDataNow()` answers on a connection while a save runs on it, by connection handle: the date the
+/// context computed the save's other `now()` values with, so the file and the objects agree to the bit.
+private let pinnedDates = Mutex<[UInt: Double]>([:])
+
+extension SQLiteFunctions {
+    /// Runs `body` with `NSCoreDataNow()` answering `date` on the connection (the current date when nil).
+    package static func withDerivationDate<T>(_ date: Date?, on connection: SQLiteConnection, _ body: () throws -> T) rethrows -> T {
+        guard let date, let db = connection.handle else { return try body() }
+        let key = UInt(bitPattern: db)
+        pinnedDates.withLock { $0[key] = date.timeIntervalSinceReferenceDate }
+        defer { pinnedDates.withLock { _ = $0.removeValue(forKey: key) } }
+        return try body()
+    }
+}
+
 /// Answers the text a transform makes of the first argument, or NULL for a non-text argument.
 private func transformText(_ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?, _ transform: (String) -> String) {
     guard count == 1, let arguments, sqlite3_value_type(arguments[0]) == SQLITE_TEXT, let bytes = sqlite3_value_text(arguments[0]) else {
@@ -50,22 +66,24 @@ private func transformText(_ context: OpaquePointer?, _ count: Int32, _ argument
 }
 
 private let nowFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, _ in
-    sqlite3_result_double(context, Date().timeIntervalSinceReferenceDate)
+    let key = sqlite3_context_db_handle(context).map { UInt(bitPattern: $0) }
+    let pinned = key.flatMap { key in pinnedDates.withLock { $0[key] } }
+    sqlite3_result_double(context, pinned ?? Date().timeIntervalSinceReferenceDate)
 }
 
 private let canonicalFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
     context, count, arguments in
     transformText(context, count, arguments) {
-        $0.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil).lowercased()
+        DerivationExpression.apply(.canonical, to: $0)
     }
 }
 
 private let upperFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
     context, count, arguments in
-    transformText(context, count, arguments) { $0.uppercased() }
+    transformText(context, count, arguments) { DerivationExpression.apply(.uppercase, to: $0) }
 }
 
 private let lowerFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
     context, count, arguments in
-    transformText(context, count, arguments) { $0.lowercased() }
+    transformText(context, count, arguments) { DerivationExpression.apply(.lowercase, to: $0) }
 }

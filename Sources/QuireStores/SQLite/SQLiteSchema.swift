@@ -243,7 +243,6 @@ package final class SQLiteSchema {
         }
         // Fetch indexes and uniqueness constraints: Z_<Entity>_<name>, Z_<Entity>_UNIQUE_<properties>.
         sql += entityIndexStatements()
-        sql += derivedAttributeTriggerStatements()
         for join in allJoinTables {
             var columns = ["\(SQLiteSchema.ddlName(join.sourceColumn)) INTEGER", "\(SQLiteSchema.ddlName(join.destinationColumn)) INTEGER"]
             if let order = join.orderColumn { columns.append("\(SQLiteSchema.ddlName(order)) INTEGER") }
@@ -255,6 +254,8 @@ package final class SQLiteSchema {
                     + "\(SQLiteSchema.ddlName(join.name)) (\(SQLiteSchema.ddlName(join.destinationColumn)), "
                     + "\(SQLiteSchema.ddlName(join.sourceColumn)))")
         }
+        // Last: triggers may be on join tables.
+        sql += derivedAttributeTriggerStatements()
         return sql
     }
 

@@ -6,6 +6,10 @@ extension SQLiteStore {
     package func sqliteBeginImport() throws {
         let connection = try db()
         try connection.beginImmediate()
+        do { try suspendDerivedAttributeTriggers(connection) } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
         blobWrites = externalDataFolder.map { ExternalDataWrites(folder: $0, threshold: options.externalDataThreshold) }
         importedLengths = [:]
     }
@@ -59,6 +63,7 @@ extension SQLiteStore {
                 writes.finish()
             }
             if !importedLengths.isEmpty { try recordExternalData(importedLengths, connection) }
+            try resumeDerivedAttributeTriggers(connection)
             try connection.execute("COMMIT")
         } catch {
             try? connection.execute("ROLLBACK")

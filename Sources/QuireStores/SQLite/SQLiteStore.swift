@@ -207,9 +207,9 @@ package final class SQLiteStore: ImportingStoreBackend {
     }
 
     /// The attributes a store's derived-attribute triggers maintain. Core Data names them
-    /// `Z_DA_<table>_<Entity>_<attribute>_<PARAMETER_INSERT | PARAMETER_UPDATE_INCREMENT | PARAMETER_UPDATE_DECREMENT |
-    /// PARAMETER_DELETE | SOURCE_INSERT>`.
-    private static func derivedAttributes(_ connection: SQLiteConnection, model: ManagedObjectModel) throws -> Set<ObjectIdentifier> {
+    /// `Z_DA_<table>_<Entity>_<attribute>_<INSERT | UPDATE | PARAMETER_INSERT | SOURCE_INSERT | …>` (see
+    /// `SQLiteSchema.derivedAttributeTriggerStatements()`).
+    static func derivedAttributes(_ connection: SQLiteConnection, model: ManagedObjectModel) throws -> Set<ObjectIdentifier> {
         let statement = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'Z\\_DA\\_%' ESCAPE '\\'")
         defer { statement.finalize() }
         var names: [String] = []
@@ -219,7 +219,7 @@ package final class SQLiteStore: ImportingStoreBackend {
         for entity in model.entitiesByNumber {
             for attribute in entity.allAttributes where attribute.entity === entity {
                 let marker = "_\(entity.name)_\(attribute.name)_"
-                if names.contains(where: { $0.contains(marker + "PARAMETER_") || $0.contains(marker + "SOURCE_") }) {
+                if names.contains(where: { $0.contains(marker) }) {
                     result.insert(ObjectIdentifier(attribute))
                 }
             }
