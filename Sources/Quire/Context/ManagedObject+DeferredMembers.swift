@@ -50,10 +50,21 @@ extension ManagedObject {
     /// Records that `id` joined (or, with `adding` false, left) `relationship`, which ``defersMembers(of:)``
     /// allowed; the object is marked changed and the change can be undone.
     func deferMember(_ id: ObjectID, of relationship: RelationshipDescription, adding: Bool) {
+        // Registered before the snapshot `willChangeRelationships` registers, so that undo runs it after the
+        // snapshot is restored.
+        managedObjectContext?.registerUndoOfDeferredMember(self, id, of: relationship, adding: adding)
         willChangeRelationships()
         var members = deferredMembers[relationship.slot] ?? DeferredMembers()
         if adding { members.add(id) } else { members.remove(id) }
         deferredMembers[relationship.slot] = members
+    }
+
+    /// The first change since the object was saved, fetched or had its changes discarded: members recorded
+    /// before then (left by a rollback, a refresh or a discarding merge) are stale and go, so that neither a
+    /// later load nor the next save applies them.
+    func startsChanging() {
+        if !deferredMembers.isEmpty { deferredMembers = [:] }
+        managedObjectContext?.objectDidChange(self)
     }
 
     /// `storage`, the relationship's members as the store has them, with the changes recorded while it was a
@@ -79,5 +90,29 @@ extension ManagedObject {
         guard let relationship = entity.property(named: key) as? RelationshipDescription else { return false }
         if faultFlag { return true }
         return relationship.slot < relationshipStorage.count && relationshipStorage[relationship.slot].isFault
+    }
+}
+
+extension ManagedObjectContext {
+    /// Undo of a member recorded while its set was a fault. Before a save, restoring the object's relationships
+    /// and recorded members (``registerUndoForRelationships(_:)``) undoes it exactly; once a save wrote it to
+    /// the store and dropped the record, restoring finds nothing to drop, so this records the opposite change
+    /// instead (the member leaves, or comes back at the end of an ordered set), as undoing a loaded set's
+    /// change after a save does.
+    func registerUndoOfDeferredMember(_ object: ManagedObject, _ id: ObjectID, of relationship: RelationshipDescription, adding: Bool) {
+        guard let undoManager = undoState.undoManager else { return }
+        let saves = undoState.saveCount
+        undoManager.registerUndo(withTarget: self) { context in
+            guard object.managedObjectContext === context, context.undoState.saveCount != saves else { return }
+            let member = context.undoState.permanentIDs[id] ?? id
+            if object.defersMembers(of: relationship) {
+                object.deferMember(member, of: relationship, adding: !adding)
+            } else {
+                var storage = object.loadedStorage(for: relationship)
+                object.willChangeRelationships()
+                if adding { storage.remove(member) } else { storage.add(member) }
+                object.relationshipStorage[relationship.slot] = storage
+            }
+        }
     }
 }

@@ -272,7 +272,7 @@ extension ManagedObject {
         managedObjectContext?.changeNotes.noteUpdated(self)
         guard !insertedFlag else { return }
         if committedAttributes == nil { committedAttributes = attributeStorage }
-        if !updatedFlag { managedObjectContext?.objectDidChange(self) }
+        if !updatedFlag { startsChanging() }
     }
 
     func willChangeRelationships() {
@@ -281,7 +281,7 @@ extension ManagedObject {
         managedObjectContext?.changeNotes.noteUpdated(self)
         guard !insertedFlag else { return }
         if committedRelationships == nil { committedRelationships = relationshipStorage }
-        if !updatedFlag { managedObjectContext?.objectDidChange(self) }
+        if !updatedFlag { startsChanging() }
     }
 
     /// The relationship's value, loading a to-many fault first.

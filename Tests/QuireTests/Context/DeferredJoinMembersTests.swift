@@ -242,6 +242,10 @@ import Quire
         t2.addObject(d, toRelationship: "items")
         s2.addObject(b3, toRelationship: "books")  // already a member: nothing changes
         context.rollback()
+        // Changed again after the rollback, the objects save nothing of what was rolled back.
+        t2.setValue("T2", forKey: "name")
+        d.setValue("D", forKey: "name")
+        try context.save()
         #expect(names(t2, "items") == ["C"])
         #expect(names(d, "tags") == [])
 
@@ -295,5 +299,69 @@ import Quire
         #expect(tracks.map { "\(text($0[0]))/\($0[1].int64)" } == ["X/1", "Y/2", "Z/3"])
         let tagJoin = try #require(tables.first { $0.hasSuffix("ITEMS") || $0.hasSuffix("TAGS") })
         #expect(try raw.rows("SELECT COUNT(*) FROM \"\(tagJoin)\"")[0][0].int64 == 4)
+    }
+
+    @Test(arguments: [StoreKind.sqlite, StoreKind.binary])
+    func historyNamesTheRelationshipChangedWhileAFault(_ kind: StoreKind) throws {
+        let folder = try TemporaryFolder()
+        var options = StoreOptions()
+        options.persistentHistoryTracking = true
+        let seeded = try kind.stack(Self.model(), in: folder, options: options)
+        _ = try seeded.insert("Tag", ["name": "T1"])
+        _ = try seeded.insert("Item", ["name": "D"])
+        try seeded.context.save()
+        let stack = try seeded.reopened()
+        let t1 = try one(stack, "Tag", "T1")
+        t1.addObject(try one(stack, "Item", "D"), toRelationship: "items")
+        #expect(t1.hasFault(forRelationshipNamed: "items"))
+        try stack.context.save()
+        let result = try stack.context.execute(PersistentHistoryChangeRequest.fetchHistory(after: nil as PersistentHistoryToken?))
+        let last = try #require(result.transactions?.last)
+        let change = try #require(last.changes?.first { $0.changedObjectID == t1.objectID })
+        #expect(change.updatedProperties == ["items"])
+    }
+
+    @Test(arguments: [StoreKind.sqlite, StoreKind.xml])
+    func recordedMembersFollowPermanentIDs(_ kind: StoreKind) throws {
+        let folder = try TemporaryFolder()
+        let stack = try seed(kind, folder)
+        let t1 = try one(stack, "Tag", "T1")
+        let p = try one(stack, "Playlist", "P")
+        let e = try stack.insert("Item", ["name": "E"])
+        let w = try stack.insert("Track", ["name": "W"])
+        e.addObject(t1, toRelationship: "tags")
+        p.addObject(w, toRelationship: "tracks")
+        try stack.context.obtainPermanentIDs(for: [e, w])
+        #expect(!e.objectID.isTemporaryID)
+        #expect(names(t1, "items") == ["A", "B", "E"])
+        #expect(names(p, "tracks") == ["X", "Y", "W"])
+        try stack.context.save()
+        let fresh = try stack.reopened()
+        #expect(names(try one(fresh, "Tag", "T1"), "items") == ["A", "B", "E"])
+        #expect(names(try one(fresh, "Playlist", "P"), "tracks") == ["X", "Y", "W"])
+    }
+
+    @Test(arguments: StoreKind.all)
+    func undoAfterTheSaveTakesTheMemberOutAgain(_ kind: StoreKind) throws {
+        let folder = try TemporaryFolder()
+        let stack = try seed(kind, folder)
+        let context = stack.context
+        context.undoManager = UndoManager()
+        let (t1, d) = (try one(stack, "Tag", "T1"), try one(stack, "Item", "D"))
+        let (s1, b3) = (try one(stack, "Shelf", "S1"), try one(stack, "Book", "B3"))
+        context.processPendingChanges()
+        t1.addObject(d, toRelationship: "items")
+        s1.addObject(b3, toRelationship: "books")
+        context.processPendingChanges()
+        try context.save()
+        context.undoManager?.undo()
+        try context.save()
+        #expect(names(t1, "items") == ["A", "B"])
+        #expect(names(d, "tags") == [])
+        let fresh = try stack.reopened()
+        #expect(names(try one(fresh, "Tag", "T1"), "items") == ["A", "B"])
+        #expect(names(try one(fresh, "Item", "D"), "tags") == [])
+        #expect(names(try one(fresh, "Shelf", "S1"), "books") == ["B1", "B2"])
+        #expect(names(try one(fresh, "Book", "B3"), "shelves") == ["S2"])
     }
 }
