@@ -9,6 +9,7 @@ import Quire
 /// `owner.addObject(member, toRelationship: "members")` to owner `index % 1000`, from the owner's side (the
 /// side whose set is large), saved, and the context reset. With the sets loaded to add one member, each batch
 /// costs more than the last; recorded instead, the last batch costs about what the first does.
+/// `QUIRE_BENCH_LOAD_SETS=1` reads each owner's set before adding to it, as Quire did before, for comparison.
 enum RelatedImportBench {
     /// How many members the rows make.
     static let memberCount = 200_000
@@ -51,6 +52,7 @@ enum RelatedImportBench {
             context.reset()
         }
         var times: [Double] = []
+        let loadsSets = ProcessInfo.processInfo.environment["QUIRE_BENCH_LOAD_SETS"] != nil
         for batch in 0..<memberCount / batchSize {
             try times.append(measure {
                 try context.performAndWait {
@@ -61,7 +63,10 @@ enum RelatedImportBench {
                         let object = ManagedObject(entity: member, insertInto: context)
                         object.setValue("member-\(index)", forKey: "name")
                         object.setValue(Int64(index), forKey: "rank")
-                        owners[index % owners.count].addObject(object, toRelationship: "members")
+                        let owner = owners[index % owners.count]
+                        // What adding cost before issue 15: the owner's whole set loaded first.
+                        if loadsSets { _ = owner.value(forKey: "members") }
+                        owner.addObject(object, toRelationship: "members")
                     }
                     try context.save()
                     context.reset()
@@ -108,7 +113,7 @@ enum RelatedImportBench {
         try exec("COMMIT")
         let insert = try prepare(
             ordered ? "INSERT INTO ZMEMBER VALUES (?, 2, 1, ?, ?, ?, ?)" : "INSERT INTO ZMEMBER VALUES (?, 2, 1, ?, ?)")
-        let join = try prepare("INSERT INTO Z_1MEMBERS VALUES (?, ?)")
+        let join = ordered ? nil : try prepare("INSERT INTO Z_1MEMBERS VALUES (?, ?)")
         defer {
             sqlite3_finalize(insert)
             sqlite3_finalize(join)
@@ -132,7 +137,7 @@ enum RelatedImportBench {
                         throw RawSQLiteError(code: SQLITE_ERROR, message: String(cString: sqlite3_errmsg(db)), operation: "insert")
                     }
                     sqlite3_reset(insert)
-                    if !ordered {
+                    if let join {
                         sqlite3_bind_int64(join, 1, owner)
                         sqlite3_bind_int64(join, 2, key)
                         guard sqlite3_step(join) == SQLITE_DONE else {
