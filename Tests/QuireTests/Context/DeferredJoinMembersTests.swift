@@ -364,4 +364,29 @@ import Quire
         #expect(names(try one(fresh, "Shelf", "S1"), "books") == ["B1", "B2"])
         #expect(names(try one(fresh, "Book", "B3"), "shelves") == ["S2"])
     }
+
+    /// A child context loads the set through its parent (which applies what the parent recorded); its changes
+    /// go into the parent's objects and the parent's save writes them all.
+    @Test func childContextsSeeAndKeepTheParentsRecordedMembers() throws {
+        let folder = try TemporaryFolder()
+        let stack = try seed(.sqlite, folder)
+        let t1 = try one(stack, "Tag", "T1")
+        t1.addObject(try one(stack, "Item", "D"), toRelationship: "items")
+        #expect(t1.hasFault(forRelationshipNamed: "items"))
+        let child = ManagedObjectContext()
+        child.parent = stack.context
+        let request = FetchRequest<ManagedObject>(entityName: "Tag")
+        request.predicate = try QueryPredicate(format: "name == %@", "T1")
+        let childTag = try #require(try child.fetch(request).first)
+        #expect(names(childTag, "items") == ["A", "B", "D"])
+        let itemRequest = FetchRequest<ManagedObject>(entityName: "Item")
+        itemRequest.predicate = try QueryPredicate(format: "name == %@", "C")
+        childTag.addObject(try #require(try child.fetch(itemRequest).first), toRelationship: "items")
+        try child.save()
+        #expect(names(t1, "items") == ["A", "B", "C", "D"])
+        try stack.context.save()
+        let fresh = try stack.reopened()
+        #expect(names(try one(fresh, "Tag", "T1"), "items") == ["A", "B", "C", "D"])
+        #expect(names(try one(fresh, "Item", "C"), "tags") == ["T1", "T2"])
+    }
 }
