@@ -57,7 +57,9 @@ package struct SQLMemberChanges {
                     try numberInverseSide(join, column: column, owner: pk, added: added)
                 }
             } else if !inverseSides, relationship.isOrdered, SQLiteSchema.usesForeignKey(relationship) {
-                try numberForeignKeyMembers(relationship, owner: pk, added: added)
+                // Members inserted by this save (temporary IDs) have no position yet.
+                let inserted = Set(members.added.compactMap { map[$0]?.primaryKey })
+                try numberForeignKeyMembers(relationship, owner: pk, added: added, inserted: inserted)
             }
         }
     }
@@ -87,7 +89,7 @@ package struct SQLMemberChanges {
         for member in added where try run(update, [next + 1, owner, member]) == 1 { next += 1 }
     }
 
-    private func numberForeignKeyMembers(_ relationship: RelationshipDescription, owner: Int64, added: [Int64]) throws {
+    private func numberForeignKeyMembers(_ relationship: RelationshipDescription, owner: Int64, added: [Int64], inserted: Set<Int64>) throws {
         guard !added.isEmpty, let inverse = relationship.resolvedInverse, let memberEntity = inverse.entity,
             let mapping = schema.mapping(for: memberEntity), inverse.slot < mapping.orderKeyColumns.count,
             mapping.orderKeyColumns[inverse.slot] >= 0, mapping.foreignKeyColumns[inverse.slot] >= 0
@@ -96,10 +98,11 @@ package struct SQLMemberChanges {
         let order = quote(mapping.table.columns[mapping.orderKeyColumns[inverse.slot]].name)
         let foreignKey = quote(mapping.table.columns[mapping.foreignKeyColumns[inverse.slot]].name)
         let key = quote("Z_PK")
-        // The added members' keys are stale (a position in another owner) or unset: clear them, then number
-        // them after the owner's last member. A member whose foreign key names another owner is left alone.
+        // The added members' keys are stale (a position in another owner) or unset (inserted by this save):
+        // clear the stale ones, then number them all after the owner's last member. A member whose foreign key
+        // names another owner is left alone.
         let clear = "UPDATE \(table) SET \(order) = NULL WHERE \(key) = \(placeholder(1)) AND \(foreignKey) = \(placeholder(2))"
-        for member in added { _ = try run(clear, [member, owner]) }
+        for member in added where !inserted.contains(member) { _ = try run(clear, [member, owner]) }
         var next = try scalar("SELECT MAX(\(order)) FROM \(table) WHERE \(foreignKey) = \(placeholder(1))", [owner]) ?? 0
         let update = "UPDATE \(table) SET \(order) = \(placeholder(1)) WHERE \(key) = \(placeholder(2)) AND \(foreignKey) = \(placeholder(3))"
         for member in added where try run(update, [next + 1, member, owner]) == 1 { next += 1 }
