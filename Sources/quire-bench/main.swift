@@ -274,6 +274,7 @@ rows += try AtomicMemoryBench.rows(binaryURL: binaryURL, xmlURL: xmlURL)
 rows += try BatchBench.rows(source: quireURL, folder: folder, runs: runs, wanted: wanted)
 rows += try PostgresBench.rows(runs: runs, wanted: wanted)
 rows += try ScaleBench.rows(in: folder) { arguments.contains("--scale") || only == $0 }
+rows += try RelatedImportBench.rows(in: folder) { arguments.contains("--scale") || only == $0 }
 
 let table = BenchmarkTable(rows: rows)
 print(asJSON ? try table.json() : table.text())

@@ -272,7 +272,7 @@ extension ManagedObject {
         managedObjectContext?.changeNotes.noteUpdated(self)
         guard !insertedFlag else { return }
         if committedAttributes == nil { committedAttributes = attributeStorage }
-        if !updatedFlag { managedObjectContext?.objectDidChange(self) }
+        if !updatedFlag { startsChanging() }
     }
 
     func willChangeRelationships() {
@@ -281,7 +281,7 @@ extension ManagedObject {
         managedObjectContext?.changeNotes.noteUpdated(self)
         guard !insertedFlag else { return }
         if committedRelationships == nil { committedRelationships = relationshipStorage }
-        if !updatedFlag { managedObjectContext?.objectDidChange(self) }
+        if !updatedFlag { startsChanging() }
     }
 
     /// The relationship's value, loading a to-many fault first.
@@ -355,7 +355,8 @@ extension ManagedObject {
             object.managedObjectContext === managedObjectContext,
             "Objects in different contexts cannot be related ('\(relationship.name)' of '\(entity.name)').")
         if defersMembers(of: relationship) {
-            // A to-many fault: record the new member without loading the set.
+            // A to-many fault: record the new member without loading the set (nothing to do for a member).
+            if knownMembership(of: object, in: relationship) == true { return }
             deferMember(object.objectID, of: relationship, adding: true)
         } else {
             let current = loadedStorage(for: relationship)
@@ -392,12 +393,10 @@ extension ManagedObject {
     /// Removes `object` from this object's relationship and this object from the inverse.
     func unlink(_ object: ManagedObject, through relationship: RelationshipDescription) {
         if defersMembers(of: relationship) {
-            // A to-many fault: the inverse to-one says whether the object is a member.
-            guard let inverse = relationship.resolvedInverse,
-                case .toOne(let owner?) = object.loadedStorage(for: inverse), owner == objectID
-            else { return }
+            // A to-many fault: skip what is known not to be a member; otherwise record it on both sides.
+            if knownMembership(of: object, in: relationship) == false { return }
             deferMember(object.objectID, of: relationship, adding: false)
-            object.removeOneSide(objectID, relationship: inverse)
+            if let inverse = relationship.resolvedInverse { object.removeOneSide(objectID, relationship: inverse) }
             return
         }
         let current = loadedStorage(for: relationship)

@@ -48,6 +48,7 @@ extension ManagedObjectContext {
                 if object.committedRelationships != nil {
                     object.committedRelationships?.indices.forEach { object.committedRelationships?[$0].remap(map) }
                 }
+                if !object.deferredMembers.isEmpty { object.deferredMembers = object.deferredMembers.mapValues { $0.remapped(map) } }
             }
         }
     }

@@ -170,13 +170,15 @@ extension ManagedObjectContext {
             for slot in entity.transientAttributeSlots { attributes[slot] = .null }
             for slot in entity.transientRelationshipSlots where slot < relationships.count { relationships[slot] = .fault }
         }
-        return SaveRequest.Change(
+        var result = SaveRequest.Change(
             objectID: object.objectID,
             store: store,
             version: object.version,
             attributes: attributes,
             relationships: relationships,
             committedRelationships: object.committedRelationships)
+        if !object.deferredMembers.isEmpty { result.memberChanges = object.deferredMembers }
+        return result
     }
 
     private func didSave(_ result: SaveResult, of request: SaveRequest, _ saved: [ManagedObject]) {

@@ -26,6 +26,7 @@ extension ManagedObjectContext {
                 for index in committed.indices { committed[index].remap(map.map) }
                 object.committedRelationships = committed
             }
+            if !object.deferredMembers.isEmpty { object.deferredMembers = object.deferredMembers.mapValues { $0.remapped(map.map) } }
         }
         for (key, store) in storeAssignments where store === map.source { storeAssignments[key] = map.target }
         // Recorded undo actions name the old store's objects.

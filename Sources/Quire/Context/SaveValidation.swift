@@ -21,9 +21,13 @@ enum SaveValidation {
             check(object.attributeStorage[slot], of: entity.allAttributes[slot], object: object, into: &errors)
         }
         for slot in entity.validatedRelationshipSlots where slot < object.relationshipStorage.count {
-            let storage = object.relationshipStorage[slot]
-            // A to-many relationship never loaded was not changed since it was last valid.
-            if storage.isFault { continue }
+            var storage = object.relationshipStorage[slot]
+            if storage.isFault {
+                // A to-many relationship never loaded was not changed since it was last valid; one changed while
+                // a fault is loaded to count its members.
+                if object.deferredMembers[slot] == nil { continue }
+                storage = object.loadedStorage(for: entity.allRelationships[slot])
+            }
             check(storage, of: entity.allRelationships[slot], object: object, into: &errors)
         }
         if !entity.allComposites.isEmpty { checkRequiredComposites(of: object, into: &errors) }

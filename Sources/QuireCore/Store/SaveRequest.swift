@@ -18,6 +18,9 @@ package struct SaveRequest: Sendable {
         /// The attribute values as last read (updated objects, when known), for the updated properties
         /// persistent history records.
         package var committedAttributes: [AttributeValue]? = nil
+        /// Members added to and removed from to-many relationships that were faults when they changed
+        /// (`relationships` holds `.fault` for them), by relationship slot.
+        package var memberChanges: [Int: DeferredMembers] = [:]
 
         /// Creates one with every stored value.
         package init(objectID: ObjectID, store: PersistentStore, version: Int64, attributes: [AttributeValue], relationships: [RelationshipStorage], committedRelationships: [RelationshipStorage]?) {

@@ -59,7 +59,8 @@ package enum StoreHistoryLayout {
     }
 
     /// The names of the persistent properties an update changed: attributes whose value differs from the one
-    /// last read, and loaded relationships whose members differ from those last saved. Empty when the save
+    /// last read, loaded relationships whose members differ from those last saved, and relationships with
+    /// members recorded while they were faults (``SaveRequest/Change/memberChanges``). Empty when the save
     /// carries no earlier values.
     package static func changedPropertyNames(_ change: SaveRequest.Change) -> [String] {
         let entity = change.objectID.entity
@@ -77,7 +78,12 @@ package enum StoreHistoryLayout {
             {
                 let now = change.relationships[relationship.slot]
                 let then = committed[relationship.slot]
-                if !now.isFault, !then.isFault, Set(now.objectIDs) != Set(then.objectIDs) { names.append(relationship.name) }
+                if !now.isFault, !then.isFault, Set(now.objectIDs) != Set(then.objectIDs) {
+                    names.append(relationship.name)
+                } else if now.isFault, change.memberChanges[relationship.slot].map({ !$0.isEmpty }) == true {
+                    // Members added or removed while the relationship was a fault.
+                    names.append(relationship.name)
+                }
             }
         }
         return names

@@ -63,7 +63,13 @@ extension AtomicStore {
                 node.version += 1
                 node.attributes = try storedAttributes(change.attributes, of: node.objectID)
                 for index in change.relationships.indices where index < node.relationships.count {
-                    guard !change.relationships[index].isFault else { continue }
+                    guard !change.relationships[index].isFault else {
+                        // Members recorded while the relationship was a fault: applied to the record's.
+                        if let members = change.memberChanges[index] {
+                            node.relationships[index] = members.remapped(map).applied(to: node.relationships[index])
+                        }
+                        continue
+                    }
                     var storage = change.relationships[index]
                     if !map.isEmpty { storage.remap(map) }
                     node.relationships[index] = storage

@@ -280,7 +280,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
         try loadPendingRecords()
         guard let key = objectID.primaryKey, let node = nodes[key], node.objectID.entity.rootEntity === objectID.entity.rootEntity
         else { return nil }
-        return node
+        return Self.withToManyFaults(node)
     }
 
     package func snapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] {
@@ -323,7 +323,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     }
 
     package func fetchRows(_ fetch: StoreFetch) throws -> [RowSnapshot] {
-        window(try matchingNodes(fetch, sorted: true), fetch)
+        window(try matchingNodes(fetch, sorted: true), fetch).map(Self.withToManyFaults)
     }
 
     package func fetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] {

@@ -58,6 +58,7 @@ extension SQLiteStore {
                     for change in changes where change.objectID.entity.hasToManyRelationships {
                         try writeJoins(change, id: permanent(change.objectID), map: map, inverseSides: inverseSides, connection)
                         if !inverseSides { try writeOrderKeys(change, map: map, connection) }
+                        try writeMemberChanges(change, id: permanent(change.objectID), map: map, inverseSides: inverseSides, connection)
                     }
                 }
             }
