@@ -17,7 +17,7 @@ extension SQLiteStore {
         defer { blobWrites = nil }
         let result: SaveResult
         do {
-            result = try transaction(request, connection)
+            result = try withSaveCache(for: request, connection) { try transaction(request, connection) }
         } catch {
             writes?.discard()
             throw error
