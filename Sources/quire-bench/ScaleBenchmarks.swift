@@ -195,7 +195,8 @@ enum ScaleBench {
             // keeps freed memory resident; the import leaves about 115 MB of it), then the peak starts afresh.
             let untrimmed = Double(PeakMemory.residentBytes()) / 1_048_576
             probeMemory("before iterate-1m")
-            AtomicMemoryBench.trimHeap()
+            // `QUIRE_BENCH_NO_TRIM=1` leaves the heap as the import left it, to compare.
+            if ProcessInfo.processInfo.environment["QUIRE_BENCH_NO_TRIM"] == nil { AtomicMemoryBench.trimHeap() }
             let start = Double(PeakMemory.residentBytes()) / 1_048_576
             probeMemory("trimmed")
             _ = PeakMemory.takePeakMegabytes()
