@@ -239,11 +239,14 @@ enum RawSQLite {
     ///   - rows: The rows.
     ///   - url: The store.
     ///   - owners: How many owners rows are spread over; nil to create a new store.
+    ///   - cacheBytes: The page cache for the transaction, in bytes; 0 for SQLite's default (2 MB).
     /// - Throws: ``RawSQLiteError`` if SQLite fails.
-    static func insert(_ rows: [BenchRow], at url: URL, owners: Int? = nil) throws {
+    static func insert(_ rows: [BenchRow], at url: URL, owners: Int? = nil, cacheBytes: Int = 0) throws {
         if owners == nil { try removeStore(at: url) }
         let connection = try RawConnection(url: url, create: owners == nil)
         defer { connection.close() }
+        // The page cache a Quire save of these rows gets (`StoreOptions.largeSaveCacheSize`), when compared.
+        if cacheBytes > 0 { try connection.execute("PRAGMA cache_size = -\(cacheBytes / 1024)") }
         try connection.execute("BEGIN IMMEDIATE")
         if owners == nil { try connection.execute(createTable) }
         let statement = try connection.prepare("""

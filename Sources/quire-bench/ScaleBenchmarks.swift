@@ -4,6 +4,10 @@ import Quire
 import QuireCore
 import QuireStores
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 // Scale rows (issue 15): a million objects. They run only when named (`--only NAME`) or with `--scale`: each
 // takes from seconds to minutes.
 
@@ -15,6 +19,14 @@ enum ScaleBench {
     /// How many objects one import batch holds (the context is reset between batches).
     static let batchSize = 10_000
 
+    /// The page cache of import-1m-related's saves, on both sides: Quire's default
+    /// (``StoreOptions/largeSaveCacheSize``), or `QUIRE_BENCH_SAVE_CACHE_MB` megabytes (0: SQLite's default 2 MB).
+    static let saveCacheSize: Int = {
+        guard let text = ProcessInfo.processInfo.environment["QUIRE_BENCH_SAVE_CACHE_MB"], let megabytes = Int(text)
+        else { return StoreOptions().largeSaveCacheSize }
+        return max(0, megabytes) * 1_048_576
+    }()
+
     /// The batch's rows, generated before its clock starts.
     static func rows(ofBatch batch: Int) -> [BenchRow] {
         (batch * batchSize..<(batch + 1) * batchSize).map(BenchData.row)
@@ -25,7 +37,16 @@ enum ScaleBench {
     /// importer looks its owners up), saved, and the context reset. Returns each batch's milliseconds.
     static func quireImportRelated(at url: URL) throws -> [Double] {
         try RawSQLite.removeStore(at: url)
-        let (coordinator, context) = try openStack(url)
+        var options = StoreOptions()
+        options.largeSaveCacheSize = saveCacheSize
+        if ProcessInfo.processInfo.environment["QUIRE_BENCH_KEEP_CACHE"] != nil, saveCacheSize > 0 {
+            // The cache kept between saves too (a `cache_size` pragma of the store's), for comparison.
+            options.sqlitePragmas["cache_size"] = "-\(saveCacheSize / 1024)"
+        }
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: benchModel())
+        try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+        let context = ManagedObjectContext()
+        context.persistentStoreCoordinator = coordinator
         defer { try? closeStack(coordinator) }
         guard let item = coordinator.managedObjectModel.entitiesByName["Item"],
             let owner = coordinator.managedObjectModel.entitiesByName["Owner"]
@@ -39,6 +60,8 @@ enum ScaleBench {
         }
         var times: [Double] = []
         let phases = ProcessInfo.processInfo.environment["QUIRE_BENCH_PHASES"] != nil
+        let connection = (coordinator.persistentStores.first?.backend as? SQLiteStore)?.connection
+        var counters = connection?.cacheCounters ?? (hits: 0, misses: 0, writes: 0, spills: 0)
         for batch in 0..<objectCount / batchSize {
             let rows = rows(ofBatch: batch)
             var split: [Double] = []
@@ -59,9 +82,13 @@ enum ScaleBench {
                 }
             })
             if phases {
+                // SQLite's page cache during the batch: pages read (not in the cache), written, spilled.
+                let now = connection?.cacheCounters ?? (hits: 0, misses: 0, writes: 0, spills: 0)
                 FileHandle.standardError.write(Data(String(
-                    format: "batch %d: %.1f ms (owners %.1f, insert %.1f, save %.1f, reset %.1f)\n", batch, times.last ?? 0,
-                    split[0], split[1], split[2], split[3]).utf8))
+                    format: "batch %d: %.1f ms (owners %.1f, insert %.1f, save %.1f, reset %.1f; pages read %d, written %d, spilled %d)\n",
+                    batch, times.last ?? 0, split[0], split[1], split[2], split[3],
+                    now.misses - counters.misses, now.writes - counters.writes, now.spills - counters.spills).utf8))
+                counters = now
             }
         }
         return times
@@ -74,7 +101,9 @@ enum ScaleBench {
         var batches: [Double] = []
         for batch in 0..<objectCount / batchSize {
             let rows = rows(ofBatch: batch)
-            batches.append(try measure { try RawSQLite.insert(rows, at: url, owners: BenchData.ownerCount) })
+            batches.append(try measure {
+                try RawSQLite.insert(rows, at: url, owners: BenchData.ownerCount, cacheBytes: saveCacheSize)
+            })
         }
         return (owners, batches)
     }
@@ -86,17 +115,33 @@ enum ScaleBench {
         defer { try? closeStack(coordinator) }
         let request = FetchRequest<ManagedObject>(entityName: "Item")
         request.fetchBatchSize = 1_000
+        probeMemory("before the ID fetch")
         let items = try context.fetchBatched(request)
+        probeMemory("after the ID fetch")
         var count = 0
         var checksum = 0
         context.performAndWait {
             for item in items {
                 checksum &+= readEveryValue(of: item)
                 count += 1
+                if count % 200_000 == 0 { probeMemory("\(count) read") }
             }
         }
+        probeMemory("all read")
         withExtendedLifetime(checksum) {}
         return count
+    }
+
+    /// With `QUIRE_BENCH_MEMORY` set, prints the resident set, its peak and glibc's `malloc_stats()`.
+    static func probeMemory(_ label: String) {
+        guard ProcessInfo.processInfo.environment["QUIRE_BENCH_MEMORY"] != nil else { return }
+        FileHandle.standardError.write(Data(String(
+            format: "[memory] %@: resident %.1f MB, peak %.1f MB\n", label,
+            Double(PeakMemory.residentBytes()) / 1_048_576, Double(PeakMemory.peakBytes()) / 1_048_576).utf8))
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_stats") {
+            typealias Stats = @convention(c) () -> Void
+            unsafeBitCast(symbol, to: Stats.self)()
+        }
     }
 
     /// faults-1m-memory: the bytes one fault holds, from the resident set before and after fetching every item
@@ -140,18 +185,29 @@ enum ScaleBench {
                 name: "import-1m-related", quireMilliseconds: batches.reduce(0, +),
                 baselineMilliseconds: raw.owners + raw.batches.reduce(0, +), target: 2,
                 note: String(
-                    format: "batches of 10k (medians of the first and last 5): first %.0f ms, last %.0f ms (last/first %.2f, target ≤ 1.5); raw: first %.0f ms, last %.0f ms (%.2f)",
-                    first, last, first > 0 ? last / first : 0, rawFirst, rawLast, rawFirst > 0 ? rawLast / rawFirst : 0)))
+                    format: "batches of 10k (medians of the first and last 5): first %.0f ms, last %.0f ms (last/first %.2f, target ≤ 1.5); raw: first %.0f ms, last %.0f ms (%.2f); save cache %d MB on both sides",
+                    first, last, first > 0 ? last / first : 0, rawFirst, rawLast, rawFirst > 0 ? rawLast / rawFirst : 0,
+                    saveCacheSize / 1_048_576)))
         }
         if wanted("iterate-1m") {
             let rawTime = try measure { _ = try RawSQLite.readAll(at: rawURL) }
+            // The row's peak is its own: the heap the imports freed is handed back to the system first (glibc
+            // keeps freed memory resident; the import leaves about 115 MB of it), then the peak starts afresh.
+            let untrimmed = Double(PeakMemory.residentBytes()) / 1_048_576
+            probeMemory("before iterate-1m")
+            // `QUIRE_BENCH_NO_TRIM=1` leaves the heap as the import left it, to compare.
+            if ProcessInfo.processInfo.environment["QUIRE_BENCH_NO_TRIM"] == nil { AtomicMemoryBench.trimHeap() }
+            let start = Double(PeakMemory.residentBytes()) / 1_048_576
+            probeMemory("trimmed")
             _ = PeakMemory.takePeakMegabytes()
             var count = 0
             let time = try measure { count = try quireIterate(at: url) }
             let peak = PeakMemory.takePeakMegabytes()
             rows.append(BenchmarkRow(
                 name: "iterate-1m", quireMilliseconds: time, baselineMilliseconds: rawTime,
-                note: String(format: "%d objects, batches of 1,000, every value read; Quire's peak %.0f MB (target ≤ 150)", count, peak),
+                note: String(
+                    format: "%d objects, batches of 1,000, every value read; Quire's peak %.0f MB (target ≤ 150), from %.0f MB resident at the start (%.0f before the freed heap was trimmed)",
+                    count, peak, start, untrimmed),
                 peakMegabytes: peak))
         }
         if wanted("faults-1m-memory") {

@@ -6,8 +6,9 @@ import Foundation
 /// (``ManagedObjectContext/fetchBatched(_:)``, Core Data's `fetchBatchSize`).
 ///
 /// The fetch reads only the matching object IDs; reading an element loads its whole batch in one request and
-/// keeps only the last two batches loaded, so walking millions of objects holds a few batches of objects at a
-/// time (objects you keep stay alive, as always).
+/// keeps only the last two batches loaded. The objects of a batch it lets go are freed at once unless you
+/// hold them or they have unsaved changes (as in Core Data, whose contexts hold unchanged objects weakly), so
+/// walking millions of objects holds a few batches of objects at a time.
 ///
 /// ```swift
 /// let request = FetchRequest<ManagedObject>(entityName: "Item")
@@ -71,8 +72,17 @@ public final class BatchedFetchResult<Element: ManagedObject>: RandomAccessColle
             return typed
         }
         loaded.append((batch, objects))
-        if loaded.count > Self.loadedBatchLimit { loaded.removeFirst() }
+        if loaded.count > Self.loadedBatchLimit { release(batch: loaded.removeFirst().batch) }
         return objects
+    }
+
+    /// Frees the objects of a batch no longer loaded that nobody else holds and that have no unsaved changes
+    /// (the context's registry lets them go now, not at its next prune): reading a million objects keeps
+    /// about two batches alive.
+    private func release(batch: Int) {
+        let start = batch * batchSize
+        let ids = objectIDs[start..<Swift.min(objectIDs.count, start + batchSize)]
+        context.performAndWait { context.registry.releaseUnreferenced(ids) }
     }
 }
 

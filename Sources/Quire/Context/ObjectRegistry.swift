@@ -280,6 +280,30 @@ struct ObjectRegistry {
         count -= unreferenced.count
     }
 
+    /// Removes the entries of `ids` that nobody else references and that have no unsaved changes, so that
+    /// those objects go away now rather than at a later prune (a batched fetch result calls it for the batch
+    /// it stops holding, as Core Data's weakly held objects would go). Costs one lookup per ID.
+    mutating func releaseUnreferenced(_ ids: some Sequence<ObjectID>) {
+        for id in ids {
+            if let slot = slot(for: id, creating: false), slot.object != nil {
+                slot.unretainedTable._withUnsafeGuaranteedRef { table in
+                    let slots = table.slots
+                    guard slots[slot.index] != nil, isKnownUniquelyReferenced(&slots[slot.index]),
+                        slots[slot.index]?.hasChanges == false
+                    else { return }
+                    slots[slot.index] = nil
+                    table.count -= 1
+                    count -= 1
+                }
+            } else if !sparse.isEmpty, let position = sparse.index(forKey: id),
+                isKnownUniquelyReferenced(&sparse.values[position]), !sparse.values[position].hasChanges
+            {
+                sparse.remove(at: position)
+                count -= 1
+            }
+        }
+    }
+
     /// Every registered object: by key within each store and hierarchy, then the others.
     var all: [ManagedObject] {
         (Array(tables.values) + [temporaries]).flatMap { table in

@@ -32,6 +32,16 @@ public struct StoreOptions: Sendable, Hashable {
     /// Extra SQLite pragmas, name to value (`NSSQLitePragmasOption`). Names must be identifiers and values
     /// identifiers or numbers; anything else is refused when the store is added.
     public var sqlitePragmas: [String: String] = [:]
+    /// The page cache, in bytes, a SQLite save that writes many rows (``largeSaveRowCount`` or more) uses
+    /// for its transaction; 64 MiB by default, 0 to keep the usual cache. Inserting into a big table's indexes
+    /// touches pages all over them: with SQLite's default 2 MB cache those pages are evicted and written again
+    /// within one transaction, and each batch of an import costs more than the last. The cache goes back to its
+    /// size (SQLite's default, or the `cache_size` pragma of ``sqlitePragmas``) once the save ends, so the
+    /// memory is held only while the save runs; a larger `cache_size` of your own is never lowered.
+    public var largeSaveCacheSize = 64 * 1_048_576
+    /// How many rows (inserted, updated and deleted objects) a SQLite save writes before it gets
+    /// ``largeSaveCacheSize``.
+    public static let largeSaveRowCount = 1_000
     /// Migrate automatically when the store was written with another model version
     /// (`NSMigratePersistentStoresAutomaticallyOption`).
     public var migratesAutomatically = false

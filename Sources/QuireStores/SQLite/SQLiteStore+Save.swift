@@ -17,7 +17,9 @@ extension SQLiteStore {
         defer { blobWrites = nil }
         let result: SaveResult
         do {
-            result = try SQLiteFunctions.withDerivationDate(derivationDate(of: request), on: connection) { try transaction(request, connection) }
+            result = try withSaveCache(for: request, connection) {
+                try SQLiteFunctions.withDerivationDate(derivationDate(of: request), on: connection) { try transaction(request, connection) }
+            }
         } catch {
             writes?.discard()
             throw error
