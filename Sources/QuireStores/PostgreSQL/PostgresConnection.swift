@@ -27,10 +27,12 @@ package final class PostgresConnection {
     /// The store URL this connection was made from (password removed), named by errors.
     package let url: PostgresURL
     private var handle: OpaquePointer?
-    /// SQL → prepared statement name.
-    private var prepared: [String: String] = [:]
+    /// SQL → prepared statement name (``PostgresPipeline`` prepares into it too).
+    var prepared: [String: String] = [:]
+    /// The number in the next prepared statement's name (never reused, even when a failed prepare is forgotten).
+    private var statementNumber = 0
     /// How many statements were run: tests count requests with it.
-    package private(set) var statementCount = 0
+    package internal(set) var statementCount = 0
     /// Whether a transaction is open.
     package private(set) var inTransaction = false
 
@@ -83,19 +85,33 @@ package final class PostgresConnection {
     /// columns come back in PostgreSQL's binary form (``PostgresResult/binaryBytes(_:_:)``).
     @discardableResult
     package func query(_ sql: String, _ values: [Value] = [], binaryResult: Bool = false) throws -> PostgresResult {
+        try runPrepared(try prepare(sql, parameterCount: values.count), sql: sql, values, binaryResult: binaryResult)
+    }
+
+    /// The name of the statement prepared on this connection for `sql`, preparing it on first use.
+    package func prepare(_ sql: String, parameterCount: Int) throws -> String {
+        guard let handle else { throw closedError() }
+        if let existing = prepared[sql] { return existing }
+        let name = nextStatementName()
+        try check(PQprepare(handle, name, sql, Int32(parameterCount), nil), action: sql)
+        prepared[sql] = name
+        return name
+    }
+
+    /// Runs a statement prepared on this connection (``prepare(_:parameterCount:)``); `sql` names it in errors.
+    @discardableResult
+    package func runPrepared(_ name: String, sql: String, _ values: [Value], binaryResult: Bool = false) throws -> PostgresResult {
         guard let handle else { throw closedError() }
         statementCount += 1
-        let name: String
-        if let existing = prepared[sql] {
-            name = existing
-        } else {
-            name = "q\(prepared.count + 1)"
-            try check(PQprepare(handle, name, sql, Int32(values.count), nil), action: sql)
-            prepared[sql] = name
-        }
         return try withParameters(values) { count, pointers, lengths, formats in
             try check(PQexecPrepared(handle, name, count, pointers, lengths, formats, binaryResult ? 1 : 0), action: sql)
         }
+    }
+
+    /// A name no statement of this connection has had.
+    func nextStatementName() -> String {
+        statementNumber += 1
+        return "q\(statementNumber)"
     }
 
     /// Runs one statement with parameters, unprepared (for statements run once).
@@ -108,7 +124,7 @@ package final class PostgresConnection {
         }
     }
 
-    private func withParameters<T>(
+    func withParameters<T>(
         _ values: [Value],
         _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) throws -> T
     ) throws -> T {
@@ -189,7 +205,7 @@ package final class PostgresConnection {
         }
     }
 
-    private func failure(sqlState: String, message: String, action: String) -> QuireError {
+    func failure(sqlState: String, message: String, action: String) -> QuireError {
         let text = message.trimmingCharacters(in: .whitespacesAndNewlines)
         let cause = PostgresServerError(sqlState: sqlState, message: text)
         // 57P01 admin_shutdown (pg_terminate_backend), 57P02/57P03, 08xxx connection exceptions, or a connection
@@ -206,7 +222,7 @@ package final class PostgresConnection {
             .postgres, "PostgreSQL failed in the store '\(url.redacted)' (\(action.prefix(120)): \(text)).", underlying: cause)
     }
 
-    private func closedError() -> QuireError {
+    func closedError() -> QuireError {
         QuireError(.postgresConnectionLost, "The connection to the PostgreSQL store '\(url.redacted)' is closed.")
     }
 

@@ -32,10 +32,23 @@ extension PostgresStore {
                 }
                 unreferenced.formUnion(names)
             }
-            for (change, id) in zip(request.inserted, result.permanentIDs) {
-                try writeRow(change, id: id, map: map, insert: true, connection)
+            // Rows with values stored as chunks are written one by one (their chunks are statements of their own);
+            // the others go in one pipeline (``PostgresPipeline``), updates in key order after the inserts.
+            let updated = Self.lockOrder(request.updated)
+            var pipelinedInserts: [Int] = []
+            var pipelinedUpdates: [Int] = []
+            for (index, (change, id)) in zip(request.inserted, result.permanentIDs).enumerated() {
+                if !mayWriteChunks(id.entity) {
+                    pipelinedInserts.append(index)
+                } else {
+                    try writeRow(change, id: id, map: map, insert: true, connection)
+                }
             }
-            for change in Self.lockOrder(request.updated) {
+            for (index, change) in updated.enumerated() {
+                guard mayWriteChunks(change.objectID.entity) else {
+                    pipelinedUpdates.append(index)
+                    continue
+                }
                 let old = try storedExternalNames(of: change.objectID, connection)
                 if try writeRow(change, id: change.objectID, map: map, insert: false, keeping: old, connection) {
                     unreferenced.formUnion(old.subtracting(keptExternalNames(change, of: change.objectID, among: old)))
@@ -43,6 +56,28 @@ extension PostgresStore {
                     conflicting.append(change)
                 }
             }
+            let insertedCount = request.inserted.count
+            let permanentIDs = result.permanentIDs
+            let unchanged = try connection.pipelined(describe: { label in
+                label < insertedCount
+                    ? Self.describeWrite(insert: true, permanentIDs[label])
+                    : Self.describeWrite(insert: false, updated[label - insertedCount].objectID)
+            }) { pipeline in
+                for index in pipelinedInserts {
+                    guard let (sql, values) = try rowStatement(request.inserted[index], id: permanentIDs[index], map: map, insert: true, connection)
+                    else { continue }
+                    try pipeline.send(sql, values, label: index)
+                }
+                for index in pipelinedUpdates {
+                    let change = updated[index]
+                    guard let (sql, values) = try rowStatement(change, id: change.objectID, map: map, insert: false, connection) else {
+                        conflicting.append(change)
+                        continue
+                    }
+                    try pipeline.send(sql, values, label: insertedCount + index, expectsOneRow: true)
+                }
+            }
+            conflicting += unchanged.map { updated[$0 - insertedCount] }
             if !conflicting.isEmpty { throw try conflictError(conflicting) }
             try removeExternalData(unreferenced, connection)
             if metadataIsDirty { try Self.write(metadata, connection) }
@@ -110,14 +145,37 @@ extension PostgresStore {
         return plan
     }
 
+    /// Whether writing a row of the entity may write chunks (it has attributes stored externally), so that the
+    /// row cannot go in a pipeline.
+    func mayWriteChunks(_ entity: EntityDescription) -> Bool {
+        writePlan(for: entity)?.attributeSlots.contains { $0.1 } ?? false
+    }
+
+    /// What a failed INSERT or UPDATE was doing, for its error: "inserting the Item with z_pk 12".
+    static func describeWrite(insert: Bool, _ id: ObjectID) -> String {
+        "\(insert ? "inserting" : "updating") the \(id.entity.name) with z_pk \(id.primaryKey.map(String.init) ?? "?")"
+    }
+
     /// Inserts or updates one row; returns false when an update found the row changed or gone.
     @discardableResult
     func writeRow(
         _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], insert: Bool, version: Int64 = 1,
         keeping old: Set<String> = [], _ connection: PostgresConnection
     ) throws -> Bool {
+        guard let (sql, values) = try rowStatement(change, id: id, map: map, insert: insert, version: version, keeping: old, connection)
+        else { return false }
+        let result = try connection.query(sql, values)
+        return insert || result.changes == 1
+    }
+
+    /// The INSERT or UPDATE of one row and its values (nil for an entity without a table or an object without
+    /// a key); values stored as chunks are written on `connection` as they are met.
+    func rowStatement(
+        _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], insert: Bool, version: Int64 = 1,
+        keeping old: Set<String> = [], _ connection: PostgresConnection
+    ) throws -> (sql: String, values: [PostgresConnection.Value])? {
         let entity = id.entity
-        guard let plan = writePlan(for: entity), let pk = id.primaryKey else { return false }
+        guard let plan = writePlan(for: entity), let pk = id.primaryKey else { return nil }
         var values: [PostgresConnection.Value] = []
         values.reserveCapacity(plan.attributeSlots.count + plan.relationshipSlots.count * 2 + 3)
         if insert {
@@ -135,8 +193,7 @@ extension PostgresStore {
             if withEntity { values.append(target.map { .integer(Int64(schema.numbers.number(of: $0.entity))) } ?? .null) }
         }
         if !insert { values += [.integer(pk), .integer(change.version)] }
-        let result = try connection.query(insert ? plan.insertSQL : plan.updateSQL, values)
-        return insert || result.changes == 1
+        return (insert ? plan.insertSQL : plan.updateSQL, values)
     }
 
     /// Deletes one row and its join-table rows; returns the names of the chunked values it referred to, or nil
