@@ -124,54 +124,6 @@ package final class PostgresConnection {
         }
     }
 
-    func withParameters<T>(
-        _ values: [Value],
-        _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) throws -> T
-    ) throws -> T {
-        var buffers: [UnsafeMutableRawPointer?] = []
-        var lengths: [Int32] = []
-        var formats: [Int32] = []
-        buffers.reserveCapacity(values.count)
-        defer { for buffer in buffers { buffer?.deallocate() } }
-        for value in values {
-            switch value {
-            case .null:
-                buffers.append(nil)
-                lengths.append(0)
-                formats.append(0)
-            case .integer(let v): appendText(String(v), &buffers, &lengths, &formats)
-            case .double(let v): appendText(Value.text(of: v), &buffers, &lengths, &formats)
-            case .text(let v): appendText(v, &buffers, &lengths, &formats)
-            case .bytes(let v):
-                let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(v.count, 1), alignment: 1)
-                v.copyBytes(to: buffer.assumingMemoryBound(to: UInt8.self), count: v.count)
-                buffers.append(buffer)
-                lengths.append(Int32(v.count))
-                formats.append(1)
-            }
-        }
-        let pointers = buffers.map { $0.map { UnsafePointer<CChar>($0.assumingMemoryBound(to: CChar.self)) } }
-        return try pointers.withUnsafeBufferPointer { p in
-            try lengths.withUnsafeBufferPointer { l in
-                try formats.withUnsafeBufferPointer { f in
-                    try body(Int32(values.count), p.baseAddress, l.baseAddress, f.baseAddress)
-                }
-            }
-        }
-    }
-
-    private func appendText(
-        _ text: String, _ buffers: inout [UnsafeMutableRawPointer?], _ lengths: inout [Int32], _ formats: inout [Int32]
-    ) {
-        let utf8 = Array(text.utf8)
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: utf8.count + 1, alignment: 1)
-        utf8.withUnsafeBytes { if let base = $0.baseAddress { buffer.copyMemory(from: base, byteCount: utf8.count) } }
-        buffer.storeBytes(of: 0, toByteOffset: utf8.count, as: UInt8.self)
-        buffers.append(buffer)
-        lengths.append(Int32(utf8.count))
-        formats.append(0)
-    }
-
     /// Runs a block in one transaction (`READ COMMITTED`: every optimistic-lock check re-reads the row as
     /// committed by others), rolling back when it throws.
     package func transaction<T>(_ body: () throws -> T) throws -> T {

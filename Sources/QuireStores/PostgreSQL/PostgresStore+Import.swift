@@ -37,11 +37,12 @@ extension PostgresStore {
 
     /// Writes the members of to-many relationships: join rows and order keys.
     func pgImportRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
-        let connection = try db()
-        for (owner, relationship, members) in owners {
-            let change = SaveRequest.Change.importedMembers(of: owner, relationship, members, store: store)
-            try writeJoins(change, id: owner, map: [:], inverseSides: importPass(for: relationship) == 1, connection)
-            try writeOrderKeys(change, map: [:], connection)
+        guard !owners.isEmpty else { return }
+        _ = try db().pipelined(describe: { Self.describeMemberWrites(owners[$0].owner) }) { pipeline in
+            for (index, (owner, relationship, members)) in owners.enumerated() {
+                let change = SaveRequest.Change.importedMembers(of: owner, relationship, members, store: store)
+                try sendMemberWrites(change, id: owner, map: [:], inverseSides: importPass(for: relationship) == 1, pipeline, label: index)
+            }
         }
     }
 

@@ -58,7 +58,7 @@ extension PostgresStore {
             }
             let insertedCount = request.inserted.count
             let permanentIDs = result.permanentIDs
-            let unchanged = try connection.pipelined(describe: { label in
+            let unchanged = pipelinedInserts.isEmpty && pipelinedUpdates.isEmpty ? [] : try connection.pipelined(describe: { label in
                 label < insertedCount
                     ? Self.describeWrite(insert: true, permanentIDs[label])
                     : Self.describeWrite(insert: false, updated[label - insertedCount].objectID)
@@ -81,11 +81,21 @@ extension PostgresStore {
             if !conflicting.isEmpty { throw try conflictError(conflicting) }
             try removeExternalData(unreferenced, connection)
             if metadataIsDirty { try Self.write(metadata, connection) }
-            for inverseSides in [false, true] {
-                for changes in [request.inserted, request.updated] {
-                    for change in changes where change.objectID.entity.hasToManyRelationships {
-                        try writeJoins(change, id: permanent(change.objectID), map: map, inverseSides: inverseSides, connection)
-                        if !inverseSides { try writeOrderKeys(change, map: map, connection) }
+            if request.inserted.contains(where: { $0.objectID.entity.hasToManyRelationships })
+                || request.updated.contains(where: { $0.objectID.entity.hasToManyRelationships })
+            {
+                // Join rows and order keys in one more pipeline, each object's statements labelled with its ID.
+                var owners: [ObjectID] = []
+                _ = try connection.pipelined(describe: { Self.describeMemberWrites(owners[$0]) }) { pipeline in
+                    for inverseSides in [false, true] {
+                        for changes in [request.inserted, request.updated] {
+                            for change in changes where change.objectID.entity.hasToManyRelationships {
+                                owners.append(permanent(change.objectID))
+                                try sendMemberWrites(
+                                    change, id: owners[owners.count - 1], map: map, inverseSides: inverseSides, pipeline,
+                                    label: owners.count - 1)
+                            }
+                        }
                     }
                 }
             }
@@ -208,75 +218,26 @@ extension PostgresStore {
             "DELETE FROM \(q(table.name)) WHERE z_pk = $1 AND z_opt = $2\(returning)", [.integer(pk), .integer(change.version)])
         guard result.changes == 1 else { return nil }
         let names = external.isEmpty ? [] : Self.referencedNames(result, row: 0, columns: 0..<external.count)
-        for join in schema.allJoinTables {
-            for (column, owner) in [(join.sourceColumn, join.relationship.entity), (join.destinationColumn, join.relationship.resolvedDestination)] {
-                guard let owner, entity.isKind(of: owner) else { continue }
-                try connection.query("DELETE FROM \(q(join.name)) WHERE \(q(column)) = $1", [.integer(pk)])
-            }
-        }
+        try JoinTableWrites.visitRemovals(of: entity, schema: schema, dialect: .postgres) { try connection.query($0, [.integer(pk)]) }
         return names
     }
 
-    /// Join-table rows for the to-many relationships this object owns; the inverse side only updates its order column.
-    func writeJoins(
-        _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], inverseSides: Bool, _ connection: PostgresConnection
+    /// Sends the join-table rows of the to-many relationships this object owns and the order keys of its
+    /// ordered members (or, with `inverseSides`, the other side's order columns), as ``JoinTableWrites`` plans them.
+    func sendMemberWrites(
+        _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], inverseSides: Bool, _ pipeline: PostgresPipeline, label: Int
     ) throws {
-        guard let pk = id.primaryKey else { return }
-        let q = PostgresDialect.quote
-        for relationship in id.entity.allRelationships where relationship.isToMany {
-            guard let join = schema.joinTable(for: relationship) else { continue }
-            let current = change.relationships[relationship.slot]
-            if current.isFault { continue }
-            let members = current.objectIDs.map { map[$0] ?? $0 }
-            let forward = join.relationship === relationship
-            if forward == inverseSides { continue }
-            let committed = (change.committedRelationships?[relationship.slot]).flatMap { $0.isFault ? nil : $0.objectIDs } ?? []
-            guard forward else {
-                guard let orderColumn = join.inverseOrderColumn else { continue }
-                for (position, member) in members.enumerated() {
-                    guard let memberKey = member.primaryKey else { continue }
-                    try connection.query(
-                        "UPDATE \(q(join.name)) SET \(q(orderColumn)) = $1 WHERE \(q(join.destinationColumn)) = $2 AND \(q(join.sourceColumn)) = $3",
-                        [.integer(Int64(position + 1)), .integer(pk), .integer(memberKey)])
-                }
-                continue
-            }
-            if change.committedRelationships != nil || !committed.isEmpty {
-                let kept = Set(members)
-                for old in committed where !kept.contains(old) {
-                    guard let oldKey = old.primaryKey else { continue }
-                    try connection.query(
-                        "DELETE FROM \(q(join.name)) WHERE \(q(join.sourceColumn)) = $1 AND \(q(join.destinationColumn)) = $2",
-                        [.integer(pk), .integer(oldKey)])
-                }
-            }
-            var columns = [join.sourceColumn, join.destinationColumn]
-            if let order = join.orderColumn { columns.append(order) }
-            let update = join.orderColumn.map { "\(q($0)) = excluded.\(q($0))" } ?? "\(q(join.sourceColumn)) = excluded.\(q(join.sourceColumn))"
-            let sql = "INSERT INTO \(q(join.name)) (\(columns.map(q).joined(separator: ", "))) "
-                + "VALUES (\(columns.indices.map { "$\($0 + 1)" }.joined(separator: ", "))) "
-                + "ON CONFLICT (\(q(join.sourceColumn)), \(q(join.destinationColumn))) DO UPDATE SET \(update)"
-            for (position, member) in members.enumerated() {
-                guard let memberKey = member.primaryKey else { continue }
-                var values: [PostgresConnection.Value] = [.integer(pk), .integer(memberKey)]
-                if join.orderColumn != nil { values.append(.integer(Int64(position + 1))) }
-                try connection.query(sql, values)
-            }
+        func send(_ sql: String, _ parameters: JoinTableWrites.Parameters) throws {
+            var values: [PostgresConnection.Value] = [.integer(parameters.first), .integer(parameters.second)]
+            if let third = parameters.third { values.append(.integer(third)) }
+            try pipeline.send(sql, values, label: label)
         }
+        try JoinTableWrites.visitJoins(change, id: id, map: map, inverseSides: inverseSides, schema: schema, dialect: .postgres, send)
+        if !inverseSides { try JoinTableWrites.visitOrderKeys(change, map: map, schema: schema, dialect: .postgres, send) }
     }
 
-    /// `Z_FOK_` keys of the members of ordered to-many relationships kept by the members' foreign keys.
-    func writeOrderKeys(_ change: SaveRequest.Change, map: [ObjectID: ObjectID], _ connection: PostgresConnection) throws {
-        for relationship in change.objectID.entity.allRelationships where relationship.isOrdered && SQLiteSchema.usesForeignKey(relationship) {
-            guard case .ordered(let members) = change.relationships[relationship.slot], let inverse = relationship.resolvedInverse,
-                let owner = inverse.entity, let mapping = schema.mapping(for: owner), mapping.orderKeyColumns[inverse.slot] >= 0
-            else { continue }
-            let column = mapping.table.columns[mapping.orderKeyColumns[inverse.slot]].name
-            let sql = "UPDATE \(PostgresDialect.quote(mapping.table.name)) SET \(PostgresDialect.quote(column)) = $1 WHERE z_pk = $2"
-            for (position, member) in members.enumerated() {
-                guard let key = (map[member] ?? member).primaryKey else { continue }
-                try connection.query(sql, [.integer(Int64(position + 1)), .integer(key)])
-            }
-        }
+    /// What failed member writes were doing, for their error.
+    static func describeMemberWrites(_ id: ObjectID) -> String {
+        "writing the to-many relationships of the \(id.entity.name) with z_pk \(id.primaryKey.map(String.init) ?? "?")"
     }
 }
