@@ -166,24 +166,10 @@ final class RawPostgres {
         let prepared = PQprepare(connection, name, Self.insertSQL, 12, nil)
         defer { PQclear(prepared) }
         guard PQresultStatus(prepared) == PGRES_COMMAND_OK else { throw failure("prepare the insert") }
-        var formats = [Int32](repeating: 0, count: 12)
-        formats[10] = 1
         for index in 0..<BenchData.rowCount {
-            let row = BenchData.row(index)
-            let texts = [
-                String(index + 1), String(row.i1), String(row.i2), "\(row.d1)", "\(row.d2)", row.s1, row.s2, row.s3,
-                row.flag ? "1" : "0", "\(row.date.timeIntervalSinceReferenceDate)",
-            ]
-            var buffers = texts.map { strdup($0) } + [nil, strdup(String(row.tag))]
-            defer { for buffer in buffers { free(buffer) } }
-            let result = row.blob.withUnsafeBytes { blob -> OpaquePointer? in
-                var lengths = [Int32](repeating: 0, count: 12)
-                lengths[10] = Int32(blob.count)
-                var values: [UnsafePointer<CChar>?] = buffers.map { $0.map { UnsafePointer($0) } }
-                values[10] = blob.baseAddress?.assumingMemoryBound(to: CChar.self)
-                return PQexecPrepared(connection, name, 12, values, lengths, formats, 0)
+            let result = Self.withInsertParameters(ofRow: index) { values, lengths, formats in
+                PQexecPrepared(connection, name, 12, values, lengths, formats, 0)
             }
-            buffers[10] = nil
             guard PQresultStatus(result) == PGRES_COMMAND_OK else {
                 PQclear(result)
                 throw failure("insert row \(index)")
@@ -191,6 +177,30 @@ final class RawPostgres {
             PQclear(result)
         }
         PQclear(try exec("COMMIT"))
+    }
+
+    /// Calls `body` with the parameters of ``insertSQL`` for bench row `index` (generated here, as the Quire side
+    /// generates its rows inside the timed insert): text, the blob binary.
+    static func withInsertParameters<T>(
+        ofRow index: Int, _ body: ([UnsafePointer<CChar>?], [Int32], [Int32]) -> T
+    ) -> T {
+        let row = BenchData.row(index)
+        let texts = [
+            String(index + 1), String(row.i1), String(row.i2), "\(row.d1)", "\(row.d2)", row.s1, row.s2, row.s3,
+            row.flag ? "1" : "0", "\(row.date.timeIntervalSinceReferenceDate)",
+        ]
+        let buffers = texts.map { strdup($0) } + [nil, strdup(String(row.tag))]
+        defer { for buffer in buffers { free(buffer) } }
+        var formats = [Int32](repeating: 0, count: 12)
+        formats[10] = 1
+        return row.blob.withUnsafeBytes { blob in
+            var lengths = [Int32](repeating: 0, count: 12)
+            lengths[10] = Int32(blob.count)
+            // The blob's bytes stay valid until `withUnsafeBytes` returns, after `body`.
+            var values: [UnsafePointer<CChar>?] = buffers.map { $0.map { UnsafePointer($0) } }
+            values[10] = blob.baseAddress?.assumingMemoryBound(to: CChar.self)
+            return body(values, lengths, formats)
+        }
     }
 
     /// Selects rows (all, or with a condition on `$1`) and materializes each into a ``BenchRow``.

@@ -25,24 +25,10 @@ extension RawPostgres {
             while let extra = PQgetResult(connection) { PQclear(extra) }
             unanswered -= 1
         }
-        var formats = [Int32](repeating: 0, count: 12)
-        formats[10] = 1
         for index in 0..<BenchData.rowCount {
-            let row = BenchData.row(index)
-            let texts = [
-                String(index + 1), String(row.i1), String(row.i2), "\(row.d1)", "\(row.d2)", row.s1, row.s2, row.s3,
-                row.flag ? "1" : "0", "\(row.date.timeIntervalSinceReferenceDate)",
-            ]
-            var buffers = texts.map { strdup($0) } + [nil, strdup(String(row.tag))]
-            defer { for buffer in buffers { free(buffer) } }
-            let sent = row.blob.withUnsafeBytes { blob -> Int32 in
-                var lengths = [Int32](repeating: 0, count: 12)
-                lengths[10] = Int32(blob.count)
-                var values: [UnsafePointer<CChar>?] = buffers.map { $0.map { UnsafePointer($0) } }
-                values[10] = blob.baseAddress?.assumingMemoryBound(to: CChar.self)
-                return PQsendQueryPrepared(connection, name, 12, values, lengths, formats, 0)
+            let sent = Self.withInsertParameters(ofRow: index) { values, lengths, formats in
+                PQsendQueryPrepared(connection, name, 12, values, lengths, formats, 0)
             }
-            buffers[10] = nil
             guard sent == 1 else { throw failure("send row \(index)") }
             unanswered += 1
             if (index + 1) % window == 0 {
