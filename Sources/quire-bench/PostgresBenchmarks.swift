@@ -155,9 +155,8 @@ final class RawPostgres {
             """))
     }
 
-    /// Creates the table and inserts the 100k rows in one transaction, one prepared INSERT per row, each
-    /// waiting for its answer.
-    func insert100k() throws {
+    /// Creates the table, begins the transaction and prepares ``insertSQL``; returns the statement's name.
+    func beginInserting() throws -> String {
         try createTable()
         // BEGIN on its own: inside a multi-statement PQexec it would end with that implicit transaction.
         PQclear(try exec("BEGIN"))
@@ -166,6 +165,13 @@ final class RawPostgres {
         let prepared = PQprepare(connection, name, Self.insertSQL, 12, nil)
         defer { PQclear(prepared) }
         guard PQresultStatus(prepared) == PGRES_COMMAND_OK else { throw failure("prepare the insert") }
+        return name
+    }
+
+    /// Creates the table and inserts the 100k rows in one transaction, one prepared INSERT per row, each
+    /// waiting for its answer.
+    func insert100k() throws {
+        let name = try beginInserting()
         for index in 0..<BenchData.rowCount {
             let result = Self.withInsertParameters(ofRow: index) { values, lengths, formats in
                 PQexecPrepared(connection, name, 12, values, lengths, formats, 0)

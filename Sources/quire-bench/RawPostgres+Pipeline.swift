@@ -7,13 +7,7 @@ extension RawPostgres {
     /// INSERTs sent in libpq's pipeline mode as the PostgreSQL store's save sends them: a flush request every 256
     /// statements, answers read a window behind, one sync at the end.
     func insert100kPipelined() throws {
-        try createTable()
-        PQclear(try exec("BEGIN"))
-        let name = "insert"
-        PQclear(try exec("DEALLOCATE ALL"))
-        let prepared = PQprepare(connection, name, Self.insertSQL, 12, nil)
-        defer { PQclear(prepared) }
-        guard PQresultStatus(prepared) == PGRES_COMMAND_OK else { throw failure("prepare the insert") }
+        let name = try beginInserting()
         guard PQenterPipelineMode(connection) == 1 else { throw failure("enter pipeline mode") }
         let window = 256
         var unanswered = 0

@@ -3,7 +3,8 @@ import Foundation
 
 extension PostgresConnection {
     /// Calls `body` with libpq's parameter arrays for `values` (count, value pointers, lengths, formats): numbers
-    /// and strings in text form, each ending in a NUL as libpq reads text parameters; bytes in binary form with
+    /// and strings in text form, each ending in a NUL as libpq reads text parameters (a string holding a NUL is
+    /// refused, never cut short); bytes in binary form with
     /// their length; a null as a null pointer. Every value is written into one buffer, freed when `body`
     /// returns (libpq copies the parameters into its output buffer before returning).
     func withParameters<T>(
@@ -50,6 +51,14 @@ extension PostgresConnection {
             case .text(var v):
                 offsets[index] = used
                 lengths[index] = Int32(v.utf8.count)
+                // libpq reads a text parameter up to its first NUL, which would cut the text short without a word;
+                // PostgreSQL's text cannot hold U+0000 at all.
+                guard !v.withUTF8({ $0.contains(0) }) else {
+                    throw QuireError(
+                        .postgres,
+                        "Parameter \(index + 1) is text holding a NUL character (U+0000), which PostgreSQL's text cannot "
+                            + "store (the store '\(url.redacted)').")
+                }
                 v.withUTF8 { appendText($0) }
             case .bytes(let v):
                 offsets[index] = used

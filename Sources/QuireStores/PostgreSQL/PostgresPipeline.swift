@@ -61,8 +61,13 @@ package final class PostgresPipeline {
             connection.prepared[sql] = name
             pending.append(Pending(prepared: sql, label: label, expectsOneRow: false))
         }
-        let sent = try connection.withParameters(values) { count, pointers, lengths, formats in
-            PQsendQueryPrepared(handle, name, count, pointers, lengths, formats, 0)
+        let sent: Int32
+        do {
+            sent = try connection.withParameters(values) { count, pointers, lengths, formats in
+                PQsendQueryPrepared(handle, name, count, pointers, lengths, formats, 0)
+            }
+        } catch let error as QuireError {
+            throw QuireError(error.code, error.message + " Refused while \(describe(label)).", underlying: error.underlying)
         }
         guard sent == 1 else { throw sendFailure(sql) }
         pending.append(Pending(prepared: nil, label: label, expectsOneRow: expectsOneRow))

@@ -63,6 +63,23 @@ struct PostgresPipelineTests {
         #expect(saved.contains("accepted") && saved.contains("Ada Lovelace") && saved.contains("e999"))
     }
 
+    /// Text holding U+0000 is refused, not cut short at the NUL (libpq reads a text parameter up to its first NUL,
+    /// and PostgreSQL's text cannot hold one): the save fails naming the object, and nothing is written.
+    @Test func textHoldingANulIsRefusedNotCutShort() throws {
+        let url = try #require(PostgresTestServer.storeURL())
+        let (_, context, _) = try stack(url)
+        let employee = try #require(context.persistentStoreCoordinator?.managedObjectModel.entitiesByName["Employee"])
+        let plain = ManagedObject(entity: employee, insertInto: context)
+        plain.setValue("plain", forKey: "name")
+        let object = ManagedObject(entity: employee, insertInto: context)
+        object.setValue("before\u{0}after", forKey: "name")
+        let error = try #require(throws: QuireError.self) { try context.save() }
+        #expect(error.message.contains("NUL character"), "\(error.message)")
+        #expect(error.message.contains("inserting the Employee with z_pk"), "\(error.message)")
+        #expect(try names(url) == [])
+        #expect(context.hasChanges)
+    }
+
     /// Updates in the pipeline still check `Z_OPT`: a row another coordinator changed is a conflict, and
     /// nothing of the save is written.
     @Test func pipelinedUpdatesFindConflicts() throws {
