@@ -27,10 +27,12 @@ package final class PostgresConnection {
     /// The store URL this connection was made from (password removed), named by errors.
     package let url: PostgresURL
     private var handle: OpaquePointer?
-    /// SQL → prepared statement name.
-    private var prepared: [String: String] = [:]
+    /// SQL → prepared statement name (``PostgresPipeline`` prepares into it too).
+    var prepared: [String: String] = [:]
+    /// The number in the next prepared statement's name (never reused, even when a failed prepare is forgotten).
+    private var statementNumber = 0
     /// How many statements were run: tests count requests with it.
-    package private(set) var statementCount = 0
+    package internal(set) var statementCount = 0
     /// Whether a transaction is open.
     package private(set) var inTransaction = false
 
@@ -83,19 +85,33 @@ package final class PostgresConnection {
     /// columns come back in PostgreSQL's binary form (``PostgresResult/binaryBytes(_:_:)``).
     @discardableResult
     package func query(_ sql: String, _ values: [Value] = [], binaryResult: Bool = false) throws -> PostgresResult {
+        try runPrepared(try prepare(sql, parameterCount: values.count), sql: sql, values, binaryResult: binaryResult)
+    }
+
+    /// The name of the statement prepared on this connection for `sql`, preparing it on first use.
+    package func prepare(_ sql: String, parameterCount: Int) throws -> String {
+        guard let handle else { throw closedError() }
+        if let existing = prepared[sql] { return existing }
+        let name = nextStatementName()
+        try check(PQprepare(handle, name, sql, Int32(parameterCount), nil), action: sql)
+        prepared[sql] = name
+        return name
+    }
+
+    /// Runs a statement prepared on this connection (``prepare(_:parameterCount:)``); `sql` names it in errors.
+    @discardableResult
+    package func runPrepared(_ name: String, sql: String, _ values: [Value], binaryResult: Bool = false) throws -> PostgresResult {
         guard let handle else { throw closedError() }
         statementCount += 1
-        let name: String
-        if let existing = prepared[sql] {
-            name = existing
-        } else {
-            name = "q\(prepared.count + 1)"
-            try check(PQprepare(handle, name, sql, Int32(values.count), nil), action: sql)
-            prepared[sql] = name
-        }
         return try withParameters(values) { count, pointers, lengths, formats in
             try check(PQexecPrepared(handle, name, count, pointers, lengths, formats, binaryResult ? 1 : 0), action: sql)
         }
+    }
+
+    /// A name no statement of this connection has had.
+    func nextStatementName() -> String {
+        statementNumber += 1
+        return "q\(statementNumber)"
     }
 
     /// Runs one statement with parameters, unprepared (for statements run once).
@@ -106,54 +122,6 @@ package final class PostgresConnection {
         return try withParameters(values) { count, pointers, lengths, formats in
             try check(PQexecParams(handle, sql, count, nil, pointers, lengths, formats, 0), action: sql)
         }
-    }
-
-    private func withParameters<T>(
-        _ values: [Value],
-        _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) throws -> T
-    ) throws -> T {
-        var buffers: [UnsafeMutableRawPointer?] = []
-        var lengths: [Int32] = []
-        var formats: [Int32] = []
-        buffers.reserveCapacity(values.count)
-        defer { for buffer in buffers { buffer?.deallocate() } }
-        for value in values {
-            switch value {
-            case .null:
-                buffers.append(nil)
-                lengths.append(0)
-                formats.append(0)
-            case .integer(let v): appendText(String(v), &buffers, &lengths, &formats)
-            case .double(let v): appendText(Value.text(of: v), &buffers, &lengths, &formats)
-            case .text(let v): appendText(v, &buffers, &lengths, &formats)
-            case .bytes(let v):
-                let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(v.count, 1), alignment: 1)
-                v.copyBytes(to: buffer.assumingMemoryBound(to: UInt8.self), count: v.count)
-                buffers.append(buffer)
-                lengths.append(Int32(v.count))
-                formats.append(1)
-            }
-        }
-        let pointers = buffers.map { $0.map { UnsafePointer<CChar>($0.assumingMemoryBound(to: CChar.self)) } }
-        return try pointers.withUnsafeBufferPointer { p in
-            try lengths.withUnsafeBufferPointer { l in
-                try formats.withUnsafeBufferPointer { f in
-                    try body(Int32(values.count), p.baseAddress, l.baseAddress, f.baseAddress)
-                }
-            }
-        }
-    }
-
-    private func appendText(
-        _ text: String, _ buffers: inout [UnsafeMutableRawPointer?], _ lengths: inout [Int32], _ formats: inout [Int32]
-    ) {
-        let utf8 = Array(text.utf8)
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: utf8.count + 1, alignment: 1)
-        utf8.withUnsafeBytes { if let base = $0.baseAddress { buffer.copyMemory(from: base, byteCount: utf8.count) } }
-        buffer.storeBytes(of: 0, toByteOffset: utf8.count, as: UInt8.self)
-        buffers.append(buffer)
-        lengths.append(Int32(utf8.count))
-        formats.append(0)
     }
 
     /// Runs a block in one transaction (`READ COMMITTED`: every optimistic-lock check re-reads the row as
@@ -189,7 +157,7 @@ package final class PostgresConnection {
         }
     }
 
-    private func failure(sqlState: String, message: String, action: String) -> QuireError {
+    func failure(sqlState: String, message: String, action: String) -> QuireError {
         let text = message.trimmingCharacters(in: .whitespacesAndNewlines)
         let cause = PostgresServerError(sqlState: sqlState, message: text)
         // 57P01 admin_shutdown (pg_terminate_backend), 57P02/57P03, 08xxx connection exceptions, or a connection
@@ -206,7 +174,7 @@ package final class PostgresConnection {
             .postgres, "PostgreSQL failed in the store '\(url.redacted)' (\(action.prefix(120)): \(text)).", underlying: cause)
     }
 
-    private func closedError() -> QuireError {
+    func closedError() -> QuireError {
         QuireError(.postgresConnectionLost, "The connection to the PostgreSQL store '\(url.redacted)' is closed.")
     }
 

@@ -102,7 +102,9 @@ extension PostgresStore {
     // MARK: Fetching
 
     /// The FROM, WHERE, ORDER BY and LIMIT clauses of a fetch in PostgreSQL's dialect, with its parameters.
-    private func clauses(_ fetch: StoreFetch, table: SQLiteSchema.Table, sorted: Bool) throws -> (sql: String, values: [PostgresConnection.Value]) {
+    ///
+    /// - Throws: ``SQLitePredicateCompiler/Unsupported`` when the predicate does not compile.
+    func clauses(_ fetch: StoreFetch, table: SQLiteSchema.Table, sorted: Bool) throws -> CompiledFetchSQL {
         let counter = SQLiteAliasCounter()
         let scope = SQLiteQueryScope(counter: counter, dialect: .postgres)
         var order: [String] = []
@@ -143,39 +145,36 @@ extension PostgresStore {
         }
         var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter, dialect: .postgres)
         if let predicate = fetch.predicate, predicate != .true {
-            do {
-                conditions.append(try compiler.compile(predicate, for: .init(alias: "t0", entity: fetch.entity, scope: scope)))
-            } catch let error as SQLitePredicateCompiler.Unsupported {
-                throw QuireError(
-                    .invalidFetchRequest,
-                    "The PostgreSQL store '\(displayURL)' cannot evaluate the predicate '\(predicate)' on entity '\(fetch.entity.name)': \(error.reason).",
-                    context: .init(entity: fetch.entity.name))
-            }
+            conditions.append(try compiler.compile(predicate, for: .init(alias: "t0", entity: fetch.entity, scope: scope)))
         }
         var sql = "FROM \(PostgresDialect.quote(table.name)) t0" + scope.joinSQL
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         if !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
-        var values = PostgresDialect.values(compiler.bindings)
         if fetch.limit > 0 || fetch.offset > 0 {
-            sql += " LIMIT $\(values.count + 1)::BIGINT OFFSET $\(values.count + 2)::BIGINT"
-            values += [fetch.limit > 0 ? .integer(Int64(fetch.limit)) : .null, .integer(Int64(fetch.offset))]
+            sql += " LIMIT $\(compiler.bindings.count + 1)::BIGINT OFFSET $\(compiler.bindings.count + 2)::BIGINT"
         }
-        return (sql, values)
+        return CompiledFetchSQL(
+            sql: sql, predicateBindings: compiler.bindings, folds: compiler.bindingFolds,
+            dependsOnParameterValues: compiler.dependsOnParameterValues)
     }
 
-    private func run(_ select: String, _ fetch: StoreFetch, sorted: Bool) throws -> PostgresResult? {
+    /// The result of a fetch's statement (``plannedQuery(_:_:table:)``); nil for an entity without a table.
+    private func run(_ selection: SQLFetchShape.Selection, _ fetch: StoreFetch) throws -> PostgresResult? {
         guard let table = schema.table(for: fetch.entity) else { return nil }
-        let (clause, values) = try clauses(fetch, table: table, sorted: sorted)
-        return try db().query("SELECT \(select) \(clause)", values, binaryResult: true)
+        do {
+            return try plannedQuery(selection, fetch, table: table)
+        } catch let error as SQLitePredicateCompiler.Unsupported {
+            throw unsupportedPredicateError(fetch, error)
+        }
     }
 
     func pgVisitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
-        guard let table = schema.table(for: fetch.entity), let result = try run(selectList(table), fetch, sorted: true) else { return }
+        guard let result = try run(.rows, fetch) else { return }
         for row in 0..<result.count { try body(try snapshot(result, row)) }
     }
 
     func pgFetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] {
-        guard let result = try run("t0.z_pk, t0.z_ent", fetch, sorted: true) else { return [] }
+        guard let result = try run(.objectIDs, fetch) else { return [] }
         return (0..<result.count).compactMap { row in
             schema.numbers.entity(number: result.int64(row, 1)).map { ObjectID(entity: $0, store: store, primaryKey: result.int64(row, 0)) }
         }
@@ -183,15 +182,8 @@ extension PostgresStore {
 
     func pgCount(_ fetch: StoreFetch) throws -> Int {
         if fetch.limit > 0 || fetch.offset > 0 { return try pgFetchObjectIDs(fetch).count }
-        guard let result = try run("COUNT(*)", fetch, sorted: false), result.count == 1 else { return 0 }
+        guard let result = try run(.count, fetch), result.count == 1 else { return 0 }
         return Int(result.int64(0, 0))
-    }
-
-    func pgCanEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool {
-        let counter = SQLiteAliasCounter()
-        var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter, dialect: .postgres)
-        let scope = SQLiteQueryScope(counter: counter, dialect: .postgres)
-        return (try? compiler.compile(predicate, for: .init(alias: "t0", entity: entity, scope: scope))) != nil
     }
 
     /// `{1,2,3}`: keys as one array parameter.

@@ -10,21 +10,39 @@ extension PostgresStore {
     /// Inserts records with their keys and versions; to-many relationships come later.
     func pgImportRecords(_ rows: [RowSnapshot]) throws {
         let connection = try db()
-        for row in rows {
-            let change = SaveRequest.Change(
+        func change(_ row: RowSnapshot) -> SaveRequest.Change {
+            SaveRequest.Change(
                 objectID: row.objectID, store: store, version: row.version, attributes: row.attributes,
                 relationships: row.relationships, committedRelationships: nil)
-            try writeRow(change, id: row.objectID, map: [:], insert: true, version: row.version, connection)
+        }
+        // Rows with chunked values one by one (their chunks are statements of their own), the others pipelined.
+        var pipelined: [Int] = []
+        for (index, row) in rows.enumerated() {
+            if mayWriteChunks(row.objectID.entity) {
+                try writeRow(change(row), id: row.objectID, map: [:], insert: true, version: row.version, connection)
+            } else {
+                pipelined.append(index)
+            }
+        }
+        guard !pipelined.isEmpty else { return }
+        _ = try connection.pipelined(describe: { Self.describeWrite(insert: true, rows[$0].objectID) }) { pipeline in
+            for index in pipelined {
+                let row = rows[index]
+                guard let (sql, values) = try rowStatement(change(row), id: row.objectID, map: [:], insert: true, version: row.version, connection)
+                else { continue }
+                try pipeline.send(sql, values, label: index)
+            }
         }
     }
 
     /// Writes the members of to-many relationships: join rows and order keys.
     func pgImportRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
-        let connection = try db()
-        for (owner, relationship, members) in owners {
-            let change = SaveRequest.Change.importedMembers(of: owner, relationship, members, store: store)
-            try writeJoins(change, id: owner, map: [:], inverseSides: importPass(for: relationship) == 1, connection)
-            try writeOrderKeys(change, map: [:], connection)
+        guard !owners.isEmpty else { return }
+        _ = try db().pipelined(describe: { Self.describeMemberWrites(owners[$0].owner) }) { pipeline in
+            for (index, (owner, relationship, members)) in owners.enumerated() {
+                let change = SaveRequest.Change.importedMembers(of: owner, relationship, members, store: store)
+                try sendMemberWrites(change, id: owner, map: [:], inverseSides: importPass(for: relationship) == 1, pipeline, label: index)
+            }
         }
     }
 

@@ -32,10 +32,23 @@ extension PostgresStore {
                 }
                 unreferenced.formUnion(names)
             }
-            for (change, id) in zip(request.inserted, result.permanentIDs) {
-                try writeRow(change, id: id, map: map, insert: true, connection)
+            // Rows with values stored as chunks are written one by one (their chunks are statements of their own);
+            // the others go in one pipeline (``PostgresPipeline``), updates in key order after the inserts.
+            let updated = Self.lockOrder(request.updated)
+            var pipelinedInserts: [Int] = []
+            var pipelinedUpdates: [Int] = []
+            for (index, (change, id)) in zip(request.inserted, result.permanentIDs).enumerated() {
+                if !mayWriteChunks(id.entity) {
+                    pipelinedInserts.append(index)
+                } else {
+                    try writeRow(change, id: id, map: map, insert: true, connection)
+                }
             }
-            for change in Self.lockOrder(request.updated) {
+            for (index, change) in updated.enumerated() {
+                guard mayWriteChunks(change.objectID.entity) else {
+                    pipelinedUpdates.append(index)
+                    continue
+                }
                 let old = try storedExternalNames(of: change.objectID, connection)
                 if try writeRow(change, id: change.objectID, map: map, insert: false, keeping: old, connection) {
                     unreferenced.formUnion(old.subtracting(keptExternalNames(change, of: change.objectID, among: old)))
@@ -43,15 +56,54 @@ extension PostgresStore {
                     conflicting.append(change)
                 }
             }
+            let insertedCount = request.inserted.count
+            let permanentIDs = result.permanentIDs
+            let unchanged = pipelinedInserts.isEmpty && pipelinedUpdates.isEmpty ? [] : try connection.pipelined(describe: { label in
+                label < insertedCount
+                    ? Self.describeWrite(insert: true, permanentIDs[label])
+                    : Self.describeWrite(insert: false, updated[label - insertedCount].objectID)
+            }) { pipeline in
+                for index in pipelinedInserts {
+                    guard let (sql, values) = try rowStatement(request.inserted[index], id: permanentIDs[index], map: map, insert: true, connection)
+                    else { continue }
+                    try pipeline.send(sql, values, label: index)
+                }
+                for index in pipelinedUpdates {
+                    let change = updated[index]
+                    guard let (sql, values) = try rowStatement(change, id: change.objectID, map: map, insert: false, connection) else {
+                        conflicting.append(change)
+                        continue
+                    }
+                    try pipeline.send(sql, values, label: insertedCount + index, expectsOneRow: true)
+                }
+            }
+            conflicting += unchanged.map { updated[$0 - insertedCount] }
             if !conflicting.isEmpty { throw try conflictError(conflicting) }
             try removeExternalData(unreferenced, connection)
             if metadataIsDirty { try Self.write(metadata, connection) }
-            for inverseSides in [false, true] {
-                for changes in [request.inserted, request.updated] {
-                    for change in changes where change.objectID.entity.hasToManyRelationships {
-                        try writeJoins(change, id: permanent(change.objectID), map: map, inverseSides: inverseSides, connection)
-                        if !inverseSides { try writeOrderKeys(change, map: map, connection) }
-                        try writeMemberChanges(change, id: permanent(change.objectID), map: map, inverseSides: inverseSides, connection)
+            if request.inserted.contains(where: { $0.objectID.entity.hasToManyRelationships })
+                || request.updated.contains(where: { $0.objectID.entity.hasToManyRelationships })
+            {
+                for inverseSides in [false, true] {
+                    // Join rows and order keys of the loaded relationships in one more pipeline, each object's
+                    // statements labelled with its ID; then the members recorded while relationships were faults,
+                    // which read the current last positions (so they cannot be pipelined). The owning sides of both
+                    // are written before any inverse side numbers its rows.
+                    var owners: [ObjectID] = []
+                    _ = try connection.pipelined(describe: { Self.describeMemberWrites(owners[$0]) }) { pipeline in
+                        for changes in [request.inserted, request.updated] {
+                            for change in changes where change.objectID.entity.hasToManyRelationships {
+                                owners.append(permanent(change.objectID))
+                                try sendMemberWrites(
+                                    change, id: owners[owners.count - 1], map: map, inverseSides: inverseSides, pipeline,
+                                    label: owners.count - 1)
+                            }
+                        }
+                    }
+                    for changes in [request.inserted, request.updated] {
+                        for change in changes where !change.memberChanges.isEmpty {
+                            try writeMemberChanges(change, id: permanent(change.objectID), map: map, inverseSides: inverseSides, connection)
+                        }
                     }
                 }
             }
@@ -111,14 +163,37 @@ extension PostgresStore {
         return plan
     }
 
+    /// Whether writing a row of the entity may write chunks (it has attributes stored externally), so that the
+    /// row cannot go in a pipeline.
+    func mayWriteChunks(_ entity: EntityDescription) -> Bool {
+        writePlan(for: entity)?.attributeSlots.contains { $0.1 } ?? false
+    }
+
+    /// What a failed INSERT or UPDATE was doing, for its error: "inserting the Item with z_pk 12".
+    static func describeWrite(insert: Bool, _ id: ObjectID) -> String {
+        "\(insert ? "inserting" : "updating") the \(id.entity.name) with z_pk \(id.primaryKey.map(String.init) ?? "?")"
+    }
+
     /// Inserts or updates one row; returns false when an update found the row changed or gone.
     @discardableResult
     func writeRow(
         _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], insert: Bool, version: Int64 = 1,
         keeping old: Set<String> = [], _ connection: PostgresConnection
     ) throws -> Bool {
+        guard let (sql, values) = try rowStatement(change, id: id, map: map, insert: insert, version: version, keeping: old, connection)
+        else { return false }
+        let result = try connection.query(sql, values)
+        return insert || result.changes == 1
+    }
+
+    /// The INSERT or UPDATE of one row and its values (nil for an entity without a table or an object without
+    /// a key); values stored as chunks are written on `connection` as they are met.
+    func rowStatement(
+        _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], insert: Bool, version: Int64 = 1,
+        keeping old: Set<String> = [], _ connection: PostgresConnection
+    ) throws -> (sql: String, values: [PostgresConnection.Value])? {
         let entity = id.entity
-        guard let plan = writePlan(for: entity), let pk = id.primaryKey else { return false }
+        guard let plan = writePlan(for: entity), let pk = id.primaryKey else { return nil }
         var values: [PostgresConnection.Value] = []
         values.reserveCapacity(plan.attributeSlots.count + plan.relationshipSlots.count * 2 + 3)
         if insert {
@@ -136,8 +211,7 @@ extension PostgresStore {
             if withEntity { values.append(target.map { .integer(Int64(schema.numbers.number(of: $0.entity))) } ?? .null) }
         }
         if !insert { values += [.integer(pk), .integer(change.version)] }
-        let result = try connection.query(insert ? plan.insertSQL : plan.updateSQL, values)
-        return insert || result.changes == 1
+        return (insert ? plan.insertSQL : plan.updateSQL, values)
     }
 
     /// Deletes one row and its join-table rows; returns the names of the chunked values it referred to, or nil
@@ -152,75 +226,26 @@ extension PostgresStore {
             "DELETE FROM \(q(table.name)) WHERE z_pk = $1 AND z_opt = $2\(returning)", [.integer(pk), .integer(change.version)])
         guard result.changes == 1 else { return nil }
         let names = external.isEmpty ? [] : Self.referencedNames(result, row: 0, columns: 0..<external.count)
-        for join in schema.allJoinTables {
-            for (column, owner) in [(join.sourceColumn, join.relationship.entity), (join.destinationColumn, join.relationship.resolvedDestination)] {
-                guard let owner, entity.isKind(of: owner) else { continue }
-                try connection.query("DELETE FROM \(q(join.name)) WHERE \(q(column)) = $1", [.integer(pk)])
-            }
-        }
+        try JoinTableWrites.visitRemovals(of: entity, schema: schema, dialect: .postgres) { try connection.query($0, [.integer(pk)]) }
         return names
     }
 
-    /// Join-table rows for the to-many relationships this object owns; the inverse side only updates its order column.
-    func writeJoins(
-        _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], inverseSides: Bool, _ connection: PostgresConnection
+    /// Sends the join-table rows of the to-many relationships this object owns and the order keys of its
+    /// ordered members (or, with `inverseSides`, the other side's order columns), as ``JoinTableWrites`` plans them.
+    func sendMemberWrites(
+        _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], inverseSides: Bool, _ pipeline: PostgresPipeline, label: Int
     ) throws {
-        guard let pk = id.primaryKey else { return }
-        let q = PostgresDialect.quote
-        for relationship in id.entity.allRelationships where relationship.isToMany {
-            guard let join = schema.joinTable(for: relationship) else { continue }
-            let current = change.relationships[relationship.slot]
-            if current.isFault { continue }
-            let members = current.objectIDs.map { map[$0] ?? $0 }
-            let forward = join.relationship === relationship
-            if forward == inverseSides { continue }
-            let committed = (change.committedRelationships?[relationship.slot]).flatMap { $0.isFault ? nil : $0.objectIDs } ?? []
-            guard forward else {
-                guard let orderColumn = join.inverseOrderColumn else { continue }
-                for (position, member) in members.enumerated() {
-                    guard let memberKey = member.primaryKey else { continue }
-                    try connection.query(
-                        "UPDATE \(q(join.name)) SET \(q(orderColumn)) = $1 WHERE \(q(join.destinationColumn)) = $2 AND \(q(join.sourceColumn)) = $3",
-                        [.integer(Int64(position + 1)), .integer(pk), .integer(memberKey)])
-                }
-                continue
-            }
-            if change.committedRelationships != nil || !committed.isEmpty {
-                let kept = Set(members)
-                for old in committed where !kept.contains(old) {
-                    guard let oldKey = old.primaryKey else { continue }
-                    try connection.query(
-                        "DELETE FROM \(q(join.name)) WHERE \(q(join.sourceColumn)) = $1 AND \(q(join.destinationColumn)) = $2",
-                        [.integer(pk), .integer(oldKey)])
-                }
-            }
-            var columns = [join.sourceColumn, join.destinationColumn]
-            if let order = join.orderColumn { columns.append(order) }
-            let update = join.orderColumn.map { "\(q($0)) = excluded.\(q($0))" } ?? "\(q(join.sourceColumn)) = excluded.\(q(join.sourceColumn))"
-            let sql = "INSERT INTO \(q(join.name)) (\(columns.map(q).joined(separator: ", "))) "
-                + "VALUES (\(columns.indices.map { "$\($0 + 1)" }.joined(separator: ", "))) "
-                + "ON CONFLICT (\(q(join.sourceColumn)), \(q(join.destinationColumn))) DO UPDATE SET \(update)"
-            for (position, member) in members.enumerated() {
-                guard let memberKey = member.primaryKey else { continue }
-                var values: [PostgresConnection.Value] = [.integer(pk), .integer(memberKey)]
-                if join.orderColumn != nil { values.append(.integer(Int64(position + 1))) }
-                try connection.query(sql, values)
-            }
+        func send(_ sql: String, _ parameters: JoinTableWrites.Parameters) throws {
+            var values: [PostgresConnection.Value] = [.integer(parameters.first), .integer(parameters.second)]
+            if let third = parameters.third { values.append(.integer(third)) }
+            try pipeline.send(sql, values, label: label)
         }
+        try JoinTableWrites.visitJoins(change, id: id, map: map, inverseSides: inverseSides, schema: schema, dialect: .postgres, send)
+        if !inverseSides { try JoinTableWrites.visitOrderKeys(change, map: map, schema: schema, dialect: .postgres, send) }
     }
 
-    /// `Z_FOK_` keys of the members of ordered to-many relationships kept by the members' foreign keys.
-    func writeOrderKeys(_ change: SaveRequest.Change, map: [ObjectID: ObjectID], _ connection: PostgresConnection) throws {
-        for relationship in change.objectID.entity.allRelationships where relationship.isOrdered && SQLiteSchema.usesForeignKey(relationship) {
-            guard case .ordered(let members) = change.relationships[relationship.slot], let inverse = relationship.resolvedInverse,
-                let owner = inverse.entity, let mapping = schema.mapping(for: owner), mapping.orderKeyColumns[inverse.slot] >= 0
-            else { continue }
-            let column = mapping.table.columns[mapping.orderKeyColumns[inverse.slot]].name
-            let sql = "UPDATE \(PostgresDialect.quote(mapping.table.name)) SET \(PostgresDialect.quote(column)) = $1 WHERE z_pk = $2"
-            for (position, member) in members.enumerated() {
-                guard let key = (map[member] ?? member).primaryKey else { continue }
-                try connection.query(sql, [.integer(Int64(position + 1)), .integer(key)])
-            }
-        }
+    /// What failed member writes were doing, for their error.
+    static func describeMemberWrites(_ id: ObjectID) -> String {
+        "writing the to-many relationships of the \(id.entity.name) with z_pk \(id.primaryKey.map(String.init) ?? "?")"
     }
 }

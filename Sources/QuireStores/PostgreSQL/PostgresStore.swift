@@ -19,6 +19,12 @@ package final class PostgresStore: ImportingStoreBackend {
     var selectLists: [ObjectIdentifier: String] = [:]
     /// Per entity: the INSERT and UPDATE of its rows.
     var writePlans: [ObjectIdentifier: WritePlan] = [:]
+    /// The SQL of fetches by shape, with their prepared statements (``plannedQuery(_:_:table:)``).
+    package internal(set) var fetchPlans = SQLFetchPlanCache<SQLFetchPlan>()
+    /// Whether predicates compile, by shape (``pgCanEvaluate(_:for:)``).
+    var evaluablePredicates = SQLFetchPlanCache<Bool>()
+    /// How many times a fetch's SQL or a predicate was compiled: tests check that repeated shapes compile once.
+    package internal(set) var fetchCompilations = 0
     /// The address, parsed once.
     private var address: PostgresURL?
     /// The thread that hears other coordinators' saves.
@@ -209,6 +215,7 @@ package final class PostgresStore: ImportingStoreBackend {
         readers = [:]
         selectLists = [:]
         writePlans = [:]
+        fetchPlans.removeAll()
     }
 
     // MARK: Files (a database has none)
@@ -256,6 +263,9 @@ package final class PostgresStore: ImportingStoreBackend {
     }
     package func visitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
         try pgVisitRows(fetch, body)
+    }
+    package func visitRowsIfEvaluable(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws -> Bool {
+        try pgVisitRowsIfEvaluable(fetch, body)
     }
     package func canEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool {
         pgCanEvaluate(predicate, for: entity)

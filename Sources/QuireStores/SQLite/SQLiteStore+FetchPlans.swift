@@ -76,16 +76,13 @@ extension SQLiteStore {
 
     /// Whether a predicate on an entity compiles to SQL as a whole, remembered by the predicate's shape.
     package func sqliteCanEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool {
-        let fetch = StoreFetch(
-            entity: entity, predicate: predicate, sortKeys: [], limit: 0, offset: 0, includesSubentities: true, kind: .count)
-        let shape = SQLFetchShape(fetch, selection: .predicateOnly, sorted: false, store: store)
-        if let known = evaluablePredicates.value(for: shape) { return known }
-        let counter = SQLiteAliasCounter()
-        var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter)
-        fetchCompilations += 1
-        let compiles =
-            (try? compiler.compile(predicate, for: .init(alias: "t0", entity: entity, scope: .init(counter: counter)))) != nil
-        if !compiler.dependsOnParameterValues { evaluablePredicates.insert(compiles, for: shape) }
-        return compiles
+        evaluablePredicates.evaluates(predicate, for: entity, store: store) {
+            let counter = SQLiteAliasCounter()
+            var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter)
+            fetchCompilations += 1
+            let compiles =
+                (try? compiler.compile(predicate, for: .init(alias: "t0", entity: entity, scope: .init(counter: counter)))) != nil
+            return (compiles, compiler.dependsOnParameterValues)
+        }
     }
 }

@@ -193,93 +193,28 @@ extension SQLiteStore {
         statement.bind(change.version, at: 2)
         try statement.run()
         guard connection.changes == 1 else { return false }
-        for join in schema.allJoinTables {
-            for (column, owner) in [(join.sourceColumn, join.relationship.entity), (join.destinationColumn, join.relationship.resolvedDestination)] {
-                guard let owner, entity.isKind(of: owner) else { continue }
-                let remove = try connection.cachedStatement("DELETE FROM \(SQLiteSchema.quote(join.name)) WHERE \(SQLiteSchema.quote(column)) = ?")
-                remove.bind(pk, at: 1)
-                try remove.run()
-            }
+        try JoinTableWrites.visitRemovals(of: entity, schema: schema, dialect: .sqlite) { sql in
+            let remove = try connection.cachedStatement(sql)
+            remove.bind(pk, at: 1)
+            try remove.run()
         }
         return true
     }
 
     /// Join-table rows for the to-many relationships this object owns (the side that names the join table);
-    /// the inverse side only updates its order column.
+    /// the inverse side only updates its order column. The statements are planned by ``JoinTableWrites``.
     package func writeJoins(
         _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], inverseSides: Bool, _ connection: SQLiteConnection
     ) throws {
-        guard let pk = id.primaryKey else { return }
-        for relationship in id.entity.allRelationships where relationship.isToMany {
-            guard let join = schema.joinTable(for: relationship) else { continue }
-            let current = change.relationships[relationship.slot]
-            if current.isFault { continue }
-            let members = current.objectIDs.map { map[$0] ?? $0 }
-            let forward = join.relationship === relationship
-            if forward == inverseSides { continue }
-            let committed = (change.committedRelationships?[relationship.slot]).flatMap { $0.isFault ? nil : $0.objectIDs } ?? []
-            guard forward else {
-                // Inverse side: rows are written by the owners; keep this side's order column in step.
-                guard let orderColumn = join.inverseOrderColumn else { continue }
-                let update = try connection.cachedStatement(
-                    "UPDATE \(SQLiteSchema.quote(join.name)) SET \(SQLiteSchema.quote(orderColumn)) = ? "
-                        + "WHERE \(SQLiteSchema.quote(join.destinationColumn)) = ? AND \(SQLiteSchema.quote(join.sourceColumn)) = ?")
-                for (position, member) in members.enumerated() {
-                    guard let memberKey = member.primaryKey else { continue }
-                    update.reset()
-                    update.bind(Int64(position + 1), at: 1)
-                    update.bind(pk, at: 2)
-                    update.bind(memberKey, at: 3)
-                    try update.run()
-                }
-                continue
-            }
-            if change.committedRelationships != nil || !committed.isEmpty {
-                let kept = Set(members)
-                let remove = try connection.cachedStatement(
-                    "DELETE FROM \(SQLiteSchema.quote(join.name)) WHERE \(SQLiteSchema.quote(join.sourceColumn)) = ? "
-                        + "AND \(SQLiteSchema.quote(join.destinationColumn)) = ?")
-                for old in committed where !kept.contains(old) {
-                    guard let oldKey = old.primaryKey else { continue }
-                    remove.reset()
-                    remove.bind(pk, at: 1)
-                    remove.bind(oldKey, at: 2)
-                    try remove.run()
-                }
-            }
-            var columns = [join.sourceColumn, join.destinationColumn]
-            if let order = join.orderColumn { columns.append(order) }
-            let insert = try connection.cachedStatement(
-                "INSERT INTO \(SQLiteSchema.quote(join.name)) (\(columns.map(SQLiteSchema.quote).joined(separator: ", "))) "
-                    + "VALUES (\(columns.map { _ in "?" }.joined(separator: ", "))) "
-                    + "ON CONFLICT DO UPDATE SET \(join.orderColumn.map { "\(SQLiteSchema.quote($0)) = excluded.\(SQLiteSchema.quote($0))" } ?? "\(SQLiteSchema.quote(join.sourceColumn)) = excluded.\(SQLiteSchema.quote(join.sourceColumn))")")
-            for (position, member) in members.enumerated() {
-                guard let memberKey = member.primaryKey else { continue }
-                insert.reset()
-                insert.bind(pk, at: 1)
-                insert.bind(memberKey, at: 2)
-                if join.orderColumn != nil { insert.bind(Int64(position + 1), at: 3) }
-                try insert.run()
-            }
+        var runner = SQLiteJoinStatementRunner(connection)
+        try JoinTableWrites.visitJoins(change, id: id, map: map, inverseSides: inverseSides, schema: schema, dialect: .sqlite) {
+            try runner.run($0, $1)
         }
     }
 
     /// `Z_FOK_` keys of the members of ordered to-many relationships kept by the members' foreign keys.
     package func writeOrderKeys(_ change: SaveRequest.Change, map: [ObjectID: ObjectID], _ connection: SQLiteConnection) throws {
-        for relationship in change.objectID.entity.allRelationships where relationship.isOrdered && SQLiteSchema.usesForeignKey(relationship) {
-            guard case .ordered(let members) = change.relationships[relationship.slot], let inverse = relationship.resolvedInverse,
-                let owner = inverse.entity, let mapping = schema.mapping(for: owner), mapping.orderKeyColumns[inverse.slot] >= 0
-            else { continue }
-            let column = mapping.table.columns[mapping.orderKeyColumns[inverse.slot]].name
-            let update = try connection.cachedStatement(
-                "UPDATE \(SQLiteSchema.quote(mapping.table.name)) SET \(SQLiteSchema.quote(column)) = ? WHERE Z_PK = ?")
-            for (position, member) in members.enumerated() {
-                guard let key = (map[member] ?? member).primaryKey else { continue }
-                update.reset()
-                update.bind(Int64(position + 1), at: 1)
-                update.bind(key, at: 2)
-                try update.run()
-            }
-        }
+        var runner = SQLiteJoinStatementRunner(connection)
+        try JoinTableWrites.visitOrderKeys(change, map: map, schema: schema, dialect: .sqlite) { try runner.run($0, $1) }
     }
 }
