@@ -16,13 +16,14 @@ extension ManagedObject {
     /// validation at save) reads as an `Int64`.
     public func value(forKey key: String) -> Any? {
         // The precomputed property index (one scan of machine words for keys that are the names themselves).
+        let keyed = withEntity { $0.keyedPropertyIndex(forKey: key) }
+        // Most attributes read as their stored value's own type: no description to look at.
+        if let keyed, keyed.isPlainAttribute {
+            let stored = attributeValue(at: keyed.index)
+            if case .externalData = stored {} else { return stored.anyValue }
+        }
         let entity = self.entity
-        if let (index, isPlainAttribute) = entity.keyedPropertyIndex(forKey: key) {
-            // Most attributes read as their stored value's own type: no description to look at.
-            if isPlainAttribute {
-                let stored = attributeValue(at: index)
-                if case .externalData = stored {} else { return stored.anyValue }
-            }
+        if let (index, _) = keyed {
             if index < entity.frozenAttributeCount {
                 return value(of: entity.frozenAttribute(at: index))
             }
@@ -65,8 +66,8 @@ extension ManagedObject {
     /// Data. An unknown key or a value of the wrong type traps (Core Data raises an exception Swift cannot
     /// catch): for keys and values that come from input use ``setValidatedValue(_:forKey:)``, which throws.
     public func setValue(_ value: Any?, forKey key: String) {
-        if let (slot, converted) = entity.exactAttributeValue(value, forKey: key) {
-            if entity.isDerivedAttribute(slot: slot) { return noteDerivedAttributeWrite(key) }
+        if let (slot, converted) = withEntity({ $0.exactAttributeValue(value, forKey: key) }) {
+            if withEntity({ $0.isDerivedAttribute(slot: slot) }) { return noteDerivedAttributeWrite(key) }
             setAttributeValue(converted, at: slot)
             return
         }

@@ -27,11 +27,20 @@ import OrderedCollections
 /// ``objectID`` across threads instead.
 open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's entity.
-    public var entity: EntityDescription { unretainedEntity }
+    public var entity: EntityDescription { entityHandle.takeUnretainedValue() }
     /// Frozen entities live for the rest of the process, so objects refer to them without retaining them;
     /// an object made from an entity whose model is still editable keeps it alive through its change state
-    /// (`ManagedObjectChangeState.entityOwner`).
-    private unowned(unsafe) let unretainedEntity: EntityDescription
+    /// (`ManagedObjectChangeState.entityOwner`). `Unmanaged`, so that keyed access can use the entity without
+    /// even a passing retain (`withEntity(_:)`).
+    private let entityHandle: Unmanaged<EntityDescription>
+
+    /// Runs `body` with the object's entity, without retaining it: keyed reads and writes, once a value each.
+    @inline(__always)
+    func withEntity<Result>(_ body: (EntityDescription) -> Result) -> Result {
+        // Safe: the entity outlives the object (a frozen entity lives for the rest of the process, an editable
+        // one is kept alive by the object's change state), so it is alive for the whole of `body`.
+        entityHandle._withUnsafeGuaranteedRef(body)
+    }
 
     // The object's state is used only on its context's queue, so the accesses of the properties marked
     // `@exclusivity(unchecked)` are not checked at run time: those checks cost more than the accesses.
@@ -82,7 +91,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     ///
     /// - Parameter entity: The object's entity.
     public required init(entity: EntityDescription) {
-        self.unretainedEntity = entity
+        self.entityHandle = Unmanaged.passUnretained(entity)
         // A temporary ID is drawn when the object is inserted; objects a context makes for records get
         // their permanent ID straight away.
         self.objectID = ObjectID.unassigned(for: entity)
