@@ -129,6 +129,7 @@ rows.append(BenchmarkRow(name: "fetch-all-100k", quireMilliseconds: quireFetch, 
 }
 
 if wanted("fetch-all-100k-typed") { rows.append(try TypedReadBench.row(quireURL: quireURL, rawURL: rawURL, runs: runs)) }
+if wanted("object-bytes-100k") { rows.append(try ObjectMemoryBench.row(quireURL: quireURL, rawURL: rawURL, runs: runs)) }
 
 // fire-faults-100k: the same shuffled keys, one record at a time.
 if wanted("fire-faults-100k") {

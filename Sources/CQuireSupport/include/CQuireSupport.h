@@ -35,6 +35,15 @@ int quire_fsync_directory(const char *path);
 /// not export `copy_file_range`. Returns 0 for a clone, 1 for a copy, or -1 with errno set.
 int quire_clone_file(int source, int destination);
 
+/// The bytes of the heap blocks in use, their headers included (glibc's `mallinfo2().uordblks`): what the
+/// process holds on the heap, whether or not freed blocks were reused. 0 where glibc is not the allocator.
+/// Used to count what objects take (benchmarks, tests); Glibc's module does not export `malloc.h`.
+size_t quire_heap_bytes_in_use(void);
+
+/// The size of the heap block that starts at `pointer` (from `malloc`), its header included: the bytes one
+/// allocation takes. 0 for NULL, or where glibc is not the allocator.
+size_t quire_heap_block_size(const void *pointer);
+
 /// The errno of the calling thread (Swift reaches it, but this keeps call sites uniform).
 int quire_errno(void);
 

@@ -34,6 +34,10 @@ public struct Managed<Value: ManagedPropertyValue> {
     }
 
     /// Reads and writes the value through the enclosing object's key-value access.
+    ///
+    /// Inlinable, so that the application's module specializes it for each property: the key is then read
+    /// straight from the property's storage rather than through a key path at run time.
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
@@ -42,7 +46,7 @@ public struct Managed<Value: ManagedPropertyValue> {
         get {
             let key = object[keyPath: storageKeyPath].key
             if let stored = object.storedValue(forKey: key, as: Value.self) { return stored }
-            return Value.fromManagedValue(object.value(forKey: key), of: object.entity.property(named: key))
+            return object.convertedValue(forKey: key, as: Value.self)
         }
         set { object.setValue(newValue.managedValue, forKey: object[keyPath: storageKeyPath].key) }
     }

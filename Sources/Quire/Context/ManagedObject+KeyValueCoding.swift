@@ -16,14 +16,15 @@ extension ManagedObject {
     /// validation at save) reads as an `Int64`.
     public func value(forKey key: String) -> Any? {
         // The precomputed property index (one scan of machine words for keys that are the names themselves).
+        let keyed = withEntity { $0.keyedPropertyIndex(forKey: key) }
+        // Most attributes read as their stored value's own type: no description to look at.
+        if let keyed, keyed.isPlainAttribute {
+            let stored = attributeValue(at: keyed.index)
+            if case .externalData = stored {} else { return stored.anyValue }
+        }
         let entity = self.entity
-        if let index = entity.propertyIndex(forKey: key) {
+        if let (index, _) = keyed {
             if index < entity.frozenAttributeCount {
-                // Most attributes read as their stored value's own type: no description to look at.
-                if entity.isPlainAttribute(at: index) {
-                    let stored = attributeValue(at: index)
-                    if case .externalData = stored {} else { return stored.anyValue }
-                }
                 return value(of: entity.frozenAttribute(at: index))
             }
             if let relationship = entity.frozenProperty(at: index) as? RelationshipDescription {
@@ -65,8 +66,8 @@ extension ManagedObject {
     /// Data. An unknown key or a value of the wrong type traps (Core Data raises an exception Swift cannot
     /// catch): for keys and values that come from input use ``setValidatedValue(_:forKey:)``, which throws.
     public func setValue(_ value: Any?, forKey key: String) {
-        if let (slot, converted) = entity.exactAttributeValue(value, forKey: key) {
-            if entity.isDerivedAttribute(slot: slot) { return noteDerivedAttributeWrite(key) }
+        if let (slot, converted) = withEntity({ $0.exactAttributeValue(value, forKey: key) }) {
+            if withEntity({ $0.isDerivedAttribute(slot: slot) }) { return noteDerivedAttributeWrite(key) }
             setAttributeValue(converted, at: slot)
             return
         }
@@ -256,7 +257,9 @@ extension ManagedObject {
 
     func attributeValue(at slot: Int) -> AttributeValue {
         fireFaultIfNeeded()
-        return slot < attributeStorage.count ? attributeStorage[slot] : .null
+        // Values still packed (a fired fault nobody changed): decode the one asked for.
+        if let packed = heldRow { return packed.attribute(at: slot) }
+        return slot < storedAttributes.count ? storedAttributes[slot] : .null
     }
 
     func setAttributeValue(_ value: AttributeValue, at slot: Int) {
@@ -287,6 +290,11 @@ extension ManagedObject {
     /// The relationship's value, loading a to-many fault first.
     func loadedStorage(for relationship: RelationshipDescription) -> RelationshipStorage {
         fireFaultIfNeeded()
+        if let packed = packedValues {
+            // A to-one read from packed values leaves them packed; a to-many fault is loaded below.
+            let storage = packed.relationship(at: relationship.slot)
+            if !storage.isFault { return storage }
+        }
         guard relationship.slot < relationshipStorage.count else { return .empty(for: relationship) }
         if relationshipStorage[relationship.slot].isFault {
             managedObjectContext?.fulfillRelationshipFault(of: self, relationship: relationship)

@@ -7,6 +7,7 @@ extension ManagedObject {
     /// boxing it into `Any` and casting it back: what ``Managed`` properties read first. `nil` when the read
     /// needs the general path (another type, a relationship, a nil value, a transformable or narrow integer
     /// attribute, data kept outside the store), which gives the same values, only slower.
+    @usableFromInline
     func storedValue<Value>(forKey key: String, as type: Value.Type) -> Value? {
         let entity = self.entity
         guard let slot = entity.propertyIndex(forKey: key), slot < entity.frozenAttributeCount,
@@ -22,6 +23,13 @@ extension ManagedObject {
         case .float(let value): return Self.exactly(value, as: Value.self)
         default: return nil
         }
+    }
+
+    /// A ``Managed`` property's value through the general path: ``value(forKey:)`` converted by the value
+    /// type (``ManagedPropertyValue/fromManagedValue(_:of:)``).
+    @usableFromInline
+    func convertedValue<Value: ManagedPropertyValue>(forKey key: String, as type: Value.Type) -> Value {
+        Value.fromManagedValue(value(forKey: key), of: entity.property(named: key))
     }
 
     /// `value` as a `Value` when that is its own type or its optional, without a dynamic cast.

@@ -27,11 +27,20 @@ import OrderedCollections
 /// ``objectID`` across threads instead.
 open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's entity.
-    public var entity: EntityDescription { unretainedEntity }
+    public var entity: EntityDescription { entityHandle.takeUnretainedValue() }
     /// Frozen entities live for the rest of the process, so objects refer to them without retaining them;
-    /// an object made from an entity whose model is still editable keeps it alive through `entityOwner`.
-    private unowned(unsafe) let unretainedEntity: EntityDescription
-    private let entityOwner: EntityDescription?
+    /// an object made from an entity whose model is still editable keeps it alive through its change state
+    /// (`ManagedObjectChangeState.entityOwner`). `Unmanaged`, so that keyed access can use the entity without
+    /// even a passing retain (`withEntity(_:)`).
+    private let entityHandle: Unmanaged<EntityDescription>
+
+    /// Runs `body` with the object's entity, without retaining it: keyed reads and writes, once a value each.
+    @inline(__always)
+    func withEntity<Result>(_ body: (EntityDescription) -> Result) -> Result {
+        // Safe: the entity outlives the object (a frozen entity lives for the rest of the process, an editable
+        // one is kept alive by the object's change state), so it is alive for the whole of `body`.
+        entityHandle._withUnsafeGuaranteedRef(body)
+    }
 
     // The object's state is used only on its context's queue, so the accesses of the properties marked
     // `@exclusivity(unchecked)` are not checked at run time: those checks cost more than the accesses.
@@ -44,20 +53,20 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// registers every object that points at it and clears their pointers when it goes away.
     @exclusivity(unchecked) public internal(set) unowned(unsafe) var managedObjectContext: ManagedObjectContext?
 
-    /// Attribute values by slot; empty while the object is a fault.
-    @exclusivity(unchecked) var attributeStorage: [AttributeValue]
-    /// Relationship values by slot; empty while the object is a fault.
-    @exclusivity(unchecked) var relationshipStorage: [RelationshipStorage]
-    /// The values as last saved or fetched, kept from the first change until the next save.
-    var committedAttributes: [AttributeValue]?
-    var committedRelationships: [RelationshipStorage]?
-    /// Changes to to-many relationships made while they were faults, by slot (see `deferMember`).
-    var deferredMembers: [Int: DeferredMembers] = [:]
+    /// Attribute values by slot once unpacked; empty while the object is a fault or keeps its values packed
+    /// (read them through `attributeStorage`, which unpacks, or `attributeValue(at:)`, which decodes one).
+    @exclusivity(unchecked) var storedAttributes: [AttributeValue]
+    /// Relationship values by slot once unpacked; empty while the object is a fault or keeps its values packed.
+    @exclusivity(unchecked) var storedRelationships: [RelationshipStorage]
+    /// What only a changed object needs (committed values, deferred to-many changes, its place in the change
+    /// log), made at the first change: see `ManagedObject+ChangeState.swift`.
+    @exclusivity(unchecked) var changeState: ManagedObjectChangeState?
     /// The version (`Z_OPT`) the values were read at.
     @exclusivity(unchecked) var version: Int64 = 0
 
     /// A fault made by a fetch keeps the row it was fetched with (where Core Data's row cache would), packed in
-    /// one allocation, so firing it reads nothing; refreshing it releases the row.
+    /// one allocation, so firing it reads nothing; refreshing it releases the row. Once the fault fired, the row
+    /// is the object's values until they are first needed as arrays (see `ManagedObject+PackedValues.swift`).
     @exclusivity(unchecked) var heldRow: PackedRow?
     /// Whether the object is a fault that keeps its fetched row.
     var faultHoldsRow: Bool { heldRow != nil }
@@ -72,8 +81,6 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var recordIsMissing = false
     /// Set when a fetch returns the object; the registry's pruning clears it and spares the object once.
     @exclusivity(unchecked) var recentlyFetched = false
-    /// Order of first change in the context, so saves are deterministic.
-    var changeSequence = 0
 
     /// Creates an object of exactly this class for an entity, in no context, with its attributes at their
     /// defaults: the designated initializer every way of making an object ends in. Override it (as a
@@ -84,13 +91,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     ///
     /// - Parameter entity: The object's entity.
     public required init(entity: EntityDescription) {
-        self.unretainedEntity = entity
-        self.entityOwner = entity.isFrozen ? nil : entity
+        self.entityHandle = Unmanaged.passUnretained(entity)
         // A temporary ID is drawn when the object is inserted; objects a context makes for records get
         // their permanent ID straight away.
         self.objectID = ObjectID.unassigned(for: entity)
-        self.attributeStorage = entity.defaultAttributeValues
-        self.relationshipStorage = entity.emptyRelationshipValues
+        self.storedAttributes = entity.defaultAttributeValues
+        self.storedRelationships = entity.emptyRelationshipValues
+        if !entity.isFrozen { keepEntityAlive(entity) }
     }
 
     /// Creates an object of the entity whose ``EntityDescription/managedObjectClass`` is this class, and

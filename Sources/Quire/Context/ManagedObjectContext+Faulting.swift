@@ -14,8 +14,9 @@ extension ManagedObjectContext {
         do {
             try fulfillFaultThrowing(of: object)
         } catch {
-            object.attributeStorage = object.entity.allAttributes.map { _ in .null }
-            object.relationshipStorage = object.entity.emptyRelationshipValues
+            object.heldRow = nil
+            object.storedAttributes = object.entity.allAttributes.map { _ in .null }
+            object.storedRelationships = object.entity.emptyRelationshipValues
             object.faultFlag = false
             object.recordIsMissing = true
         }
@@ -30,7 +31,14 @@ extension ManagedObjectContext {
         if let held = object.heldRow {
             object.heldRow = nil
             if coordinatorOrFail().heldRowIsCurrent(object.objectID, version: object.version, generation: held.header.generation) {
-                (object.attributeStorage, object.relationshipStorage) = held.unpacked()
+                if held.isPacked {
+                    // The packed row stays as the object's values (see `ManagedObject+PackedValues.swift`).
+                    object.storedAttributes = []
+                    object.storedRelationships = []
+                    object.heldRow = held
+                } else {
+                    (object.storedAttributes, object.storedRelationships) = held.unpacked()
+                }
                 object.faultFlag = false
                 object.awakeFromFetch()
                 return

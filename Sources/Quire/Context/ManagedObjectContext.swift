@@ -230,8 +230,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
         let object = objectID.entity.managedObjectClass.init(entity: objectID.entity)
         object.objectID = objectID
         object.managedObjectContext = self
-        object.attributeStorage = []
-        object.relationshipStorage = []
+        object.storedAttributes = []
+        object.storedRelationships = []
         object.faultFlag = true
         register(object)
         return object
@@ -310,13 +310,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
         if let heldRowGeneration, isNew || (object.faultFlag && !object.faultHoldsRow) {
             object.heldRow = PackedRow.make(
                 attributes: snapshot.attributes, relationships: snapshot.relationships, generation: heldRowGeneration)
-            object.attributeStorage = []
-            object.relationshipStorage = []
+            object.storedAttributes = []
+            object.storedRelationships = []
             object.version = snapshot.version
             object.faultFlag = true
         } else if asFault && isNew {
-            object.attributeStorage = []
-            object.relationshipStorage = []
+            object.storedAttributes = []
+            object.storedRelationships = []
             object.faultFlag = true
         } else if isNew || (object.faultFlag && !asFault) {
             load(object, from: snapshot)
@@ -336,8 +336,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     private func load(_ object: ManagedObject, from snapshot: borrowing RowSnapshot) {
         object.heldRow = nil
         object.recordIsMissing = false
-        object.attributeStorage = snapshot.attributes
-        object.relationshipStorage = snapshot.relationships
+        object.storedAttributes = snapshot.attributes
+        object.storedRelationships = snapshot.relationships
         object.version = snapshot.version
         object.faultFlag = false
     }
@@ -515,10 +515,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         object.committedAttributes = nil
         object.committedRelationships = nil
-        object.attributeStorage = []
-        object.relationshipStorage = []
-        object.faultFlag = true
         object.heldRow = nil
+        object.storedAttributes = []
+        object.storedRelationships = []
+        object.faultFlag = true
         object.recordIsMissing = false
         if !mergeChanges && parent == nil { coordinatorOrFail().forgetSnapshot(for: object.objectID) }
         object.didTurnIntoFault()

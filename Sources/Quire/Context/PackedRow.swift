@@ -4,10 +4,12 @@ import Foundation
 /// The row a fault keeps from the fetch that made it (where Core Data's row cache would keep it), packed into
 /// one allocation: its values' bytes one after another, strings and data inline, instead of an array of
 /// ``AttributeValue``s with a separate allocation for every string and data value. A fault of the benchmark's
-/// entity holds about 270 bytes of row this way, against about 730 as arrays.
+/// entity holds 248 bytes of row this way (a 256-byte heap block), against about 730 as arrays.
 ///
-/// Firing the fault unpacks it into the object's arrays. A row with a value the packing does not cover
-/// (decimals, UUIDs, URIs, external data references, loaded to-many sets) keeps its arrays as they came.
+/// Firing the fault keeps the packed row as the object's values: reads decode the one value they ask for
+/// (``attribute(at:)``, ``relationship(at:)``), and the first change, or anything that needs the values as
+/// arrays, unpacks it (``unpacked()``). A row with a value the packing does not cover (decimals, UUIDs, URIs,
+/// external data references, loaded to-many sets) keeps its arrays as they came.
 final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
     /// What the allocation holds besides the bytes.
     struct Header {
@@ -31,12 +33,19 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
         }
     }
 
-    /// What each packed value is: one byte, then its payload (8 bytes for numbers and dates, a 4-byte length
-    /// and the bytes for strings and data, an ``ObjectID``'s bytes for a to-one, nothing for the others).
+    /// What each packed value is: one byte, then its payload (8 bytes for numbers and dates, 4 for a float, a
+    /// length and the bytes for strings and data, an ``ObjectID``'s bytes for a to-one, nothing for the others).
+    /// A length under 255 takes one byte; a longer one is 255 and then 4 bytes.
     private enum Tag: UInt8 {
         case null, integer, double, float, booleanTrue, booleanFalse, date, string, data
         case relationshipFault, toOneNone, toOne
     }
+
+    /// The one-byte length that says a 4-byte length follows.
+    private static let longLength: UInt8 = 255
+
+    /// Whether the values are packed (rather than kept as the arrays they came as).
+    var isPacked: Bool { header.unpacked == nil }
 
     /// Keeps a row's values, packed when every value can be.
     static func make(attributes: [AttributeValue], relationships: [RelationshipStorage], generation: Int) -> PackedRow {
@@ -63,6 +72,9 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
         return row
     }
 
+    /// The bytes a length takes.
+    private static func lengthSize(_ count: Int) -> Int { count < Int(longLength) ? 1 : 5 }
+
     /// The bytes the values take packed, or `nil` when one of them cannot be packed.
     private static func packedSize(_ attributes: [AttributeValue], _ relationships: [RelationshipStorage]) -> Int? {
         var size = attributes.count + relationships.count
@@ -74,10 +86,10 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
             case .string(var text):
                 let count = text.withUTF8 { $0.count }
                 guard count <= Int(UInt32.max) else { return nil }
-                size += 4 + count
+                size += lengthSize(count) + count
             case .data(let bytes):
                 guard bytes.count <= Int(UInt32.max) else { return nil }
-                size += 4 + bytes.count
+                size += lengthSize(bytes.count) + bytes.count
             case .decimal, .uuid, .uri, .externalData: return nil
             }
         }
@@ -100,6 +112,15 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
         put(tag.rawValue, at: &cursor)
     }
 
+    private static func putLength(_ count: Int, at cursor: inout UnsafeMutableRawPointer) {
+        if count < Int(longLength) {
+            put(UInt8(count), at: &cursor)
+        } else {
+            put(longLength, at: &cursor)
+            put(UInt32(count), at: &cursor)
+        }
+    }
+
     private static func pack(_ value: AttributeValue, at cursor: inout UnsafeMutableRawPointer) {
         switch value {
         case .integer(let number):
@@ -119,13 +140,13 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
         case .string(var text):
             put(.string, at: &cursor)
             text.withUTF8 { utf8 in
-                put(UInt32(utf8.count), at: &cursor)
+                putLength(utf8.count, at: &cursor)
                 if let base = utf8.baseAddress { cursor.copyMemory(from: base, byteCount: utf8.count) }
                 cursor += utf8.count
             }
         case .data(let bytes):
             put(.data, at: &cursor)
-            put(UInt32(bytes.count), at: &cursor)
+            putLength(bytes.count, at: &cursor)
             bytes.withUnsafeBytes { raw in
                 if let base = raw.baseAddress { cursor.copyMemory(from: base, byteCount: raw.count) }
             }
@@ -149,10 +170,86 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
         }
     }
 
+    // The readers below walk bytes this class wrote itself (`make`), never input from outside: every tag and
+    // length they read was put there by `pack` for a value `packedSize` counted, so they stay inside the
+    // allocation.
+
+    @inline(__always)
     private static func take<T>(_ type: T.Type, at cursor: inout UnsafeRawPointer) -> T {
         let value = cursor.loadUnaligned(as: T.self)
         cursor += MemoryLayout<T>.size
         return value
+    }
+
+    @inline(__always)
+    private static func takeLength(at cursor: inout UnsafeRawPointer) -> Int {
+        let short = take(UInt8.self, at: &cursor)
+        return short == longLength ? Int(take(UInt32.self, at: &cursor)) : Int(short)
+    }
+
+    /// Moves the cursor past one packed value.
+    @inline(__always)
+    private static func skip(at cursor: inout UnsafeRawPointer) {
+        switch Tag(rawValue: take(UInt8.self, at: &cursor)) {
+        case .integer, .double, .date: cursor += 8
+        case .float: cursor += 4
+        case .string, .data: cursor += takeLength(at: &cursor)
+        case .toOne: cursor += MemoryLayout<ObjectID>.size
+        default: break
+        }
+    }
+
+    /// Decodes the attribute value at the cursor.
+    private static func attribute(at cursor: inout UnsafeRawPointer) -> AttributeValue {
+        switch Tag(rawValue: take(UInt8.self, at: &cursor)) {
+        case .integer: return .integer(take(Int64.self, at: &cursor))
+        case .double: return .double(take(Double.self, at: &cursor))
+        case .float: return .float(take(Float.self, at: &cursor))
+        case .booleanTrue: return .boolean(true)
+        case .booleanFalse: return .boolean(false)
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: take(Double.self, at: &cursor)))
+        case .string:
+            let count = takeLength(at: &cursor)
+            defer { cursor += count }
+            return .string(String(decoding: UnsafeRawBufferPointer(start: cursor, count: count), as: UTF8.self))
+        case .data:
+            let count = takeLength(at: &cursor)
+            defer { cursor += count }
+            return .data(count == 0 ? Data() : Data(bytes: cursor, count: count))
+        default: return .null
+        }
+    }
+
+    /// Decodes the relationship value at the cursor.
+    private static func relationship(at cursor: inout UnsafeRawPointer) -> RelationshipStorage {
+        switch Tag(rawValue: take(UInt8.self, at: &cursor)) {
+        case .toOne: return .toOne(take(ObjectID.self, at: &cursor))
+        case .toOneNone: return .toOne(nil)
+        default: return .fault
+        }
+    }
+
+    /// The attribute value of one slot (`.null` past the row's values), decoded without unpacking the others.
+    func attribute(at slot: Int) -> AttributeValue {
+        if let kept = header.unpacked { return slot < kept.attributes.count ? kept.attributes[slot] : .null }
+        guard slot >= 0, slot < Int(header.attributeCount) else { return .null }
+        return withUnsafeMutablePointerToElements { start in
+            var cursor = UnsafeRawPointer(start)
+            for _ in 0..<slot { Self.skip(at: &cursor) }
+            return Self.attribute(at: &cursor)
+        }
+    }
+
+    /// The relationship value of one slot (`.fault` past the row's values), decoded without unpacking the others.
+    func relationship(at slot: Int) -> RelationshipStorage {
+        let header = self.header
+        if let kept = header.unpacked { return slot < kept.relationships.count ? kept.relationships[slot] : .fault }
+        guard slot >= 0, slot < Int(header.relationshipCount) else { return .fault }
+        return withUnsafeMutablePointerToElements { start in
+            var cursor = UnsafeRawPointer(start)
+            for _ in 0..<(Int(header.attributeCount) + slot) { Self.skip(at: &cursor) }
+            return Self.relationship(at: &cursor)
+        }
     }
 
     /// The row's values as the arrays an object holds.
@@ -161,32 +258,12 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
         if let kept = header.unpacked { return (kept.attributes, kept.relationships) }
         return withUnsafeMutablePointerToElements { start in
             var cursor = UnsafeRawPointer(start)
-            let attributes = (0..<Int(header.attributeCount)).map { _ -> AttributeValue in
-                switch Tag(rawValue: Self.take(UInt8.self, at: &cursor)) {
-                case .integer: return .integer(Self.take(Int64.self, at: &cursor))
-                case .double: return .double(Self.take(Double.self, at: &cursor))
-                case .float: return .float(Self.take(Float.self, at: &cursor))
-                case .booleanTrue: return .boolean(true)
-                case .booleanFalse: return .boolean(false)
-                case .date: return .date(Date(timeIntervalSinceReferenceDate: Self.take(Double.self, at: &cursor)))
-                case .string:
-                    let count = Int(Self.take(UInt32.self, at: &cursor))
-                    defer { cursor += count }
-                    return .string(String(decoding: UnsafeRawBufferPointer(start: cursor, count: count), as: UTF8.self))
-                case .data:
-                    let count = Int(Self.take(UInt32.self, at: &cursor))
-                    defer { cursor += count }
-                    return .data(count == 0 ? Data() : Data(bytes: cursor, count: count))
-                default: return .null
-                }
-            }
-            let relationships = (0..<Int(header.relationshipCount)).map { _ -> RelationshipStorage in
-                switch Tag(rawValue: Self.take(UInt8.self, at: &cursor)) {
-                case .toOne: return .toOne(Self.take(ObjectID.self, at: &cursor))
-                case .toOneNone: return .toOne(nil)
-                default: return .fault
-                }
-            }
+            var attributes: [AttributeValue] = []
+            attributes.reserveCapacity(Int(header.attributeCount))
+            for _ in 0..<Int(header.attributeCount) { attributes.append(Self.attribute(at: &cursor)) }
+            var relationships: [RelationshipStorage] = []
+            relationships.reserveCapacity(Int(header.relationshipCount))
+            for _ in 0..<Int(header.relationshipCount) { relationships.append(Self.relationship(at: &cursor)) }
             return (attributes, relationships)
         }
     }

@@ -44,7 +44,8 @@ public enum AttributeValue: Sendable, Hashable {
     }
 
     /// The value as Swift's natural type for the case (`Int64`, `Double`, `String`, …), or `nil` for ``null``.
-    public var anyValue: Any? {
+    /// Inlinable: every keyed read (`value(forKey:)`) boxes its value through it.
+    @inlinable public var anyValue: Any? {
         switch self {
         case .null: return nil
         case .integer(let v): return v

@@ -12,4 +12,11 @@ extension EntityDescription {
         default: return true
         }
     }
+
+    /// The index of property `key` of the frozen entity (``propertyIndex(forKey:)``) and whether it is a plain
+    /// attribute (``isPlainAttribute(at:)``): `value(forKey:)`'s first step in one call into this module.
+    package func keyedPropertyIndex(forKey key: String) -> (index: Int, isPlainAttribute: Bool)? {
+        guard let index = propertyIndex(forKey: key) else { return nil }
+        return (index, isPlainAttribute(at: index))
+    }
 }

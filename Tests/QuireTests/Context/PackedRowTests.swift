@@ -69,7 +69,8 @@ import Testing
         }
         for (index, item) in items.enumerated() {
             #expect(item.value(forKey: "big") as? Int64 == Int64.min + Int64(index))
-            #expect(!item.isFault && item.heldRow == nil)
+            // Fired, its values still packed (see ObjectMemoryTests).
+            #expect(!item.isFault && item.packedValues != nil)
             #expect(item.value(forKey: "small") as? Int16 == Int16(-300 + index))
             #expect(item.value(forKey: "ratio") as? Double == Double(index) / 3)
             #expect(item.value(forKey: "score") as? Float == Float(index) * 1.5)

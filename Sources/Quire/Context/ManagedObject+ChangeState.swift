@@ -1,0 +1,86 @@
+import QuireCore
+
+/// What only some objects need, kept out of ``ManagedObject`` itself so that the million clean objects of a
+/// large fetch do not each carry it: the values as last saved (from the first change until the save),
+/// the to-many changes recorded without loading the set, the object's place in its context's change log, and
+/// the entity of an editable model the object keeps alive. An object has none until it needs one and lets it
+/// go once every part is empty again (after its save, rollback or refresh).
+final class ManagedObjectChangeState {
+    /// The values as last saved or fetched, kept from the first change until the next save.
+    var committedAttributes: [AttributeValue]?
+    /// The relationships as last saved or fetched, kept from the first change until the next save.
+    var committedRelationships: [RelationshipStorage]?
+    /// Changes to to-many relationships made while they were faults, by slot (see `deferMember`).
+    var deferredMembers: [Int: DeferredMembers] = [:]
+    /// Order of first change in the context, so saves are deterministic; 0 when not in the change log.
+    var changeSequence = 0
+    /// The entity of a model that was still editable when the object was made: kept alive by the object
+    /// (frozen entities live for the rest of the process and are not retained).
+    var entityOwner: EntityDescription?
+
+    /// Whether every part is empty, so the object can let the record go.
+    var isEmpty: Bool {
+        committedAttributes == nil && committedRelationships == nil && deferredMembers.isEmpty && changeSequence == 0
+            && entityOwner == nil
+    }
+}
+
+extension ManagedObject {
+    /// The object's change state, made when first needed.
+    private func ensuredChangeState() -> ManagedObjectChangeState {
+        if let state = changeState { return state }
+        let state = ManagedObjectChangeState()
+        changeState = state
+        return state
+    }
+
+    /// Drops the change state once nothing is left in it.
+    private func releaseChangeStateIfEmpty() {
+        if let state = changeState, state.isEmpty { changeState = nil }
+    }
+
+    /// The values as last saved or fetched, kept from the first change until the next save.
+    var committedAttributes: [AttributeValue]? {
+        get { changeState?.committedAttributes }
+        set {
+            if newValue == nil && changeState == nil { return }
+            ensuredChangeState().committedAttributes = newValue
+            releaseChangeStateIfEmpty()
+        }
+    }
+
+    /// The relationships as last saved or fetched, kept from the first change until the next save.
+    var committedRelationships: [RelationshipStorage]? {
+        get { changeState?.committedRelationships }
+        set {
+            if newValue == nil && changeState == nil { return }
+            ensuredChangeState().committedRelationships = newValue
+            releaseChangeStateIfEmpty()
+        }
+    }
+
+    /// Changes to to-many relationships made while they were faults, by slot (see `deferMember`).
+    var deferredMembers: [Int: DeferredMembers] {
+        get { changeState?.deferredMembers ?? [:] }
+        set {
+            if newValue.isEmpty && changeState == nil { return }
+            ensuredChangeState().deferredMembers = newValue
+            releaseChangeStateIfEmpty()
+        }
+    }
+
+    /// Order of first change in the context, so saves are deterministic; 0 when not in the change log.
+    var changeSequence: Int {
+        get { changeState?.changeSequence ?? 0 }
+        set {
+            if newValue == 0 && changeState == nil { return }
+            ensuredChangeState().changeSequence = newValue
+            releaseChangeStateIfEmpty()
+        }
+    }
+
+    /// Keeps an editable model's entity alive for as long as the object (see ``ManagedObjectChangeState``).
+    func keepEntityAlive(_ entity: EntityDescription) {
+        ensuredChangeState().entityOwner = entity
+    }
+}
