@@ -3,9 +3,6 @@ import Quire
 import QuireCore
 import QuireStores
 
-/// The keys of the benchmark's Item attributes, in ``BenchRow`` order.
-let benchItemKeys = ["i1", "i2", "d1", "d2", "s1", "s2", "s3", "flag", "date", "blob", "tag"]
-
 /// Inserts `count` objects of the benchmark's Item entity with the values of ``BenchData/row(_:)``, through
 /// key-value access as an application would. Call it on the context's queue.
 func insertBenchItems(into context: ManagedObjectContext, entity: EntityDescription, count: Int = BenchData.rowCount) {
