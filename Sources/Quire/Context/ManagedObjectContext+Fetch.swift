@@ -34,7 +34,7 @@ extension ManagedObjectContext {
             case .managedObject:
                 let objects = try fetchObjects(fetch, stores: stores, request: request)
                 try prefetch(request.relationshipKeyPathsForPrefetching, for: objects)
-                return Self.typed(objects, as: Result.self)
+                return try Self.typed(objects, as: Result.self, entity: fetch.entity)
             }
         } }
     }
@@ -42,14 +42,21 @@ extension ManagedObjectContext {
     /// The fetched objects as the request's result type. A request for ``ManagedObject`` (the common case)
     /// takes the array as it is, and an object of exactly the requested class is converted without the general
     /// dynamic cast (about 900 instructions an object); others are cast one by one.
-    private static func typed<Result>(_ objects: [ManagedObject], as: Result.Type) -> [Result] {
+    ///
+    /// - Throws: ``QuireError/Code/invalidFetchRequest`` when an object is not of the result type (a request
+    ///   typed with a class the entity, or one of its sub-entities, does not use).
+    private static func typed<Result>(_ objects: [ManagedObject], as: Result.Type, entity: EntityDescription) throws -> [Result] {
         // The same type: the array is already a `[Result]`.
         if Result.self == ManagedObject.self { return unsafeBitCast(objects, to: [Result].self) }
         let exact = ObjectIdentifier(Result.self)
-        return objects.map { object in
+        return try objects.map { object in
             if ObjectIdentifier(type(of: object)) == exact { return unsafeBitCast(object, to: Result.self) }
             guard let typed = object as? Result else {
-                preconditionFailure("Fetched a \(type(of: object)), which is not a \(Result.self).")
+                throw QuireError(
+                    .invalidFetchRequest,
+                    "A fetch of \(Result.self) found an object of entity '\(object.entity.name)' whose class is \(type(of: object)), "
+                        + "which is not a \(Result.self): type the request with a class every fetched entity uses.",
+                    context: .init(entity: entity.name))
             }
             return typed
         }
