@@ -30,7 +30,12 @@ extension PostgresStore: BatchExecutingStoreBackend {
         }
         let counter = SQLiteAliasCounter()
         var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter, dialect: .postgres)
-        guard let condition = batchCondition(request.target, entity: entity, table: table, compiler: &compiler) else { return nil }
+        // A predicate PostgreSQL cannot evaluate is left to the pass over the records, which reports it.
+        guard
+            let condition = schema.batchCondition(request.target, table: table, compiler: &compiler, compile: { predicate, entity, scope, compiler in
+                try? compiler.compile(predicate, for: .init(alias: "t0", entity: entity, scope: scope))
+            })
+        else { return nil }
         var values = PostgresDialect.values(compiler.bindings)
         var sql: String
         switch request.operation {
@@ -75,37 +80,6 @@ extension PostgresStore: BatchExecutingStoreBackend {
                 }
             }
             return StoreBatchResult(count: ids.count, objectIDs: request.wantsObjectIDs ? ids : nil)
-        }
-    }
-
-    /// The WHERE condition (over the alias `t0`) of a batch request's records, its values bound in `compiler`;
-    /// `.some(nil)` matches every row of the table. Nil when the fetch has a limit or offset or a predicate
-    /// PostgreSQL cannot evaluate (the pass over the records then reports it).
-    private func batchCondition(
-        _ target: StoreBatchRequest.Target, entity: EntityDescription, table: SQLiteSchema.Table, compiler: inout SQLitePredicateCompiler
-    ) -> String?? {
-        switch target {
-        case .objectIDs(let ids):
-            let keys = ids.filter { $0.persistentStore === store && schema.table(for: $0.entity) === table }.compactMap(\.primaryKey)
-            let list = "{" + keys.map(String.init).joined(separator: ",") + "}"
-            return .some("t0.z_pk = ANY(\(compiler.bind(.string(list)))::BIGINT[])")
-        case .fetch(let fetch):
-            guard fetch.limit == 0, fetch.offset == 0 else { return nil }
-            let scope = SQLiteQueryScope(counter: compiler.counter, dialect: .postgres)
-            var conditions: [String] = []
-            let numbers = fetch.includesSubentities ? schema.numbers.hierarchyNumbers(of: fetch.entity) : [schema.numbers.number(of: fetch.entity)]
-            if numbers.count != 1 + table.root.allSubentities.count {
-                conditions.append("t0.z_ent IN (\(numbers.map(String.init).joined(separator: ", ")))")
-            }
-            if let predicate = fetch.predicate, predicate != .true {
-                guard let compiled = try? compiler.compile(predicate, for: .init(alias: "t0", entity: fetch.entity, scope: scope)) else { return nil }
-                conditions.append(compiled)
-            }
-            guard !conditions.isEmpty else { return .some(nil) }
-            let condition = conditions.joined(separator: " AND ")
-            if scope.joinSQL.isEmpty { return .some(condition) }
-            // Key paths through to-one relationships need joins, which DELETE and UPDATE take only this way.
-            return .some("t0.z_pk IN (SELECT t0.z_pk FROM \(PostgresDialect.quote(table.name)) t0\(scope.joinSQL) WHERE \(condition))")
         }
     }
 }

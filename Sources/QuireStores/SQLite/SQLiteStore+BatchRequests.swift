@@ -27,7 +27,11 @@ extension SQLiteStore: BatchExecutingStoreBackend {
         }
         let counter = SQLiteAliasCounter()
         var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter)
-        guard let condition = try batchCondition(request.target, entity: entity, table: table, compiler: &compiler) else { return nil }
+        guard
+            let condition = try schema.batchCondition(request.target, table: table, compiler: &compiler, compile: { predicate, entity, scope, compiler in
+                try compileCondition(predicate, entity: entity, scope: scope, compiler: &compiler)
+            })
+        else { return nil }
         let conditionBindings = compiler.bindings
         var expressionSQL: [ObjectIdentifier: String] = [:]
         if case .update(let values) = request.operation {
@@ -122,36 +126,5 @@ extension SQLiteStore: BatchExecutingStoreBackend {
         // UPDATE cannot join: an expression that needed a join is left to the pass over the records.
         guard scope.joinSQL.isEmpty else { return nil }
         return "\(SQLiteBatchValueFunction.name)(\(sql), '\(attribute.attributeType.rawValue)')"
-    }
-
-    /// The WHERE condition (over the alias `t0`) of a batch request's records, its values bound in `compiler`
-    /// (numbered parameters); `.some(nil)` matches every row of the table. Nil when the fetch has a limit or
-    /// offset.
-    private func batchCondition(
-        _ target: StoreBatchRequest.Target, entity: EntityDescription, table: SQLiteSchema.Table, compiler: inout SQLitePredicateCompiler
-    ) throws -> String?? {
-        switch target {
-        case .objectIDs(let ids):
-            let keys = ids.filter { $0.persistentStore === store && schema.table(for: $0.entity) === table }.compactMap(\.primaryKey)
-            let list = "[" + keys.map(String.init).joined(separator: ",") + "]"
-            return .some("t0.Z_PK IN (SELECT value FROM json_each(\(compiler.bind(.string(list)))))")
-        case .fetch(let fetch):
-            guard fetch.limit == 0, fetch.offset == 0 else { return nil }
-            let scope = SQLiteQueryScope(counter: compiler.counter)
-            var conditions: [String] = []
-            let numbers = fetch.includesSubentities ? schema.numbers.hierarchyNumbers(of: fetch.entity) : [schema.numbers.number(of: fetch.entity)]
-            if numbers.count != 1 + table.root.allSubentities.count {
-                conditions.append("t0.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))")
-            }
-            if let predicate = fetch.predicate, predicate != .true {
-                conditions.append(try compileCondition(predicate, entity: fetch.entity, scope: scope, compiler: &compiler))
-            }
-            guard !conditions.isEmpty else { return .some(nil) }
-            let condition = conditions.joined(separator: " AND ")
-            if scope.joinSQL.isEmpty { return .some(condition) }
-            // Key paths through to-one relationships need joins, which DELETE and UPDATE cannot have.
-            let tableName = SQLiteSchema.quote(table.name)
-            return .some("t0.Z_PK IN (SELECT t0.Z_PK FROM \(tableName) t0\(scope.joinSQL) WHERE \(condition))")
-        }
     }
 }
