@@ -201,7 +201,8 @@ package final class PostgresConnection {
 
 /// The rows of one statement's answer, in text or binary form (each accessor reads either), freed with the object.
 package final class PostgresResult {
-    private let raw: OpaquePointer
+    /// The libpq result, which `PostgresRowCursor` reads column by column.
+    let raw: OpaquePointer
 
     init(_ raw: OpaquePointer) { self.raw = raw }
     deinit { PQclear(raw) }

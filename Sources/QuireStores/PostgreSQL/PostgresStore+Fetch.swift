@@ -1,7 +1,7 @@
 import QuireCore
 import Foundation
 
-extension PostgresStore {
+extension PostgresStore: RowReadingStore {
     // MARK: Rows
 
     /// `z_pk, z_ent, z_opt`, then the table's columns (alias `t0`), in ``RowReader``'s column order.
@@ -21,81 +21,21 @@ extension PostgresStore {
         return reader
     }
 
-    /// Reads row `row` of a result selected with ``selectList(_:)``.
-    func snapshot(_ result: PostgresResult, _ row: Int) throws -> RowSnapshot {
-        let pk = result.int64(row, 0)
-        let number = result.int64(row, 1)
-        guard let entity = schema.numbers.entity(number: number), let reader = reader(for: entity) else {
-            throw QuireError(
-                .fileReadCorruptFile, "Row \(pk) of the PostgreSQL store '\(displayURL)' has an unknown entity number \(number).",
-                context: .init(file: errorURL))
-        }
-        var attributes: [AttributeValue] = []
-        attributes.reserveCapacity(reader.attributes.count)
-        for read in reader.attributes { attributes.append(try value(result, row, read, reader, pk)) }
-        let id = ObjectID(entity: entity, store: store, primaryKey: pk)
-        let version = result.int64(row, 2)
-        if reader.foreignKeyColumns.allSatisfy({ result.isNull(row, Int($0)) }) {
-            return RowSnapshot(objectID: id, version: version, attributes: attributes, relationships: reader.unrelated)
-        }
-        var relationships: [RelationshipStorage] = []
-        relationships.reserveCapacity(reader.relationships.count)
-        for read in reader.relationships {
-            guard let read else {
-                relationships.append(.fault)
-                continue
-            }
-            if result.isNull(row, Int(read.foreignKey)) {
-                relationships.append(.toOne(nil))
-                continue
-            }
-            var destination = read.destination
-            if read.foreignEntity >= 0, let concrete = schema.numbers.entity(number: result.int64(row, Int(read.foreignEntity))) {
-                destination = concrete
-            }
-            relationships.append(.toOne(ObjectID(entity: destination, store: store, primaryKey: result.int64(row, Int(read.foreignKey)))))
-        }
-        return RowSnapshot(objectID: id, version: version, attributes: attributes, relationships: relationships)
+    /// The reader of rows whose `z_ent` is `number`.
+    package func reader(forEntityNumber number: Int64) -> RowReader? {
+        schema.numbers.entity(number: number).flatMap(reader(for:))
     }
 
-    private func value(
-        _ result: PostgresResult, _ row: Int, _ read: RowReader.AttributeRead, _ reader: RowReader, _ pk: Int64
-    ) throws -> AttributeValue {
-        let column = Int(read.column)
-        if read.kind == .none || result.isNull(row, column) { return .null }
-        func damaged(_ problem: String) -> QuireError {
-            QuireError(
-                .fileReadCorruptFile,
-                "Row z_pk \(pk) of table \(reader.tableName.lowercased()) in the PostgreSQL store '\(displayURL)': column \(column) \(problem).",
-                context: .init(file: errorURL, entity: reader.entity.name))
-        }
-        switch read.type {
-        case .integer16, .integer32, .integer64:
-            let integer = result.int64(row, column)
-            guard integer >= read.minimum, integer <= read.maximum else { throw damaged("holds \(integer), outside the range of \(read.type.rawValue)") }
-            return .integer(integer)
-        case .boolean: return .boolean(result.int64(row, column) != 0)
-        case .double: return .double(result.double(row, column))
-        case .float: return .float(Float(result.double(row, column)))
-        case .decimal:
-            guard let text = result.string(row, column), let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
-                throw damaged("is not a decimal number")
-            }
-            return .decimal(decimal)
-        case .string: return .string(result.string(row, column) ?? "")
-        case .uri:
-            guard let text = result.string(row, column), let url = URL(string: text) else { throw damaged("is not a valid URI") }
-            return .uri(url)
-        case .date: return .date(Date(timeIntervalSinceReferenceDate: result.double(row, column)))
-        case .binaryData, .transformable:
-            let bytes = result.bytes(row, column) ?? Data()
-            guard read.external else { return .data(bytes) }
-            return try ExternalDataFormat.decodeColumn(bytes, column: "column \(column) of \(reader.tableName.lowercased())")
-        case .uuid:
-            let bytes = [UInt8](result.bytes(row, column) ?? Data())
-            guard bytes.count == 16 else { throw damaged("holds \(bytes.count) bytes where a UUID needs 16") }
-            return .uuid(UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                                     bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])))
+    /// The entity of a store's entity number (`z_ent`).
+    package func entity(number: Int64) -> EntityDescription? { schema.numbers.entity(number: number) }
+
+    /// Reads every row of a result selected with ``selectList(_:)`` (``RowReader/snapshot(from:in:)``), handing
+    /// each to `body`.
+    func visitSnapshots(_ result: PostgresResult, _ body: (consuming RowSnapshot) throws -> Void) throws {
+        var cursor = PostgresRowCursor(result, display: displayURL, errorFile: errorURL)
+        for row in 0..<Int32(result.count) {
+            cursor.row = row
+            try body(try RowReader.snapshot(from: cursor, in: self))
         }
     }
 
@@ -170,7 +110,7 @@ extension PostgresStore {
 
     func pgVisitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
         guard let result = try run(.rows, fetch) else { return }
-        for row in 0..<result.count { try body(try snapshot(result, row)) }
+        try visitSnapshots(result, body)
     }
 
     func pgFetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] {
@@ -207,7 +147,7 @@ extension PostgresStore {
                 ? "SELECT \(selectList(table)) FROM \(PostgresDialect.quote(table.name)) t0 WHERE t0.z_pk = $1::BIGINT"
                 : "SELECT \(selectList(table)) FROM \(PostgresDialect.quote(table.name)) t0 WHERE t0.z_pk = ANY($1::BIGINT[])"
             let result = try db().query(sql, [keys.count == 1 ? .integer(keys[0]) : Self.keyArray(keys)], binaryResult: true)
-            for row in 0..<result.count { rows.append(try snapshot(result, row)) }
+            try visitSnapshots(result) { rows.append($0) }
         }
         return rows
     }

@@ -60,7 +60,7 @@ extension PostgresStore {
         } catch is SQLitePredicateCompiler.Unsupported {
             return false
         }
-        for row in 0..<result.count { try body(try snapshot(result, row)) }
+        try visitSnapshots(result, body)
         return true
     }
 

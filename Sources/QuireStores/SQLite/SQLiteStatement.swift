@@ -169,72 +169,6 @@ package final class SQLiteStatement {
         }
     }
 
-    /// Reads the attributes of the current row (key `row` of the reader's table), one value per read, into a
-    /// new array: the common types inline, each column's value fetched once; the others through
-    /// ``attributeValue(at:type:externalFormat:)``.
-    ///
-    /// - Throws: ``QuireError/Code/fileReadCorruptFile`` naming the table, the row and the column when a column
-    ///   holds a storage class its type never has (text in an integer column, a blob in a string column) or an
-    ///   integer outside its type's range: a damaged row is refused, never coerced.
-    package func attributeValues(_ reader: RowReader, row: Int64) throws -> [AttributeValue] {
-        let reads = reader.attributes
-        return try [AttributeValue](unsafeUninitializedCapacity: reads.count) { buffer, initialized in
-            for read in reads {
-                buffer.initializeElement(at: initialized, to: try inlineValue(read, reader, row))
-                initialized += 1
-            }
-        }
-    }
-
-    /// One attribute's value. Each kind first tests the storage class its values always have (one comparison),
-    /// so a well-formed row pays nothing more for the checks; NULL and the other classes the type allows take
-    /// the slower path, and a class the type never has is refused.
-    @inline(__always)
-    private func inlineValue(_ read: RowReader.AttributeRead, _ reader: RowReader, _ row: Int64) throws -> AttributeValue {
-        if read.kind == .none { return .null }
-        // The column's value once, instead of a type call and a value call that each look the column up.
-        guard let value = sqlite3_column_value(raw, read.column) else { return .null }
-        let storage = sqlite3_value_type(value)
-        switch read.kind {
-        case .none: return .null
-        case .integer:
-            if storage == SQLITE_INTEGER { return .integer(sqlite3_value_int64(value)) }
-        case .rangedInteger:
-            if storage == SQLITE_INTEGER {
-                let integer = sqlite3_value_int64(value)
-                guard integer >= read.minimum, integer <= read.maximum else { throw damaged(read, reader, row, storage: storage) }
-                return .integer(integer)
-            }
-        case .boolean:
-            if storage == SQLITE_INTEGER { return .boolean(sqlite3_value_int64(value) != 0) }
-        case .double:
-            if storage == SQLITE_FLOAT || storage == SQLITE_INTEGER { return .double(sqlite3_value_double(value)) }
-        case .date:
-            if storage == SQLITE_FLOAT || storage == SQLITE_INTEGER {
-                return .date(Date(timeIntervalSinceReferenceDate: sqlite3_value_double(value)))
-            }
-        case .string:
-            if storage == SQLITE_TEXT {
-                guard let text = sqlite3_value_text(value) else { return .string("") }
-                let count = Int(sqlite3_value_bytes(value))
-                return .string(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
-            }
-        case .data:
-            if storage == SQLITE_BLOB {
-                let blob = sqlite3_value_blob(value)
-                let count = Int(sqlite3_value_bytes(value))
-                guard count > 0, let blob else { return .data(Data()) }
-                return .data(Data(bytes: blob, count: count))
-            }
-        case .other:
-            if storage != SQLITE_NULL && read.storageClasses & (1 &<< storage) != 0 {
-                return try attributeValue(at: read.column, type: read.type, externalFormat: read.external)
-            }
-        }
-        if storage == SQLITE_NULL { return .null }
-        throw damaged(read, reader, row, storage: storage)
-    }
-
     /// The storage class of a column of the current row (`SQLITE_INTEGER`, …).
     package func storageClass(at column: Int32) -> Int32 { sqlite3_column_type(raw, column) }
 
@@ -248,20 +182,6 @@ package final class SQLiteStatement {
         case SQLITE_TEXT: return "the text '\((string(at: column) ?? "").prefix(40))'"
         default: return "the \(name) \(string(at: column) ?? "")"
         }
-    }
-
-    /// The error for a column of a row whose value its attribute's type never has.
-    private func damaged(_ read: RowReader.AttributeRead, _ reader: RowReader, _ row: Int64, storage: Int32) -> QuireError {
-        let attribute = reader.entity.allAttributes.first { reader.attributes[$0.slot].column == read.column }
-        let problem = storage == SQLITE_INTEGER && read.storageClasses & (1 << SQLITE_INTEGER) != 0
-            ? "holds \(describeValue(at: read.column)), outside the range of \(read.type.rawValue) (\(read.minimum)...\(read.maximum))"
-            : "holds \(describeValue(at: read.column)) where \(read.type.rawValue) values are stored as "
-                + SQLiteStorageClass.names(read.storageClasses)
-        return QuireError(
-            .fileReadCorruptFile,
-            "Row Z_PK \(row) of table \(reader.tableName) in the SQLite store '\(connection.url.path)': column "
-                + "\(columnName(read.column))\(attribute.map { " (\(reader.entity.name).\($0.name))" } ?? "") \(problem).",
-            context: .init(file: connection.url, entity: reader.entity.name, key: attribute?.name))
     }
 
     package func columnName(_ column: Int32) -> String {

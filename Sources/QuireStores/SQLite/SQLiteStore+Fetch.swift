@@ -2,89 +2,7 @@ import QuireCore
 import CSQLite
 import Foundation
 
-/// How to turn a row of an entity's table into a snapshot. A class, so that reading a row retains one
-/// object rather than the reader's arrays.
-package final class RowReader {
-    /// How one attribute's column is read; the common types have a case of their own, read inline.
-    package enum Kind: UInt8 {
-        /// A transient attribute: no column, always `.null`.
-        case none
-        /// A 64-bit integer (any value is in range).
-        case integer
-        /// A 16- or 32-bit integer, whose value is checked against its type's range.
-        case rangedInteger
-        case boolean, double, string, date, data
-        /// Any other type, or binary data in Core Data's external-storage encoding: read by
-        /// `SQLiteStatement.attributeValue(at:type:externalFormat:)`.
-        case other
-    }
-    package struct AttributeRead {
-        package let column: Int32
-        package let kind: Kind
-        package let type: AttributeType
-        package let external: Bool
-        /// The SQLite storage classes the column may hold for the type, one bit per class
-        /// (`1 << SQLITE_INTEGER`, …); anything else is a damaged row, never coerced.
-        package let storageClasses: Int32
-        /// The range of an integer type (the whole of `Int64` for the others).
-        package let minimum: Int64
-        package let maximum: Int64
-
-        /// How one attribute's column is read.
-        package init(column: Int32, kind: Kind, type: AttributeType, external: Bool) {
-            self.column = column
-            self.kind = kind
-            self.type = type
-            self.external = external
-            self.storageClasses = SQLiteStorageClass.allowed(for: type)
-            let range = type.integerRange ?? Int64.min...Int64.max
-            self.minimum = range.lowerBound
-            self.maximum = range.upperBound
-        }
-    }
-    package struct RelationshipRead {
-        package let foreignKey: Int32
-        package let foreignEntity: Int32
-        package let destination: EntityDescription
-    }
-    package let entity: EntityDescription
-    /// The entity's table, named by errors.
-    package let tableName: String
-    /// Per attribute slot.
-    package let attributes: [AttributeRead]
-    /// Per relationship slot; nil for to-many (and transient) relationships.
-    package let relationships: [RelationshipRead?]
-    /// The foreign-key columns of the to-one relationships.
-    package let foreignKeyColumns: [Int32]
-
-    /// The relationship values of a row whose to-one keys are all NULL: one shared array, so such rows (the
-    /// common case for optional relationships) allocate nothing for their relationships.
-    package let unrelated: [RelationshipStorage]
-
-    package init(entity: EntityDescription, tableName: String, attributes: [AttributeRead], relationships: [RelationshipRead?]) {
-        self.entity = entity
-        self.tableName = tableName
-        self.attributes = attributes
-        self.relationships = relationships
-        self.foreignKeyColumns = relationships.compactMap { $0?.foreignKey }
-        self.unrelated = relationships.map { $0 == nil ? .fault : .toOne(nil) }
-    }
-
-    package static func kind(of type: AttributeType, external: Bool) -> Kind {
-        switch type {
-        case .integer64: return .integer
-        case .integer16, .integer32: return .rangedInteger
-        case .boolean: return .boolean
-        case .double: return .double
-        case .string: return .string
-        case .date: return .date
-        case .binaryData, .transformable: return external ? .other : .data
-        case .float, .decimal, .uuid, .uri: return .other
-        }
-    }
-}
-
-extension SQLiteStore {
+extension SQLiteStore: RowReadingStore {
     /// The columns every row select lists: `Z_PK, Z_ENT, Z_OPT`, then the table's columns (alias `t0`).
     package func selectList(_ table: SQLiteSchema.Table) -> String {
         if let cached = selectLists[ObjectIdentifier(table)] { return cached }
@@ -115,52 +33,10 @@ extension SQLiteStore {
     /// The entity of a store's entity number (`Z_ENT`), from the store's own numbering.
     package func entity(number: Int64) -> EntityDescription? { schema.numbers.entity(number: number) }
 
-    /// Reads the current row of a statement selected with ``selectList(_:)``.
+    /// Reads the current row of a statement selected with ``selectList(_:)`` (``RowReader/snapshot(from:in:)``).
+    @inline(__always)
     package func snapshot(from statement: SQLiteStatement) throws -> RowSnapshot {
-        let pk = statement.int64(at: 0)
-        let entityNumber = statement.int64(at: 1)
-        guard let reader = reader(forEntityNumber: entityNumber) else {
-            throw QuireError(
-                .fileReadCorruptFile, "Row \(pk) of the store '\(storeURL.path)' has an unknown entity number \(entityNumber).",
-                context: .init(file: storeURL))
-        }
-        guard pk > 0 else {
-            throw QuireError(
-                .fileReadCorruptFile,
-                "Row Z_PK \(pk) of table \(reader.tableName) in the SQLite store '\(storeURL.path)' has a key below 1.",
-                context: .init(file: storeURL, entity: reader.entity.name))
-        }
-        let attributes = try statement.attributeValues(reader, row: pk)
-        let id = ObjectID(entity: reader.entity, store: store, primaryKey: pk)
-        let version = statement.int64(at: 2)
-        if reader.foreignKeyColumns.allSatisfy({ statement.isNull(at: $0) }) {
-            return RowSnapshot(objectID: id, version: version, attributes: attributes, relationships: reader.unrelated)
-        }
-        var relationships: [RelationshipStorage] = []
-        relationships.reserveCapacity(reader.relationships.count)
-        for read in reader.relationships {
-            guard let read else {
-                relationships.append(.fault)
-                continue
-            }
-            if statement.isNull(at: read.foreignKey) {
-                relationships.append(.toOne(nil))
-                continue
-            }
-            guard statement.storageClass(at: read.foreignKey) == SQLITE_INTEGER, statement.int64(at: read.foreignKey) > 0 else {
-                throw QuireError(
-                    .fileReadCorruptFile,
-                    "Row Z_PK \(pk) of table \(reader.tableName) in the SQLite store '\(storeURL.path)': column "
-                        + "\(statement.columnName(read.foreignKey)) holds \(statement.describeValue(at: read.foreignKey)), not the key of a row.",
-                    context: .init(file: storeURL, entity: reader.entity.name))
-            }
-            var destination = read.destination
-            if read.foreignEntity >= 0, let concrete = self.entity(number: statement.int64(at: read.foreignEntity)) {
-                destination = concrete
-            }
-            relationships.append(.toOne(ObjectID(entity: destination, store: store, primaryKey: statement.int64(at: read.foreignKey))))
-        }
-        return RowSnapshot(objectID: id, version: version, attributes: attributes, relationships: relationships)
+        try RowReader.snapshot(from: statement, in: self)
     }
 
     // MARK: Fetching

@@ -1,0 +1,304 @@
+import QuireCore
+import CSQLite
+import Foundation
+
+/// Where ``RowReader`` puts the values of a row as it reads them, one call per value in slot order: attributes
+/// first, then relationships. The array sink makes a ``RowSnapshot``'s arrays; a packing sink writes the values'
+/// bytes straight into one buffer. Text and data arrive as the source's bytes, valid for the call only.
+package protocol RowValueSink {
+    /// A NULL value (or a transient attribute).
+    mutating func null()
+    /// An integer attribute's value.
+    mutating func integer(_ value: Int64)
+    /// A Boolean attribute's value.
+    mutating func boolean(_ value: Bool)
+    /// A double attribute's value.
+    mutating func double(_ value: Double)
+    /// A date attribute's value, in seconds since 2001.
+    mutating func date(_ seconds: Double)
+    /// A string attribute's UTF-8 bytes.
+    mutating func text(_ bytes: UnsafeRawBufferPointer)
+    /// A binary attribute's bytes.
+    mutating func data(_ bytes: UnsafeRawBufferPointer)
+    /// Any other attribute value (floats, decimals, UUIDs, URIs, external data references).
+    mutating func value(_ value: AttributeValue)
+    /// A relationship's value: a to-one ID (or none), or `.fault` for a to-many relationship.
+    mutating func relationship(_ value: RelationshipStorage)
+}
+
+/// The sink of one value, as an ``AttributeValue``: what the array reader puts into each element.
+package struct AttributeValueSink: RowValueSink {
+    /// The value read last.
+    package var value: AttributeValue = .null
+
+    /// An empty sink.
+    @inline(__always) package init() {}
+    @inline(__always) package mutating func null() { value = .null }
+    @inline(__always) package mutating func integer(_ value: Int64) { self.value = .integer(value) }
+    @inline(__always) package mutating func boolean(_ value: Bool) { self.value = .boolean(value) }
+    @inline(__always) package mutating func double(_ value: Double) { self.value = .double(value) }
+    @inline(__always) package mutating func date(_ seconds: Double) { value = .date(Date(timeIntervalSinceReferenceDate: seconds)) }
+    @inline(__always) package mutating func text(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else {
+            value = .string("")
+            return
+        }
+        value = .string(String(decoding: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: bytes.count), as: UTF8.self))
+    }
+    @inline(__always) package mutating func data(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else {
+            value = .data(Data())
+            return
+        }
+        value = .data(Data(bytes: base, count: bytes.count))
+    }
+    @inline(__always) package mutating func value(_ value: AttributeValue) { self.value = value }
+    /// Not used: relationships are read into their own array.
+    @inline(__always) package mutating func relationship(_ value: RelationshipStorage) {}
+}
+
+extension RowReader {
+    /// The reader and key of the current row of `source`, selected with `Z_PK, Z_ENT, Z_OPT` first.
+    ///
+    /// - Throws: ``QuireError/Code/fileReadCorruptFile`` for an entity number the store does not know or a key
+    ///   below 1.
+    @inline(__always)
+    package static func identify<Source: RowColumnSource, Store: RowReadingStore>(
+        _ source: Source, in store: Store
+    ) throws -> (RowReader, Int64) {
+        let pk = source.int64(at: 0)
+        let entityNumber = source.int64(at: 1)
+        guard let reader = store.reader(forEntityNumber: entityNumber) else {
+            throw QuireError(
+                .fileReadCorruptFile, "Row \(pk) of \(source.storeDescription) has an unknown entity number \(entityNumber).",
+                context: .init(file: source.errorFile))
+        }
+        guard pk > 0 else {
+            throw QuireError(
+                .fileReadCorruptFile,
+                "Row \(source.keyColumnName) \(pk) of table \(source.tableName(reader)) in \(source.storeDescription) has a key below 1.",
+                context: .init(file: source.errorFile, entity: reader.entity.name))
+        }
+        return (reader, pk)
+    }
+
+    /// Reads the current row of `source` (selected with `Z_PK, Z_ENT, Z_OPT`, then the table's columns in the
+    /// schema's order) into a snapshot.
+    ///
+    /// - Throws: ``QuireError/Code/fileReadCorruptFile`` naming the table, the row and the column when the row
+    ///   is damaged: an unknown entity number, a key below 1, a foreign key that is not a key, a column holding
+    ///   a storage class its type never has (text in an integer column, a blob in a string column), an integer
+    ///   outside its type's range, a value its type cannot hold (a UUID of 3 bytes). Never coerced.
+    @inline(__always)
+    package static func snapshot<Source: RowColumnSource, Store: RowReadingStore>(
+        from source: Source, in store: Store
+    ) throws -> RowSnapshot {
+        let (reader, pk) = try identify(source, in: store)
+        let reads = reader.attributes
+        let attributes = try [AttributeValue](unsafeUninitializedCapacity: reads.count) { buffer, initialized in
+            for read in reads {
+                var sink = AttributeValueSink()
+                try reader.readValue(read, from: source, row: pk, into: &sink)
+                buffer.initializeElement(at: initialized, to: sink.value)
+                initialized += 1
+            }
+        }
+        let id = ObjectID(entity: reader.entity, store: store.store, primaryKey: pk)
+        let version = source.int64(at: 2)
+        if reader.foreignKeyColumns.allSatisfy({ source.isNull(at: $0) }) {
+            return RowSnapshot(objectID: id, version: version, attributes: attributes, relationships: reader.unrelated)
+        }
+        var relationships = RelationshipArraySink(capacity: reader.relationships.count)
+        try reader.readRelationships(from: source, row: pk, in: store, into: &relationships)
+        return RowSnapshot(objectID: id, version: version, attributes: attributes, relationships: relationships.values)
+    }
+
+    /// Reads every attribute of the current row into `sink`, in slot order.
+    @inline(__always)
+    package func readAttributes<Source: RowColumnSource, Sink: RowValueSink>(
+        from source: Source, row pk: Int64, into sink: inout Sink
+    ) throws {
+        for read in attributes { try readValue(read, from: source, row: pk, into: &sink) }
+    }
+
+    /// Reads the relationships of the current row into `sink`, in slot order: a to-one's foreign key (and, for
+    /// a destination with sub-entities, its entity column) as an ID, `.fault` for the others.
+    @inline(__always)
+    package func readRelationships<Source: RowColumnSource, Store: RowReadingStore, Sink: RowValueSink>(
+        from source: Source, row pk: Int64, in store: Store, into sink: inout Sink
+    ) throws {
+        for read in relationships {
+            guard let read else {
+                sink.relationship(.fault)
+                continue
+            }
+            if source.isNull(at: read.foreignKey) {
+                sink.relationship(.toOne(nil))
+                continue
+            }
+            guard source.holdsKey(at: read.foreignKey) else {
+                throw QuireError(
+                    .fileReadCorruptFile,
+                    "Row \(source.keyColumnName) \(pk) of table \(source.tableName(self)) in \(source.storeDescription): column "
+                        + "\(source.columnName(read.foreignKey)) holds \(source.describeValue(at: read.foreignKey)), not the key of a row.",
+                    context: .init(file: source.errorFile, entity: entity.name))
+            }
+            var destination = read.destination
+            if read.foreignEntity >= 0, let concrete = store.entity(number: source.int64(at: read.foreignEntity)) {
+                destination = concrete
+            }
+            sink.relationship(.toOne(ObjectID(entity: destination, store: store.store, primaryKey: source.int64(at: read.foreignKey))))
+        }
+    }
+
+    /// Reads one attribute's column into `sink`. Each kind first tests the storage class its values always have
+    /// (one comparison), so a well-formed row pays nothing more for the checks; NULL and the other classes the
+    /// type allows take the slower path, and a class the type never has is refused.
+    @inline(__always)
+    package func readValue<Source: RowColumnSource, Sink: RowValueSink>(
+        _ read: AttributeRead, from source: Source, row pk: Int64, into sink: inout Sink
+    ) throws {
+        if read.kind == .none {
+            sink.null()
+            return
+        }
+        let column = source.column(read.column)
+        let storage = source.storageClass(of: column)
+        switch read.kind {
+        case .none:
+            sink.null()
+            return
+        case .integer:
+            if storage == SQLITE_INTEGER {
+                sink.integer(source.int64(column))
+                return
+            }
+        case .rangedInteger:
+            if storage == SQLITE_INTEGER {
+                let integer = source.int64(column)
+                guard integer >= read.minimum, integer <= read.maximum else { throw damaged(read, source, pk, storage: storage) }
+                sink.integer(integer)
+                return
+            }
+        case .boolean:
+            if storage == SQLITE_INTEGER {
+                sink.boolean(source.int64(column) != 0)
+                return
+            }
+        case .double:
+            if storage == SQLITE_FLOAT || storage == SQLITE_INTEGER {
+                sink.double(source.double(column))
+                return
+            }
+        case .date:
+            if storage == SQLITE_FLOAT || storage == SQLITE_INTEGER {
+                sink.date(source.double(column))
+                return
+            }
+        case .string:
+            if storage == SQLITE_TEXT {
+                sink.text(source.bytes(column))
+                return
+            }
+        case .data:
+            if storage == SQLITE_BLOB {
+                sink.data(source.bytes(column))
+                return
+            }
+        case .other:
+            if storage != SQLITE_NULL && read.storageClasses & (1 &<< storage) != 0 {
+                sink.value(try otherValue(read, column, storage, source, pk))
+                return
+            }
+        }
+        if storage == SQLITE_NULL {
+            sink.null()
+            return
+        }
+        throw damaged(read, source, pk, storage: storage)
+    }
+
+    /// A value of the types without a case of their own, of a storage class the type allows.
+    @inline(never)
+    private func otherValue<Source: RowColumnSource>(
+        _ read: AttributeRead, _ column: Source.Column, _ storage: Int32, _ source: Source, _ pk: Int64
+    ) throws -> AttributeValue {
+        switch read.type {
+        case .integer16, .integer32, .integer64:
+            let integer = source.int64(column)
+            guard integer >= read.minimum, integer <= read.maximum else { throw damaged(read, source, pk, storage: storage) }
+            return .integer(integer)
+        case .boolean: return .boolean(source.int64(column) != 0)
+        case .double: return .double(source.double(column))
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: source.double(column)))
+        case .float: return .float(Float(source.double(column)))
+        case .decimal:
+            guard let decimal = source.decimal(column, storage: storage) else {
+                throw corrupt(read, source, pk, "holds \(source.describeValue(at: read.column)), which is not a decimal number")
+            }
+            return .decimal(decimal)
+        case .string:
+            var sink = AttributeValueSink()
+            sink.text(source.bytes(column))
+            return sink.value
+        case .uri:
+            var sink = AttributeValueSink()
+            sink.text(source.bytes(column))
+            guard case .string(let text) = sink.value, let url = URL(string: text) else {
+                throw corrupt(read, source, pk, "holds \(source.describeValue(at: read.column)), which is not a valid URI")
+            }
+            return .uri(url)
+        case .binaryData, .transformable:
+            let bytes = source.bytes(column)
+            let data = bytes.count > 0 ? Data(bytes) : Data()
+            guard read.external else { return .data(data) }
+            return try ExternalDataFormat.decodeColumn(
+                data, column: "\(source.columnName(read.column)) of row \(source.keyColumnName) \(pk) of table \(source.tableName(self))")
+        case .uuid:
+            let bytes = source.bytes(column)
+            guard bytes.count == 16 else { throw corrupt(read, source, pk, "holds \(bytes.count) bytes where a UUID needs 16") }
+            var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: bytes) }
+            return .uuid(UUID(uuid: uuid))
+        }
+    }
+
+    /// The error for a column of a row whose value its attribute's type never has.
+    @inline(never)
+    private func damaged<Source: RowColumnSource>(_ read: AttributeRead, _ source: Source, _ pk: Int64, storage: Int32) -> QuireError {
+        let problem = storage == SQLITE_INTEGER && read.storageClasses & (1 << SQLITE_INTEGER) != 0
+            ? "holds \(source.describeValue(at: read.column)), outside the range of \(read.type.rawValue) (\(read.minimum)...\(read.maximum))"
+            : "holds \(source.describeValue(at: read.column)) where \(read.type.rawValue) values are stored as "
+                + SQLiteStorageClass.names(read.storageClasses)
+        return corrupt(read, source, pk, problem)
+    }
+
+    /// The error for a damaged column of a row, naming the table, the row, the column and its attribute.
+    @inline(never)
+    private func corrupt<Source: RowColumnSource>(_ read: AttributeRead, _ source: Source, _ pk: Int64, _ problem: String) -> QuireError {
+        let attribute = entity.allAttributes.first { attributes[$0.slot].column == read.column }
+        return QuireError(
+            .fileReadCorruptFile,
+            "Row \(source.keyColumnName) \(pk) of table \(source.tableName(self)) in \(source.storeDescription): column "
+                + "\(source.columnName(read.column))\(attribute.map { " (\(entity.name).\($0.name))" } ?? "") \(problem).",
+            context: .init(file: source.errorFile, entity: entity.name, key: attribute?.name))
+    }
+}
+
+/// The relationship values of a row, as an array.
+package struct RelationshipArraySink: RowValueSink {
+    /// The values read so far.
+    package var values: [RelationshipStorage] = []
+
+    /// An empty sink with room for `capacity` values.
+    package init(capacity: Int) { values.reserveCapacity(capacity) }
+    package mutating func null() {}
+    package mutating func integer(_ value: Int64) {}
+    package mutating func boolean(_ value: Bool) {}
+    package mutating func double(_ value: Double) {}
+    package mutating func date(_ seconds: Double) {}
+    package mutating func text(_ bytes: UnsafeRawBufferPointer) {}
+    package mutating func data(_ bytes: UnsafeRawBufferPointer) {}
+    package mutating func value(_ value: AttributeValue) {}
+    package mutating func relationship(_ value: RelationshipStorage) { values.append(value) }
+}

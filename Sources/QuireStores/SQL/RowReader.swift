@@ -1,0 +1,84 @@
+import QuireCore
+import Foundation
+
+/// How to turn a row of an entity's table into a snapshot. A class, so that reading a row retains one
+/// object rather than the reader's arrays.
+package final class RowReader {
+    /// How one attribute's column is read; the common types have a case of their own, read inline.
+    package enum Kind: UInt8 {
+        /// A transient attribute: no column, always `.null`.
+        case none
+        /// A 64-bit integer (any value is in range).
+        case integer
+        /// A 16- or 32-bit integer, whose value is checked against its type's range.
+        case rangedInteger
+        case boolean, double, string, date, data
+        /// Any other type, or binary data in Core Data's external-storage encoding: read by
+        /// `SQLiteStatement.attributeValue(at:type:externalFormat:)`.
+        case other
+    }
+    package struct AttributeRead {
+        package let column: Int32
+        package let kind: Kind
+        package let type: AttributeType
+        package let external: Bool
+        /// The SQLite storage classes the column may hold for the type, one bit per class
+        /// (`1 << SQLITE_INTEGER`, …); anything else is a damaged row, never coerced.
+        package let storageClasses: Int32
+        /// The range of an integer type (the whole of `Int64` for the others).
+        package let minimum: Int64
+        package let maximum: Int64
+
+        /// How one attribute's column is read.
+        package init(column: Int32, kind: Kind, type: AttributeType, external: Bool) {
+            self.column = column
+            self.kind = kind
+            self.type = type
+            self.external = external
+            self.storageClasses = SQLiteStorageClass.allowed(for: type)
+            let range = type.integerRange ?? Int64.min...Int64.max
+            self.minimum = range.lowerBound
+            self.maximum = range.upperBound
+        }
+    }
+    package struct RelationshipRead {
+        package let foreignKey: Int32
+        package let foreignEntity: Int32
+        package let destination: EntityDescription
+    }
+    package let entity: EntityDescription
+    /// The entity's table, named by errors.
+    package let tableName: String
+    /// Per attribute slot.
+    package let attributes: [AttributeRead]
+    /// Per relationship slot; nil for to-many (and transient) relationships.
+    package let relationships: [RelationshipRead?]
+    /// The foreign-key columns of the to-one relationships.
+    package let foreignKeyColumns: [Int32]
+
+    /// The relationship values of a row whose to-one keys are all NULL: one shared array, so such rows (the
+    /// common case for optional relationships) allocate nothing for their relationships.
+    package let unrelated: [RelationshipStorage]
+
+    package init(entity: EntityDescription, tableName: String, attributes: [AttributeRead], relationships: [RelationshipRead?]) {
+        self.entity = entity
+        self.tableName = tableName
+        self.attributes = attributes
+        self.relationships = relationships
+        self.foreignKeyColumns = relationships.compactMap { $0?.foreignKey }
+        self.unrelated = relationships.map { $0 == nil ? .fault : .toOne(nil) }
+    }
+
+    package static func kind(of type: AttributeType, external: Bool) -> Kind {
+        switch type {
+        case .integer64: return .integer
+        case .integer16, .integer32: return .rangedInteger
+        case .boolean: return .boolean
+        case .double: return .double
+        case .string: return .string
+        case .date: return .date
+        case .binaryData, .transformable: return external ? .other : .data
+        case .float, .decimal, .uuid, .uri: return .other
+        }
+    }
+}
