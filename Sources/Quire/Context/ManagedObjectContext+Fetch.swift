@@ -155,7 +155,7 @@ extension ManagedObjectContext {
             let heldRowGeneration = asFaults && parent == nil ? coordinator.heldRowGeneration : nil
             registry.suspendPruning()
             defer { registry.resumePruning() }
-            let evaluated = try coordinator.visitRowsIfStoresEvaluate(fetch, stores: stores) { row in
+            let evaluated = try coordinator.visitPackedRowsIfStoresEvaluate(fetch, stores: stores) { row in
                 let (object, awakes) = materialize(row, asFault: asFaults, heldRowGeneration: heldRowGeneration)
                 if awakes { awaking.append(objects.count) }
                 objects.append(object)

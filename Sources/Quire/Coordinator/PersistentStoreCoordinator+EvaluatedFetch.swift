@@ -22,6 +22,24 @@ extension PersistentStoreCoordinator {
             return true
         }
     }
+
+    /// ``visitRowsIfStoresEvaluate(_:stores:_:)`` with each row's values packed, as fetched objects keep them
+    /// (the SQLite and PostgreSQL stores read the columns straight into the packed form).
+    func visitPackedRowsIfStoresEvaluate(
+        _ fetch: StoreFetch, stores affected: [PersistentStore]?, _ body: (consuming PackedRowSnapshot) throws -> Void
+    ) throws -> Bool {
+        try locked {
+            let targets = targetStores(fetch, affected)
+            if targets.count == 1 { return try targets[0].backend.visitPackedRowsIfEvaluable(fetch, body) }
+            if let predicate = fetch.predicate,
+                !targets.allSatisfy({ $0.backend.canEvaluate(predicate, for: fetch.entity) })
+            {
+                return false
+            }
+            for store in targets { try store.backend.visitRows(fetch) { row in try body(PackedRowSnapshot(row)) } }
+            return true
+        }
+    }
 }
 
 extension PersistentStoreCoordinator {

@@ -29,6 +29,9 @@ package protocol PersistentStoreBackend: AnyObject {
     /// predicate itself (``canEvaluate(_:for:)``), deciding that and reading the rows in one step; returns false,
     /// having read nothing, when it does not.
     func visitRowsIfEvaluable(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws -> Bool
+    /// ``visitRowsIfEvaluable(_:_:)`` with each row's values packed (``PackedRow``), as fetched objects keep them:
+    /// the SQLite and PostgreSQL stores read columns straight into the packed form.
+    func visitPackedRowsIfEvaluable(_ fetch: StoreFetch, _ body: (consuming PackedRowSnapshot) throws -> Void) throws -> Bool
     /// The IDs of a fetch.
     func fetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID]
     /// The number of objects a fetch matches.
@@ -155,6 +158,11 @@ extension PersistentStoreBackend {
         if let predicate = fetch.predicate, !canEvaluate(predicate, for: fetch.entity) { return false }
         try visitRows(fetch, body)
         return true
+    }
+    package func visitPackedRowsIfEvaluable(
+        _ fetch: StoreFetch, _ body: (consuming PackedRowSnapshot) throws -> Void
+    ) throws -> Bool {
+        try visitRowsIfEvaluable(fetch) { row in try body(PackedRowSnapshot(row)) }
     }
     package func fetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] { try fetchRows(fetch).map(\.objectID) }
     package func count(_ fetch: StoreFetch) throws -> Int { try fetchObjectIDs(fetch).count }

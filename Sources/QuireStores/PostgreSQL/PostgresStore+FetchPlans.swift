@@ -53,15 +53,33 @@ extension PostgresStore {
     /// Reads the rows of a fetch as ``pgVisitRows(_:_:)`` does when the store evaluates its predicate, compiling
     /// it (or finding it compiled) once; returns false, having read nothing, when it does not.
     func pgVisitRowsIfEvaluable(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws -> Bool {
-        guard let table = schema.table(for: fetch.entity) else { return true }
-        let result: PostgresResult
-        do {
-            result = try plannedQuery(.rows, fetch, table: table)
-        } catch is SQLitePredicateCompiler.Unsupported {
-            return false
-        }
-        try visitSnapshots(result, body)
+        guard case .evaluable(let result) = try evaluableRows(fetch) else { return false }
+        if let result { try visitSnapshots(result, body) }
         return true
+    }
+
+    /// ``pgVisitRowsIfEvaluable(_:_:)`` with each row read straight into its packed form
+    /// (``RowReader/packedSnapshot(from:in:builder:)``).
+    func pgVisitPackedRowsIfEvaluable(_ fetch: StoreFetch, _ body: (consuming PackedRowSnapshot) throws -> Void) throws -> Bool {
+        guard case .evaluable(let result) = try evaluableRows(fetch) else { return false }
+        guard let result else { return true }
+        var cursor = PostgresRowCursor(result, display: displayURL, errorFile: errorURL)
+        let builder = PackedRowBuilder()
+        for row in 0..<Int32(result.count) {
+            cursor.row = row
+            try body(try RowReader.packedSnapshot(from: cursor, in: self, builder: builder))
+        }
+        return true
+    }
+
+    /// The rows of a fetch, when the store evaluates its predicate (nil for an entity without a table).
+    private func evaluableRows(_ fetch: StoreFetch) throws -> Evaluation<PostgresResult?> {
+        guard let table = schema.table(for: fetch.entity) else { return .evaluable(nil) }
+        do {
+            return .evaluable(try plannedQuery(.rows, fetch, table: table))
+        } catch is SQLitePredicateCompiler.Unsupported {
+            return .notEvaluable
+        }
     }
 
     /// Whether a predicate on an entity compiles to SQL as a whole, remembered by the predicate's shape.

@@ -267,6 +267,9 @@ package final class PostgresStore: ImportingStoreBackend {
     package func visitRowsIfEvaluable(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws -> Bool {
         try pgVisitRowsIfEvaluable(fetch, body)
     }
+    package func visitPackedRowsIfEvaluable(_ fetch: StoreFetch, _ body: (consuming PackedRowSnapshot) throws -> Void) throws -> Bool {
+        try pgVisitPackedRowsIfEvaluable(fetch, body)
+    }
     package func canEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool {
         pgCanEvaluate(predicate, for: entity)
     }

@@ -302,3 +302,33 @@ package struct RelationshipArraySink: RowValueSink {
     package mutating func value(_ value: AttributeValue) {}
     package mutating func relationship(_ value: RelationshipStorage) { values.append(value) }
 }
+
+/// Whether a store evaluates a fetch, with what it made to run it.
+package enum Evaluation<Value> {
+    /// The store evaluates the fetch.
+    case evaluable(Value)
+    /// The store cannot evaluate the fetch's predicate: the context works in memory.
+    case notEvaluable
+}
+
+/// The packing builder is a sink of values: the reader writes each column straight into the packed row.
+extension PackedRowBuilder: RowValueSink {}
+
+extension RowReader {
+    /// Reads the current row of `source` (as ``snapshot(from:in:)`` does, with the same checks and errors)
+    /// straight into its packed form; a row with a value the packing does not cover is read again as arrays,
+    /// which the packed row keeps as they are.
+    @inline(__always)
+    package static func packedSnapshot<Source: RowColumnSource, Store: RowReadingStore>(
+        from source: Source, in store: Store, builder: PackedRowBuilder
+    ) throws -> PackedRowSnapshot {
+        let (reader, pk) = try identify(source, in: store)
+        builder.reset()
+        var sink = builder
+        try reader.readAttributes(from: source, row: pk, into: &sink)
+        try reader.readRelationships(from: source, row: pk, in: store, into: &sink)
+        let id = ObjectID(entity: reader.entity, store: store.store, primaryKey: pk)
+        if let values = builder.finish() { return PackedRowSnapshot(objectID: id, version: source.int64(at: 2), values: values) }
+        return PackedRowSnapshot(try snapshot(from: source, in: store))
+    }
+}

@@ -62,16 +62,35 @@ extension SQLiteStore {
     /// Reads the rows of a fetch as ``sqliteVisitRows(_:_:)`` does when the store evaluates its predicate,
     /// compiling it (or finding it compiled) once; returns false, having read nothing, when it does not.
     package func sqliteVisitRowsIfEvaluable(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws -> Bool {
-        guard let table = schema.table(for: fetch.entity) else { return true }
-        let statement: SQLiteStatement
-        do {
-            statement = try plannedStatement(.rows, fetch, table: table)
-        } catch is SQLitePredicateCompiler.Unsupported {
-            return false
-        }
+        guard case .evaluable(let statement) = try evaluableRowStatement(fetch) else { return false }
+        guard let statement else { return true }
         defer { statement.reset() }
         while try statement.step() { try body(try snapshot(from: statement)) }
         return true
+    }
+
+    /// ``sqliteVisitRowsIfEvaluable(_:_:)`` with each row read straight into its packed form
+    /// (``RowReader/packedSnapshot(from:in:builder:)``).
+    package func sqliteVisitPackedRowsIfEvaluable(
+        _ fetch: StoreFetch, _ body: (consuming PackedRowSnapshot) throws -> Void
+    ) throws -> Bool {
+        guard case .evaluable(let statement) = try evaluableRowStatement(fetch) else { return false }
+        guard let statement else { return true }
+        defer { statement.reset() }
+        let builder = PackedRowBuilder()
+        while try statement.step() { try body(try RowReader.packedSnapshot(from: statement, in: self, builder: builder)) }
+        return true
+    }
+
+    /// The planned statement of a fetch's rows, when the store evaluates its predicate (nil for an entity
+    /// without a table: no rows).
+    private func evaluableRowStatement(_ fetch: StoreFetch) throws -> Evaluation<SQLiteStatement?> {
+        guard let table = schema.table(for: fetch.entity) else { return .evaluable(nil) }
+        do {
+            return .evaluable(try plannedStatement(.rows, fetch, table: table))
+        } catch is SQLitePredicateCompiler.Unsupported {
+            return .notEvaluable
+        }
     }
 
     /// Whether a predicate on an entity compiles to SQL as a whole, remembered by the predicate's shape.

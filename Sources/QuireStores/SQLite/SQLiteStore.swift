@@ -325,6 +325,9 @@ package final class SQLiteStore: ImportingStoreBackend {
     package func visitRowsIfEvaluable(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws -> Bool {
         try sqliteVisitRowsIfEvaluable(fetch, body)
     }
+    package func visitPackedRowsIfEvaluable(_ fetch: StoreFetch, _ body: (consuming PackedRowSnapshot) throws -> Void) throws -> Bool {
+        try sqliteVisitPackedRowsIfEvaluable(fetch, body)
+    }
     package func canEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool {
         sqliteCanEvaluate(predicate, for: entity)
     }

@@ -1,4 +1,3 @@
-import QuireCore
 import Foundation
 
 /// The row a fault keeps from the fetch that made it (where Core Data's row cache would keep it), packed into
@@ -10,24 +9,29 @@ import Foundation
 /// (``attribute(at:)``, ``relationship(at:)``), and the first change, or anything that needs the values as
 /// arrays, unpacks it (``unpacked()``). A row with a value the packing does not cover (decimals, UUIDs, URIs,
 /// external data references, loaded to-many sets) keeps its arrays as they came.
-final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
+package final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
     /// What the allocation holds besides the bytes.
-    struct Header {
-        /// The coordinator's held-row generation when the row was kept (see `heldRowIsCurrent`).
-        let generation: Int
+    package struct Header {
+        /// The coordinator's held-row generation when the row was kept as a fault's (see `heldRowIsCurrent`);
+        /// set by the context that keeps it.
+        package var generation: Int
         /// The row as it came, when it has a value the packing does not cover; `nil` when packed.
-        let unpacked: Unpacked?
-        /// The number of attribute and relationship values packed.
-        let attributeCount: UInt16
-        let relationshipCount: UInt16
+        package let unpacked: Unpacked?
+        /// The number of attribute values packed.
+        package let attributeCount: UInt16
+        /// The number of relationship values packed.
+        package let relationshipCount: UInt16
     }
 
     /// A row kept as arrays.
-    final class Unpacked {
-        let attributes: [AttributeValue]
-        let relationships: [RelationshipStorage]
+    package final class Unpacked {
+        /// Attribute values by slot.
+        package let attributes: [AttributeValue]
+        /// Relationship values by slot.
+        package let relationships: [RelationshipStorage]
 
-        init(attributes: [AttributeValue], relationships: [RelationshipStorage]) {
+        /// Keeps a row's arrays.
+        package init(attributes: [AttributeValue], relationships: [RelationshipStorage]) {
             self.attributes = attributes
             self.relationships = relationships
         }
@@ -36,19 +40,19 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
     /// What each packed value is: one byte, then its payload (8 bytes for numbers and dates, 4 for a float, a
     /// length and the bytes for strings and data, an ``ObjectID``'s bytes for a to-one, nothing for the others).
     /// A length under 255 takes one byte; a longer one is 255 and then 4 bytes.
-    private enum Tag: UInt8 {
+    @usableFromInline enum Tag: UInt8 {
         case null, integer, double, float, booleanTrue, booleanFalse, date, string, data
         case relationshipFault, toOneNone, toOne
     }
 
     /// The one-byte length that says a 4-byte length follows.
-    private static let longLength: UInt8 = 255
+    @usableFromInline static var longLength: UInt8 { 255 }
 
     /// Whether the values are packed (rather than kept as the arrays they came as).
-    var isPacked: Bool { header.unpacked == nil }
+    package var isPacked: Bool { header.unpacked == nil }
 
     /// Keeps a row's values, packed when every value can be.
-    static func make(attributes: [AttributeValue], relationships: [RelationshipStorage], generation: Int) -> PackedRow {
+    package static func make(attributes: [AttributeValue], relationships: [RelationshipStorage], generation: Int) -> PackedRow {
         guard attributes.count <= Int(UInt16.max), relationships.count <= Int(UInt16.max),
             let size = packedSize(attributes, relationships)
         else {
@@ -230,7 +234,7 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
     }
 
     /// The attribute value of one slot (`.null` past the row's values), decoded without unpacking the others.
-    func attribute(at slot: Int) -> AttributeValue {
+    package func attribute(at slot: Int) -> AttributeValue {
         if let kept = header.unpacked { return slot < kept.attributes.count ? kept.attributes[slot] : .null }
         guard slot >= 0, slot < Int(header.attributeCount) else { return .null }
         return withUnsafeMutablePointerToElements { start in
@@ -241,7 +245,7 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
     }
 
     /// The relationship value of one slot (`.fault` past the row's values), decoded without unpacking the others.
-    func relationship(at slot: Int) -> RelationshipStorage {
+    package func relationship(at slot: Int) -> RelationshipStorage {
         let header = self.header
         if let kept = header.unpacked { return slot < kept.relationships.count ? kept.relationships[slot] : .fault }
         guard slot >= 0, slot < Int(header.relationshipCount) else { return .fault }
@@ -253,7 +257,7 @@ final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
     }
 
     /// The row's values as the arrays an object holds.
-    func unpacked() -> (attributes: [AttributeValue], relationships: [RelationshipStorage]) {
+    package func unpacked() -> (attributes: [AttributeValue], relationships: [RelationshipStorage]) {
         let header = self.header
         if let kept = header.unpacked { return (kept.attributes, kept.relationships) }
         return withUnsafeMutablePointerToElements { start in

@@ -1,0 +1,82 @@
+// Checks that objects fetched filled (`returnsObjectsAsFaults = false`) keep their values packed as fired
+// faults do, which has no public face: uses Quire's internals and glibc's `malloc_usable_size`.
+import Foundation
+import Testing
+
+@testable import Quire
+
+extension ObjectMemoryTests {
+    /// A fetch of filled objects.
+    static func materializedRequest(_ format: String? = nil) throws -> FetchRequest<ManagedObject> {
+        let request = FetchRequest<ManagedObject>(entityName: "Item")
+        request.sortDescriptors = [SortKey("i1")]
+        request.returnsObjectsAsFaults = false
+        if let format { request.predicate = try QueryPredicate(format: format) }
+        return request
+    }
+
+    @Test func aMaterializedObjectKeepsItsValuesPackedInAtMost600Bytes() throws {
+        let folder = try TemporaryFolder()
+        let (_, context) = try Fixtures.stack(Self.model(), at: try Self.store(in: folder))
+        let items = try context.fetch(try Self.materializedRequest())
+        #expect(items.count == 10)
+        var sizes: [Int] = []
+        for (index, item) in items.enumerated() {
+            // Filled by the fetch, and its values one packed row: no arrays of values, no change state.
+            #expect(!item.isFault && !item.hasChanges)
+            let packed = try #require(item.packedValues)
+            #expect(item.storedAttributes.isEmpty && item.storedRelationships.isEmpty && item.changeState == nil)
+            sizes.append(Self.blockSize(item) + Self.blockSize(packed) + Self.bookkeeping)
+            #expect(item.value(forKey: "i1") as? Int64 == Int64(index))
+            #expect(item.value(forKey: "i2") as? Int64 == Int64(index * 7))
+            #expect(item.value(forKey: "d1") as? Double == Double(index) / 3)
+            #expect(item.value(forKey: "d2") as? Double == Double(index) * 2.5)
+            for field in 1...3 { #expect(item.value(forKey: "s\(field)") as? String == Self.text(index, field)) }
+            #expect(item.value(forKey: "flag") as? Bool == (index % 2 == 0))
+            #expect(item.value(forKey: "date") as? Date == Date(timeIntervalSinceReferenceDate: Double(index) * 86_400))
+            #expect(item.value(forKey: "blob") as? Data == Self.blob(index))
+            #expect(item.value(forKey: "tag") as? Int64 == Int64(index % 100))
+            #expect((item.value(forKey: "owner") as? ManagedObject)?.value(forKey: "name") as? String == "owner")
+            #expect(item.packedValues != nil)
+        }
+        #expect(Self.median(sizes) <= 600, "materialized objects take \(sizes) bytes")
+    }
+
+    /// A change unpacks the values with the fetched ones as committed values; a save from another context in
+    /// between is detected as a conflict (the fetched version kept with the packed row), and undo gives the
+    /// fetched value back.
+    @Test func aChangeToAMaterializedObjectKeepsItsCommittedValuesAndVersion() throws {
+        let folder = try TemporaryFolder()
+        let url = try Self.store(in: folder)
+        let (coordinator, context) = try Fixtures.stack(Self.model(), at: url)
+        context.undoManager = UndoManager()
+        let item = try #require(try context.fetch(try Self.materializedRequest("i1 == 3")).first)
+        #expect(item.packedValues != nil)
+
+        item.setValue("changed", forKey: "s2")
+        #expect(item.packedValues == nil && item.isUpdated)
+        #expect(item.changedValues().keys.sorted() == ["s2"])
+        #expect(item.committedValues(forKeys: ["s2"])["s2"] as? String == Self.text(3, 2))
+        context.processPendingChanges()
+        context.undo()
+        #expect(item.value(forKey: "s2") as? String == Self.text(3, 2))
+        #expect(item.value(forKey: "blob") as? Data == Self.blob(3))
+
+        // Another context saves the record: this one's change to its older version is a conflict.
+        let other = ManagedObjectContext()
+        other.persistentStoreCoordinator = coordinator
+        let theirs = try #require(try other.fetch(try Self.materializedRequest("i1 == 3")).first)
+        theirs.setValue("theirs", forKey: "s1")
+        try other.save()
+        item.setValue("mine", forKey: "s1")
+        #expect(throws: QuireError.self) { try context.save() }
+
+        // Refreshing takes the saved values, packed again by the next filled fetch.
+        context.rollback()
+        context.refresh(item, mergeChanges: false)
+        let again = try #require(try context.fetch(try Self.materializedRequest("i1 == 3")).first)
+        #expect(again === item)
+        #expect(again.value(forKey: "s1") as? String == "theirs")
+        #expect(again.packedValues != nil)
+    }
+}
