@@ -19,6 +19,7 @@ extension ManagedObject {
         let keyed = withEntity { $0.keyedPropertyIndex(forKey: key) }
         // Most attributes read as their stored value's own type: no description to look at.
         if let keyed, keyed.isPlainAttribute {
+            if let value = packedAnyValue(at: keyed.index) { return value }
             let stored = attributeValue(at: keyed.index)
             if case .externalData = stored {} else { return stored.anyValue }
         }

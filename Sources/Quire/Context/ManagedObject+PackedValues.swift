@@ -40,6 +40,15 @@ extension ManagedObject {
     /// is a fault).
     var packedValues: PackedRow? { faultFlag ? nil : heldRow }
 
+    /// `value(forKey:)` of a plain attribute (``EntityDescription/isPlainAttribute(at:)``) decoded straight from
+    /// the packed values, firing the fault first; `.none` when the values are not packed.
+    @inline(__always)
+    func packedAnyValue(at slot: Int) -> Any?? {
+        fireFaultIfNeeded()
+        guard let packed = heldRow else { return .none }
+        return packed.anyAttribute(at: slot)
+    }
+
     /// Moves packed values into the arrays, if the object still has them packed.
     @inline(__always)
     func unpackValuesIfNeeded() {

@@ -6,14 +6,16 @@ import Foundation
 /// no array of values and no allocation for a string or data value on the way. One builder serves a whole
 /// fetch (``reset()`` between rows); confined to the request that reads the rows.
 package final class PackedRowBuilder {
-    @usableFromInline var bytes: UnsafeMutableRawPointer
-    @usableFromInline var capacity: Int
-    @usableFromInline var count = 0
-    @usableFromInline var attributeCount = 0
-    @usableFromInline var relationshipCount = 0
+    // The builder is used by one request at a time, never shared: its properties need no dynamic exclusivity
+    // checks (each would cost a runtime call per value written).
+    @usableFromInline @exclusivity(unchecked) var bytes: UnsafeMutableRawPointer
+    @usableFromInline @exclusivity(unchecked) var capacity: Int
+    @usableFromInline @exclusivity(unchecked) var count = 0
+    @usableFromInline @exclusivity(unchecked) var attributeCount = 0
+    @usableFromInline @exclusivity(unchecked) var relationshipCount = 0
     /// False once a value the packing does not cover was put (a decimal, UUID, URI, external data reference,
     /// loaded to-many set, or a string or data value of 4 GiB or more).
-    @usableFromInline var packable = true
+    @usableFromInline @exclusivity(unchecked) var packable = true
 
     /// An empty builder.
     package init() {
@@ -41,7 +43,7 @@ package final class PackedRowBuilder {
             relationshipCount: relationshipCount)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     func reserve(_ needed: Int) {
         if count &+ needed > capacity { grow(needed) }
     }
@@ -57,17 +59,47 @@ package final class PackedRowBuilder {
     }
 
     /// Writes a value's bytes; ``reserve(_:)`` made room for them.
-    @inlinable
-    func put<T>(_ value: T) {
-        bytes.storeBytes(of: value, toByteOffset: count, as: T.self)
-        count &+= MemoryLayout<T>.size
+    @inlinable @inline(__always)
+    func put(_ value: UInt8) {
+        bytes.storeBytes(of: value, toByteOffset: count, as: UInt8.self)
+        count &+= 1
     }
 
-    @inlinable
+    @inlinable @inline(__always)
+    func put(_ value: UInt32) {
+        bytes.storeBytes(of: value, toByteOffset: count, as: UInt32.self)
+        count &+= 4
+    }
+
+    @inlinable @inline(__always)
+    func put(_ value: Int64) {
+        bytes.storeBytes(of: value, toByteOffset: count, as: Int64.self)
+        count &+= 8
+    }
+
+    @inlinable @inline(__always)
+    func put(_ value: Double) {
+        bytes.storeBytes(of: value, toByteOffset: count, as: Double.self)
+        count &+= 8
+    }
+
+    @inlinable @inline(__always)
+    func put(_ value: Float) {
+        bytes.storeBytes(of: value, toByteOffset: count, as: Float.self)
+        count &+= 4
+    }
+
+    @inlinable @inline(__always)
+    func put(_ value: ObjectID) {
+        bytes.storeBytes(of: value, toByteOffset: count, as: ObjectID.self)
+        count &+= MemoryLayout<ObjectID>.size
+    }
+
+    @inlinable @inline(__always)
     func putTag(_ tag: PackedRow.Tag) { put(tag.rawValue) }
 
     /// Writes a tag, a length and the bytes of a string or data value.
-    @inlinable
+    @inlinable @inline(__always)
     func putBytes(_ tag: PackedRow.Tag, _ source: UnsafeRawBufferPointer) {
         let length = source.count
         guard length <= Int(UInt32.max) else {
@@ -89,7 +121,7 @@ package final class PackedRowBuilder {
     }
 
     /// A NULL value.
-    @inlinable
+    @inlinable @inline(__always)
     package func null() {
         reserve(1)
         putTag(.null)
@@ -97,7 +129,7 @@ package final class PackedRowBuilder {
     }
 
     /// An integer.
-    @inlinable
+    @inlinable @inline(__always)
     package func integer(_ value: Int64) {
         reserve(9)
         putTag(.integer)
@@ -106,7 +138,7 @@ package final class PackedRowBuilder {
     }
 
     /// A Boolean.
-    @inlinable
+    @inlinable @inline(__always)
     package func boolean(_ value: Bool) {
         reserve(1)
         putTag(value ? .booleanTrue : .booleanFalse)
@@ -114,7 +146,7 @@ package final class PackedRowBuilder {
     }
 
     /// A double.
-    @inlinable
+    @inlinable @inline(__always)
     package func double(_ value: Double) {
         reserve(9)
         putTag(.double)
@@ -123,7 +155,7 @@ package final class PackedRowBuilder {
     }
 
     /// A date, as seconds since 2001.
-    @inlinable
+    @inlinable @inline(__always)
     package func date(_ seconds: Double) {
         reserve(9)
         putTag(.date)
@@ -132,14 +164,14 @@ package final class PackedRowBuilder {
     }
 
     /// A string's UTF-8 bytes.
-    @inlinable
+    @inlinable @inline(__always)
     package func text(_ source: UnsafeRawBufferPointer) {
         putBytes(.string, source)
         attributeCount &+= 1
     }
 
     /// A data value's bytes.
-    @inlinable
+    @inlinable @inline(__always)
     package func data(_ source: UnsafeRawBufferPointer) {
         putBytes(.data, source)
         attributeCount &+= 1
@@ -167,7 +199,7 @@ package final class PackedRowBuilder {
     }
 
     /// A relationship's value: a to-one ID or none, or a to-many fault.
-    @inlinable
+    @inlinable @inline(__always)
     package func relationship(_ value: RelationshipStorage) {
         switch value {
         case .toOne(let id?):

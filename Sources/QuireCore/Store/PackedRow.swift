@@ -21,6 +21,18 @@ package final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
         package let attributeCount: UInt16
         /// The number of relationship values packed.
         package let relationshipCount: UInt16
+        /// Where the attribute of slot `nextSlot` starts (a byte offset), as the last read found it: reads in
+        /// slot order (an object shown field by field) then decode each value without skipping the ones before.
+        var nextSlot: UInt16 = 0
+        var nextOffset: UInt16 = 0
+
+        /// A header.
+        init(generation: Int, unpacked: Unpacked?, attributeCount: UInt16, relationshipCount: UInt16) {
+            self.generation = generation
+            self.unpacked = unpacked
+            self.attributeCount = attributeCount
+            self.relationshipCount = relationshipCount
+        }
     }
 
     /// A row kept as arrays.
@@ -235,12 +247,76 @@ package final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
 
     /// The attribute value of one slot (`.null` past the row's values), decoded without unpacking the others.
     package func attribute(at slot: Int) -> AttributeValue {
-        if let kept = header.unpacked { return slot < kept.attributes.count ? kept.attributes[slot] : .null }
-        guard slot >= 0, slot < Int(header.attributeCount) else { return .null }
-        return withUnsafeMutablePointerToElements { start in
-            var cursor = UnsafeRawPointer(start)
-            for _ in 0..<slot { Self.skip(at: &cursor) }
-            return Self.attribute(at: &cursor)
+        // Through the header's pointer: reading `header` itself would cost a dynamic exclusivity check.
+        withUnsafeMutablePointers { header, start in
+            if let kept = header.pointee.unpacked { return slot < kept.attributes.count ? kept.attributes[slot] : .null }
+            guard slot >= 0, slot < Int(header.pointee.attributeCount) else { return .null }
+            var cursor = Self.position(of: slot, header, start)
+            let value = Self.attribute(at: &cursor)
+            Self.note(slot, endingAt: cursor, header, start)
+            return value
+        }
+    }
+
+    /// The attribute value of one slot as ``AttributeValue/anyValue`` gives it, decoded straight from the packed
+    /// bytes (no ``AttributeValue`` on the way): `value(forKey:)`'s fast path. `.none` when the row keeps its
+    /// values as arrays (whose values may need more than `anyValue`, such as external data to read).
+    package func anyAttribute(at slot: Int) -> Any?? {
+        withUnsafeMutablePointers { header, start -> Any?? in
+            if header.pointee.unpacked != nil { return .none }
+            guard slot >= 0, slot < Int(header.pointee.attributeCount) else { return .some(nil) }
+            var cursor = Self.position(of: slot, header, start)
+            let value: Any?
+            switch Tag(rawValue: Self.take(UInt8.self, at: &cursor)) {
+            case .integer: value = Self.take(Int64.self, at: &cursor)
+            case .double: value = Self.take(Double.self, at: &cursor)
+            case .float: value = Self.take(Float.self, at: &cursor)
+            case .booleanTrue: value = true
+            case .booleanFalse: value = false
+            case .date: value = Date(timeIntervalSinceReferenceDate: Self.take(Double.self, at: &cursor))
+            case .string:
+                let count = Self.takeLength(at: &cursor)
+                value = String(decoding: UnsafeRawBufferPointer(start: cursor, count: count), as: UTF8.self)
+                cursor += count
+            case .data:
+                let count = Self.takeLength(at: &cursor)
+                value = count == 0 ? Data() : Data(bytes: cursor, count: count)
+                cursor += count
+            default: value = nil
+            }
+            Self.note(slot, endingAt: cursor, header, start)
+            return .some(value)
+        }
+    }
+
+    /// Where the attribute of `slot` starts: from where the last read left off when that is at or before the
+    /// slot (reads in slot order skip nothing), from the first value otherwise.
+    @inline(__always)
+    private static func position(
+        of slot: Int, _ header: UnsafeMutablePointer<Header>, _ start: UnsafeMutablePointer<UInt8>
+    ) -> UnsafeRawPointer {
+        var cursor = UnsafeRawPointer(start)
+        var skipped = 0
+        if Int(header.pointee.nextSlot) <= slot {
+            skipped = Int(header.pointee.nextSlot)
+            cursor += Int(header.pointee.nextOffset)
+        }
+        while skipped < slot {
+            skip(at: &cursor)
+            skipped += 1
+        }
+        return cursor
+    }
+
+    /// Remembers where the attribute after `slot` starts, for the next read.
+    @inline(__always)
+    private static func note(
+        _ slot: Int, endingAt cursor: UnsafeRawPointer, _ header: UnsafeMutablePointer<Header>, _ start: UnsafeMutablePointer<UInt8>
+    ) {
+        let next = cursor - UnsafeRawPointer(start)
+        if next <= Int(UInt16.max) {
+            header.pointee.nextSlot = UInt16(slot + 1)
+            header.pointee.nextOffset = UInt16(next)
         }
     }
 
