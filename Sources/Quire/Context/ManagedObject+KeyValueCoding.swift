@@ -257,9 +257,9 @@ extension ManagedObject {
     }
 
     func attributeValue(at slot: Int) -> AttributeValue {
-        fireFaultIfNeeded()
-        // Values still packed (a fired fault nobody changed): decode the one asked for.
-        if let packed = heldRow { return packed.attribute(at: slot) }
+        if faultFlag { fireFaultIfNeeded() }
+        // Values still packed (a fired fault or a filled fetched object nobody changed): decode the one asked for.
+        if let value = packedAttributeValue(at: slot) { return value }
         return slot < storedAttributes.count ? storedAttributes[slot] : .null
     }
 

@@ -44,9 +44,25 @@ extension ManagedObject {
     /// the packed values, firing the fault first; `.none` when the values are not packed.
     @inline(__always)
     func packedAnyValue(at slot: Int) -> Any?? {
-        fireFaultIfNeeded()
-        guard let packed = heldRow else { return .none }
-        return packed.anyAttribute(at: slot)
+        if faultFlag { fireFaultIfNeeded() }
+        return withHeldRow { $0?.anyAttribute(at: slot) ?? .none }
+    }
+
+    /// The attribute value of a slot decoded from the packed row the object holds (its values, or a fault's
+    /// row when its context is gone); nil when it holds none. Call after firing the fault.
+    @inline(__always)
+    func packedAttributeValue(at slot: Int) -> AttributeValue? {
+        withHeldRow { $0?.attribute(at: slot) }
+    }
+
+    /// Calls `body` with the held row, without retaining it for the call.
+    @inline(__always)
+    private func withHeldRow<Result>(_ body: (PackedRow?) -> Result) -> Result {
+        // Safe: the object holds the row strongly and is itself alive for the call (`self` is guaranteed), and
+        // the row's readers (`PackedRow.attribute(at:)`, `anyAttribute(at:)`) never touch the object, so nothing
+        // can release `heldRow` while `body` runs. Skips a retain and a release per value read.
+        guard let address = withExtendedLifetime(heldRow, { $0.map { Unmanaged.passUnretained($0) } }) else { return body(nil) }
+        return address._withUnsafeGuaranteedRef { body($0) }
     }
 
     /// Moves packed values into the arrays, if the object still has them packed.

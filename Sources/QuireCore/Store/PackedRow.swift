@@ -61,7 +61,7 @@ package final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
     @usableFromInline static var longLength: UInt8 { 255 }
 
     /// Whether the values are packed (rather than kept as the arrays they came as).
-    package var isPacked: Bool { header.unpacked == nil }
+    package var isPacked: Bool { withUnsafeMutablePointerToHeader { $0.pointee.unpacked == nil } }
 
     /// Keeps a row's values, packed when every value can be.
     package static func make(attributes: [AttributeValue], relationships: [RelationshipStorage], generation: Int) -> PackedRow {

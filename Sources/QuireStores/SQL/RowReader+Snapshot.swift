@@ -33,11 +33,17 @@ package struct AttributeValueSink: RowValueSink {
 
     /// An empty sink.
     @inline(__always) package init() {}
+    /// Part of ``RowValueSink``.
     @inline(__always) package mutating func null() { value = .null }
+    /// Part of ``RowValueSink``.
     @inline(__always) package mutating func integer(_ value: Int64) { self.value = .integer(value) }
+    /// Part of ``RowValueSink``.
     @inline(__always) package mutating func boolean(_ value: Bool) { self.value = .boolean(value) }
+    /// Part of ``RowValueSink``.
     @inline(__always) package mutating func double(_ value: Double) { self.value = .double(value) }
+    /// Part of ``RowValueSink``.
     @inline(__always) package mutating func date(_ seconds: Double) { value = .date(Date(timeIntervalSinceReferenceDate: seconds)) }
+    /// Part of ``RowValueSink``.
     @inline(__always) package mutating func text(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             value = .string("")
@@ -45,6 +51,7 @@ package struct AttributeValueSink: RowValueSink {
         }
         value = .string(String(decoding: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: bytes.count), as: UTF8.self))
     }
+    /// Part of ``RowValueSink``.
     @inline(__always) package mutating func data(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             value = .data(Data())
@@ -52,6 +59,7 @@ package struct AttributeValueSink: RowValueSink {
         }
         value = .data(Data(bytes: base, count: bytes.count))
     }
+    /// Part of ``RowValueSink``.
     @inline(__always) package mutating func value(_ value: AttributeValue) { self.value = value }
     /// Not used: relationships are read into their own array.
     @inline(__always) package mutating func relationship(_ value: RelationshipStorage) {}
@@ -292,14 +300,23 @@ package struct RelationshipArraySink: RowValueSink {
 
     /// An empty sink with room for `capacity` values.
     package init(capacity: Int) { values.reserveCapacity(capacity) }
+    /// Part of ``RowValueSink``.
     package mutating func null() {}
+    /// Part of ``RowValueSink``.
     package mutating func integer(_ value: Int64) {}
+    /// Part of ``RowValueSink``.
     package mutating func boolean(_ value: Bool) {}
+    /// Part of ``RowValueSink``.
     package mutating func double(_ value: Double) {}
+    /// Part of ``RowValueSink``.
     package mutating func date(_ seconds: Double) {}
+    /// Part of ``RowValueSink``.
     package mutating func text(_ bytes: UnsafeRawBufferPointer) {}
+    /// Part of ``RowValueSink``.
     package mutating func data(_ bytes: UnsafeRawBufferPointer) {}
+    /// Part of ``RowValueSink``.
     package mutating func value(_ value: AttributeValue) {}
+    /// Part of ``RowValueSink``.
     package mutating func relationship(_ value: RelationshipStorage) { values.append(value) }
 }
 

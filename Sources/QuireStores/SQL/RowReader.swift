@@ -14,7 +14,7 @@ package final class RowReader {
         case rangedInteger
         case boolean, double, string, date, data
         /// Any other type, or binary data in Core Data's external-storage encoding: read by
-        /// `SQLiteStatement.attributeValue(at:type:externalFormat:)`.
+        /// `RowReader.readValue(_:from:row:into:)`'s slower path (each store decodes decimals its own way).
         case other
     }
     package struct AttributeRead {
