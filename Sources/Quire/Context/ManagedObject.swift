@@ -81,6 +81,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var recordIsMissing = false
     /// Set when a fetch returns the object; the registry's pruning clears it and spares the object once.
     @exclusivity(unchecked) var recentlyFetched = false
+    /// The property index `value(forKey:)` tries first: the one after the property it found last (objects are
+    /// read field by field), in the flags' word. A guess only: a wrong one costs one comparison.
+    @exclusivity(unchecked) var nextKeyHint: UInt8 = 0
 
     /// Creates an object of exactly this class for an entity, in no context, with its attributes at their
     /// defaults: the designated initializer every way of making an object ends in. Override it (as a
