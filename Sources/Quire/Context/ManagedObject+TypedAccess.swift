@@ -9,11 +9,10 @@ extension ManagedObject {
     /// attribute, data kept outside the store), which gives the same values, only slower.
     @usableFromInline
     func storedValue<Value>(forKey key: String, as type: Value.Type) -> Value? {
-        let entity = self.entity
-        guard let slot = entity.propertyIndex(forKey: key), slot < entity.frozenAttributeCount,
-            entity.isPlainAttribute(at: slot)
-        else { return nil }
-        switch attributeValue(at: slot) {
+        let hint = Int(nextKeyHint)
+        guard let keyed = withEntity({ $0.keyedPropertyIndex(forKey: key, hint: hint) }), keyed.isPlainAttribute else { return nil }
+        nextKeyHint = UInt8(truncatingIfNeeded: keyed.index &+ 1)
+        switch attributeValue(at: keyed.index) {
         case .integer(let value): return Self.exactly(value, as: Value.self)
         case .double(let value): return Self.exactly(value, as: Value.self)
         case .string(let value): return Self.exactly(value, as: Value.self)

@@ -49,6 +49,12 @@ extension ManagedObjectContext {
         // The same type: the array is already a `[Result]`.
         if Result.self == ManagedObject.self { return unsafeBitCast(objects, to: [Result].self) }
         let exact = ObjectIdentifier(Result.self)
+        if !objects.isEmpty, objects.allSatisfy({ ObjectIdentifier(type(of: $0)) == exact }) {
+            // Safe: every element is an instance of exactly `Result`, so `Result` is a class and the array's
+            // storage of object references is an array of `Result`s (the standard library's checked array
+            // downcast ends in the same reinterpretation of the buffer). No generic conversion per object.
+            return unsafeBitCast(objects, to: [Result].self)
+        }
         return try objects.map { object in
             if ObjectIdentifier(type(of: object)) == exact { return unsafeBitCast(object, to: Result.self) }
             guard let typed = object as? Result else {
