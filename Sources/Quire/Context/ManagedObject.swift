@@ -81,6 +81,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var recordIsMissing = false
     /// Set when a fetch returns the object; the registry's pruning clears it and spares the object once.
     @exclusivity(unchecked) var recentlyFetched = false
+    /// Set while the object is in its context's change notes as inserted (from `insert(_:)` until the context
+    /// posts them): its value changes need no note of their own (see `willChangeAttributes()`).
+    @exclusivity(unchecked) var insertionNotePending = false
+    /// Whether the object is in its context's change log (``ManagedObjectContext``'s `changeLog`, the changed
+    /// objects in the order of their first change, which saves follow).
+    @exclusivity(unchecked) var isInChangeLog = false
 
     /// Creates an object of exactly this class for an entity, in no context, with its attributes at their
     /// defaults: the designated initializer every way of making an object ends in. Override it (as a

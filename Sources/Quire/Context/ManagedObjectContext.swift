@@ -99,11 +99,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// One object per record (see ``ObjectRegistry``). Used only on the context's queue, so its accesses are
     /// not checked for exclusivity at run time (a check costs as much as a lookup).
     @exclusivity(unchecked) var registry = ObjectRegistry()
-    private var changeCounter = 0
     /// Every object changed since the last save, in the order of its first change (saves are deterministic).
     /// It holds changed objects strongly until they are saved or rolled back; their flags say how they
-    /// changed.
-    var changeLog: [ManagedObject] = []
+    /// changed. Used only on the context's queue, like the registry, so its accesses are not checked at run time.
+    @exclusivity(unchecked) var changeLog: [ManagedObject] = []
     /// Whether fetches with unsaved changes let the store filter, sort and limit what is saved and merge the
     /// changed objects in memory (see `fetchMergingPendingChanges`); tests turn it off to compare with the
     /// wholly in-memory pass.
@@ -368,6 +367,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         noteChange(object)
         register(object)
         changeNotes.inserted.append(object)
+        object.insertionNotePending = true
         registerUndoForInsert(object)
         object.awakeFromInsert()
     }
@@ -404,15 +404,14 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Records the first change of an object since the last save.
     func noteChange(_ object: ManagedObject) {
-        guard object.changeSequence == 0 else { return }
-        changeCounter += 1
-        object.changeSequence = changeCounter
+        guard !object.isInChangeLog else { return }
+        object.isInChangeLog = true
         changeLog.append(object)
     }
 
     /// Forgets the change log once its changes were saved or discarded.
     func clearChangeLog() {
-        for object in changeLog { object.changeSequence = 0 }
+        for object in changeLog { object.isInChangeLog = false }
         changeLog = []
     }
 

@@ -77,3 +77,23 @@ extension SaveRequest {
             || updated.contains { !$0.objectID.entity.allRelationships.isEmpty }
     }
 }
+
+extension SaveRequest {
+    /// Whether any inserted or updated object's relationship values (current or as last saved) or recorded
+    /// member changes name an object by a temporary ID: only then do stores need the map from temporary to
+    /// permanent IDs (``SaveResult/permanentIDsByTemporaryID(for:)``), whose making costs a hash insertion per
+    /// inserted object. Member changes are counted as naming one, whatever they hold.
+    package var referencesTemporaryIDs: Bool {
+        // Through buffer pointers, so that no change is copied (each copy retains and releases its arrays).
+        func references(_ changes: UnsafeBufferPointer<Change>) -> Bool {
+            for index in changes.indices {
+                if !changes[index].memberChanges.isEmpty { return true }
+                for storage in changes[index].relationships where storage.referencesTemporaryID { return true }
+                guard let committed = changes[index].committedRelationships else { continue }
+                for storage in committed where storage.referencesTemporaryID { return true }
+            }
+            return false
+        }
+        return inserted.withUnsafeBufferPointer(references) || updated.withUnsafeBufferPointer(references)
+    }
+}

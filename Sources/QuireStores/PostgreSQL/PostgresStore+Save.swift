@@ -19,7 +19,7 @@ extension PostgresStore {
         let result = try connection.transaction {
             var result = SaveResult()
             try assignPrimaryKeys(request.inserted, into: &result, connection)
-            let map = request.involvesRelationships ? result.permanentIDsByTemporaryID(for: request) : [:]
+            let map = request.referencesTemporaryIDs ? result.permanentIDsByTemporaryID(for: request) : [:]
             func permanent(_ id: ObjectID) -> ObjectID { map[id] ?? id }
             var conflicting: [SaveRequest.Change] = []
             var unreferenced = Set<String>()
@@ -37,11 +37,14 @@ extension PostgresStore {
             let updated = Self.lockOrder(request.updated)
             var pipelinedInserts: [Int] = []
             var pipelinedUpdates: [Int] = []
-            for (index, (change, id)) in zip(request.inserted, result.permanentIDs).enumerated() {
+            // By index: iterating the pairs would copy every change (its arrays retained and released).
+            pipelinedInserts.reserveCapacity(request.inserted.count)
+            for index in request.inserted.indices where index < result.permanentIDs.count {
+                let id = result.permanentIDs[index]
                 if !mayWriteChunks(id.entity) {
                     pipelinedInserts.append(index)
                 } else {
-                    try writeRow(change, id: id, map: map, insert: true, connection)
+                    try writeRow(request.inserted[index], id: id, map: map, insert: true, connection)
                 }
             }
             for (index, change) in updated.enumerated() {
