@@ -271,6 +271,12 @@ extension ManagedObject {
     }
 
     func setAttributeValue(_ value: consuming AttributeValue, at slot: Int) {
+        // An object inserted since its context last posted its changes, in a context that records no undo: it
+        // has nothing to note, keep or register (see `insertionNotePending`), so the value is simply stored.
+        if insertionNotePending && insertedFlag && heldRow == nil && slot < storedAttributes.count {
+            storedAttributes[slot] = value
+            return
+        }
         fireFaultIfNeeded()
         unpackValuesIfNeeded()
         guard slot < storedAttributes.count else { return }

@@ -82,7 +82,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Set when a fetch returns the object; the registry's pruning clears it and spares the object once.
     @exclusivity(unchecked) var recentlyFetched = false
     /// Set while the object is in its context's change notes as inserted (from `insert(_:)` until the context
-    /// posts them): its value changes need no note of their own (see `willChangeAttributes()`).
+    /// posts them) and the context has no undo manager: its attribute changes need no note of their own (an
+    /// object is reported as inserted or updated, not both), no committed values (it has none) and no undo
+    /// registration, so `setAttributeValue` just stores them. Cleared when the notes are posted, and for every
+    /// such object when the context gets an undo manager.
     @exclusivity(unchecked) var insertionNotePending = false
     /// Whether the object is in its context's change log (``ManagedObjectContext``'s `changeLog`, the changed
     /// objects in the order of their first change, which saves follow).

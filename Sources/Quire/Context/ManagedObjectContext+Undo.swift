@@ -29,7 +29,12 @@ extension ManagedObjectContext {
     /// ```
     public var undoManager: UndoManager? {
         get { undoState.undoManager }
-        set { undoState.undoManager = newValue }
+        set {
+            undoState.undoManager = newValue
+            // Objects inserted since the last posted changes store their values without registering undo
+            // (`insertionNotePending`); from now on their changes are recorded.
+            if newValue != nil { for object in changeNotes.inserted { object.insertionNotePending = false } }
+        }
     }
 
     /// Undoes the last group of changes (`undo()`).

@@ -367,7 +367,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         noteChange(object)
         register(object)
         changeNotes.inserted.append(object)
-        object.insertionNotePending = true
+        object.insertionNotePending = undoState.undoManager == nil
         registerUndoForInsert(object)
         object.awakeFromInsert()
     }

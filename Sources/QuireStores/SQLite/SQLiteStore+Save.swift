@@ -177,29 +177,41 @@ extension SQLiteStore {
             statement.bind(Int64(schema.numbers.number(of: entity)), at: 2)
             statement.bind(version, at: 3)
         }
-        for (slot, external) in plan.attributeSlots {
-            if external, let writes = blobWrites {
-                statement.bind(try writes.stored(change.attributes[slot], external: true), at: index, externalFormat: true)
-            } else {
-                statement.bind(change.attributes[slot], at: index, externalFormat: external)
-            }
-            index += 1
+        let writes = blobWrites
+        // Strings and blobs are lent to SQLite for the step rather than copied (see `bindLendingBytes`).
+        try change.attributes.withUnsafeBufferPointer { attributes in
+            try bindLendingBytes(
+                attributes, slots: plan.attributeSlots, from: 0, index: index, to: statement,
+                bindCopied: { slot, external, index in
+                    if external, let writes {
+                        statement.bind(try writes.stored(attributes[slot], external: true), at: index, externalFormat: true)
+                    } else {
+                        statement.bind(attributes[slot], at: index, externalFormat: external)
+                    }
+                },
+                finish: { next in
+                    index = next
+                    for (slot, withEntity) in plan.relationshipSlots {
+                        var target: ObjectID?
+                        if case .toOne(let related) = change.relationships[slot] { target = related.map { map[$0] ?? $0 } }
+                        if let key = target?.primaryKey { statement.bind(key, at: index) } else { statement.bindNull(at: index) }
+                        index += 1
+                        if withEntity {
+                            if let target {
+                                statement.bind(Int64(schema.numbers.number(of: target.entity)), at: index)
+                            } else {
+                                statement.bindNull(at: index)
+                            }
+                            index += 1
+                        }
+                    }
+                    if !insert {
+                        statement.bind(pk, at: index)
+                        statement.bind(change.version, at: index + 1)
+                    }
+                    try statement.run()
+                })
         }
-        for (slot, withEntity) in plan.relationshipSlots {
-            var target: ObjectID?
-            if case .toOne(let related) = change.relationships[slot] { target = related.map { map[$0] ?? $0 } }
-            if let key = target?.primaryKey { statement.bind(key, at: index) } else { statement.bindNull(at: index) }
-            index += 1
-            if withEntity {
-                if let target { statement.bind(Int64(schema.numbers.number(of: target.entity)), at: index) } else { statement.bindNull(at: index) }
-                index += 1
-            }
-        }
-        if !insert {
-            statement.bind(pk, at: index)
-            statement.bind(change.version, at: index + 1)
-        }
-        try statement.run()
         return insert || connection.changes == 1
     }
 
