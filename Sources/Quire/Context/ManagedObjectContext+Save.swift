@@ -165,15 +165,15 @@ extension ManagedObjectContext {
                 guard let store = object.objectID.persistentStore else { continue }
                 request.deleted.append(change(for: object, store: store))
             } else if object.updatedFlag, let store = object.objectID.persistentStore {
-                var change = change(for: object, store: store)
-                change.committedAttributes = object.committedAttributes
-                request.updated.append(change)
+                request.updated.append(change(for: object, store: store, committedAttributes: object.committedAttributes))
             }
         }
         return request
     }
 
-    private func change(for object: ManagedObject, store: PersistentStore) -> SaveRequest.Change {
+    private func change(
+        for object: ManagedObject, store: PersistentStore, committedAttributes: [AttributeValue]? = nil
+    ) -> SaveRequest.Change {
         let entity = object.entity
         var attributes = object.attributeStorage
         var relationships = object.relationshipStorage
@@ -181,15 +181,18 @@ extension ManagedObjectContext {
             for slot in entity.transientAttributeSlots { attributes[slot] = .null }
             for slot in entity.transientRelationshipSlots where slot < relationships.count { relationships[slot] = .fault }
         }
-        var result = SaveRequest.Change(
+        // Made in one go (setting fields of a made change afterwards copies it); an object without a change
+        // state has no committed relationships and no recorded members.
+        let state = object.changeState
+        return SaveRequest.Change(
             objectID: object.objectID,
             store: store,
             version: object.version,
             attributes: attributes,
             relationships: relationships,
-            committedRelationships: object.committedRelationships)
-        if !object.deferredMembers.isEmpty { result.memberChanges = object.deferredMembers }
-        return result
+            committedRelationships: state?.committedRelationships,
+            committedAttributes: committedAttributes,
+            memberChanges: state?.deferredMembers ?? [:])
     }
 
     private func didSave(_ result: SaveResult, of request: SaveRequest, _ saved: [ManagedObject]) {

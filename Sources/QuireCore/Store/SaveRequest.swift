@@ -23,13 +23,19 @@ package struct SaveRequest: Sendable {
         package var memberChanges: [Int: DeferredMembers] = [:]
 
         /// Creates one with every stored value.
-        package init(objectID: ObjectID, store: PersistentStore, version: Int64, attributes: [AttributeValue], relationships: [RelationshipStorage], committedRelationships: [RelationshipStorage]?) {
+        package init(
+            objectID: ObjectID, store: PersistentStore, version: Int64, attributes: [AttributeValue], relationships: [RelationshipStorage],
+            committedRelationships: [RelationshipStorage]?, committedAttributes: [AttributeValue]? = nil,
+            memberChanges: [Int: DeferredMembers] = [:]
+        ) {
             self.objectID = objectID
             self.store = store
             self.version = version
             self.attributes = attributes
             self.relationships = relationships
             self.committedRelationships = committedRelationships
+            self.committedAttributes = committedAttributes
+            self.memberChanges = memberChanges
         }
     }
 
