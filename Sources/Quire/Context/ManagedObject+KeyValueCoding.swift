@@ -66,13 +66,14 @@ extension ManagedObject {
     /// Data. An unknown key or a value of the wrong type traps (Core Data raises an exception Swift cannot
     /// catch): for keys and values that come from input use ``setValidatedValue(_:forKey:)``, which throws.
     public func setValue(_ value: consuming Any?, forKey key: String) {
-        // Fast path: an attribute given a value of its natural Swift type, taken without a copy or a cast (the
-        // value moves into the entity's call through `take()`).
-        var given = Optional(value)
-        switch withEntity({ $0.settableValue(given.take() ?? nil, forKey: key) }) {
-        case .attribute(let slot, let stored): setAttributeValue(stored, at: slot)
-        case .general(let other): setConvertedValue(other, forKey: key)
+        // Fast path: an attribute given a value of its natural Swift type, taken without a copy or a cast.
+        if let (slot, type) = withEntity({ $0.settableAttributeSlot(forKey: key) }) {
+            switch ValueCoercion.exactValue(value, type: type) {
+            case .stored(let stored): return setAttributeValue(stored, at: slot)
+            case .needsConversion(let other): return setConvertedValue(other, forKey: key)
+            }
         }
+        setConvertedValue(value, forKey: key)
     }
 
     /// `setValue(_:forKey:)` of everything but its fast path: values to convert, relationships, composites,

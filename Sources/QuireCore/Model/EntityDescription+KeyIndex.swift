@@ -52,18 +52,6 @@ extension EntityDescription {
         frozenPropertyList[index]
     }
 
-    /// What `setValue(_:forKey:)` does with a value: store it at an attribute's slot, when `key` is an attribute
-    /// ``settableAttributeSlot(forKey:)`` finds and the value has its type's natural Swift type (or is nil), or
-    /// take the general path with the value handed back uncopied. One call for the key's lookup and the value's
-    /// conversion.
-    package func settableValue(_ value: consuming Any?, forKey key: String) -> SettableValue {
-        guard let (slot, type) = settableAttributeSlot(forKey: key) else { return .general(value) }
-        switch ValueCoercion.exactValue(value, type: type) {
-        case .stored(let stored): return .attribute(slot: slot, value: stored)
-        case .needsConversion(let other): return .general(other)
-        }
-    }
-
     /// The slot and type of attribute `key` when `setValue(_:forKey:)` may store a value straight into it: an
     /// attribute of the frozen entity that is not derived. Nil for other keys (relationships, composites,
     /// derived attributes, unknown keys), which take the general path.
@@ -74,11 +62,3 @@ extension EntityDescription {
     }
 }
 
-/// What ``EntityDescription/settableValue(_:forKey:)`` made of a value set by key.
-package enum SettableValue {
-    /// Store `value` at the attribute `slot`.
-    case attribute(slot: Int, value: AttributeValue)
-    /// Convert and store the value the general way (relationships, composites, derived attributes, values of
-    /// other types, unknown keys).
-    case general(Any?)
-}
