@@ -57,8 +57,9 @@ extension SQLiteStore {
                         plan = writePlan(for: id.entity)
                         run = (ObjectIdentifier(id.entity), plan)
                     }
-                    guard let plan else { continue }
-                    try writeRow(inserted[index], id: id, plan: plan, map: map, insert: true, version: 1, connection)
+                    guard let plan, let base = inserted.baseAddress else { continue }
+                    // Safe: `index` is within the buffer, which lives for the whole closure.
+                    try writeRow(base + index, id: id, plan: plan, map: map, insert: true, version: 1, connection)
                 }
             }
             for change in request.updated {
@@ -158,14 +159,19 @@ extension SQLiteStore {
         _ connection: SQLiteConnection
     ) throws -> Bool {
         guard let plan = writePlan(for: id.entity) else { return false }
-        return try writeRow(change, id: id, plan: plan, map: map, insert: insert, version: version, connection)
+        return try withUnsafePointer(to: change) { change in
+            try writeRow(change, id: id, plan: plan, map: map, insert: insert, version: version, connection)
+        }
     }
 
     /// ``writeRow(_:id:map:insert:version:_:)`` with the entity's write plan at hand (a save looks it up once
     /// per run of objects of one entity).
     @discardableResult
+    ///
+    /// The change comes by address, so that a save's loop over its request does not copy each change (with a
+    /// retain and a release of each of its arrays) to pass it.
     private func writeRow(
-        _ change: SaveRequest.Change, id: ObjectID, plan: WritePlan, map: [ObjectID: ObjectID], insert: Bool, version: Int64,
+        _ change: UnsafePointer<SaveRequest.Change>, id: ObjectID, plan: WritePlan, map: [ObjectID: ObjectID], insert: Bool, version: Int64,
         _ connection: SQLiteConnection
     ) throws -> Bool {
         let entity = id.entity
@@ -179,7 +185,7 @@ extension SQLiteStore {
         }
         let writes = blobWrites
         // Strings and blobs are lent to SQLite for the step rather than copied (see `bindLendingBytes`).
-        try change.attributes.withUnsafeBufferPointer { attributes in
+        try change.pointee.attributes.withUnsafeBufferPointer { attributes in
             try bindLendingBytes(
                 attributes, slots: plan.attributeSlots, from: 0, index: index, to: statement,
                 bindCopied: { slot, external, index in
@@ -193,7 +199,7 @@ extension SQLiteStore {
                     index = next
                     for (slot, withEntity) in plan.relationshipSlots {
                         var target: ObjectID?
-                        if case .toOne(let related) = change.relationships[slot] { target = related.map { map[$0] ?? $0 } }
+                        if case .toOne(let related) = change.pointee.relationships[slot] { target = related.map { map[$0] ?? $0 } }
                         if let key = target?.primaryKey { statement.bind(key, at: index) } else { statement.bindNull(at: index) }
                         index += 1
                         if withEntity {
@@ -207,7 +213,7 @@ extension SQLiteStore {
                     }
                     if !insert {
                         statement.bind(pk, at: index)
-                        statement.bind(change.version, at: index + 1)
+                        statement.bind(change.pointee.version, at: index + 1)
                     }
                     try statement.run()
                 })
