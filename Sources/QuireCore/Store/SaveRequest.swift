@@ -17,12 +17,13 @@ package struct SaveRequest: Sendable {
         package var committedRelationships: [RelationshipStorage]?
         /// The attribute values as last read (updated objects, when known), for the updated properties
         /// persistent history records.
-        package var committedAttributes: [AttributeValue]? = nil
+        package var committedAttributes: [AttributeValue]?
         /// Members added to and removed from to-many relationships that were faults when they changed
         /// (`relationships` holds `.fault` for them), by relationship slot.
-        package var memberChanges: [Int: DeferredMembers] = [:]
+        package var memberChanges: [Int: DeferredMembers]
 
-        /// Creates one with every stored value.
+        /// Creates one with every stored value. (The stored properties have no default values of their own: with
+        /// them, every change was made as a temporary and copied into place.)
         package init(
             objectID: ObjectID, store: PersistentStore, version: Int64, attributes: [AttributeValue], relationships: [RelationshipStorage],
             committedRelationships: [RelationshipStorage]?, committedAttributes: [AttributeValue]? = nil,
