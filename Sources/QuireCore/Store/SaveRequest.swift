@@ -23,9 +23,7 @@ package struct SaveRequest: Sendable {
         package var memberChanges: [Int: DeferredMembers]
 
         /// Creates one with every stored value. (The stored properties have no default values of their own: with
-        /// them, every change was made as a temporary and copied into place.) Inlinable, so that the context
-        /// builds each change in place rather than through a call that copies it out.
-        @inlinable
+        /// them, every change was made as a temporary and copied into place.)
         package init(
             objectID: ObjectID, store: PersistentStore, version: Int64, attributes: [AttributeValue], relationships: [RelationshipStorage],
             committedRelationships: [RelationshipStorage]?, committedAttributes: [AttributeValue]? = nil,
