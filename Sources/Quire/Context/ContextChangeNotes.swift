@@ -5,10 +5,12 @@ import Synchronization
 /// objects inserted, updated, deleted, refreshed and invalidated, kept (used only on the context's queue) until
 /// the context processes its pending changes, and who is told then besides `NotificationCenter`.
 final class ContextChangeNotes {
+    // The notes are used only on the context's queue, so their accesses are not checked at run time.
+
     /// Objects inserted in the context, or by a merge or a child's save.
-    var inserted: [ManagedObject] = []
+    @exclusivity(unchecked) var inserted: [ManagedObject] = []
     /// Objects whose values changed (an object set several times in a row is noted once).
-    var updated: [ManagedObject] = []
+    @exclusivity(unchecked) var updated: [ManagedObject] = []
     /// Objects deleted (with their delete rules' cascade), or deleted by a merged save.
     var deleted: [ManagedObject] = []
     /// Objects refreshed, by ``ManagedObjectContext/refresh(_:mergeChanges:)`` or a merge.
@@ -40,6 +42,7 @@ final class ContextChangeNotes {
         swap(&taken.deleted, &deleted)
         swap(&taken.refreshed, &refreshed)
         swap(&taken.invalidated, &invalidated)
+        for object in taken.inserted { object.insertionNotePending = false }
         taken.invalidatedAll = invalidatedAll
         invalidatedAll = false
         return taken

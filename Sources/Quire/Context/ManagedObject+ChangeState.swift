@@ -2,8 +2,9 @@ import QuireCore
 
 /// What only some objects need, kept out of ``ManagedObject`` itself so that the million clean objects of a
 /// large fetch do not each carry it: the values as last saved (from the first change until the save),
-/// the to-many changes recorded without loading the set, the object's place in its context's change log, and
-/// the entity of an editable model the object keeps alive. An object has none until it needs one and lets it
+/// the to-many changes recorded without loading the set, and the entity of an editable model the object keeps
+/// alive (whether the object is in its context's change log is a flag of the object itself, `isInChangeLog`, so
+/// that inserting an object makes no record). An object has none until it needs one and lets it
 /// go once every part is empty again (after its save, rollback or refresh).
 final class ManagedObjectChangeState {
     /// The values as last saved or fetched, kept from the first change until the next save.
@@ -12,16 +13,13 @@ final class ManagedObjectChangeState {
     var committedRelationships: [RelationshipStorage]?
     /// Changes to to-many relationships made while they were faults, by slot (see `deferMember`).
     var deferredMembers: [Int: DeferredMembers] = [:]
-    /// Order of first change in the context, so saves are deterministic; 0 when not in the change log.
-    var changeSequence = 0
     /// The entity of a model that was still editable when the object was made: kept alive by the object
     /// (frozen entities live for the rest of the process and are not retained).
     var entityOwner: EntityDescription?
 
     /// Whether every part is empty, so the object can let the record go.
     var isEmpty: Bool {
-        committedAttributes == nil && committedRelationships == nil && deferredMembers.isEmpty && changeSequence == 0
-            && entityOwner == nil
+        committedAttributes == nil && committedRelationships == nil && deferredMembers.isEmpty && entityOwner == nil
     }
 }
 
@@ -69,18 +67,16 @@ extension ManagedObject {
         }
     }
 
-    /// Order of first change in the context, so saves are deterministic; 0 when not in the change log.
-    var changeSequence: Int {
-        get { changeState?.changeSequence ?? 0 }
-        set {
-            if newValue == 0 && changeState == nil { return }
-            ensuredChangeState().changeSequence = newValue
-            releaseChangeStateIfEmpty()
-        }
-    }
-
     /// Keeps an editable model's entity alive for as long as the object (see ``ManagedObjectChangeState``).
     func keepEntityAlive(_ entity: EntityDescription) {
         ensuredChangeState().entityOwner = entity
+    }
+}
+
+extension ManagedObject {
+    /// Whether a relationship value of the object names another by a temporary ID (an object inserted and not
+    /// yet saved), so that a save must rewrite it with the permanent ID.
+    var relationshipsReferenceTemporaryIDs: Bool {
+        !storedRelationships.isEmpty && storedRelationships.contains(where: \.referencesTemporaryID)
     }
 }

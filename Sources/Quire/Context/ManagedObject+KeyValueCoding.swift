@@ -16,9 +16,10 @@ extension ManagedObject {
     /// validation at save) reads as an `Int64`.
     public func value(forKey key: String) -> Any? {
         // The precomputed property index (one scan of machine words for keys that are the names themselves).
-        let hint = Int(nextKeyHint)
+        let context = managedObjectContext
+        let hint = Int(context?.nextKeyHint ?? 0)
         let keyed = withEntity { $0.keyedPropertyIndex(forKey: key, hint: hint) }
-        if let keyed { nextKeyHint = UInt8(truncatingIfNeeded: keyed.index &+ 1) }
+        if let keyed, let context { context.nextKeyHint = UInt8(truncatingIfNeeded: keyed.index &+ 1) }
         // Most attributes read as their stored value's own type: no description to look at.
         if let keyed, keyed.isPlainAttribute {
             if let value = packedAnyValue(at: keyed.index) { return value }
@@ -68,12 +69,20 @@ extension ManagedObject {
     /// ``QuireError/Code/validationNumberTooLarge`` or ``QuireError/Code/validationNumberTooSmall``, as in Core
     /// Data. An unknown key or a value of the wrong type traps (Core Data raises an exception Swift cannot
     /// catch): for keys and values that come from input use ``setValidatedValue(_:forKey:)``, which throws.
-    public func setValue(_ value: Any?, forKey key: String) {
-        if let (slot, converted) = withEntity({ $0.exactAttributeValue(value, forKey: key) }) {
-            if withEntity({ $0.isDerivedAttribute(slot: slot) }) { return noteDerivedAttributeWrite(key) }
-            setAttributeValue(converted, at: slot)
-            return
+    public func setValue(_ value: consuming Any?, forKey key: String) {
+        // Fast path: an attribute given a value of its natural Swift type, taken without a copy or a cast.
+        if let (slot, type) = withEntity({ $0.settableAttributeSlot(forKey: key) }) {
+            switch ValueCoercion.exactValue(value, type: type) {
+            case .stored(let stored): return setAttributeValue(stored, at: slot)
+            case .needsConversion(let other): return setConvertedValue(other, forKey: key)
+            }
         }
+        setConvertedValue(value, forKey: key)
+    }
+
+    /// `setValue(_:forKey:)` of everything but its fast path: values to convert, relationships, composites,
+    /// derived attributes and unknown keys.
+    private func setConvertedValue(_ value: Any?, forKey key: String) {
         switch property(forKey: key) {
         case let attribute as AttributeDescription:
             if attribute.derivationExpression != nil { return noteDerivedAttributeWrite(key) }
@@ -265,16 +274,30 @@ extension ManagedObject {
         return slot < storedAttributes.count ? storedAttributes[slot] : .null
     }
 
-    func setAttributeValue(_ value: AttributeValue, at slot: Int) {
+    func setAttributeValue(_ value: consuming AttributeValue, at slot: Int) {
+        // An object inserted since its context last posted its changes, in a context that records no undo: it
+        // has nothing to note, keep or register (see `insertionNotePending`), so the value is simply stored.
+        if insertionNotePending && insertedFlag && heldRow == nil && slot < storedAttributes.count {
+            storedAttributes[slot] = value
+            return
+        }
         fireFaultIfNeeded()
-        guard slot < attributeStorage.count else { return }
-        managedObjectContext?.registerUndoForAttribute(self, slot: slot, newValue: value)
+        unpackValuesIfNeeded()
+        guard slot < storedAttributes.count else { return }
+        // Asked first without holding on to the context (keeping it across the call below would retain and
+        // release it on every change).
+        if managedObjectContext?.undoState.undoManager != nil {
+            managedObjectContext?.registerUndoForAttribute(self, slot: slot, newValue: value)
+        }
         willChangeAttributes()
-        attributeStorage[slot] = value
+        storedAttributes[slot] = value
     }
 
     /// Marks the object changed and keeps the committed values, the first time it changes.
     func willChangeAttributes() {
+        // An object inserted since the context last posted its changes is reported as inserted, never also as
+        // updated (`ObjectsDidChange`), and has no committed values to keep: nothing to note.
+        if insertionNotePending && insertedFlag { return }
         managedObjectContext?.changeNotes.noteUpdated(self)
         guard !insertedFlag else { return }
         if committedAttributes == nil { committedAttributes = attributeStorage }

@@ -81,9 +81,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var recordIsMissing = false
     /// Set when a fetch returns the object; the registry's pruning clears it and spares the object once.
     @exclusivity(unchecked) var recentlyFetched = false
-    /// The property index `value(forKey:)` tries first: the one after the property it found last (objects are
-    /// read field by field), in the flags' word. A guess only: a wrong one costs one comparison.
-    @exclusivity(unchecked) var nextKeyHint: UInt8 = 0
+    /// Set while the object is in its context's change notes as inserted (from `insert(_:)` until the context
+    /// posts them) and the context has no undo manager: its attribute changes need no note of their own (an
+    /// object is reported as inserted or updated, not both), no committed values (it has none) and no undo
+    /// registration, so `setAttributeValue` just stores them. Cleared when the notes are posted, and for every
+    /// such object when the context gets an undo manager.
+    @exclusivity(unchecked) var insertionNotePending = false
+    /// Whether the object is in its context's change log (``ManagedObjectContext``'s `changeLog`, the changed
+    /// objects in the order of their first change, which saves follow).
+    @exclusivity(unchecked) var isInChangeLog = false
 
     /// Creates an object of exactly this class for an entity, in no context, with its attributes at their
     /// defaults: the designated initializer every way of making an object ends in. Override it (as a

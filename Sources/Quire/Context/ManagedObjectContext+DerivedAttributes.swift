@@ -101,13 +101,6 @@ extension ManagedObjectModel {
     }
 }
 
-extension EntityDescription {
-    /// Whether the entity (or an ancestor) declares a derived attribute.
-    fileprivate var hasDerivedAttributes: Bool {
-        allAttributes.contains { $0.derivationExpression != nil }
-    }
-}
-
 extension ManagedObject {
     /// Records a hand-set derived attribute for the next save to report; the value is not kept.
     func noteDerivedAttributeWrite(_ key: String) {

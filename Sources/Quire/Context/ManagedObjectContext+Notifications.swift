@@ -187,6 +187,22 @@ struct SavedObjectSets {
     var deleted: Set<ManagedObject> = []
 
     init(_ changed: [ManagedObject]) {
+        // Each set made once at its final size (growing one rehashes every object it held).
+        var insertedCount = 0
+        var updatedCount = 0
+        var deletedCount = 0
+        for object in changed {
+            if object.deletedFlag {
+                if !object.insertedFlag { deletedCount += 1 }
+            } else if object.insertedFlag {
+                insertedCount += 1
+            } else if object.updatedFlag {
+                updatedCount += 1
+            }
+        }
+        inserted.reserveCapacity(insertedCount)
+        updated.reserveCapacity(updatedCount)
+        deleted.reserveCapacity(deletedCount)
         for object in changed {
             if object.deletedFlag {
                 if !object.insertedFlag { deleted.insert(object) }

@@ -145,24 +145,35 @@ extension ManagedObjectContext {
         var request = SaveRequest()
         request.transactionAuthor = transactionAuthor
         request.contextName = name
+        request.inserted.reserveCapacity(changed.lazy.filter { $0.insertedFlag && !$0.deletedFlag }.count)
+        // The store of the previous inserted object's entity, asked again only when the entity changes (objects
+        // assigned to a store with assign(_:to:) are asked every time).
+        var lastStore: (entity: ObjectIdentifier, store: PersistentStore)?
         for object in changed {
             if object.insertedFlag {
                 guard !object.deletedFlag else { continue }
-                let store = try coordinator.store(for: object, in: self)
+                let entity = ObjectIdentifier(object.entity)
+                let store: PersistentStore
+                if storeAssignments.isEmpty, let last = lastStore, last.entity == entity {
+                    store = last.store
+                } else {
+                    store = try coordinator.store(for: object, in: self)
+                    lastStore = (entity, store)
+                }
                 request.inserted.append(change(for: object, store: store))
             } else if object.deletedFlag {
                 guard let store = object.objectID.persistentStore else { continue }
                 request.deleted.append(change(for: object, store: store))
             } else if object.updatedFlag, let store = object.objectID.persistentStore {
-                var change = change(for: object, store: store)
-                change.committedAttributes = object.committedAttributes
-                request.updated.append(change)
+                request.updated.append(change(for: object, store: store, committedAttributes: object.committedAttributes))
             }
         }
         return request
     }
 
-    private func change(for object: ManagedObject, store: PersistentStore) -> SaveRequest.Change {
+    private func change(
+        for object: ManagedObject, store: PersistentStore, committedAttributes: [AttributeValue]? = nil
+    ) -> SaveRequest.Change {
         let entity = object.entity
         var attributes = object.attributeStorage
         var relationships = object.relationshipStorage
@@ -170,21 +181,25 @@ extension ManagedObjectContext {
             for slot in entity.transientAttributeSlots { attributes[slot] = .null }
             for slot in entity.transientRelationshipSlots where slot < relationships.count { relationships[slot] = .fault }
         }
-        var result = SaveRequest.Change(
+        // Made in one go (setting fields of a made change afterwards copies it); an object without a change
+        // state has no committed relationships and no recorded members.
+        let state = object.changeState
+        return SaveRequest.Change(
             objectID: object.objectID,
             store: store,
             version: object.version,
             attributes: attributes,
             relationships: relationships,
-            committedRelationships: object.committedRelationships)
-        if !object.deferredMembers.isEmpty { result.memberChanges = object.deferredMembers }
-        return result
+            committedRelationships: state?.committedRelationships,
+            committedAttributes: committedAttributes,
+            memberChanges: state?.deferredMembers ?? [:])
     }
 
     private func didSave(_ result: SaveResult, of request: SaveRequest, _ saved: [ManagedObject]) {
         undoWillFinishSave(request, result)
         // The inserted objects come in the request's order, and the permanent IDs with them.
-        let map = request.involvesRelationships ? result.permanentIDsByTemporaryID(for: request) : [:]
+        // Only relationship values that name inserted objects by their temporary IDs need rewriting.
+        let map = saved.contains(where: \.relationshipsReferenceTemporaryIDs) ? result.permanentIDsByTemporaryID(for: request) : [:]
         let remembersIDs = hasChildren.load(ordering: .relaxed)
         var position = 0
         for object in saved where object.insertedFlag && !object.deletedFlag {

@@ -5,7 +5,8 @@ import Foundation
 /// A context's undo bookkeeping: its undo manager, the temporary IDs its saves made permanent (so that
 /// relationship values recorded before a save are restored with the saved IDs), and a count of saves.
 final class ContextUndoState {
-    var undoManager: UndoManager?
+    /// Read by every attribute change; used only on the context's queue, so its accesses are not checked at run time.
+    @exclusivity(unchecked) var undoManager: UndoManager?
     /// Temporary ID to permanent ID, for every object saved while an undo manager was set.
     var permanentIDs: [ObjectID: ObjectID] = [:]
     /// How many saves the context has completed; documents compare it to know whether they are edited.
@@ -28,7 +29,12 @@ extension ManagedObjectContext {
     /// ```
     public var undoManager: UndoManager? {
         get { undoState.undoManager }
-        set { undoState.undoManager = newValue }
+        set {
+            undoState.undoManager = newValue
+            // Objects inserted since the last posted changes store their values without registering undo
+            // (`insertionNotePending`); from now on their changes are recorded.
+            if newValue != nil { for object in changeNotes.inserted { object.insertionNotePending = false } }
+        }
     }
 
     /// Undoes the last group of changes (`undo()`).
@@ -104,7 +110,7 @@ extension ManagedObjectContext {
         changeLog.removeAll { $0 === object }
         pendingDeletes.removeAll { $0 === object }
         storeAssignments[ObjectIdentifier(object)] = nil
-        object.changeSequence = 0
+        object.isInChangeLog = false
         object.insertedFlag = false
         object.deletedFlag = false
         object.managedObjectContext = nil

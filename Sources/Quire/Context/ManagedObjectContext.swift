@@ -99,11 +99,15 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// One object per record (see ``ObjectRegistry``). Used only on the context's queue, so its accesses are
     /// not checked for exclusivity at run time (a check costs as much as a lookup).
     @exclusivity(unchecked) var registry = ObjectRegistry()
-    private var changeCounter = 0
     /// Every object changed since the last save, in the order of its first change (saves are deterministic).
     /// It holds changed objects strongly until they are saved or rolled back; their flags say how they
-    /// changed.
-    var changeLog: [ManagedObject] = []
+    /// changed. Used only on the context's queue, like the registry, so its accesses are not checked at run time.
+    @exclusivity(unchecked) var changeLog: [ManagedObject] = []
+    /// The property index keyed reads of this context's objects try first: the one after the property read last
+    /// (apps read objects field by field, object after object). A guess only: a wrong one costs one comparison.
+    /// Kept here rather than in each object so that objects stay within their allocation size class; read and
+    /// written only on the context's queue, as the objects are.
+    @exclusivity(unchecked) var nextKeyHint: UInt8 = 0
     /// Whether fetches with unsaved changes let the store filter, sort and limit what is saved and merge the
     /// changed objects in memory (see `fetchMergingPendingChanges`); tests turn it off to compare with the
     /// wholly in-memory pass.
@@ -368,6 +372,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         noteChange(object)
         register(object)
         changeNotes.inserted.append(object)
+        object.insertionNotePending = undoState.undoManager == nil
         registerUndoForInsert(object)
         object.awakeFromInsert()
     }
@@ -404,15 +409,14 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Records the first change of an object since the last save.
     func noteChange(_ object: ManagedObject) {
-        guard object.changeSequence == 0 else { return }
-        changeCounter += 1
-        object.changeSequence = changeCounter
+        guard !object.isInChangeLog else { return }
+        object.isInChangeLog = true
         changeLog.append(object)
     }
 
     /// Forgets the change log once its changes were saved or discarded.
     func clearChangeLog() {
-        for object in changeLog { object.changeSequence = 0 }
+        for object in changeLog { object.isInChangeLog = false }
         changeLog = []
     }
 

@@ -14,8 +14,10 @@ enum SaveValidation {
     /// The failures of an inserted or updated object (what `validateForInsert()`/`validateForUpdate()` check).
     static func errors(for object: ManagedObject) -> [QuireError] {
         let entity = object.entity
+        // An entity without rules has nothing to check: asked first, so its objects are not even looked at.
+        guard entity.hasValidationRules else { return [] }
         object.fireFaultIfNeeded()
-        guard object.attributeStorage.count == entity.frozenAttributeCount, entity.hasValidationRules else { return [] }
+        guard object.attributeStorage.count == entity.frozenAttributeCount else { return [] }
         var errors: [QuireError] = []
         for slot in entity.validatedAttributeSlots {
             check(object.attributeStorage[slot], of: entity.allAttributes[slot], object: object, into: &errors)

@@ -52,13 +52,13 @@ extension EntityDescription {
         frozenPropertyList[index]
     }
 
-    /// The slot of attribute `key` and its stored value, when `value` already has the attribute type's
-    /// natural Swift type (or is nil): `setValue(_:forKey:)`'s fast path, one call into this module. Nil when
-    /// `key` is not an attribute or the value needs the general conversion.
-    package func exactAttributeValue(_ value: Any?, forKey key: String) -> (slot: Int, value: AttributeValue)? {
-        guard let slot = propertyIndex(forKey: key), slot < _frozenAttributeTypes.count,
-            let converted = ValueCoercion.exactAttributeValue(value, type: _frozenAttributeTypes[slot])
+    /// The slot and type of attribute `key` when `setValue(_:forKey:)` may store a value straight into it: an
+    /// attribute of the frozen entity that is not derived. Nil for other keys (relationships, composites,
+    /// derived attributes, unknown keys), which take the general path.
+    package func settableAttributeSlot(forKey key: String) -> (slot: Int, type: AttributeType)? {
+        guard let slot = propertyIndex(forKey: key), slot < _frozenAttributeTypes.count, !isDerivedAttribute(slot: slot)
         else { return nil }
-        return (slot, converted)
+        return (slot, _frozenAttributeTypes[slot])
     }
 }
+

@@ -333,6 +333,9 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// Per attribute slot, whether it is derived; empty for entities without derived attributes.
     @exclusivity(unchecked) private var _derivedSlotFlags: [Bool] = []
     /// Whether the attribute in a slot is derived (read-only: only saves compute it).
+    /// Whether the entity (or an ancestor) declares a derived attribute: one test, asked for every saved object.
+    package var hasDerivedAttributes: Bool { !_derivedSlotFlags.isEmpty }
+
     package func isDerivedAttribute(slot: Int) -> Bool {
         !_derivedSlotFlags.isEmpty && slot < _derivedSlotFlags.count && _derivedSlotFlags[slot]
     }

@@ -37,22 +37,6 @@ package enum ValueCoercion {
         return try coerce(converted, to: attribute, keepingIntegersOutOfRange: keepingIntegersOutOfRange)
     }
 
-    /// The stored value of a Swift value that already has the attribute type's natural Swift type (or is
-    /// nil); nil when the value needs the general conversion.
-    @inline(__always)
-    package static func exactAttributeValue(_ value: Any?, type: AttributeType) -> AttributeValue? {
-        guard let value else { return .null }
-        switch type {
-        case .string: return (value as? String).map(AttributeValue.string)
-        case .integer64: return (value as? Int64).map(AttributeValue.integer)
-        case .double: return (value as? Double).map(AttributeValue.double)
-        case .boolean: return (value as? Bool).map(AttributeValue.boolean)
-        case .date: return (value as? Date).map(AttributeValue.date)
-        case .binaryData: return (value as? Data).map(AttributeValue.data)
-        default: return nil
-        }
-    }
-
     /// Converts an attribute value to the attribute's own case (integers range-checked, unless
     /// `keepingIntegersOutOfRange`).
     package static func coerce(

@@ -17,19 +17,26 @@ package struct SaveRequest: Sendable {
         package var committedRelationships: [RelationshipStorage]?
         /// The attribute values as last read (updated objects, when known), for the updated properties
         /// persistent history records.
-        package var committedAttributes: [AttributeValue]? = nil
+        package var committedAttributes: [AttributeValue]?
         /// Members added to and removed from to-many relationships that were faults when they changed
         /// (`relationships` holds `.fault` for them), by relationship slot.
-        package var memberChanges: [Int: DeferredMembers] = [:]
+        package var memberChanges: [Int: DeferredMembers]
 
-        /// Creates one with every stored value.
-        package init(objectID: ObjectID, store: PersistentStore, version: Int64, attributes: [AttributeValue], relationships: [RelationshipStorage], committedRelationships: [RelationshipStorage]?) {
+        /// Creates one with every stored value. (The stored properties have no default values of their own: with
+        /// them, every change was made as a temporary and copied into place.)
+        package init(
+            objectID: ObjectID, store: PersistentStore, version: Int64, attributes: [AttributeValue], relationships: [RelationshipStorage],
+            committedRelationships: [RelationshipStorage]?, committedAttributes: [AttributeValue]? = nil,
+            memberChanges: [Int: DeferredMembers] = [:]
+        ) {
             self.objectID = objectID
             self.store = store
             self.version = version
             self.attributes = attributes
             self.relationships = relationships
             self.committedRelationships = committedRelationships
+            self.committedAttributes = committedAttributes
+            self.memberChanges = memberChanges
         }
     }
 
@@ -75,5 +82,25 @@ extension SaveRequest {
     package var involvesRelationships: Bool {
         inserted.contains { !$0.objectID.entity.allRelationships.isEmpty }
             || updated.contains { !$0.objectID.entity.allRelationships.isEmpty }
+    }
+}
+
+extension SaveRequest {
+    /// Whether any inserted or updated object's relationship values (current or as last saved) or recorded
+    /// member changes name an object by a temporary ID: only then do stores need the map from temporary to
+    /// permanent IDs (``SaveResult/permanentIDsByTemporaryID(for:)``), whose making costs a hash insertion per
+    /// inserted object. Member changes are counted as naming one, whatever they hold.
+    package var referencesTemporaryIDs: Bool {
+        // Through buffer pointers, so that no change is copied (each copy retains and releases its arrays).
+        func references(_ changes: UnsafeBufferPointer<Change>) -> Bool {
+            for index in changes.indices {
+                if !changes[index].memberChanges.isEmpty { return true }
+                for storage in changes[index].relationships where storage.referencesTemporaryID { return true }
+                guard let committed = changes[index].committedRelationships else { continue }
+                for storage in committed where storage.referencesTemporaryID { return true }
+            }
+            return false
+        }
+        return inserted.withUnsafeBufferPointer(references) || updated.withUnsafeBufferPointer(references)
     }
 }

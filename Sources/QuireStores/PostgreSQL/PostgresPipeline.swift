@@ -31,6 +31,8 @@ package final class PostgresPipeline {
     private var pending: [Pending] = []
     private var head = 0
     private var sentSinceFlush = 0
+    /// The statement the previous `send` used: its SQL and its prepared name.
+    private var lastPrepared: (sql: String, name: String)?
     /// The first error an answer reported.
     private(set) var error: QuireError?
     /// The labels of statements that expected one row and changed none.
@@ -53,13 +55,19 @@ package final class PostgresPipeline {
     package func send(_ sql: String, _ values: [PostgresConnection.Value], label: Int, expectsOneRow: Bool = false) throws {
         guard error == nil else { return }
         let name: String
-        if let existing = connection.prepared[sql] {
+        if let last = lastPrepared, last.sql == sql {
+            // The same statement as the previous one (a save's run of INSERTs of one entity): the same string
+            // compares without hashing its text. A prepare that fails stops the pipeline (`error`), as before.
+            name = last.name
+        } else if let existing = connection.prepared[sql] {
             name = existing
+            lastPrepared = (sql, existing)
         } else {
             name = connection.nextStatementName()
             guard PQsendPrepare(handle, name, sql, Int32(values.count), nil) == 1 else { throw sendFailure(sql) }
             connection.prepared[sql] = name
             pending.append(Pending(prepared: sql, label: label, expectsOneRow: false))
+            lastPrepared = (sql, name)
         }
         let sent: Int32
         do {

@@ -19,7 +19,7 @@ extension PostgresStore {
         let result = try connection.transaction {
             var result = SaveResult()
             try assignPrimaryKeys(request.inserted, into: &result, connection)
-            let map = request.involvesRelationships ? result.permanentIDsByTemporaryID(for: request) : [:]
+            let map = request.referencesTemporaryIDs ? result.permanentIDsByTemporaryID(for: request) : [:]
             func permanent(_ id: ObjectID) -> ObjectID { map[id] ?? id }
             var conflicting: [SaveRequest.Change] = []
             var unreferenced = Set<String>()
@@ -37,11 +37,14 @@ extension PostgresStore {
             let updated = Self.lockOrder(request.updated)
             var pipelinedInserts: [Int] = []
             var pipelinedUpdates: [Int] = []
-            for (index, (change, id)) in zip(request.inserted, result.permanentIDs).enumerated() {
+            // By index: iterating the pairs would copy every change (its arrays retained and released).
+            pipelinedInserts.reserveCapacity(request.inserted.count)
+            for index in request.inserted.indices where index < result.permanentIDs.count {
+                let id = result.permanentIDs[index]
                 if !mayWriteChunks(id.entity) {
                     pipelinedInserts.append(index)
                 } else {
-                    try writeRow(change, id: id, map: map, insert: true, connection)
+                    try writeRow(request.inserted[index], id: id, map: map, insert: true, connection)
                 }
             }
             for (index, change) in updated.enumerated() {
@@ -133,11 +136,24 @@ extension PostgresStore {
     /// Keys for the inserted objects, drawn from each hierarchy's sequence in one statement per hierarchy.
     private func assignPrimaryKeys(_ inserted: [SaveRequest.Change], into result: inout SaveResult, _ connection: PostgresConnection) throws {
         guard !inserted.isEmpty else { return }
+        // Saves insert runs of objects of one entity: the table is looked up, and counted, once per run; the
+        // changes are read in place (iterating them would copy each, retaining and releasing its arrays).
         var needed: [ObjectIdentifier: (SQLiteSchema.Table, Int)] = [:]
-        for change in inserted {
-            guard let table = schema.table(for: change.objectID.entity) else { continue }
-            needed[ObjectIdentifier(table), default: (table, 0)].1 += 1
+        var run: (entity: ObjectIdentifier, table: SQLiteSchema.Table?, count: Int)?
+        func countRun() {
+            guard let run, let table = run.table else { return }
+            needed[ObjectIdentifier(table), default: (table, 0)].1 += run.count
         }
+        for index in inserted.indices {
+            let entity = inserted[index].objectID.entity
+            if let current = run, current.entity == ObjectIdentifier(entity) {
+                run?.count += 1
+            } else {
+                countRun()
+                run = (ObjectIdentifier(entity), schema.table(for: entity), 1)
+            }
+        }
+        countRun()
         var keys: [ObjectIdentifier: [Int64]] = [:]
         for (id, (table, count)) in needed {
             let answer = try connection.query(
@@ -146,9 +162,19 @@ extension PostgresStore {
             keys[id] = (0..<answer.count).map { answer.int64($0, 0) }.sorted().reversed()
         }
         result.permanentIDs.reserveCapacity(inserted.count)
-        for change in inserted {
-            let entity = change.objectID.entity
-            guard let table = schema.table(for: entity), let key = keys[ObjectIdentifier(table)]?.popLast() else {
+        // The keys of the current run's table are taken out of `keys` while the run lasts, and put back after.
+        var current: (entity: ObjectIdentifier, table: ObjectIdentifier?, keys: [Int64])?
+        func putBack() {
+            if let current, let table = current.table { keys[table] = current.keys }
+        }
+        for index in inserted.indices {
+            let entity = inserted[index].objectID.entity
+            if current?.entity != ObjectIdentifier(entity) {
+                putBack()
+                let table = schema.table(for: entity).map(ObjectIdentifier.init)
+                current = (ObjectIdentifier(entity), table, table.flatMap { keys.removeValue(forKey: $0) } ?? [])
+            }
+            guard current?.table != nil, let key = current?.keys.popLast() else {
                 throw QuireError(.persistentStoreSave, "The entity '\(entity.name)' has no table in the PostgreSQL store '\(displayURL)'.")
             }
             result.permanentIDs.append(ObjectID(entity: entity, store: store, primaryKey: key))

@@ -34,7 +34,7 @@ extension SQLiteStore {
             var result = SaveResult()
             try assignPrimaryKeys(request.inserted, into: &result, connection)
             // Relationships may point at inserted objects by temporary ID; the map is needed only then.
-            let map = request.involvesRelationships ? result.permanentIDsByTemporaryID(for: request) : [:]
+            let map = request.referencesTemporaryIDs ? result.permanentIDsByTemporaryID(for: request) : [:]
             func permanent(_ id: ObjectID) -> ObjectID { map[id] ?? id }
             var conflicting: [SaveRequest.Change] = []
             // Deletes first: a record deleted and one inserted with its unique values in the same save (an
@@ -43,8 +43,24 @@ extension SQLiteStore {
             for change in request.deleted {
                 if try !deleteRow(change, connection) { conflicting.append(change) }
             }
-            for (change, id) in zip(request.inserted, result.permanentIDs) {
-                try writeRow(change, id: id, map: map, insert: true, connection)
+            // Through a buffer pointer: iterating the changes would copy each (its arrays retained and released).
+            // The write plan is looked up once per run of one entity.
+            let permanentIDs = result.permanentIDs
+            try request.inserted.withUnsafeBufferPointer { inserted in
+                var run: (entity: ObjectIdentifier, plan: WritePlan?)?
+                for index in inserted.indices where index < permanentIDs.count {
+                    let id = permanentIDs[index]
+                    let plan: WritePlan?
+                    if let run, run.entity == ObjectIdentifier(id.entity) {
+                        plan = run.plan
+                    } else {
+                        plan = writePlan(for: id.entity)
+                        run = (ObjectIdentifier(id.entity), plan)
+                    }
+                    guard let plan, let base = inserted.baseAddress else { continue }
+                    // Safe: `index` is within the buffer, which lives for the whole closure.
+                    try writeRow(base + index, id: id, plan: plan, map: map, insert: true, version: 1, connection)
+                }
             }
             for change in request.updated {
                 if try !writeRow(change, id: change.objectID, map: map, insert: false, connection) {
@@ -57,10 +73,14 @@ extension SQLiteStore {
             // the owners may only just have inserted in this save.
             for inverseSides in [false, true] {
                 for changes in [request.inserted, request.updated] {
-                    for change in changes where change.objectID.entity.hasToManyRelationships {
-                        try writeJoins(change, id: permanent(change.objectID), map: map, inverseSides: inverseSides, connection)
-                        if !inverseSides { try writeOrderKeys(change, map: map, connection) }
-                        try writeMemberChanges(change, id: permanent(change.objectID), map: map, inverseSides: inverseSides, connection)
+                    // By buffer pointer, so that the changes without to-many relationships are not even copied.
+                    try changes.withUnsafeBufferPointer { changes in
+                        for index in changes.indices where changes[index].objectID.entity.hasToManyRelationships {
+                            let id = permanent(changes[index].objectID)
+                            try writeJoins(changes[index], id: id, map: map, inverseSides: inverseSides, connection)
+                            if !inverseSides { try writeOrderKeys(changes[index], map: map, connection) }
+                            try writeMemberChanges(changes[index], id: id, map: map, inverseSides: inverseSides, connection)
+                        }
                     }
                 }
             }
@@ -94,26 +114,36 @@ extension SQLiteStore {
         var counters: [ObjectIdentifier: Int64] = [:]
         var roots: [EntityDescription] = []
         result.permanentIDs.reserveCapacity(inserted.count)
-        for change in inserted {
+        // The counter of the previous object's hierarchy is kept at hand (saves insert runs of one entity); it
+        // goes back into `counters` when another hierarchy comes.
+        var current: (root: ObjectIdentifier, next: Int64)?
+        for index in inserted.indices {
+            let objectID = inserted[index].objectID
             // A key reserved by obtainPermanentIDs (already counted in Z_MAX) is kept.
-            if !change.objectID.isTemporaryID, change.objectID.primaryKey != nil {
-                result.permanentIDs.append(change.objectID)
+            if !objectID.isTemporaryID, objectID.primaryKey != nil {
+                result.permanentIDs.append(objectID)
                 continue
             }
-            let entity = change.objectID.entity
+            let entity = objectID.entity
             let root = entity.rootEntity
             var next: Int64
-            if let counter = counters[ObjectIdentifier(root)] {
-                next = counter
+            if let run = current, run.root == ObjectIdentifier(root) {
+                next = run.next
             } else {
-                next = try storedMaximum(root)
-                for sub in root.allSubentities { next = max(next, try storedMaximum(sub)) }
-                roots.append(root)
+                if let run = current { counters[run.root] = run.next }
+                if let counter = counters[ObjectIdentifier(root)] {
+                    next = counter
+                } else {
+                    next = try storedMaximum(root)
+                    for sub in root.allSubentities { next = max(next, try storedMaximum(sub)) }
+                    roots.append(root)
+                }
             }
             next += 1
-            counters[ObjectIdentifier(root)] = next
+            current = (ObjectIdentifier(root), next)
             result.permanentIDs.append(ObjectID(entity: entity, store: store, primaryKey: next))
         }
+        if let run = current { counters[run.root] = run.next }
         for root in roots {
             update.reset()
             update.bind(counters[ObjectIdentifier(root)] ?? 0, at: 1)
@@ -128,8 +158,24 @@ extension SQLiteStore {
         _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], insert: Bool, version: Int64 = 1,
         _ connection: SQLiteConnection
     ) throws -> Bool {
+        guard let plan = writePlan(for: id.entity) else { return false }
+        return try withUnsafePointer(to: change) { change in
+            try writeRow(change, id: id, plan: plan, map: map, insert: insert, version: version, connection)
+        }
+    }
+
+    /// ``writeRow(_:id:map:insert:version:_:)`` with the entity's write plan at hand (a save looks it up once
+    /// per run of objects of one entity).
+    @discardableResult
+    ///
+    /// The change comes by address, so that a save's loop over its request does not copy each change (with a
+    /// retain and a release of each of its arrays) to pass it.
+    private func writeRow(
+        _ change: UnsafePointer<SaveRequest.Change>, id: ObjectID, plan: WritePlan, map: [ObjectID: ObjectID], insert: Bool, version: Int64,
+        _ connection: SQLiteConnection
+    ) throws -> Bool {
         let entity = id.entity
-        guard let plan = writePlan(for: entity), let pk = id.primaryKey else { return false }
+        guard let pk = id.primaryKey else { return false }
         let statement = try writeStatement(for: entity, plan: plan, insert: insert, connection)
         var index: Int32 = insert ? 4 : 1
         if insert {
@@ -137,29 +183,41 @@ extension SQLiteStore {
             statement.bind(Int64(schema.numbers.number(of: entity)), at: 2)
             statement.bind(version, at: 3)
         }
-        for (slot, external) in plan.attributeSlots {
-            if external, let writes = blobWrites {
-                statement.bind(try writes.stored(change.attributes[slot], external: true), at: index, externalFormat: true)
-            } else {
-                statement.bind(change.attributes[slot], at: index, externalFormat: external)
-            }
-            index += 1
+        let writes = blobWrites
+        // Strings and blobs are lent to SQLite for the step rather than copied (see `bindLendingBytes`).
+        try change.pointee.attributes.withUnsafeBufferPointer { attributes in
+            try bindLendingBytes(
+                attributes, slots: plan.attributeSlots, from: 0, index: index, to: statement,
+                bindCopied: { slot, external, index in
+                    if external, let writes {
+                        statement.bind(try writes.stored(attributes[slot], external: true), at: index, externalFormat: true)
+                    } else {
+                        statement.bind(attributes[slot], at: index, externalFormat: external)
+                    }
+                },
+                finish: { next in
+                    index = next
+                    for (slot, withEntity) in plan.relationshipSlots {
+                        var target: ObjectID?
+                        if case .toOne(let related) = change.pointee.relationships[slot] { target = related.map { map[$0] ?? $0 } }
+                        if let key = target?.primaryKey { statement.bind(key, at: index) } else { statement.bindNull(at: index) }
+                        index += 1
+                        if withEntity {
+                            if let target {
+                                statement.bind(Int64(schema.numbers.number(of: target.entity)), at: index)
+                            } else {
+                                statement.bindNull(at: index)
+                            }
+                            index += 1
+                        }
+                    }
+                    if !insert {
+                        statement.bind(pk, at: index)
+                        statement.bind(change.pointee.version, at: index + 1)
+                    }
+                    try statement.run()
+                })
         }
-        for (slot, withEntity) in plan.relationshipSlots {
-            var target: ObjectID?
-            if case .toOne(let related) = change.relationships[slot] { target = related.map { map[$0] ?? $0 } }
-            if let key = target?.primaryKey { statement.bind(key, at: index) } else { statement.bindNull(at: index) }
-            index += 1
-            if withEntity {
-                if let target { statement.bind(Int64(schema.numbers.number(of: target.entity)), at: index) } else { statement.bindNull(at: index) }
-                index += 1
-            }
-        }
-        if !insert {
-            statement.bind(pk, at: index)
-            statement.bind(change.version, at: index + 1)
-        }
-        try statement.run()
         return insert || connection.changes == 1
     }
 
