@@ -16,10 +16,9 @@ extension ManagedObject {
     /// validation at save) reads as an `Int64`.
     public func value(forKey key: String) -> Any? {
         // The precomputed property index (one scan of machine words for keys that are the names themselves).
-        let context = managedObjectContext
-        let hint = Int(context?.nextKeyHint ?? 0)
+        let hint = Int(nextKeyHint)
         let keyed = withEntity { $0.keyedPropertyIndex(forKey: key, hint: hint) }
-        if let keyed, let context { context.nextKeyHint = UInt8(truncatingIfNeeded: keyed.index &+ 1) }
+        if let keyed { nextKeyHint = UInt8(truncatingIfNeeded: keyed.index &+ 1) }
         // Most attributes read as their stored value's own type: no description to look at.
         if let keyed, keyed.isPlainAttribute {
             if let value = packedAnyValue(at: keyed.index) { return value }

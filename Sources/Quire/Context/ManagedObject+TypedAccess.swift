@@ -9,10 +9,9 @@ extension ManagedObject {
     /// attribute, data kept outside the store), which gives the same values, only slower.
     @usableFromInline
     func storedValue<Value>(forKey key: String, as type: Value.Type) -> Value? {
-        let context = managedObjectContext
-        let hint = Int(context?.nextKeyHint ?? 0)
+        let hint = Int(nextKeyHint)
         guard let keyed = withEntity({ $0.keyedPropertyIndex(forKey: key, hint: hint) }), keyed.isPlainAttribute else { return nil }
-        context?.nextKeyHint = UInt8(truncatingIfNeeded: keyed.index &+ 1)
+        nextKeyHint = UInt8(truncatingIfNeeded: keyed.index &+ 1)
         switch attributeValue(at: keyed.index) {
         case .integer(let value): return Self.exactly(value, as: Value.self)
         case .double(let value): return Self.exactly(value, as: Value.self)

@@ -79,8 +79,20 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// removed): its values read as `nil`, ``ManagedObjectContext/existingObject(with:)`` and the throwing
     /// accessors report ``QuireError/Code/managedObjectReferentialIntegrity``.
     @exclusivity(unchecked) var recordIsMissing = false
+    /// `recentlyFetched` (the high bit) and `nextKeyHint` (the low seven) in one byte, so that the flags fit in
+    /// one word and the object stays within its allocation size class.
+    @exclusivity(unchecked) var fetchedAndKeyHint: UInt8 = 0
     /// Set when a fetch returns the object; the registry's pruning clears it and spares the object once.
-    @exclusivity(unchecked) var recentlyFetched = false
+    var recentlyFetched: Bool {
+        @inline(__always) get { fetchedAndKeyHint & 0x80 != 0 }
+        @inline(__always) set { fetchedAndKeyHint = newValue ? fetchedAndKeyHint | 0x80 : fetchedAndKeyHint & 0x7F }
+    }
+    /// The property index `value(forKey:)` tries first: the one after the property it found last (objects are
+    /// read field by field). A guess only: a wrong one costs one comparison; indexes from 128 on are never guessed.
+    var nextKeyHint: UInt8 {
+        @inline(__always) get { fetchedAndKeyHint & 0x7F }
+        @inline(__always) set { fetchedAndKeyHint = (fetchedAndKeyHint & 0x80) | (newValue & 0x7F) }
+    }
     /// Set while the object is in its context's change notes as inserted (from `insert(_:)` until the context
     /// posts them) and the context has no undo manager: its attribute changes need no note of their own (an
     /// object is reported as inserted or updated, not both), no committed values (it has none) and no undo

@@ -103,11 +103,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// It holds changed objects strongly until they are saved or rolled back; their flags say how they
     /// changed. Used only on the context's queue, like the registry, so its accesses are not checked at run time.
     @exclusivity(unchecked) var changeLog: [ManagedObject] = []
-    /// The property index keyed reads of this context's objects try first: the one after the property read last
-    /// (apps read objects field by field, object after object). A guess only: a wrong one costs one comparison.
-    /// Kept here rather than in each object so that objects stay within their allocation size class; read and
-    /// written only on the context's queue, as the objects are.
-    @exclusivity(unchecked) var nextKeyHint: UInt8 = 0
     /// Whether fetches with unsaved changes let the store filter, sort and limit what is saved and merge the
     /// changed objects in memory (see `fetchMergingPendingChanges`); tests turn it off to compare with the
     /// wholly in-memory pass.
