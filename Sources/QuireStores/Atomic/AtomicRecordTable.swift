@@ -118,6 +118,9 @@ package struct AtomicRecordTable {
         return true
     }
 
+    /// The bytes of the packed records (with their headers, and any dead space a replaced record left).
+    package var encodedByteCount: Int { bytes.count }
+
     /// Reserves room for this many more bytes of records.
     package mutating func reserveBytes(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
 

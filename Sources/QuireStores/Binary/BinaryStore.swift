@@ -110,7 +110,16 @@ package final class BinaryStore: AtomicStore {
         var written = AtomicRecordTable(store: store)
         var deleted: [Int64] = []
         for key in Set(keys) {
-            if let node = nodes[key] { written[key] = node } else { deleted.append(key) }
+            // The record's bytes as the table packed them, copied as they are: no decoding and encoding again.
+            let copied = nodes.withEncodedRecord(key) { encoded in
+                nodes.entityNumber(of: key).map { written.insertEncoded(encoded, entityNumber: $0, key: key) } ?? false
+            }
+            if copied == nil { deleted.append(key) }
+        }
+        // A change that is most of the store (the first save of a new one) is written whole at once, before its
+        // change section is encoded for nothing: the section holds at least the records' bytes.
+        if BinaryChangeLog.shouldCompact(logSize: position.logSize + written.encodedByteCount, baseSize: position.baseSize) {
+            return try writeFile()
         }
         deleted.sort()
         var chunks: [Data] = []
