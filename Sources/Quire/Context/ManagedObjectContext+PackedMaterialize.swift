@@ -12,20 +12,7 @@ extension ManagedObjectContext {
         _ row: consuming PackedRowSnapshot, asFault: Bool, heldRowGeneration: Int?
     ) -> (ManagedObject, awakes: Bool) {
         let id = row.objectID
-        let object: ManagedObject
-        let isNew: Bool
-        switch registry.lookup(id) {
-        case .found(let existing):
-            object = existing
-            isNew = false
-        case .vacant(let slot):
-            let entity = id.entity
-            object = entity.managedObjectClass.init(entity: entity)
-            object.objectID = id
-            object.managedObjectContext = self
-            registry.fill(slot, with: object)
-            isNew = true
-        }
+        let (object, isNew) = registeredObject(for: id)
         object.recentlyFetched = true
         let values = row.values
         if let heldRowGeneration, isNew || (object.faultFlag && !object.faultHoldsRow) {

@@ -285,26 +285,30 @@ public final class ManagedObjectContext: @unchecked Sendable {
         return materialize(snapshot, asFault: asFault, heldRowGeneration: holdsRows ? persistentStoreCoordinator?.heldRowGeneration : nil)
     }
 
+    /// The object registered under an ID, or a new one of its entity's class registered now (`isNew`), in no
+    /// state yet: what materializing a row starts with, whatever form the row comes in.
+    @inline(__always)
+    func registeredObject(for id: ObjectID) -> (ManagedObject, isNew: Bool) {
+        switch registry.lookup(id) {
+        case .found(let existing):
+            return (existing, false)
+        case .vacant(let slot):
+            let entity = id.entity
+            let object = entity.managedObjectClass.init(entity: entity)
+            object.objectID = id
+            object.managedObjectContext = self
+            registry.fill(slot, with: object)
+            return (object, true)
+        }
+    }
+
     /// `materialize(_:asFault:)` with what it asks of the context worked out once per fetch: the
     /// coordinator's held-row generation when new faults keep their rows (a root context's fault fetch).
     func materialize(
         _ snapshot: consuming RowSnapshot, asFault: Bool, heldRowGeneration: Int?
     ) -> (ManagedObject, awakes: Bool) {
         let id = snapshot.objectID
-        let object: ManagedObject
-        let isNew: Bool
-        switch registry.lookup(id) {
-        case .found(let existing):
-            object = existing
-            isNew = false
-        case .vacant(let slot):
-            let entity = id.entity
-            object = entity.managedObjectClass.init(entity: entity)
-            object.objectID = id
-            object.managedObjectContext = self
-            registry.fill(slot, with: object)
-            isNew = true
-        }
+        let (object, isNew) = registeredObject(for: id)
         object.recentlyFetched = true
         if let heldRowGeneration, isNew || (object.faultFlag && !object.faultHoldsRow) {
             object.heldRow = PackedRow.make(
