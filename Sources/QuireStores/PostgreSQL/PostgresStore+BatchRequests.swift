@@ -67,8 +67,10 @@ extension PostgresStore: BatchExecutingStoreBackend {
             var unreferenced = Set<String>()
             ids.reserveCapacity(result.count)
             for row in 0..<result.count {
-                guard let rowEntity = schema.numbers.entity(number: result.int64(row, 1)) else { continue }
-                ids.append(ObjectID(entity: rowEntity, store: store, primaryKey: result.int64(row, 0)))
+                let pk = result.int64(row, 0)
+                let rowEntity = try schema.entity(
+                    number: result.int64(row, 1), row: pk, kindOf: entity, store: errorDescription, file: errorURL)
+                ids.append(ObjectID(entity: rowEntity, store: store, primaryKey: pk))
                 if !externalNames.isEmpty { unreferenced.formUnion(Self.referencedNames(result, row: row, columns: 2..<(2 + externalNames.count))) }
             }
             try removeExternalData(unreferenced, connection)

@@ -27,10 +27,12 @@ extension PostgresStore {
         if result.isNull(row, index) { return .null }
         if column.function == nil, let relationship = column.relationship, let destination = relationship.resolvedDestination {
             var concrete = destination
-            if let entityIndex = read.entityIndex, let number = schema.numbers.entity(number: result.int64(row, entityIndex)) {
-                concrete = number
+            let pk = result.int64(row, index)
+            if let entityIndex = read.entityIndex, !result.isNull(row, entityIndex) {
+                concrete = try schema.entity(
+                    number: result.int64(row, entityIndex), row: pk, kindOf: destination, store: errorDescription, file: errorURL)
             }
-            return .object(ObjectID(entity: concrete, store: store, primaryKey: result.int64(row, index)))
+            return .object(ObjectID(entity: concrete, store: store, primaryKey: pk))
         }
         let external = column.function == nil && column.attribute?.allowsExternalBinaryDataStorage == true
         return .value(try attributeValue(result, row, index, type: column.readType ?? .integer64, external: external))

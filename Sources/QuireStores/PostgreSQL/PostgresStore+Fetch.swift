@@ -29,15 +29,20 @@ extension PostgresStore: RowReadingStore {
     /// The entity of a store's entity number (`z_ent`).
     package func entity(number: Int64) -> EntityDescription? { schema.numbers.entity(number: number) }
 
-    /// Reads every row of a result selected with ``selectList(_:)`` (``RowReader/snapshot(from:in:)``), handing
-    /// each to `body`.
-    func visitSnapshots(_ result: PostgresResult, _ body: (consuming RowSnapshot) throws -> Void) throws {
+    /// Reads every row of a result selected with ``selectList(_:)`` from a query of `expected`'s rows
+    /// (``RowReader/snapshot(from:in:expecting:)``), handing each to `body`.
+    func visitSnapshots(
+        _ result: PostgresResult, expecting expected: EntityDescription, _ body: (consuming RowSnapshot) throws -> Void
+    ) throws {
         var cursor = PostgresRowCursor(result, display: displayURL, errorFile: errorURL)
         for row in 0..<Int32(result.count) {
             cursor.row = row
-            try body(try RowReader.snapshot(from: cursor, in: self))
+            try body(try RowReader.snapshot(from: cursor, in: self, expecting: expected))
         }
     }
+
+    /// What errors call this store.
+    var errorDescription: String { "the PostgreSQL store '\(displayURL)'" }
 
     // MARK: Fetching
 
@@ -110,13 +115,16 @@ extension PostgresStore: RowReadingStore {
 
     func pgVisitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
         guard let result = try run(.rows, fetch) else { return }
-        try visitSnapshots(result, body)
+        try visitSnapshots(result, expecting: fetch.entity, body)
     }
 
     func pgFetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] {
         guard let result = try run(.objectIDs, fetch) else { return [] }
-        return (0..<result.count).compactMap { row in
-            schema.numbers.entity(number: result.int64(row, 1)).map { ObjectID(entity: $0, store: store, primaryKey: result.int64(row, 0)) }
+        return try (0..<result.count).map { row in
+            let pk = result.int64(row, 0)
+            let entity = try schema.entity(
+                number: result.int64(row, 1), row: pk, kindOf: fetch.entity, store: errorDescription, file: errorURL)
+            return ObjectID(entity: entity, store: store, primaryKey: pk)
         }
     }
 
@@ -147,7 +155,7 @@ extension PostgresStore: RowReadingStore {
                 ? "SELECT \(selectList(table)) FROM \(PostgresDialect.quote(table.name)) t0 WHERE t0.z_pk = $1::BIGINT"
                 : "SELECT \(selectList(table)) FROM \(PostgresDialect.quote(table.name)) t0 WHERE t0.z_pk = ANY($1::BIGINT[])"
             let result = try db().query(sql, [keys.count == 1 ? .integer(keys[0]) : Self.keyArray(keys)], binaryResult: true)
-            try visitSnapshots(result) { rows.append($0) }
+            try visitSnapshots(result, expecting: table.root) { rows.append($0) }
         }
         return rows
     }
@@ -186,8 +194,11 @@ extension PostgresStore: RowReadingStore {
         }
         let result = try db().query(sql, [Self.keyArray(Array(owners.keys))], binaryResult: true)
         for row in 0..<result.count {
-            guard let owner = owners[result.int64(row, 2)], let entity = schema.numbers.entity(number: result.int64(row, 1)) else { continue }
-            answer[owner, default: []].append(ObjectID(entity: entity, store: store, primaryKey: result.int64(row, 0)))
+            guard let owner = owners[result.int64(row, 2)] else { continue }
+            let member = result.int64(row, 0)
+            let entity = try schema.entity(
+                number: result.int64(row, 1), row: member, kindOf: destination, store: errorDescription, file: errorURL)
+            answer[owner, default: []].append(ObjectID(entity: entity, store: store, primaryKey: member))
         }
         return answer
     }

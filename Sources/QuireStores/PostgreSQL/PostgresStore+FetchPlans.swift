@@ -54,7 +54,7 @@ extension PostgresStore {
     /// it (or finding it compiled) once; returns false, having read nothing, when it does not.
     func pgVisitRowsIfEvaluable(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws -> Bool {
         guard case .evaluable(let result) = try evaluableRows(fetch) else { return false }
-        if let result { try visitSnapshots(result, body) }
+        if let result { try visitSnapshots(result, expecting: fetch.entity, body) }
         return true
     }
 
@@ -67,7 +67,7 @@ extension PostgresStore {
         let builder = PackedRowBuilder()
         for row in 0..<Int32(result.count) {
             cursor.row = row
-            try body(try RowReader.packedSnapshot(from: cursor, in: self, builder: builder))
+            try body(try RowReader.packedSnapshot(from: cursor, in: self, expecting: fetch.entity, builder: builder))
         }
         return true
     }

@@ -66,20 +66,27 @@ package struct AttributeValueSink: RowValueSink {
 }
 
 extension RowReader {
-    /// The reader and key of the current row of `source`, selected with `Z_PK, Z_ENT, Z_OPT` first.
+    /// The reader and key of the current row of `source`, selected with `Z_PK, Z_ENT, Z_OPT` first, from a
+    /// query of `expected`'s rows.
     ///
-    /// - Throws: ``QuireError/Code/fileReadCorruptFile`` for an entity number the store does not know or a key
-    ///   below 1.
+    /// - Throws: ``QuireError/Code/fileReadCorruptFile`` for an entity number the store does not know, one of an
+    ///   entity that is not `expected` or one of its sub-entities (a row of another table's entity, which would
+    ///   be read with that table's columns), or a key below 1.
     @inline(__always)
     package static func identify<Source: RowColumnSource, Store: RowReadingStore>(
-        _ source: Source, in store: Store
+        _ source: Source, in store: Store, expecting expected: EntityDescription
     ) throws -> (RowReader, Int64) {
         let pk = source.int64(at: 0)
         let entityNumber = source.int64(at: 1)
         guard let reader = store.reader(forEntityNumber: entityNumber) else {
             throw QuireError(
                 .fileReadCorruptFile, "Row \(pk) of \(source.storeDescription) has an unknown entity number \(entityNumber).",
-                context: .init(file: source.errorFile))
+                context: .init(file: source.errorFile, entity: expected.name))
+        }
+        guard reader.entity.isKind(of: expected) else {
+            throw SQLiteSchema.misplacedRowError(
+                number: entityNumber, entity: reader.entity, row: pk, expected: expected, store: source.storeDescription,
+                file: source.errorFile)
         }
         guard pk > 0 else {
             throw QuireError(
@@ -99,9 +106,9 @@ extension RowReader {
     ///   outside its type's range, a value its type cannot hold (a UUID of 3 bytes). Never coerced.
     @inline(__always)
     package static func snapshot<Source: RowColumnSource, Store: RowReadingStore>(
-        from source: Source, in store: Store
+        from source: Source, in store: Store, expecting expected: EntityDescription
     ) throws -> RowSnapshot {
-        let (reader, pk) = try identify(source, in: store)
+        let (reader, pk) = try identify(source, in: store, expecting: expected)
         let reads = reader.attributes
         let attributes = try [AttributeValue](unsafeUninitializedCapacity: reads.count) { buffer, initialized in
             for read in reads {
@@ -152,7 +159,18 @@ extension RowReader {
                     context: .init(file: source.errorFile, entity: entity.name))
             }
             var destination = read.destination
-            if read.foreignEntity >= 0, let concrete = store.entity(number: source.int64(at: read.foreignEntity)) {
+            if read.foreignEntity >= 0, !source.isNull(at: read.foreignEntity) {
+                // The destination's entity column names the related row's entity: the destination or one of its
+                // sub-entities, never another (the object would be made of an unrelated entity).
+                let number = source.int64(at: read.foreignEntity)
+                guard let concrete = store.entity(number: number), concrete.isKind(of: read.destination) else {
+                    throw QuireError(
+                        .fileReadCorruptFile,
+                        "Row \(source.keyColumnName) \(pk) of table \(source.tableName(self)) in \(source.storeDescription): column "
+                            + "\(source.columnName(read.foreignEntity)) holds entity number \(number), not that of "
+                            + "\(read.destination.name) or one of its sub-entities.",
+                        context: .init(file: source.errorFile, entity: entity.name))
+                }
                 destination = concrete
             }
             sink.relationship(.toOne(ObjectID(entity: destination, store: store.store, primaryKey: source.int64(at: read.foreignKey))))
@@ -337,15 +355,15 @@ extension RowReader {
     /// which the packed row keeps as they are.
     @inline(__always)
     package static func packedSnapshot<Source: RowColumnSource, Store: RowReadingStore>(
-        from source: Source, in store: Store, builder: PackedRowBuilder
+        from source: Source, in store: Store, expecting expected: EntityDescription, builder: PackedRowBuilder
     ) throws -> PackedRowSnapshot {
-        let (reader, pk) = try identify(source, in: store)
+        let (reader, pk) = try identify(source, in: store, expecting: expected)
         builder.reset()
         var sink = builder
         try reader.readAttributes(from: source, row: pk, into: &sink)
         try reader.readRelationships(from: source, row: pk, in: store, into: &sink)
         let id = ObjectID(entity: reader.entity, store: store.store, primaryKey: pk)
         if let values = builder.finish() { return PackedRowSnapshot(objectID: id, version: source.int64(at: 2), values: values) }
-        return PackedRowSnapshot(try snapshot(from: source, in: store))
+        return PackedRowSnapshot(try snapshot(from: source, in: store, expecting: expected))
     }
 }

@@ -31,7 +31,7 @@ extension SQLiteStore {
                 let statement = try db().cachedStatement(sql)
                 defer { statement.reset() }
                 statement.bind(Self.jsonArray(chunk), at: 1)
-                while try statement.step() { rows.append(try snapshot(from: statement)) }
+                while try statement.step() { rows.append(try snapshot(from: statement, expecting: table.root)) }
             }
         }
         return rows
@@ -82,9 +82,12 @@ extension SQLiteStore {
             defer { statement.reset() }
             statement.bind(Self.jsonArray(keys[start..<min(keys.count, start + Self.batchKeyCount)]), at: 1)
             while try statement.step() {
-                guard let owner = owners[statement.int64(at: 0)], let entity = entity(number: statement.int64(at: 2))
-                else { continue }
-                result[owner, default: []].append(ObjectID(entity: entity, store: store, primaryKey: statement.int64(at: 1)))
+                guard let owner = owners[statement.int64(at: 0)] else { continue }
+                let member = statement.int64(at: 1)
+                let entity = try schema.entity(
+                    number: statement.int64(at: 2), row: member, kindOf: destination,
+                    store: "the SQLite store '\(storeURL.path)'", file: storeURL)
+                result[owner, default: []].append(ObjectID(entity: entity, store: store, primaryKey: member))
             }
         }
         return result

@@ -99,8 +99,11 @@ extension SQLiteStore: BatchExecutingStoreBackend {
             }
             var ids: [ObjectID] = []
             while try statement.step() {
-                guard let rowEntity = self.entity(number: statement.int64(at: 1)) else { continue }
-                ids.append(ObjectID(entity: rowEntity, store: store, primaryKey: statement.int64(at: 0)))
+                let pk = statement.int64(at: 0)
+                let rowEntity = try schema.entity(
+                    number: statement.int64(at: 1), row: pk, kindOf: request.entity,
+                    store: "the SQLite store '\(storeURL.path)'", file: storeURL)
+                ids.append(ObjectID(entity: rowEntity, store: store, primaryKey: pk))
             }
             return StoreBatchResult(count: ids.count, objectIDs: ids)
         }

@@ -30,8 +30,13 @@ extension SQLiteStore {
         if statement.isNull(at: index) { return .null }
         if column.function == nil, let relationship = column.relationship, let destination = relationship.resolvedDestination {
             var concrete = destination
-            if let entityIndex, let number = entity(number: statement.int64(at: entityIndex)) { concrete = number }
-            return .object(ObjectID(entity: concrete, store: store, primaryKey: statement.int64(at: index)))
+            let pk = statement.int64(at: index)
+            if let entityIndex, !statement.isNull(at: entityIndex) {
+                concrete = try schema.entity(
+                    number: statement.int64(at: entityIndex), row: pk, kindOf: destination,
+                    store: "the SQLite store '\(storeURL.path)'", file: storeURL)
+            }
+            return .object(ObjectID(entity: concrete, store: store, primaryKey: pk))
         }
         let type = column.readType ?? .integer64
         let external = column.function == nil && column.attribute?.allowsExternalBinaryDataStorage == true

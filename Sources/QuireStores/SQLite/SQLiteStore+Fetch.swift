@@ -33,10 +33,11 @@ extension SQLiteStore: RowReadingStore {
     /// The entity of a store's entity number (`Z_ENT`), from the store's own numbering.
     package func entity(number: Int64) -> EntityDescription? { schema.numbers.entity(number: number) }
 
-    /// Reads the current row of a statement selected with ``selectList(_:)`` (``RowReader/snapshot(from:in:)``).
+    /// Reads the current row of a statement selected with ``selectList(_:)`` from a query of `expected`'s rows
+    /// (``RowReader/snapshot(from:in:expecting:)``).
     @inline(__always)
-    package func snapshot(from statement: SQLiteStatement) throws -> RowSnapshot {
-        try RowReader.snapshot(from: statement, in: self)
+    package func snapshot(from statement: SQLiteStatement, expecting expected: EntityDescription) throws -> RowSnapshot {
+        try RowReader.snapshot(from: statement, in: self, expecting: expected)
     }
 
     // MARK: Fetching
@@ -126,15 +127,18 @@ extension SQLiteStore: RowReadingStore {
     package func sqliteVisitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
         guard let statement = try prepared(.rows, fetch) else { return }
         defer { statement.reset() }
-        while try statement.step() { try body(try snapshot(from: statement)) }
+        while try statement.step() { try body(try snapshot(from: statement, expecting: fetch.entity)) }
     }
 
     package func sqliteFetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] {
         guard let statement = try prepared(.objectIDs, fetch) else { return [] }
         var ids: [ObjectID] = []
         while try statement.step() {
-            guard let entity = entity(number: statement.int64(at: 1)) else { continue }
-            ids.append(ObjectID(entity: entity, store: store, primaryKey: statement.int64(at: 0)))
+            let pk = statement.int64(at: 0)
+            let entity = try schema.entity(
+                number: statement.int64(at: 1), row: pk, kindOf: fetch.entity, store: "the SQLite store '\(storeURL.path)'",
+                file: storeURL)
+            ids.append(ObjectID(entity: entity, store: store, primaryKey: pk))
         }
         return ids
     }
@@ -159,7 +163,7 @@ extension SQLiteStore: RowReadingStore {
         statement.bind(pk, at: 1)
         defer { statement.reset() }
         guard try statement.step() else { return nil }
-        return try snapshot(from: statement)
+        return try snapshot(from: statement, expecting: table.root)
     }
 
     package func sqliteRelatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
@@ -191,8 +195,11 @@ extension SQLiteStore: RowReadingStore {
         statement.bind(pk, at: 1)
         var ids: [ObjectID] = []
         while try statement.step() {
-            guard let entity = entity(number: statement.int64(at: 1)) else { continue }
-            ids.append(ObjectID(entity: entity, store: store, primaryKey: statement.int64(at: 0)))
+            let member = statement.int64(at: 0)
+            let entity = try schema.entity(
+                number: statement.int64(at: 1), row: member, kindOf: destination, store: "the SQLite store '\(storeURL.path)'",
+                file: storeURL)
+            ids.append(ObjectID(entity: entity, store: store, primaryKey: member))
         }
         return ids
     }

@@ -65,7 +65,7 @@ extension SQLiteStore {
         guard case .evaluable(let statement) = try evaluableRowStatement(fetch) else { return false }
         guard let statement else { return true }
         defer { statement.reset() }
-        while try statement.step() { try body(try snapshot(from: statement)) }
+        while try statement.step() { try body(try snapshot(from: statement, expecting: fetch.entity)) }
         return true
     }
 
@@ -78,7 +78,9 @@ extension SQLiteStore {
         guard let statement else { return true }
         defer { statement.reset() }
         let builder = PackedRowBuilder()
-        while try statement.step() { try body(try RowReader.packedSnapshot(from: statement, in: self, builder: builder)) }
+        while try statement.step() {
+            try body(try RowReader.packedSnapshot(from: statement, in: self, expecting: fetch.entity, builder: builder))
+        }
         return true
     }
 

@@ -57,4 +57,14 @@ struct PostgresDamagedRowTests {
         #expect(error.message.contains("column zlevel (Manager.level) holds the integer 40000, outside the range of integer16"), "\(error)")
         #expect(error.context.key == "level")
     }
+
+    @Test func aRowNumberedAsAnEntityOfAnotherTableIsRefused() throws {
+        let error = try fetchError { table in
+            let numbers = table.replacingOccurrences(of: "zemployee", with: "z_primarykey")
+            return "UPDATE \(table) SET z_ent = (SELECT z_ent FROM \(numbers) WHERE z_name = 'Department') WHERE zname = 'Ada'"
+        }
+        #expect(error.code == .fileReadCorruptFile)
+        #expect(error.message.contains("read as Employee"), "\(error)")
+        #expect(error.message.contains("(Department), which is not Employee or one of its sub-entities"), "\(error)")
+    }
 }
