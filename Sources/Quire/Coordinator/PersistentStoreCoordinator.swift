@@ -221,17 +221,19 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The row of an object: from the row cache when known, otherwise from its store.
     func snapshot(for objectID: ObjectID) throws -> RowSnapshot? {
         try locked {
-            if usesRowCache, let cached = rowCache[objectID] { return cached }
+            if usesRowCache, !rowCache.isEmpty, let cached = rowCache[objectID] { return cached }
             return try freshSnapshot(for: objectID)
         }
     }
 
-    /// The row of an object read from its store, bypassing (and refreshing) the row cache.
+    /// The row of an object read from its store, bypassing the row cache and refreshing the cache's entry
+    /// when it has one. A row read for one object is not added: the object that fires keeps it, and caching
+    /// every fired fault's row held a second copy of each for the life of the coordinator.
     func freshSnapshot(for objectID: ObjectID) throws -> RowSnapshot? {
         try locked {
             guard let store = objectID.persistentStore, stores.contains(where: { $0 === store }) else { return nil }
             let row = try store.backend.snapshot(for: objectID)
-            if usesRowCache { rowCache[objectID] = row }
+            if usesRowCache, !rowCache.isEmpty, rowCache[objectID] != nil { rowCache[objectID] = row }
             return row
         }
     }

@@ -151,19 +151,34 @@ extension SQLiteStore: RowReadingStore {
     }
 
     package func sqliteSnapshot(for objectID: ObjectID) throws -> RowSnapshot? {
-        guard let pk = objectID.primaryKey, let table = schema.table(for: objectID.entity) else { return nil }
-        let sql: String
-        if let cached = rowByKeySQL[ObjectIdentifier(table)] {
-            sql = cached
-        } else {
-            sql = "SELECT \(selectList(table)) FROM \(SQLiteSchema.quote(table.name)) t0 WHERE t0.Z_PK = ?"
-            rowByKeySQL[ObjectIdentifier(table)] = sql
-        }
-        let statement = try db().cachedStatement(sql)
+        guard let pk = objectID.primaryKey, let query = rowByKeyQuery(for: objectID.entity) else { return nil }
+        let statement = try rowByKeyStatement(query)
         statement.bind(pk, at: 1)
         defer { statement.reset() }
         guard try statement.step() else { return nil }
-        return try snapshot(from: statement, expecting: table.root)
+        return try snapshot(from: statement, expecting: query.table.root)
+    }
+
+    /// The select of one row of `entity` by key, made once per entity: firing a fault finds it with one lookup
+    /// by the entity's identity, not by hashing its SQL.
+    private func rowByKeyQuery(for entity: EntityDescription) -> SQLiteRowByKeyQuery? {
+        if let query = rowByKey[ObjectIdentifier(entity)] { return query }
+        guard let table = schema.table(for: entity) else { return nil }
+        let query = SQLiteRowByKeyQuery(
+            table: table, sql: "SELECT \(selectList(table)) FROM \(SQLiteSchema.quote(table.name)) t0 WHERE t0.Z_PK = ?")
+        rowByKey[ObjectIdentifier(entity)] = query
+        return query
+    }
+
+    /// The query's statement, reused as it was prepared when it can be (see ``SQLiteConnection/reuse(_:sql:)``).
+    private func rowByKeyStatement(_ query: SQLiteRowByKeyQuery) throws -> SQLiteStatement {
+        let current = try db()
+        if let kept = query.statement { return try current.reuse(kept, sql: query.sql) }
+        let statement = try current.cachedStatement(query.sql)
+        // Only the store's own connection's statement, which its closing finalizes (the closing also drops the
+        // queries); not a query generation's, whose connection closes with the generation.
+        if !statement.isOutsideCache, statement.connection === connection { query.statement = statement }
+        return statement
     }
 
     package func sqliteRelatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {

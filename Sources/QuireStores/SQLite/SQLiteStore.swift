@@ -43,9 +43,10 @@ package final class SQLiteStore: ImportingStoreBackend {
     var readersByNumber: [RowReader?] = []
     /// Per entity: how to write its rows.
     var writePlans: [ObjectIdentifier: WritePlan] = [:]
-    /// Per table: the select list and the select of one row by key.
+    /// Per table: the select list.
     var selectLists: [ObjectIdentifier: String] = [:]
-    var rowByKeySQL: [ObjectIdentifier: String] = [:]
+    /// Per entity: the select of one row by key (firing a fault), with its statement once prepared.
+    var rowByKey: [ObjectIdentifier: SQLiteRowByKeyQuery] = [:]
     /// The compiled SQL of recent fetches by shape, and whether recent predicates compile (SQLiteStore+FetchPlans).
     package internal(set) var fetchPlans = SQLFetchPlanCache<SQLFetchPlan>()
     var evaluablePredicates = SQLFetchPlanCache<Bool>()
@@ -377,7 +378,7 @@ package final class SQLiteStore: ImportingStoreBackend {
         triggerMaintainedAttributes = []
         writePlans = [:]
         selectLists = [:]
-        rowByKeySQL = [:]
+        rowByKey = [:]
         fetchPlans.removeAll()
         evaluablePredicates.removeAll()
     }
