@@ -15,6 +15,13 @@ extension ManagedObjectContext {
         return try parent.performAndWait { try parent.rowForChild(objectID) }
     }
 
+    /// The row to fire an object's fault with: from the parent, or from the store (packed when the store reads
+    /// rows packed).
+    func faultRow(for objectID: ObjectID) throws -> FaultRow? {
+        guard let parent else { return try readingStores { try coordinatorOrFail().faultRow(for: objectID) } }
+        return try parent.performAndWait { try parent.rowForChild(objectID) }.map(FaultRow.arrays)
+    }
+
     /// The row of an object read afresh: from the parent, or from the store (refreshing the row cache).
     func freshRow(for objectID: ObjectID) throws -> RowSnapshot? {
         guard let parent else { return try readingStores { try coordinatorOrFail().freshSnapshot(for: objectID) } }

@@ -226,6 +226,16 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
     }
 
+    /// The row to fire an object's fault with: the row cache's when it has one, otherwise the store's, packed by
+    /// stores that read rows packed (not added to the cache, as ``freshSnapshot(for:)``).
+    func faultRow(for objectID: ObjectID) throws -> FaultRow? {
+        try locked {
+            if usesRowCache, !rowCache.isEmpty, let cached = rowCache[objectID] { return .arrays(cached) }
+            guard let store = objectID.persistentStore, stores.contains(where: { $0 === store }) else { return nil }
+            return try store.backend.faultRow(for: objectID)
+        }
+    }
+
     /// The row of an object read from its store, bypassing the row cache and refreshing the cache's entry
     /// when it has one. A row read for one object is not added: the object that fires keeps it, and caching
     /// every fired fault's row held a second copy of each for the life of the coordinator.

@@ -44,6 +44,9 @@ package protocol PersistentStoreBackend: AnyObject {
 
     /// The row of one object, or nil when the record does not exist.
     func snapshot(for objectID: ObjectID) throws -> RowSnapshot?
+    /// The row of one object to fire its fault with (``snapshot(for:)``, packed by stores that can read it
+    /// packed), or nil when the record does not exist.
+    func faultRow(for objectID: ObjectID) throws -> FaultRow?
     /// The rows of many objects (those whose records exist), in as few requests as the store can.
     func snapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot]
     /// The members of a to-many relationship of an object.
@@ -171,6 +174,7 @@ extension PersistentStoreBackend {
     package func snapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] {
         try objectIDs.compactMap { try snapshot(for: $0) }
     }
+    package func faultRow(for objectID: ObjectID) throws -> FaultRow? { try snapshot(for: objectID).map(FaultRow.arrays) }
     package func relatedObjectIDs(of objectIDs: [ObjectID], relationship: RelationshipDescription) throws -> [ObjectID: [ObjectID]] {
         var result: [ObjectID: [ObjectID]] = [:]
         for id in objectIDs { result[id] = try relatedObjectIDs(of: id, relationship: relationship) }

@@ -159,6 +159,17 @@ extension SQLiteStore: RowReadingStore {
         return try snapshot(from: statement, expecting: query.table.root)
     }
 
+    /// The row of an object read by key straight into its packed form (``RowReader/packedSnapshot(from:in:expecting:builder:)``),
+    /// as a fired fault keeps it; nil when the record does not exist.
+    package func sqliteFaultRow(for objectID: ObjectID) throws -> FaultRow? {
+        guard let pk = objectID.primaryKey, let query = rowByKeyQuery(for: objectID.entity) else { return nil }
+        let statement = try rowByKeyStatement(query)
+        statement.bind(pk, at: 1)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return .packed(try RowReader.packedSnapshot(from: statement, in: self, expecting: query.table.root, builder: faultRowBuilder))
+    }
+
     /// The select of one row of `entity` by key, made once per entity: firing a fault finds it with one lookup
     /// by the entity's identity, not by hashing its SQL.
     private func rowByKeyQuery(for entity: EntityDescription) -> SQLiteRowByKeyQuery? {

@@ -47,6 +47,8 @@ package final class SQLiteStore: ImportingStoreBackend {
     var selectLists: [ObjectIdentifier: String] = [:]
     /// Per entity: the select of one row by key (firing a fault), with its statement once prepared.
     var rowByKey: [ObjectIdentifier: SQLiteRowByKeyQuery] = [:]
+    /// The builder a fault's row is packed with (``sqliteFaultRow(for:)``), reused from one fault to the next.
+    let faultRowBuilder = PackedRowBuilder()
     /// The compiled SQL of recent fetches by shape, and whether recent predicates compile (SQLiteStore+FetchPlans).
     package internal(set) var fetchPlans = SQLFetchPlanCache<SQLFetchPlan>()
     var evaluablePredicates = SQLFetchPlanCache<Bool>()
@@ -338,6 +340,7 @@ package final class SQLiteStore: ImportingStoreBackend {
     }
     package func count(_ fetch: StoreFetch) throws -> Int { try sqliteCount(fetch) }
     package func snapshot(for objectID: ObjectID) throws -> RowSnapshot? { try sqliteSnapshot(for: objectID) }
+    package func faultRow(for objectID: ObjectID) throws -> FaultRow? { try sqliteFaultRow(for: objectID) }
     package func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
         try sqliteRelatedObjectIDs(of: objectID, relationship: relationship)
     }

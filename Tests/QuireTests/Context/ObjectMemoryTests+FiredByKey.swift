@@ -1,0 +1,78 @@
+// Checks that a fault fired by reading its row by key (an object made from its ID, not by a fetch) keeps the row
+// packed as fetched objects do, which has no public face: uses Quire's internals and glibc's
+// `malloc_usable_size`.
+import Foundation
+import Testing
+
+@testable import Quire
+
+extension ObjectMemoryTests {
+    /// The faults of the store's items made from their IDs (`object(with:)`), which have no row until they fire.
+    static func faultsByID(_ context: ManagedObjectContext) throws -> [ManagedObject] {
+        let ids = FetchRequest<ObjectID>(entityName: "Item")
+        ids.resultType = .managedObjectID
+        ids.sortDescriptors = [SortKey("i1")]
+        return try context.fetch(ids).map { context.object(with: $0) }
+    }
+
+    @Test func aFaultFiredByKeyKeepsItsValuesPacked() throws {
+        let folder = try TemporaryFolder()
+        let (_, context) = try Fixtures.stack(Self.model(), at: try Self.store(in: folder))
+        let items = try Self.faultsByID(context)
+        #expect(items.count == 10)
+        var sizes: [Int] = []
+        for (index, item) in items.enumerated() {
+            #expect(item.isFault && item.heldRow == nil)
+            #expect(item.value(forKey: "i1") as? Int64 == Int64(index))
+            #expect(!item.isFault && !item.hasChanges)
+            let packed = try #require(item.packedValues)
+            #expect(item.storedAttributes.isEmpty && item.storedRelationships.isEmpty && item.changeState == nil)
+            sizes.append(Self.blockSize(item) + Self.blockSize(packed) + Self.bookkeeping)
+            #expect(item.value(forKey: "i2") as? Int64 == Int64(index * 7))
+            #expect(item.value(forKey: "d1") as? Double == Double(index) / 3)
+            #expect(item.value(forKey: "d2") as? Double == Double(index) * 2.5)
+            for field in 1...3 { #expect(item.value(forKey: "s\(field)") as? String == Self.text(index, field)) }
+            #expect(item.value(forKey: "flag") as? Bool == (index % 2 == 0))
+            #expect(item.value(forKey: "date") as? Date == Date(timeIntervalSinceReferenceDate: Double(index) * 86_400))
+            #expect(item.value(forKey: "blob") as? Data == Self.blob(index))
+            #expect(item.value(forKey: "tag") as? Int64 == Int64(index % 100))
+            #expect((item.value(forKey: "owner") as? ManagedObject)?.value(forKey: "name") as? String == "owner")
+        }
+        #expect(Self.median(sizes) <= 400, "objects fired by key take \(sizes) bytes")
+    }
+
+    /// A change unpacks the fired row with its values as committed ones and its version kept: undo gives the
+    /// value back, and a save by another context in between is a conflict. Refreshing and firing again reads
+    /// the saved values.
+    @Test func aChangeToAFaultFiredByKeyKeepsItsCommittedValuesAndVersion() throws {
+        let folder = try TemporaryFolder()
+        let (coordinator, context) = try Fixtures.stack(Self.model(), at: try Self.store(in: folder))
+        context.undoManager = UndoManager()
+        let item = try #require(try Self.faultsByID(context).dropFirst(3).first)
+        #expect(item.value(forKey: "s2") as? String == Self.text(3, 2))
+        #expect(item.packedValues != nil)
+
+        item.setValue("changed", forKey: "s2")
+        #expect(item.packedValues == nil && item.isUpdated)
+        #expect(item.changedValues().keys.sorted() == ["s2"])
+        #expect(item.committedValues(forKeys: ["s2"])["s2"] as? String == Self.text(3, 2))
+        context.processPendingChanges()
+        context.undo()
+        #expect(item.value(forKey: "s2") as? String == Self.text(3, 2))
+        #expect(item.value(forKey: "blob") as? Data == Self.blob(3))
+
+        let other = ManagedObjectContext()
+        other.persistentStoreCoordinator = coordinator
+        let theirs = try #require(try other.fetch(try Self.materializedRequest("i1 == 3")).first)
+        theirs.setValue("theirs", forKey: "s1")
+        try other.save()
+        item.setValue("mine", forKey: "s1")
+        #expect(throws: QuireError.self) { try context.save() }
+
+        context.rollback()
+        context.refresh(item, mergeChanges: false)
+        #expect(item.isFault)
+        #expect(item.value(forKey: "s1") as? String == "theirs")
+        #expect(item.packedValues != nil)
+    }
+}
