@@ -245,8 +245,25 @@ enum RawSQLite {
         if owners == nil { try removeStore(at: url) }
         let connection = try RawConnection(url: url, create: owners == nil)
         defer { connection.close() }
+        try insert(rows, into: connection, owners: owners, cacheBytes: cacheBytes)
+    }
+
+    /// ``insert(_:at:owners:cacheBytes:)`` on a connection the caller keeps open from one batch to the next, as
+    /// a Quire store keeps its own; with `logBytes`, the transaction lets the write-ahead log grow to that size
+    /// before its commit checkpoints (what a large Quire save does, `StoreOptions.largeSaveWALSize`), and both
+    /// settings go back to SQLite's afterwards.
+    ///
+    /// - Throws: ``RawSQLiteError`` if SQLite fails.
+    static func insert(
+        _ rows: [BenchRow], into connection: RawConnection, owners: Int?, cacheBytes: Int, logBytes: Int = 0
+    ) throws {
         // The page cache a Quire save of these rows gets (`StoreOptions.largeSaveCacheSize`), when compared.
         if cacheBytes > 0 { try connection.execute("PRAGMA cache_size = -\(cacheBytes / 1024)") }
+        if logBytes > 0 { try connection.execute("PRAGMA wal_autocheckpoint = \(logBytes / 4096)") }
+        defer {
+            if cacheBytes > 0 { try? connection.execute("PRAGMA cache_size = -2000") }
+            if logBytes > 0 { try? connection.execute("PRAGMA wal_autocheckpoint = 1000") }
+        }
         try connection.execute("BEGIN IMMEDIATE")
         if owners == nil { try connection.execute(createTable) }
         let statement = try connection.prepare("""
@@ -468,7 +485,7 @@ final class RawQueryConnection {
 }
 
 /// One sqlite3 connection, used by one thread for one baseline.
-private final class RawConnection {
+final class RawConnection {
     /// The connection handle, `nil` once closed.
     private var handle: OpaquePointer?
 

@@ -39,6 +39,16 @@ public struct StoreOptions: Sendable, Hashable {
     /// size (SQLite's default, or the `cache_size` pragma of ``sqlitePragmas``) once the save ends, so the
     /// memory is held only while the save runs; a larger `cache_size` of your own is never lowered.
     public var largeSaveCacheSize = 64 * 1_048_576
+    /// How large, in bytes, a SQLite save that writes many rows (``largeSaveRowCount`` or more) lets the
+    /// write-ahead log grow before its commit checkpoints it into the database; 64 MiB by default, 0 to
+    /// checkpoint as usual (SQLite's `wal_autocheckpoint`, 1,000 pages, about 4 MB). Each save of an import into
+    /// a big indexed table rewrites index pages all over the table; checkpointing at each such commit copies them
+    /// into the database every time, and once the indexes outgrow one save that copy is most of each save's cost.
+    /// A page rewritten by several saves before the next checkpoint is copied once. The log is still
+    /// checkpointed when it passes this size, by the next save of fewer rows, and when the store is removed (which
+    /// empties it); its file can reach this size meanwhile. A `wal_autocheckpoint` of your own that is larger, or
+    /// 0 (no automatic checkpoints), is kept.
+    public var largeSaveWALSize = 64 * 1_048_576
     /// How many rows (inserted, updated and deleted objects) a SQLite save writes before it gets
     /// ``largeSaveCacheSize``.
     public static let largeSaveRowCount = 1_000
