@@ -83,7 +83,8 @@ extension RowReader {
                 .fileReadCorruptFile, "Row \(pk) of \(source.storeDescription) has an unknown entity number \(entityNumber).",
                 context: .init(file: source.errorFile, entity: expected.name))
         }
-        guard reader.entity.isKind(of: expected) else {
+        // The common case, a row of the entity the query reads, takes one comparison.
+        guard reader.entity === expected || reader.entity.isKind(of: expected) else {
             throw SQLiteSchema.misplacedRowError(
                 number: entityNumber, entity: reader.entity, row: pk, expected: expected, store: source.storeDescription,
                 file: source.errorFile)
