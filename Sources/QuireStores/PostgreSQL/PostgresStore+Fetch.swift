@@ -160,6 +160,19 @@ extension PostgresStore: RowReadingStore {
         return rows
     }
 
+    /// The row of an object read by key straight into its packed form, as a fired fault keeps it
+    /// (``RowReader/packedSnapshot(from:in:expecting:builder:)``); nil when the record does not exist.
+    func pgFaultRow(for objectID: ObjectID) throws -> FaultRow? {
+        guard objectID.persistentStore === store, let pk = objectID.primaryKey, let table = schema.table(for: objectID.entity)
+        else { return nil }
+        let sql = "SELECT \(selectList(table)) FROM \(PostgresDialect.quote(table.name)) t0 WHERE t0.z_pk = $1::BIGINT"
+        let result = try db().query(sql, [.integer(pk)], binaryResult: true)
+        guard result.count > 0 else { return nil }
+        var cursor = PostgresRowCursor(result, display: displayURL, errorFile: errorURL)
+        cursor.row = 0
+        return .packed(try RowReader.packedSnapshot(from: cursor, in: self, expecting: table.root, builder: PackedRowBuilder()))
+    }
+
     func pgRelatedObjectIDs(of objectIDs: [ObjectID], relationship: RelationshipDescription) throws -> [ObjectID: [ObjectID]] {
         var answer: [ObjectID: [ObjectID]] = [:]
         var owners: [Int64: ObjectID] = [:]

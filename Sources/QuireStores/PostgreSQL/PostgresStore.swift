@@ -277,6 +277,7 @@ package final class PostgresStore: ImportingStoreBackend {
     package func count(_ fetch: StoreFetch) throws -> Int { try pgCount(fetch) }
     package func fetchDictionaries(_ request: DictionaryFetch) throws -> [[DictionaryValue]]? { try pgFetchDictionaries(request) }
     package func snapshot(for objectID: ObjectID) throws -> RowSnapshot? { try pgSnapshots(for: [objectID]).first }
+    package func faultRow(for objectID: ObjectID) throws -> FaultRow? { try pgFaultRow(for: objectID) }
     package func snapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] { try pgSnapshots(for: objectIDs) }
     package func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
         try pgRelatedObjectIDs(of: [objectID], relationship: relationship)[objectID] ?? []
