@@ -46,28 +46,13 @@ extension ManagedObjectContext {
             // Another context of this coordinator saved the record since: read it again.
         }
         switch try faultRow(for: object.objectID) {
-        case .packed(let row): fill(object, fromPacked: row)
+        case .packed(let row):
+            // The packed row becomes the object's values, as a filled fetched object's does.
+            load(object, packed: row.values, version: row.version)
+            object.awakeFromFetch()
         case .arrays(let snapshot): fill(object, from: snapshot)
         case nil: throw missingRecordError(object.objectID)
         }
-    }
-
-    /// Gives a fault the packed row its store read: the packed row becomes the object's values, as a fetched
-    /// filled object's does (``materialize(_:asFault:heldRowGeneration:)``); a row kept as arrays gives its arrays.
-    private func fill(_ object: ManagedObject, fromPacked row: consuming PackedRowSnapshot) {
-        let values = row.values
-        object.recordIsMissing = false
-        if values.isPacked {
-            object.storedAttributes = []
-            object.storedRelationships = []
-            object.heldRow = values
-        } else {
-            object.heldRow = nil
-            (object.storedAttributes, object.storedRelationships) = values.unpacked()
-        }
-        object.version = row.version
-        object.faultFlag = false
-        object.awakeFromFetch()
     }
 
     /// The error of an object whose record cannot be found (`NSManagedObjectReferentialIntegrityError`).

@@ -27,19 +27,26 @@ extension ManagedObjectContext {
             object.storedRelationships = []
             object.faultFlag = true
         } else if isNew || (object.faultFlag && !asFault) {
-            object.recordIsMissing = false
-            if values.isPacked {
-                object.storedAttributes = []
-                object.storedRelationships = []
-                object.heldRow = values
-            } else {
-                object.heldRow = nil
-                (object.storedAttributes, object.storedRelationships) = values.unpacked()
-            }
-            object.version = row.version
-            object.faultFlag = false
+            load(object, packed: values, version: row.version)
             return (object, true)
         }
         return (object, false)
+    }
+
+    /// Gives an object a packed row as its values, as a filled fetched object or a fired fault keeps them: the
+    /// packed row as it is, or the arrays of a row kept as arrays. It is no longer a fault.
+    @inline(__always)
+    func load(_ object: ManagedObject, packed values: PackedRow, version: Int64) {
+        object.recordIsMissing = false
+        if values.isPacked {
+            object.storedAttributes = []
+            object.storedRelationships = []
+            object.heldRow = values
+        } else {
+            object.heldRow = nil
+            (object.storedAttributes, object.storedRelationships) = values.unpacked()
+        }
+        object.version = version
+        object.faultFlag = false
     }
 }

@@ -151,23 +151,28 @@ extension SQLiteStore: RowReadingStore {
     }
 
     package func sqliteSnapshot(for objectID: ObjectID) throws -> RowSnapshot? {
-        guard let pk = objectID.primaryKey, let query = rowByKeyQuery(for: objectID.entity) else { return nil }
-        let statement = try rowByKeyStatement(query)
-        statement.bind(pk, at: 1)
-        defer { statement.reset() }
-        guard try statement.step() else { return nil }
-        return try snapshot(from: statement, expecting: query.table.root)
+        try readRow(of: objectID) { statement, table in try snapshot(from: statement, expecting: table.root) }
     }
 
     /// The row of an object read by key straight into its packed form (``RowReader/packedSnapshot(from:in:expecting:builder:)``),
     /// as a fired fault keeps it; nil when the record does not exist.
     package func sqliteFaultRow(for objectID: ObjectID) throws -> FaultRow? {
+        try readRow(of: objectID) { statement, table in
+            .packed(try RowReader.packedSnapshot(from: statement, in: self, expecting: table.root, builder: faultRowBuilder))
+        }
+    }
+
+    /// Selects an object's row by key and hands the statement, on that row, and its table to `read`; nil when
+    /// the record does not exist.
+    private func readRow<T>(
+        of objectID: ObjectID, _ read: (SQLiteStatement, SQLiteSchema.Table) throws -> T
+    ) throws -> T? {
         guard let pk = objectID.primaryKey, let query = rowByKeyQuery(for: objectID.entity) else { return nil }
         let statement = try rowByKeyStatement(query)
         statement.bind(pk, at: 1)
         defer { statement.reset() }
         guard try statement.step() else { return nil }
-        return .packed(try RowReader.packedSnapshot(from: statement, in: self, expecting: query.table.root, builder: faultRowBuilder))
+        return try read(statement, query.table)
     }
 
     /// The select of one row of `entity` by key, made once per entity: firing a fault finds it with one lookup

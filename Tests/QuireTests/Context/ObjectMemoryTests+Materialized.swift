@@ -27,16 +27,7 @@ extension ObjectMemoryTests {
             let packed = try #require(item.packedValues)
             #expect(item.storedAttributes.isEmpty && item.storedRelationships.isEmpty && item.changeState == nil)
             sizes.append(Self.blockSize(item) + Self.blockSize(packed) + Self.bookkeeping)
-            #expect(item.value(forKey: "i1") as? Int64 == Int64(index))
-            #expect(item.value(forKey: "i2") as? Int64 == Int64(index * 7))
-            #expect(item.value(forKey: "d1") as? Double == Double(index) / 3)
-            #expect(item.value(forKey: "d2") as? Double == Double(index) * 2.5)
-            for field in 1...3 { #expect(item.value(forKey: "s\(field)") as? String == Self.text(index, field)) }
-            #expect(item.value(forKey: "flag") as? Bool == (index % 2 == 0))
-            #expect(item.value(forKey: "date") as? Date == Date(timeIntervalSinceReferenceDate: Double(index) * 86_400))
-            #expect(item.value(forKey: "blob") as? Data == Self.blob(index))
-            #expect(item.value(forKey: "tag") as? Int64 == Int64(index % 100))
-            #expect((item.value(forKey: "owner") as? ManagedObject)?.value(forKey: "name") as? String == "owner")
+            Self.expectEveryValue(of: item, index: index)
             #expect(item.packedValues != nil)
         }
         #expect(Self.median(sizes) <= 600, "materialized objects take \(sizes) bytes")

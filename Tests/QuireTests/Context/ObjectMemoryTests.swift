@@ -54,6 +54,26 @@ import Testing
 
     static func blob(_ index: Int) -> Data { Data((0..<64).map { UInt8(truncatingIfNeeded: $0 &+ index) }) }
 
+    /// Checks every value of the store's item `index` (``store(in:)``), its owner's name included.
+    static func expectEveryValue(of item: ManagedObject, index: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(item.value(forKey: "i1") as? Int64 == Int64(index), sourceLocation: sourceLocation)
+        #expect(item.value(forKey: "i2") as? Int64 == Int64(index * 7), sourceLocation: sourceLocation)
+        #expect(item.value(forKey: "d1") as? Double == Double(index) / 3, sourceLocation: sourceLocation)
+        #expect(item.value(forKey: "d2") as? Double == Double(index) * 2.5, sourceLocation: sourceLocation)
+        for field in 1...3 {
+            #expect(item.value(forKey: "s\(field)") as? String == text(index, field), sourceLocation: sourceLocation)
+        }
+        #expect(item.value(forKey: "flag") as? Bool == (index % 2 == 0), sourceLocation: sourceLocation)
+        #expect(
+            item.value(forKey: "date") as? Date == Date(timeIntervalSinceReferenceDate: Double(index) * 86_400),
+            sourceLocation: sourceLocation)
+        #expect(item.value(forKey: "blob") as? Data == blob(index), sourceLocation: sourceLocation)
+        #expect(item.value(forKey: "tag") as? Int64 == Int64(index % 100), sourceLocation: sourceLocation)
+        #expect(
+            (item.value(forKey: "owner") as? ManagedObject)?.value(forKey: "name") as? String == "owner",
+            sourceLocation: sourceLocation)
+    }
+
     /// A store of 10 items, each with an owner.
     static func store(in folder: TemporaryFolder) throws -> URL {
         let url = folder.file("Memory.sqlite")
