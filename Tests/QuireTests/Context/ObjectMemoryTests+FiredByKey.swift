@@ -42,26 +42,8 @@ extension ObjectMemoryTests {
         context.undoManager = UndoManager()
         let item = try #require(try Self.faultsByID(context).dropFirst(3).first)
         #expect(item.value(forKey: "s2") as? String == Self.text(3, 2))
-        #expect(item.packedValues != nil)
+        try Self.expectChangeKeepsCommittedValuesAndVersion(of: item, in: context, coordinator: coordinator)
 
-        item.setValue("changed", forKey: "s2")
-        #expect(item.packedValues == nil && item.isUpdated)
-        #expect(item.changedValues().keys.sorted() == ["s2"])
-        #expect(item.committedValues(forKeys: ["s2"])["s2"] as? String == Self.text(3, 2))
-        context.processPendingChanges()
-        context.undo()
-        #expect(item.value(forKey: "s2") as? String == Self.text(3, 2))
-        #expect(item.value(forKey: "blob") as? Data == Self.blob(3))
-
-        let other = ManagedObjectContext()
-        other.persistentStoreCoordinator = coordinator
-        let theirs = try #require(try other.fetch(try Self.materializedRequest("i1 == 3")).first)
-        theirs.setValue("theirs", forKey: "s1")
-        try other.save()
-        item.setValue("mine", forKey: "s1")
-        #expect(throws: QuireError.self) { try context.save() }
-
-        context.rollback()
         context.refresh(item, mergeChanges: false)
         #expect(item.isFault)
         #expect(item.value(forKey: "s1") as? String == "theirs")

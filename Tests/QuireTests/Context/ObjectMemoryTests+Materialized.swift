@@ -33,17 +33,14 @@ extension ObjectMemoryTests {
         #expect(Self.median(sizes) <= 600, "materialized objects take \(sizes) bytes")
     }
 
-    /// A change unpacks the values with the fetched ones as committed values; a save from another context in
-    /// between is detected as a conflict (the fetched version kept with the packed row), and undo gives the
-    /// fetched value back.
-    @Test func aChangeToAMaterializedObjectKeepsItsCommittedValuesAndVersion() throws {
-        let folder = try TemporaryFolder()
-        let url = try Self.store(in: folder)
-        let (coordinator, context) = try Fixtures.stack(Self.model(), at: url)
-        context.undoManager = UndoManager()
-        let item = try #require(try context.fetch(try Self.materializedRequest("i1 == 3")).first)
+    /// Changes item 3 (read, packed, into `context` with an undo manager): the change unpacks the values with the
+    /// read ones as committed values, undo gives the read value back, and a save of the record by another
+    /// context in between makes this one's change a conflict (the read version kept with the packed row). Leaves
+    /// the context rolled back, its item holding the other context's save as a conflict.
+    static func expectChangeKeepsCommittedValuesAndVersion(
+        of item: ManagedObject, in context: ManagedObjectContext, coordinator: PersistentStoreCoordinator
+    ) throws {
         #expect(item.packedValues != nil)
-
         item.setValue("changed", forKey: "s2")
         #expect(item.packedValues == nil && item.isUpdated)
         #expect(item.changedValues().keys.sorted() == ["s2"])
@@ -61,9 +58,21 @@ extension ObjectMemoryTests {
         try other.save()
         item.setValue("mine", forKey: "s1")
         #expect(throws: QuireError.self) { try context.save() }
+        context.rollback()
+    }
+
+    /// A change unpacks the values with the fetched ones as committed values; a save from another context in
+    /// between is detected as a conflict (the fetched version kept with the packed row), and undo gives the
+    /// fetched value back.
+    @Test func aChangeToAMaterializedObjectKeepsItsCommittedValuesAndVersion() throws {
+        let folder = try TemporaryFolder()
+        let url = try Self.store(in: folder)
+        let (coordinator, context) = try Fixtures.stack(Self.model(), at: url)
+        context.undoManager = UndoManager()
+        let item = try #require(try context.fetch(try Self.materializedRequest("i1 == 3")).first)
+        try Self.expectChangeKeepsCommittedValuesAndVersion(of: item, in: context, coordinator: coordinator)
 
         // Refreshing takes the saved values, packed again by the next filled fetch.
-        context.rollback()
         context.refresh(item, mergeChanges: false)
         let again = try #require(try context.fetch(try Self.materializedRequest("i1 == 3")).first)
         #expect(again === item)
