@@ -102,9 +102,15 @@ struct XMLRecordBuilder {
     /// replaces the value.
     mutating func setValue(at index: Int, _ text: UnsafeRawBufferPointer, _ type: AttributeType, base64: Bool) -> Bool {
         guard index >= 0, index < attributeCount else { return true }
+        let before = (count: values.count, inOrder: inOrder)
         startValue(at: index)
         let start = values.count
-        guard XMLPackedValue.append(text, type, base64: base64, to: &values) else { return false }
+        guard XMLPackedValue.append(text, type, base64: base64, to: &values) else {
+            // As it was: the element may yet be read again the slow way (which then refuses it).
+            values.removeSubrange(before.count...)
+            inOrder = before.inOrder
+            return false
+        }
         endValue(at: index, from: start)
         return true
     }

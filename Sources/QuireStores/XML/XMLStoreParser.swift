@@ -680,6 +680,7 @@ package struct XMLStoreParser {
                     // Past the offset without meeting it at depth 1: read on, to the end.
                     if !pauseAfterHead { stopOffset = .max }
                 }
+                if table != nil, let top = stack.last, top.kind == .object, readAttributeElement() { continue }
                 let token: XMLByteScanner.Token
                 do { token = try scanner.next() } catch { throw failure(error) }
                 switch token {
@@ -886,20 +887,7 @@ package struct XMLStoreParser {
             guard let nameAttribute = scanner.attribute("name") else {
                 throw failure("entity '\(entityName)' has no stored attribute ''", element: "attribute")
             }
-            let packed = PackedName(UnsafeRawBufferPointer(rebasing: scanner.bytes[nameAttribute.value.start..<nameAttribute.value.end]))
-            var found = -1
-            let count = packedNames.count
-            var index = hint < count ? hint : 0
-            var step = 0
-            while step < count {
-                if packedNames[index] == packed, packed.count <= 16 || scanner.span(nameAttribute.value, equals: table?.attributeNames[index] ?? []) {
-                    found = index
-                    hint = index + 1
-                    break
-                }
-                index = index + 1 == count ? 0 : index + 1
-                step += 1
-            }
+            var found = storedAttributeIndex(nameAttribute.value)
             if found < 0, let table {
                 found = try attributeIndex(nameAttribute, in: table)
             }
@@ -917,6 +905,24 @@ package struct XMLStoreParser {
                 else { throw failure("'\(external.prefix(40))' is not a valid external data reference", element: "attribute") }
                 attributeExternal = ExternalDataReference(uuid: external, length: try attributeString("length").flatMap { Int64($0) })
             }
+        }
+
+        /// The index of the current object's stored attribute whose name, as Quire and Core Data write it, is
+        /// the bytes of `name` (-1 when none is): names are compared packed, starting after the last one found.
+        private mutating func storedAttributeIndex(_ name: XMLByteScanner.Span) -> Int {
+            let packed = PackedName(UnsafeRawBufferPointer(rebasing: scanner.bytes[name.start..<name.end]))
+            let count = packedNames.count
+            var index = hint < count ? hint : 0
+            var step = 0
+            while step < count {
+                if packedNames[index] == packed, packed.count <= 16 || scanner.span(name, equals: table?.attributeNames[index] ?? []) {
+                    hint = index + 1
+                    return index
+                }
+                index = index + 1 == count ? 0 : index + 1
+                step += 1
+            }
+            return -1
         }
 
         /// An attribute's index by a name the fast path did not find: the model's own spelling, then the name
@@ -982,6 +988,102 @@ package struct XMLStoreParser {
                     "'\(textPrefix())' is not a valid \(type.rawValue) value for '\(attribute?.name ?? "")'", element: "attribute")
             }
             attributeIndex = -1
+        }
+
+        // MARK: Attribute elements in one step
+
+        /// Reads the current object's next element, `<attribute name="…" type="…">text</attribute>` after only
+        /// spaces, tabs and line feeds, in one step when it is exactly in the form Quire and Core Data write: those
+        /// two attributes and no other, no character or entity reference, control character (but tab and line
+        /// feed in the text) or `>` in the text, the name of a stored attribute as written, and a valid value.
+        /// Anything else is left to the scanner (false: nothing read), which reads the same bytes token by token,
+        /// so that what is bad is refused with the same error. White space alone before another element is
+        /// skipped (true), as the scanner's text token there would be ignored.
+        private mutating func readAttributeElement() -> Bool {
+            let bytes = scanner.bytes
+            let count = bytes.count
+            let start = scanner.position
+            var index = start
+            while index < count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x09 { index += 1 }
+            guard Self.has("<attribute name=\"", in: bytes, at: index) else {
+                guard index > start, index < count, bytes[index] == UInt8(ascii: "<") else { return false }
+                scanner.move(to: index)
+                return true
+            }
+            let nameStart = index + 17
+            guard let nameEnd = Self.plainValueEnd(in: bytes, from: nameStart), Self.has("\" type=\"", in: bytes, at: nameEnd),
+                let typeEnd = Self.plainValueEnd(in: bytes, from: nameEnd + 8), typeEnd + 1 < count,
+                bytes[typeEnd + 1] == UInt8(ascii: ">"),
+                let textEnd = Self.plainTextEnd(in: bytes, from: typeEnd + 2),
+                Self.has("</attribute>", in: bytes, at: textEnd)
+            else { return false }
+            let found = storedAttributeIndex(XMLByteScanner.Span(start: nameStart, end: nameEnd))
+            guard found >= 0, found < types.count else { return false }
+            let text = UnsafeRawBufferPointer(rebasing: bytes[(typeEnd + 2)..<textEnd])
+            guard records.setValue(at: found, text, types[found], base64: false) else { return false }
+            scanner.move(to: textEnd + 12)
+            return true
+        }
+
+        /// Whether the bytes at `offset` are the ASCII literal.
+        @inline(__always) private static func has(_ literal: StaticString, in bytes: UnsafeRawBufferPointer, at offset: Int) -> Bool {
+            let length = literal.utf8CodeUnitCount
+            guard offset >= 0, offset + length <= bytes.count else { return false }
+            let pointer = literal.utf8Start
+            var index = 0
+            while index < length {
+                if bytes[offset + index] != pointer[index] { return false }
+                index += 1
+            }
+            return true
+        }
+
+        /// The offset of the `"` ending a double-quoted attribute value that starts at `offset` and holds no byte
+        /// the scanner would look at (a control character, `&`, `<`), within 256 bytes; nil otherwise.
+        private static func plainValueEnd(in bytes: UnsafeRawBufferPointer, from offset: Int) -> Int? {
+            var index = offset
+            let limit = min(bytes.count, offset + 256)
+            while index < limit {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") { return index }
+                if byte < 0x20 || byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<") { return nil }
+                index += 1
+            }
+            return nil
+        }
+
+        /// The offset of the `<` ending text that starts at `offset` and holds no byte the scanner would treat
+        /// specially (a control character but tab and line feed, `&`, `>`), at most ``maximumValueSize`` bytes
+        /// long; nil otherwise.
+        private static func plainTextEnd(in bytes: UnsafeRawBufferPointer, from offset: Int) -> Int? {
+            let count = bytes.count
+            var index = offset
+            while index < count {
+                // Eight bytes at a time while none is below 0x20, '<', '&' or '>'.
+                while index + 8 <= count {
+                    let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                    if hasByte(below: 0x20, in: word) || hasByte(UInt8(ascii: "<"), in: word) || hasByte(UInt8(ascii: "&"), in: word)
+                        || hasByte(UInt8(ascii: ">"), in: word)
+                    { break }
+                    index += 8
+                }
+                guard index < count else { return nil }
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "<") { return index - offset <= XMLStoreParser.maximumValueSize ? index : nil }
+                if byte < 0x20 && byte != 0x09 && byte != 0x0A || byte == UInt8(ascii: "&") || byte == UInt8(ascii: ">") { return nil }
+                index += 1
+            }
+            return nil
+        }
+
+        /// Whether any byte of a word is below `limit` (at most 128).
+        @inline(__always) private static func hasByte(below limit: UInt8, in word: UInt64) -> Bool {
+            (word &- 0x0101_0101_0101_0101 &* UInt64(limit)) & ~word & 0x8080_8080_8080_8080 != 0
+        }
+
+        /// Whether any byte of a word equals `byte`.
+        @inline(__always) private static func hasByte(_ byte: UInt8, in word: UInt64) -> Bool {
+            hasByte(below: 1, in: word ^ (0x0101_0101_0101_0101 &* UInt64(byte)))
         }
 
         package mutating func startRelationship() throws {
