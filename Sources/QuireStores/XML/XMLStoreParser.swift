@@ -1029,10 +1029,17 @@ package struct XMLStoreParser {
         @inline(__always) private static func has(_ literal: StaticString, in bytes: UnsafeRawBufferPointer, at offset: Int) -> Bool {
             let length = literal.utf8CodeUnitCount
             guard offset >= 0, offset + length <= bytes.count else { return false }
-            let pointer = literal.utf8Start
+            let pointer = UnsafeRawPointer(literal.utf8Start)
             var index = 0
+            // Eight bytes at a time, then one by one.
+            while index + 8 <= length {
+                if bytes.loadUnaligned(fromByteOffset: offset + index, as: UInt64.self)
+                    != pointer.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                { return false }
+                index += 8
+            }
             while index < length {
-                if bytes[offset + index] != pointer[index] { return false }
+                if bytes[offset + index] != pointer.load(fromByteOffset: index, as: UInt8.self) { return false }
                 index += 1
             }
             return true
