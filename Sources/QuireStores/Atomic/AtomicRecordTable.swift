@@ -58,7 +58,9 @@ package struct AtomicRecordTable {
     /// The bytes of records replaced or removed.
     private var unused = 0
 
-    private static let headerSize = 8
+    /// The size of a record's header in the buffer: its entity number and the length of its encoding, each a
+    /// little-endian `UInt32`.
+    package static let headerSize = 8
 
     /// An empty table for a store's records.
     package init(store: PersistentStore) { layouts = AtomicRecordLayouts(store: store) }
@@ -68,6 +70,17 @@ package struct AtomicRecordTable {
         self.init(store: store)
         reserveCapacity(rows.count)
         for (key, row) in rows { self[key] = row }
+    }
+
+    /// A table of records packed elsewhere as a table packs them: `bytes` holds each record as its header
+    /// (``headerSize`` bytes: the entity number, then the length of its encoding, each a little-endian
+    /// `UInt32`) and its encoding (as ``BinaryObjectCoding/appendRecord(_:layout:to:)`` writes it, with the
+    /// store's entity numbers), and `offsets` where each key's header starts. The bytes are taken as they are:
+    /// the caller (a store's reader that checked every value it packed) vouches for them.
+    package init(store: PersistentStore, packedRecords bytes: [UInt8], offsets: [Int64: Int]) {
+        self.init(store: store)
+        self.bytes = bytes
+        self.offsets = offsets
     }
 
     /// The number of records.
@@ -110,8 +123,12 @@ package struct AtomicRecordTable {
     /// Adds a record already encoded (as ``BinaryObjectCoding/appendRecord(_:layout:to:)`` writes it, with
     /// the store's entity numbers) under a key that has none; false (and nothing changed) when the key has one.
     package mutating func insertEncoded(_ encoded: UnsafeRawBufferPointer, entityNumber: Int, key: Int64) -> Bool {
-        guard offsets[key] == nil, entityNumber > 0, entityNumber < layouts.layouts.count else { return false }
-        offsets[key] = bytes.count
+        guard entityNumber > 0, entityNumber < layouts.layouts.count else { return false }
+        // One lookup: the key is claimed for the new offset, and given back on the rare duplicate.
+        if let old = offsets.updateValue(bytes.count, forKey: key) {
+            offsets[key] = old
+            return false
+        }
         withUnsafeBytes(of: UInt32(entityNumber).littleEndian) { bytes.append(contentsOf: $0) }
         withUnsafeBytes(of: UInt32(encoded.count).littleEndian) { bytes.append(contentsOf: $0) }
         bytes.append(contentsOf: encoded)

@@ -23,7 +23,7 @@ package final class XMLStore: AtomicStore {
         try checkMetadata(Self.completedMetadata(head, generatedUUID: generatedUUID))
         let parsed = try XMLStoreParser.parse(data, file: fileURL, model: model, store: store)
         let metadata = Self.completedMetadata(parsed, generatedUUID: generatedUUID)
-        return AtomicStoreImage(metadata: metadata, nextKey: parsed.nextKey, nodes: AtomicRecordTable(store: store, rows: parsed.nodes), entityCounts: parsed.entityCounts)
+        return AtomicStoreImage(metadata: metadata, nextKey: parsed.nextKey, nodes: parsed.nodes ?? AtomicRecordTable(store: store), entityCounts: parsed.entityCounts)
     }
 
     package override func encode(_ image: AtomicStoreImage) throws -> [Data] {

@@ -25,8 +25,8 @@ package struct XMLStoreParser {
         package var nextKey: Int64 = 1
         /// The metadata property list.
         package var metadata: [String: PropertyListValue]?
-        /// The objects by key (empty when only the head is read).
-        package var nodes: [Int64: RowSnapshot] = [:]
+        /// The objects, packed (nil when only the head is read).
+        package var nodes: AtomicRecordTable?
         /// The embedded model as written (base64 of its canonical form).
         package var modelBase64 = ""
         /// The number of objects of each entity, by entity number (nil when only the head is read).
@@ -138,8 +138,7 @@ package struct XMLStoreParser {
         first.stopOffset = splitOffset
         var second = reader
         second.isContinuation = true
-        second.result.nodes = [:]
-        second.pending = []
+        second.records = XMLRecordBuilder(keepsOrder: true)
         second.table = nil
         // The second part builds its own tables: nothing it touches for every object is shared with the first.
         second.tables = [:]
@@ -147,7 +146,9 @@ package struct XMLStoreParser {
         second.lastTypeName = []
         second.counts = second.counts.map { _ in 0 }
         let remaining = max(0, reader.scanner.bytes.count - splitOffset)
-        second.continuationNodes.reserveCapacity(Int(min(max(reader.result.nextKey, 0), Int64(remaining / 64))))
+        second.records.reserve(
+            records: Int(min(max(reader.result.nextKey, 0), Int64(remaining / 64))), bytes: remaining / Reader.packedBytesDivisor)
+        second.reservedRecords = true
         second.scanner.move(to: splitOffset)
         // Each part reads with its own copy of its reader, on its own thread's stack: the two readers' hot
         // fields side by side on one stack would share cache lines that both threads write for every token.
@@ -170,17 +171,15 @@ package struct XMLStoreParser {
             _ = try first.run()
             return first.result
         }
-        first.result.nodes.reserveCapacity(first.result.nodes.count + second.continuationNodes.count)
-        for object in second.continuationNodes {
-            guard first.result.nodes.updateValue(object.node, forKey: object.key) == nil else {
-                throw first.duplicateFailure(object.key, entity: object.node.objectID.entity.name, at: object.offset)
-            }
+        if let duplicate = first.records.append(part: second.records) {
+            let entities = first.model.entitiesByNumber
+            let entity = duplicate.entityNumber > 0 && duplicate.entityNumber <= entities.count ? entities[duplicate.entityNumber - 1].name : ""
+            throw first.duplicateFailure(duplicate.key, entity: entity, at: duplicate.tokenOffset)
         }
+        second.records = XMLRecordBuilder(keepsOrder: true)
         _ = try secondOutcome.get()
         for (index, count) in second.counts.enumerated() where index < first.counts.count { first.counts[index] += count }
-        first.pending.append(contentsOf: second.pending)
-        try first.resolveRelationships()
-        first.result.entityCounts = first.counts
+        try first.finish()
         first.result.wasSplit = true
         return first.result
     }
@@ -400,23 +399,16 @@ package struct XMLStoreParser {
     /// Per-entity lookups of stored properties by name bytes.
     private final class EntityTable {
         let entity: EntityDescription
-        /// The entity without reference counting: the model outlives the parse, and a reference count that
-        /// the threads of a split read share would be a contended cache line on every object.
-        let entityHandle: Unmanaged<EntityDescription>
-        /// The number of attribute slots of a record.
-        let attributeCount: Int
         let entityNumber: Int
         let attributes: [AttributeDescription]
         let attributeNames: [[UInt8]]
         let packedAttributeNames: [PackedName]
-        /// The slot of each stored attribute.
-        let attributeSlots: [Int]
         /// The type of each stored attribute.
         let attributeTypes: [AttributeType]
         let relationshipNames: [[UInt8]]
         let relationships: [RelationshipDescription]
-        /// The relationships of a new object: empty, transient ones faults.
-        let emptyRelationships: [RelationshipStorage]
+        /// Whether each stored relationship is to-many.
+        let relationshipIsToMany: [Bool]
         /// The model's own (exact) attribute names, for stores that wrote them so (Quire until 2026-11).
         let exactAttributeNames: [[UInt8]]
         /// The model's own relationship names.
@@ -429,20 +421,17 @@ package struct XMLStoreParser {
 
         init(_ entity: EntityDescription) {
             self.entity = entity
-            entityHandle = .passUnretained(entity)
-            attributeCount = entity.allAttributes.count
             entityNumber = entity.entityNumber
             attributes = entity.allAttributes.filter { !$0.isTransient }
             // First the names Quire writes (Core Data's: lower-cased), then the model's own.
             attributeNames = attributes.map { Array(XMLStoreWriter.storedName(of: $0, in: entity).utf8) }
             packedAttributeNames = attributeNames.map { name in name.withUnsafeBytes { PackedName($0) } }
             exactAttributeNames = attributes.map { Array($0.name.utf8) }
-            attributeSlots = attributes.map(\.slot)
             attributeTypes = attributes.map(\.attributeType)
             relationships = entity.allRelationships.filter { !$0.isTransient }
             relationshipNames = relationships.map { Array(XMLStoreWriter.storedName(of: $0, in: entity).utf8) }
             exactRelationshipNames = relationships.map { Array($0.name.utf8) }
-            emptyRelationships = entity.allRelationships.map { $0.isTransient ? .fault : .empty(for: $0) }
+            relationshipIsToMany = relationships.map(\.isToMany)
             func folded(_ names: [String]) -> [String: Int] {
                 var byName: [String: Int] = [:]
                 for (index, name) in names.enumerated() {
@@ -488,8 +477,6 @@ package struct XMLStoreParser {
         var scanner: XMLByteScanner
         let file: URL
         let store: PersistentStore?
-        /// ``store`` without reference counting (see `EntityTable.entityHandle`); the caller holds the store.
-        let storeHandle: Unmanaged<PersistentStore>?
         let metadataOnly: Bool
         var result = Result()
         /// Entities by name and by upper-cased name (Core Data's `type`).
@@ -513,14 +500,17 @@ package struct XMLStoreParser {
         // The object being read.
         var table: EntityTable?
         var key: Int64 = 0
-        var attributes: [AttributeValue] = []
-        var relationships: [RelationshipStorage] = []
+        /// The records read, packed as they are read.
+        var records = XMLRecordBuilder(keepsOrder: false)
+        /// Whether ``records`` has reserved room for the objects (on the first one).
+        var reservedRecords = false
+        /// A record table takes about a third of the XML it was read from (a quarter for the benchmark's
+        /// store): room for that much is reserved, so that the buffer seldom grows.
+        static let packedBytesDivisor = 3
         /// The index in `table.attributes` of the attribute being read, or -1.
         var attributeIndex = -1
         /// The packed names of the current object's stored attributes.
         var packedNames: [PackedName] = []
-        /// The slots of the current object's stored attributes.
-        var slots: [Int] = []
         /// The types of the current object's stored attributes.
         var types: [AttributeType] = []
         /// Where the next attribute name lookup starts: attributes usually come in the order they were written.
@@ -534,8 +524,6 @@ package struct XMLStoreParser {
         }
         var attributeIsBase64 = false
         var attributeExternal: ExternalDataReference?
-        /// Relationships resolved once every object is read: owner key, slot, target keys, byte offset.
-        var pending: [(owner: Int64, slot: Int, targets: [Int64], offset: Int)] = []
         /// The number of objects read of each entity, by entity number.
         var counts: [Int]
 
@@ -545,11 +533,9 @@ package struct XMLStoreParser {
         var stopOffset = Int.max
         /// Whether to stop instead at the first token after `</databaseInfo>` with only `<database>` open.
         var pauseAfterHead = false
-        /// Whether this reader reads the second part: objects go to ``continuationNodes``, relationships are
+        /// Whether this reader reads the second part: its records are kept in file order, relationships are
         /// left pending, and a `<databaseInfo>` abandons the split.
         var isContinuation = false
-        /// The second part's objects in file order, with the offset of the token that ended each.
-        var continuationNodes: [(key: Int64, offset: Int, node: RowSnapshot)] = []
 
         // The metadata property list being read.
         enum PlistFrame {
@@ -564,7 +550,6 @@ package struct XMLStoreParser {
             scanner = XMLByteScanner(bytes, maximumValueSize: XMLStoreParser.maximumValueSize)
             self.file = file
             self.store = store
-            storeHandle = store.map { .passUnretained($0) }
             self.metadataOnly = metadataOnly
             var byType: [String: EntityDescription] = [:]
             var ambiguous: Set<String> = []
@@ -695,6 +680,7 @@ package struct XMLStoreParser {
                     // Past the offset without meeting it at depth 1: read on, to the end.
                     if !pauseAfterHead { stopOffset = .max }
                 }
+                if table != nil, let top = stack.last, top.kind == .object, readAttributeElement() { continue }
                 let token: XMLByteScanner.Token
                 do { token = try scanner.next() } catch { throw failure(error) }
                 switch token {
@@ -730,10 +716,7 @@ package struct XMLStoreParser {
                         throw failure(XMLSyntaxError(offset: scanner.bytes.count, reason: "the file ends before </\(scanner.string(open.name))>"))
                     }
                     guard sawRoot else { throw failure(XMLSyntaxError(offset: scanner.bytes.count, reason: "there is no root element")) }
-                    if !metadataOnly && !isContinuation {
-                        try resolveRelationships()
-                        result.entityCounts = counts
-                    }
+                    if !metadataOnly && !isContinuation { try finish() }
                     return .finished
                 }
             }
@@ -871,33 +854,32 @@ package struct XMLStoreParser {
             self.key = key
             hint = 0
             packedNames = table.packedAttributeNames
-            slots = table.attributeSlots
             types = table.attributeTypes
-            if result.nodes.isEmpty && !isContinuation {
-                result.nodes.reserveCapacity(Int(min(result.nextKey, Int64(scanner.bytes.count / 64))))
+            if !reservedRecords {
+                reservedRecords = true
+                let remaining = max(0, scanner.bytes.count - scanner.tokenStart)
+                records.reserve(
+                    records: Int(min(max(result.nextKey, 0), Int64(remaining / 64))), bytes: remaining / Self.packedBytesDivisor)
             }
-            attributes = [AttributeValue](repeating: .null, count: table.attributeCount)
-            relationships = table.emptyRelationships
+            records.beginObject(attributeCount: table.attributes.count, relationshipCount: table.relationships.count)
         }
 
         package mutating func endObject() throws {
-            guard let table, let storeHandle else { return }
-            let key = key
-            let id = table.entityHandle._withUnsafeGuaranteedRef { entity in
-                storeHandle._withUnsafeGuaranteedRef { store in ObjectID(entity: entity, store: store, primaryKey: key) }
-            }
+            guard let table, store != nil else { return }
             let number = table.entityNumber
             if number >= 0 && number < counts.count { counts[number] += 1 }
-            var values: [AttributeValue] = []
-            swap(&values, &attributes)
-            let node = RowSnapshot(objectID: id, version: 1, attributes: values, relationships: relationships)
+            let offset = records.finishObject(key: key, entityNumber: number, isToMany: table.relationshipIsToMany)
             self.table = nil
-            if isContinuation {
-                continuationNodes.append((key, scanner.tokenStart, node))
-                return
-            }
-            guard result.nodes.updateValue(node, forKey: key) == nil
+            guard records.insert(key: key, offset: offset, tokenOffset: scanner.tokenStart)
             else { throw duplicateFailure(key, entity: table.entity.name, at: scanner.tokenStart) }
+        }
+
+        /// Ends a whole read (or a split read's first part, once the second is appended): checks and writes the
+        /// relationships' targets and hands the records to ``result``.
+        package mutating func finish() throws {
+            try resolveRelationships()
+            if let store { result.nodes = records.takeTable(store: store) }
+            result.entityCounts = counts
         }
 
         package mutating func startAttribute() throws {
@@ -905,20 +887,7 @@ package struct XMLStoreParser {
             guard let nameAttribute = scanner.attribute("name") else {
                 throw failure("entity '\(entityName)' has no stored attribute ''", element: "attribute")
             }
-            let packed = PackedName(UnsafeRawBufferPointer(rebasing: scanner.bytes[nameAttribute.value.start..<nameAttribute.value.end]))
-            var found = -1
-            let count = packedNames.count
-            var index = hint < count ? hint : 0
-            var step = 0
-            while step < count {
-                if packedNames[index] == packed, packed.count <= 16 || scanner.span(nameAttribute.value, equals: table?.attributeNames[index] ?? []) {
-                    found = index
-                    hint = index + 1
-                    break
-                }
-                index = index + 1 == count ? 0 : index + 1
-                step += 1
-            }
+            var found = storedAttributeIndex(nameAttribute.value)
             if found < 0, let table {
                 found = try attributeIndex(nameAttribute, in: table)
             }
@@ -936,6 +905,24 @@ package struct XMLStoreParser {
                 else { throw failure("'\(external.prefix(40))' is not a valid external data reference", element: "attribute") }
                 attributeExternal = ExternalDataReference(uuid: external, length: try attributeString("length").flatMap { Int64($0) })
             }
+        }
+
+        /// The index of the current object's stored attribute whose name, as Quire and Core Data write it, is
+        /// the bytes of `name` (-1 when none is): names are compared packed, starting after the last one found.
+        private mutating func storedAttributeIndex(_ name: XMLByteScanner.Span) -> Int {
+            let packed = PackedName(UnsafeRawBufferPointer(rebasing: scanner.bytes[name.start..<name.end]))
+            let count = packedNames.count
+            var index = hint < count ? hint : 0
+            var step = 0
+            while step < count {
+                if packedNames[index] == packed, packed.count <= 16 || scanner.span(name, equals: table?.attributeNames[index] ?? []) {
+                    hint = index + 1
+                    return index
+                }
+                index = index + 1 == count ? 0 : index + 1
+                step += 1
+            }
+            return -1
         }
 
         /// An attribute's index by a name the fast path did not find: the model's own spelling, then the name
@@ -981,28 +968,129 @@ package struct XMLStoreParser {
 
         package mutating func endAttribute() throws {
             let index = attributeIndex
-            guard index >= 0, index < slots.count, index < types.count else { return }
-            let slot = slots[index]
-            guard slot < attributes.count else { return }
+            guard index >= 0, index < types.count else { return }
             if let attributeExternal {
-                attributes[slot] = .externalData(attributeExternal)
+                records.setValue(at: index, .externalData(attributeExternal))
                 attributeIndex = -1
                 return
             }
             let type = types[index]
             let base64 = attributeIsBase64
-            let value: AttributeValue?
+            let valid: Bool
             if textInBuffer {
-                value = textBuffer.withUnsafeBytes { XMLStoreParser.value($0, type, base64: base64) }
+                valid = textBuffer.withUnsafeBytes { records.setValue(at: index, $0, type, base64: base64) }
             } else {
-                value = XMLStoreParser.value(UnsafeRawBufferPointer(rebasing: scanner.bytes[text.start..<text.end]), type, base64: base64)
+                valid = records.setValue(
+                    at: index, UnsafeRawBufferPointer(rebasing: scanner.bytes[text.start..<text.end]), type, base64: base64)
             }
-            guard let value else {
+            guard valid else {
                 throw failure(
                     "'\(textPrefix())' is not a valid \(type.rawValue) value for '\(attribute?.name ?? "")'", element: "attribute")
             }
-            attributes[slot] = value
             attributeIndex = -1
+        }
+
+        // MARK: Attribute elements in one step
+
+        /// Reads the current object's next element, `<attribute name="…" type="…">text</attribute>` after only
+        /// spaces, tabs and line feeds, in one step when it is exactly in the form Quire and Core Data write: those
+        /// two attributes and no other, no character or entity reference, control character (but tab and line
+        /// feed in the text) or `>` in the text, the name of a stored attribute as written, and a valid value.
+        /// Anything else is left to the scanner (false: nothing read), which reads the same bytes token by token,
+        /// so that what is bad is refused with the same error. White space alone before another element is
+        /// skipped (true), as the scanner's text token there would be ignored.
+        private mutating func readAttributeElement() -> Bool {
+            let bytes = scanner.bytes
+            let count = bytes.count
+            let start = scanner.position
+            var index = start
+            while index < count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x09 { index += 1 }
+            guard Self.has("<attribute name=\"", in: bytes, at: index) else {
+                guard index > start, index < count, bytes[index] == UInt8(ascii: "<") else { return false }
+                scanner.move(to: index)
+                return true
+            }
+            let nameStart = index + 17
+            guard let nameEnd = Self.plainValueEnd(in: bytes, from: nameStart), Self.has("\" type=\"", in: bytes, at: nameEnd),
+                let typeEnd = Self.plainValueEnd(in: bytes, from: nameEnd + 8), typeEnd + 1 < count,
+                bytes[typeEnd + 1] == UInt8(ascii: ">"),
+                let textEnd = Self.plainTextEnd(in: bytes, from: typeEnd + 2),
+                Self.has("</attribute>", in: bytes, at: textEnd)
+            else { return false }
+            let found = storedAttributeIndex(XMLByteScanner.Span(start: nameStart, end: nameEnd))
+            guard found >= 0, found < types.count else { return false }
+            let text = UnsafeRawBufferPointer(rebasing: bytes[(typeEnd + 2)..<textEnd])
+            guard records.setValue(at: found, text, types[found], base64: false) else { return false }
+            scanner.move(to: textEnd + 12)
+            return true
+        }
+
+        /// Whether the bytes at `offset` are the ASCII literal.
+        @inline(__always) private static func has(_ literal: StaticString, in bytes: UnsafeRawBufferPointer, at offset: Int) -> Bool {
+            let length = literal.utf8CodeUnitCount
+            guard offset >= 0, offset + length <= bytes.count else { return false }
+            let pointer = UnsafeRawPointer(literal.utf8Start)
+            var index = 0
+            // Eight bytes at a time, then one by one.
+            while index + 8 <= length {
+                if bytes.loadUnaligned(fromByteOffset: offset + index, as: UInt64.self)
+                    != pointer.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                { return false }
+                index += 8
+            }
+            while index < length {
+                if bytes[offset + index] != pointer.load(fromByteOffset: index, as: UInt8.self) { return false }
+                index += 1
+            }
+            return true
+        }
+
+        /// The offset of the `"` ending a double-quoted attribute value that starts at `offset` and holds no byte
+        /// the scanner would look at (a control character, `&`, `<`), within 256 bytes; nil otherwise.
+        private static func plainValueEnd(in bytes: UnsafeRawBufferPointer, from offset: Int) -> Int? {
+            var index = offset
+            let limit = min(bytes.count, offset + 256)
+            while index < limit {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") { return index }
+                if byte < 0x20 || byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<") { return nil }
+                index += 1
+            }
+            return nil
+        }
+
+        /// The offset of the `<` ending text that starts at `offset` and holds no byte the scanner would treat
+        /// specially (a control character but tab and line feed, `&`, `>`), at most ``maximumValueSize`` bytes
+        /// long; nil otherwise.
+        private static func plainTextEnd(in bytes: UnsafeRawBufferPointer, from offset: Int) -> Int? {
+            let count = bytes.count
+            var index = offset
+            while index < count {
+                // Eight bytes at a time while none is below 0x20, '<', '&' or '>'.
+                while index + 8 <= count {
+                    let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                    if hasByte(below: 0x20, in: word) || hasByte(UInt8(ascii: "<"), in: word) || hasByte(UInt8(ascii: "&"), in: word)
+                        || hasByte(UInt8(ascii: ">"), in: word)
+                    { break }
+                    index += 8
+                }
+                guard index < count else { return nil }
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "<") { return index - offset <= XMLStoreParser.maximumValueSize ? index : nil }
+                if byte < 0x20 && byte != 0x09 && byte != 0x0A || byte == UInt8(ascii: "&") || byte == UInt8(ascii: ">") { return nil }
+                index += 1
+            }
+            return nil
+        }
+
+        /// Whether any byte of a word is below `limit` (at most 128).
+        @inline(__always) private static func hasByte(below limit: UInt8, in word: UInt64) -> Bool {
+            (word &- 0x0101_0101_0101_0101 &* UInt64(limit)) & ~word & 0x8080_8080_8080_8080 != 0
+        }
+
+        /// Whether any byte of a word equals `byte`.
+        @inline(__always) private static func hasByte(_ byte: UInt8, in word: UInt64) -> Bool {
+            hasByte(below: 1, in: word ^ (0x0101_0101_0101_0101 &* UInt64(byte)))
         }
 
         package mutating func startRelationship() throws {
@@ -1010,17 +1098,22 @@ package struct XMLStoreParser {
             guard let nameAttribute = scanner.attribute("name") else {
                 throw failure("entity '\(table.entity.name)' has no stored relationship ''", element: "relationship")
             }
-            var found: RelationshipDescription?
+            var found = -1
             for index in table.relationships.indices where scanner.span(nameAttribute.value, equals: table.relationshipNames[index]) {
-                found = table.relationships[index]
+                found = index
                 break
             }
-            if found == nil { found = try relationship(nameAttribute, in: table) }
-            let name = try found?.name ?? attributeString("name") ?? ""
-            guard let relationship = found else {
+            if found < 0, let relationship = try relationship(nameAttribute, in: table) {
+                found = table.relationships.firstIndex { $0 === relationship } ?? -1
+            }
+            let name = try found >= 0 ? table.relationships[found].name : attributeString("name") ?? ""
+            guard found >= 0 else {
                 throw failure("entity '\(table.entity.name)' has no stored relationship '\(name)'", element: "relationship")
             }
+            // The targets go straight to the builder's list (taken out of it while the attribute is read).
             var targets: [Int64] = []
+            swap(&targets, &records.targets)
+            let targetsStart = targets.count
             var badToken: String?
             if let idrefs = scanner.attribute("idrefs") {
                 try withAttribute(idrefs) { bytes in
@@ -1044,41 +1137,34 @@ package struct XMLStoreParser {
                     }
                 }
             }
+            let targetCount = targets.count - targetsStart
+            swap(&targets, &records.targets)
             if let badToken {
                 throw failure("'\(badToken)' in the idrefs of '\(name)' is not an object id", element: "relationship")
             }
-            guard relationship.isToMany || targets.count <= 1 else {
-                throw failure("to-one relationship '\(name)' lists \(targets.count) objects", element: "relationship")
+            guard table.relationshipIsToMany[found] || targetCount <= 1 else {
+                throw failure("to-one relationship '\(name)' lists \(targetCount) objects", element: "relationship")
             }
-            pending.append((key, relationship.slot, targets, scanner.tokenStart))
+            records.addRelationship(
+                at: found, isToMany: table.relationshipIsToMany[found], owner: key, ownerEntityNumber: table.entityNumber,
+                targetsStart: targetsStart, tokenOffset: scanner.tokenStart)
         }
 
+        /// Checks every relationship's targets and writes their entities into the records (see
+        /// ``XMLRecordBuilder/resolve(model:failure:)``).
         package mutating func resolveRelationships() throws {
-            guard let store else { return }
-            for (owner, slot, targets, offset) in pending {
-                guard var node = result.nodes[owner] else { continue }
-                let relationship = node.objectID.entity.allRelationships[slot]
-                var ids: [ObjectID] = []
-                ids.reserveCapacity(targets.count)
-                for target in targets {
-                    guard let destination = result.nodes[target]?.objectID.entity,
-                        relationship.resolvedDestination.map(destination.isKind(of:)) ?? false
-                    else {
-                        let line = line(offset)
-                        throw QuireError(
-                            .fileReadCorruptFile,
-                            "The XML store '\(file.path)' is invalid at line \(line), in <relationship>: '\(relationship.name)' of "
-                                + "object z\(owner) refers to z\(target), which is not an object of entity '\(relationship.destinationEntityName)'.",
-                            context: .init(file: file, entity: node.objectID.entity.name, key: relationship.name, position: line))
-                    }
-                    ids.append(ObjectID(entity: destination, store: store, primaryKey: target))
-                }
-                if !relationship.isToMany {
-                    node.relationships[slot] = .toOne(ids.first)
-                } else {
-                    node.relationships[slot] = relationship.isOrdered ? .ordered(.init(ids)) : .toMany(Set(ids))
-                }
-                result.nodes[owner] = node
+            guard store != nil else { return }
+            let file = file
+            let scanner = scanner
+            try records.resolve(model: model) { entry, relationship, target in
+                let line = scanner.lineAndColumn(at: entry.tokenOffset).line
+                let entities = model.entitiesByNumber
+                let owner = entry.ownerEntityNumber > 0 && entry.ownerEntityNumber <= entities.count ? entities[entry.ownerEntityNumber - 1].name : ""
+                return QuireError(
+                    .fileReadCorruptFile,
+                    "The XML store '\(file.path)' is invalid at line \(line), in <relationship>: '\(relationship.name)' of "
+                        + "object z\(entry.owner) refers to z\(target), which is not an object of entity '\(relationship.destinationEntityName)'.",
+                    context: .init(file: file, entity: owner, key: relationship.name, position: line))
             }
         }
 
