@@ -166,14 +166,13 @@ struct XMLRecordBuilder {
                 bytes.append(contentsOf: repeatElement(BinaryObjectCoding.ValueTag.null.rawValue, count: attributeCount - nextIndex))
             }
         } else {
-            values.withUnsafeBytes { values in
-                for index in 0..<attributeCount {
-                    let valueStart = valueStarts[index]
-                    if valueStart < 0 {
-                        bytes.append(BinaryObjectCoding.ValueTag.null.rawValue)
-                    } else {
-                        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: values[valueStart..<valueEnds[index]]))
-                    }
+            // Array slices, bounds-checked: the starts and ends are the builder's own.
+            for index in 0..<attributeCount {
+                let valueStart = valueStarts[index]
+                if valueStart < 0 {
+                    bytes.append(BinaryObjectCoding.ValueTag.null.rawValue)
+                } else {
+                    bytes.append(contentsOf: values[valueStart..<valueEnds[index]])
                 }
             }
         }
@@ -290,8 +289,12 @@ struct XMLRecordBuilder {
             guard !patchesAsItChecks, entry.position >= 0 else { continue }
             // Fewer written than listed: every target is checked, so each written one is found.
             for index in 0..<entry.written {
+                // The member's key, 4 bytes after its entity number, where the builder wrote it; checked against
+                // the buffer's end so a mistake reads no memory outside it (the raw load checks in debug builds only).
+                let keyOffset = entry.position + index * Self.memberSize + 4
+                guard keyOffset >= 0, keyOffset + 8 <= bytes.count else { break }
                 let key = bytes.withUnsafeBytes {
-                    Int64(littleEndian: $0.loadUnaligned(fromByteOffset: entry.position + index * Self.memberSize + 4, as: Int64.self))
+                    Int64(littleEndian: $0.loadUnaligned(fromByteOffset: keyOffset, as: Int64.self))
                 }
                 patchTarget(of: entry, at: index, number: offsets[key].map(entityNumber(at:)) ?? 0)
             }
@@ -311,6 +314,7 @@ struct XMLRecordBuilder {
 
     /// The entity number of the record at an offset.
     func entityNumber(at offset: Int) -> Int {
+        // Checked here: the unaligned load below checks its bounds in debug builds only.
         guard offset >= 0, offset + 4 <= bytes.count else { return 0 }
         return bytes.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self))) }
     }
@@ -325,6 +329,9 @@ struct XMLRecordBuilder {
     }
 
     private mutating func patch(_ value: UInt32, at offset: Int) {
+        // The offsets are the builder's own (where it wrote a member's entity number); checked all the same, so a
+        // mistake can never write outside the buffer (the raw store checks bounds in debug builds only).
+        guard offset >= 0, offset + 4 <= bytes.count else { return }
         bytes.withUnsafeMutableBytes { $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt32.self) }
     }
 }
