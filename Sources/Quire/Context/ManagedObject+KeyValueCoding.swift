@@ -69,8 +69,11 @@ extension ManagedObject {
     /// Data. An unknown key or a value of the wrong type traps (Core Data raises an exception Swift cannot
     /// catch): for keys and values that come from input use ``setValidatedValue(_:forKey:)``, which throws.
     public func setValue(_ value: consuming Any?, forKey key: String) {
-        // Fast path: an attribute given a value of its natural Swift type, taken without a copy or a cast.
-        if let (slot, type) = withEntity({ $0.settableAttributeSlot(forKey: key) }) {
+        // Fast path: an attribute given a value of its natural Swift type, taken without a copy or a cast. The
+        // attribute after the one set last is tried first (the key hint value(forKey:) uses too).
+        let hint = Int(nextKeyHint)
+        if let (slot, type) = withEntity({ $0.settableAttributeSlot(forKey: key, hint: hint) }) {
+            nextKeyHint = UInt8(truncatingIfNeeded: slot &+ 1)
             switch ValueCoercion.exactValue(value, type: type) {
             case .stored(let stored): return setAttributeValue(stored, at: slot)
             case .needsConversion(let other): return setConvertedValue(other, forKey: key)

@@ -7,4 +7,20 @@ extension EntityDescription {
         if hint < known.count, known[hint] == StringWords(key) { return (hint, isPlainAttribute(at: hint)) }
         return keyedPropertyIndex(forKey: key)
     }
+
+    /// ``settableAttributeSlot(forKey:)`` trying the property at `hint` first, as
+    /// ``keyedPropertyIndex(forKey:hint:)`` does: an object filled field by field sets the property after the
+    /// one it set last.
+    package func settableAttributeSlot(forKey key: String, hint: Int) -> (slot: Int, type: AttributeType)? {
+        let known = frozenNameWords
+        let slot: Int
+        if hint < known.count, known[hint] == StringWords(key) {
+            slot = hint
+        } else {
+            guard let found = propertyIndex(forKey: key) else { return nil }
+            slot = found
+        }
+        guard slot < _frozenAttributeTypes.count, !isDerivedAttribute(slot: slot) else { return nil }
+        return (slot, _frozenAttributeTypes[slot])
+    }
 }
