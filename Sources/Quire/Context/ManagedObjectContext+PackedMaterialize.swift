@@ -11,26 +11,54 @@ extension ManagedObjectContext {
     func materialize(
         _ row: consuming PackedRowSnapshot, asFault: Bool, heldRowGeneration: Int?
     ) -> (ManagedObject, awakes: Bool) {
-        let id = row.objectID
-        let (object, isNew) = registeredObject(for: id)
+        let (object, isNew) = registeredObject(for: row.objectID)
         object.recentlyFetched = true
         let values = row.values
-        if let heldRowGeneration, isNew || (object.faultFlag && !object.faultHoldsRow) {
-            values.header.generation = heldRowGeneration
-            object.heldRow = values
-            object.storedAttributes = []
-            object.storedRelationships = []
-            object.version = row.version
-            object.faultFlag = true
-        } else if asFault && isNew {
-            object.storedAttributes = []
-            object.storedRelationships = []
-            object.faultFlag = true
-        } else if isNew || (object.faultFlag && !asFault) {
+        switch materializeStep(object, isNew: isNew, asFault: asFault, heldRowGeneration: heldRowGeneration) {
+        case .holdRow(let generation):
+            values.header.generation = generation
+            makeFault(object, holding: values, version: row.version)
+        case .emptyFault:
+            makeFault(object, holding: nil, version: object.version)
+        case .fill:
             load(object, packed: values, version: row.version)
             return (object, true)
+        case .keep:
+            break
         }
         return (object, false)
+    }
+
+    /// What materializing a fetched row does to the object it names, for rows packed or as arrays.
+    enum MaterializeStep {
+        /// A fault that keeps the row (stamped with this held-row generation): a new object, or a fault that
+        /// holds none, in a root context's fault fetch.
+        case holdRow(generation: Int)
+        /// A new fault without a row (a fault fetch that keeps no rows: a child context's).
+        case emptyFault
+        /// The row becomes the object's values: a new object, or a fault, fetched filled.
+        case fill
+        /// The object keeps what it has (it is registered and filled, or a fault with its own row).
+        case keep
+    }
+
+    /// The step for an object a fetch returned (`isNew` when the fetch registered it).
+    @inline(__always)
+    func materializeStep(_ object: ManagedObject, isNew: Bool, asFault: Bool, heldRowGeneration: Int?) -> MaterializeStep {
+        if let heldRowGeneration, isNew || (object.faultFlag && !object.faultHoldsRow) { return .holdRow(generation: heldRowGeneration) }
+        if asFault && isNew { return .emptyFault }
+        if isNew || (object.faultFlag && !asFault) { return .fill }
+        return .keep
+    }
+
+    /// Makes an object a fault holding `row` (nil: no row) read at `version`: no values of its own.
+    @inline(__always)
+    func makeFault(_ object: ManagedObject, holding row: PackedRow?, version: Int64) {
+        if let row { object.heldRow = row }
+        object.storedAttributes = []
+        object.storedRelationships = []
+        object.version = version
+        object.faultFlag = true
     }
 
     /// Gives an object a packed row as its values, as a filled fetched object or a fired fault keeps them: the

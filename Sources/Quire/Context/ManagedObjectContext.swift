@@ -307,23 +307,19 @@ public final class ManagedObjectContext: @unchecked Sendable {
     func materialize(
         _ snapshot: consuming RowSnapshot, asFault: Bool, heldRowGeneration: Int?
     ) -> (ManagedObject, awakes: Bool) {
-        let id = snapshot.objectID
-        let (object, isNew) = registeredObject(for: id)
+        let (object, isNew) = registeredObject(for: snapshot.objectID)
         object.recentlyFetched = true
-        if let heldRowGeneration, isNew || (object.faultFlag && !object.faultHoldsRow) {
-            object.heldRow = PackedRow.make(
-                attributes: snapshot.attributes, relationships: snapshot.relationships, generation: heldRowGeneration)
-            object.storedAttributes = []
-            object.storedRelationships = []
-            object.version = snapshot.version
-            object.faultFlag = true
-        } else if asFault && isNew {
-            object.storedAttributes = []
-            object.storedRelationships = []
-            object.faultFlag = true
-        } else if isNew || (object.faultFlag && !asFault) {
+        switch materializeStep(object, isNew: isNew, asFault: asFault, heldRowGeneration: heldRowGeneration) {
+        case .holdRow(let generation):
+            let row = PackedRow.make(attributes: snapshot.attributes, relationships: snapshot.relationships, generation: generation)
+            makeFault(object, holding: row, version: snapshot.version)
+        case .emptyFault:
+            makeFault(object, holding: nil, version: object.version)
+        case .fill:
             load(object, from: snapshot)
             return (object, true)
+        case .keep:
+            break
         }
         return (object, false)
     }

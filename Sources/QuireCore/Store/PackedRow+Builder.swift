@@ -58,37 +58,16 @@ package final class PackedRowBuilder {
         capacity = newCapacity
     }
 
-    /// Writes a value's bytes; ``reserve(_:)`` made room for them.
+    /// Writes a value's bytes (an integer, a real, a tag byte, an object ID: plain bits, no references to
+    /// retain); ``reserve(_:)`` made room for them, so the store stays inside the buffer.
     @inlinable @inline(__always)
-    func put(_ value: UInt8) {
-        bytes.storeBytes(of: value, toByteOffset: count, as: UInt8.self)
-        count &+= 1
+    func put<Value: BitwiseCopyable>(_ value: Value) {
+        bytes.storeBytes(of: value, toByteOffset: count, as: Value.self)
+        count &+= MemoryLayout<Value>.size
     }
 
-    @inlinable @inline(__always)
-    func put(_ value: UInt32) {
-        bytes.storeBytes(of: value, toByteOffset: count, as: UInt32.self)
-        count &+= 4
-    }
-
-    @inlinable @inline(__always)
-    func put(_ value: Int64) {
-        bytes.storeBytes(of: value, toByteOffset: count, as: Int64.self)
-        count &+= 8
-    }
-
-    @inlinable @inline(__always)
-    func put(_ value: Double) {
-        bytes.storeBytes(of: value, toByteOffset: count, as: Double.self)
-        count &+= 8
-    }
-
-    @inlinable @inline(__always)
-    func put(_ value: Float) {
-        bytes.storeBytes(of: value, toByteOffset: count, as: Float.self)
-        count &+= 4
-    }
-
+    /// Writes an object ID's bytes: its fields are an unmanaged entity reference, a store token and a key (no
+    /// reference counted), so a bitwise copy is a valid ID; ``reserve(_:)`` made room for it.
     @inlinable @inline(__always)
     func put(_ value: ObjectID) {
         bytes.storeBytes(of: value, toByteOffset: count, as: ObjectID.self)

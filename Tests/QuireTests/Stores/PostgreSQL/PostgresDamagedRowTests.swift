@@ -9,35 +9,15 @@ import QuireTestSupport
 /// a typed error naming the table, the row and the column, never a value made up from them.
 @Suite(.enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
 struct PostgresDamagedRowTests {
-    private func stack(_ url: URL) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: Fixtures.companyModel())
-        try coordinator.addPersistentStore(type: .postgres, at: url)
-        let context = ManagedObjectContext()
-        context.persistentStoreCoordinator = coordinator
-        return (coordinator, context)
-    }
-
     /// A store with Ada (an employee of Research) and Dee (a manager), then `damage` run on it by another
     /// session; returns the error of fetching the employees filled.
     private func fetchError(after damage: (String) -> String) throws -> QuireError {
         let url = try #require(PostgresTestServer.storeURL())
         let schema = try PostgresURL(url).schema
-        do {
-            let (coordinator, context) = try stack(url)
-            let model = coordinator.managedObjectModel
-            let research = ManagedObject(entity: try #require(model.entitiesByName["Department"]), insertInto: context)
-            research.setValue("Research", forKey: "name")
-            let ada = ManagedObject(entity: try #require(model.entitiesByName["Employee"]), insertInto: context)
-            ada.setValue("Ada", forKey: "name")
-            ada.setValue(research, forKey: "department")
-            let dee = ManagedObject(entity: try #require(model.entitiesByName["Manager"]), insertInto: context)
-            dee.setValue("Dee", forKey: "name")
-            try context.save()
-            for store in coordinator.persistentStores { try coordinator.remove(store) }
-        }
+        try PostgresCompanyStore.save(at: url)
         let admin = try PostgresConnection(url: PostgresURL(try #require(PostgresTestServer.storeURL(schema: "public"))))
         _ = try admin.execute(damage("\"\(schema)\".zemployee"))
-        let (_, context) = try stack(url)
+        let (_, context) = try PostgresCompanyStore.stack(url)
         let request = FetchRequest<ManagedObject>(entityName: "Employee")
         request.returnsObjectsAsFaults = false
         return try #require(throws: QuireError.self) { _ = try context.fetch(request) }

@@ -11,31 +11,10 @@ import QuireTestSupport
 /// fetched objects do; its values, relationships and sub-entity come back as saved.
 @Suite(.enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
 struct PostgresFaultRowTests {
-    private func stack(_ url: URL) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: Fixtures.companyModel())
-        try coordinator.addPersistentStore(type: .postgres, at: url)
-        let context = ManagedObjectContext()
-        context.persistentStoreCoordinator = coordinator
-        return (coordinator, context)
-    }
-
     @Test func aFaultFiredByKeyKeepsItsRowPacked() throws {
         let url = try #require(PostgresTestServer.storeURL())
-        do {
-            let (coordinator, context) = try stack(url)
-            let model = coordinator.managedObjectModel
-            let research = ManagedObject(entity: try #require(model.entitiesByName["Department"]), insertInto: context)
-            research.setValue("Research", forKey: "name")
-            let ada = ManagedObject(entity: try #require(model.entitiesByName["Employee"]), insertInto: context)
-            ada.setValue("Ada", forKey: "name")
-            ada.setValue(research, forKey: "department")
-            let dee = ManagedObject(entity: try #require(model.entitiesByName["Manager"]), insertInto: context)
-            dee.setValue("Dee", forKey: "name")
-            dee.setValue(3, forKey: "level")
-            try context.save()
-            for store in coordinator.persistentStores { try coordinator.remove(store) }
-        }
-        let (_, context) = try stack(url)
+        try PostgresCompanyStore.save(at: url, deeLevel: 3)
+        let (_, context) = try PostgresCompanyStore.stack(url)
         let ids = FetchRequest<ObjectID>(entityName: "Employee")
         ids.resultType = .managedObjectID
         ids.sortDescriptors = [SortKey("name")]
