@@ -41,9 +41,20 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     }
     /// The class instantiated for the entity's objects; typed as `managedObjectClass` by the `Quire` module,
     /// the only writer.
-    @exclusivity(unchecked) package var objectClass: ObjectClass = .base { didSet { checkEditable() } }
+    ///
+    /// Read through an accessor (like ``isAbstract``): another module reading a stored property directly checks
+    /// the access at run time, `@exclusivity(unchecked)` or not, and every inserted object reads both.
+    package var objectClass: ObjectClass {
+        get { _objectClass }
+        set { _objectClass = newValue; checkEditable() }
+    }
+    @exclusivity(unchecked) private var _objectClass: ObjectClass = .base
     /// Whether the entity only groups sub-entities and has no objects of its own.
-    @exclusivity(unchecked) public var isAbstract: Bool = false { didSet { checkEditable() } }
+    public var isAbstract: Bool {
+        get { _isAbstract }
+        set { _isAbstract = newValue; checkEditable() }
+    }
+    @exclusivity(unchecked) private var _isAbstract = false
     /// Application data attached to the entity.
     @exclusivity(unchecked) public var userInfo: [String: String] = [:] { didSet { checkEditable() } }
     /// The entity's name in an earlier model version, for inferred migration.
