@@ -7,7 +7,10 @@ package let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self
 
 /// A prepared statement with typed binding and reading of ``AttributeValue``s.
 package final class SQLiteStatement {
-    private(set) var raw: OpaquePointer?
+    /// The prepared statement; nil once finalized. Not checked for exclusive access at run time: a statement is
+    /// used only through its connection, by one caller at a time, and every access is a plain read or write of
+    /// the pointer (none is held across a call), so none can overlap; the checks cost more than the binds.
+    @exclusivity(unchecked) private(set) var raw: OpaquePointer?
     package unowned let connection: SQLiteConnection
     /// Whether ``SQLiteConnection/cachedStatement(_:)`` handed this statement out beside its cached one (that
     /// one was still stepping): the caller owns it, and nothing may keep it past the request.
@@ -30,6 +33,11 @@ package final class SQLiteStatement {
 
     package func reset() {
         sqlite3_reset(raw)
+        sqlite3_clear_bindings(raw)
+    }
+
+    /// Binds every parameter to NULL (`sqlite3_clear_bindings`), letting go of any bytes lent to it.
+    package func clearBindings() {
         sqlite3_clear_bindings(raw)
     }
 

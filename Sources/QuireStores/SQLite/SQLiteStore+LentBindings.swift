@@ -9,14 +9,17 @@ extension SQLiteStore {
     /// A save binds each string and blob once and steps the statement once, so SQLite's copy of every value
     /// (`SQLITE_TRANSIENT`: an allocation and a copy each) is work thrown away. Here each such value is bound
     /// with `SQLITE_STATIC` (a nil destructor) inside the scope that lends its bytes (`withContiguousStorageIfAvailable`,
-    /// `withUnsafeBytes`), `finish` (which binds the rest and steps the statement) runs inside every one of
-    /// those scopes, and each lent parameter is bound to NULL again before its scope ends.
+    /// `withUnsafeBytes`), and `finish` (which binds the rest and steps the statement) runs inside every one of
+    /// those scopes. The caller must clear the statement's bindings (`clearBindings()`, one call for all the lent
+    /// parameters) when this returns or throws, before the statement is used again.
     ///
     /// Safety: SQLite reads a `SQLITE_STATIC` value only while the statement steps (or until the parameter is
     /// bound again); the statement steps only inside `finish`, where every lent buffer is alive (it belongs to
-    /// `attributes`, which the caller holds), and no lent pointer survives its scope, so a later step or a
-    /// finalize can never reach it. Values of other kinds, empty strings and blobs (whose buffers may have no
-    /// address), strings without contiguous UTF-8 and external-storage columns are bound as before, copied.
+    /// `attributes`, which the caller holds, or to the scope of a small string's bytes, which encloses
+    /// `finish`). Between the end of those scopes and the caller's clearing nothing steps or reads the
+    /// statement, and afterwards no lent pointer is left in it, so a later step or a finalize can never reach
+    /// one. Values of other kinds, empty strings and blobs (whose buffers may have no address), strings without
+    /// contiguous UTF-8 and external-storage columns are bound as before, copied.
     ///
     /// - Parameters:
     ///   - attributes: The row's attribute values by slot.
@@ -40,7 +43,6 @@ extension SQLiteStore {
                     let lent = try text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
                         guard let base = bytes.baseAddress, !bytes.isEmpty, bytes.count <= Int(Int32.max) else { return false }
                         sqlite3_bind_text(statement.raw, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
-                        defer { sqlite3_bind_null(statement.raw, index) }
                         try bindLendingBytes(
                             attributes, slots: slots, from: position + 1, index: index + 1, to: statement, bindCopied: bindCopied,
                             finish: finish)
@@ -51,7 +53,6 @@ extension SQLiteStore {
                     let lent = try data.withUnsafeBytes { bytes -> Bool in
                         guard let base = bytes.baseAddress, !bytes.isEmpty, bytes.count <= Int(Int32.max) else { return false }
                         sqlite3_bind_blob(statement.raw, index, base, Int32(bytes.count), nil)
-                        defer { sqlite3_bind_null(statement.raw, index) }
                         try bindLendingBytes(
                             attributes, slots: slots, from: position + 1, index: index + 1, to: statement, bindCopied: bindCopied,
                             finish: finish)

@@ -44,11 +44,13 @@ extension SQLiteStore {
                 if try !deleteRow(change, connection) { conflicting.append(change) }
             }
             // Through a buffer pointer: iterating the changes would copy each (its arrays retained and released).
-            // The write plan is looked up once per run of one entity.
+            // The write plan is looked up once per run of one entity, and runs are written `insertBatchSize` rows
+            // a statement (SQLiteStore+BatchInsert.swift), the rest one by one.
             let permanentIDs = result.permanentIDs
             try request.inserted.withUnsafeBufferPointer { inserted in
                 var run: (entity: ObjectIdentifier, plan: WritePlan?)?
-                for index in inserted.indices where index < permanentIDs.count {
+                var index = 0
+                while index < inserted.count && index < permanentIDs.count {
                     let id = permanentIDs[index]
                     let plan: WritePlan?
                     if let run, run.entity == ObjectIdentifier(id.entity) {
@@ -57,9 +59,20 @@ extension SQLiteStore {
                         plan = writePlan(for: id.entity)
                         run = (ObjectIdentifier(id.entity), plan)
                     }
-                    guard let plan, let base = inserted.baseAddress else { continue }
-                    // Safe: `index` is within the buffer, which lives for the whole closure.
-                    try writeRow(base + index, id: id, plan: plan, map: map, insert: true, version: 1, connection)
+                    guard let plan, let base = inserted.baseAddress else {
+                        index += 1
+                        continue
+                    }
+                    // Safe: `index` (and, for a batch, the `insertBatchSize - 1` changes after it, which
+                    // `canInsertBatch` checked) is within the buffer, which lives for the whole closure.
+                    if canInsertBatch(inserted, ids: permanentIDs, from: index, plan: plan, connection) {
+                        let end = index + Self.insertBatchSize
+                        try writeInsertBatch(base + index, ids: permanentIDs[index..<end], plan: plan, map: map, connection)
+                        index = end
+                    } else {
+                        try writeRow(base + index, id: id, plan: plan, map: map, insert: true, version: 1, connection)
+                        index += 1
+                    }
                 }
             }
             for change in request.updated {
@@ -177,40 +190,24 @@ extension SQLiteStore {
         let entity = id.entity
         guard let pk = id.primaryKey else { return false }
         let statement = try writeStatement(for: entity, plan: plan, insert: insert, connection)
-        var index: Int32 = insert ? 4 : 1
+        let first: Int32 = insert ? 4 : 1
         if insert {
             statement.bind(pk, at: 1)
             statement.bind(Int64(schema.numbers.number(of: entity)), at: 2)
             statement.bind(version, at: 3)
         }
         let writes = blobWrites
-        // Strings and blobs are lent to SQLite for the step rather than copied (see `bindLendingBytes`).
+        // Strings and blobs are lent to SQLite for the step rather than copied (see `bindLendingBytes`), and taken
+        // back in one call once it stepped, or failed.
+        defer { statement.clearBindings() }
         try change.pointee.attributes.withUnsafeBufferPointer { attributes in
             try bindLendingBytes(
-                attributes, slots: plan.attributeSlots, from: 0, index: index, to: statement,
+                attributes, slots: plan.attributeSlots, from: 0, index: first, to: statement,
                 bindCopied: { slot, external, index in
-                    if external, let writes {
-                        statement.bind(try writes.stored(attributes[slot], external: true), at: index, externalFormat: true)
-                    } else {
-                        statement.bind(attributes[slot], at: index, externalFormat: external)
-                    }
+                    try bindCopied(attributes[slot], external: external, at: index, to: statement, writes: writes)
                 },
                 finish: { next in
-                    index = next
-                    for (slot, withEntity) in plan.relationshipSlots {
-                        var target: ObjectID?
-                        if case .toOne(let related) = change.pointee.relationships[slot] { target = related.map { map[$0] ?? $0 } }
-                        if let key = target?.primaryKey { statement.bind(key, at: index) } else { statement.bindNull(at: index) }
-                        index += 1
-                        if withEntity {
-                            if let target {
-                                statement.bind(Int64(schema.numbers.number(of: target.entity)), at: index)
-                            } else {
-                                statement.bindNull(at: index)
-                            }
-                            index += 1
-                        }
-                    }
+                    let index = bindToOneKeys(of: change, plan: plan, map: map, from: next, to: statement)
                     if !insert {
                         statement.bind(pk, at: index)
                         statement.bind(change.pointee.version, at: index + 1)
@@ -219,6 +216,41 @@ extension SQLiteStore {
                 })
         }
         return insert || connection.changes == 1
+    }
+
+    /// Binds one attribute value the copying way: external-storage values through the save's blob writes.
+    func bindCopied(
+        _ value: AttributeValue, external: Bool, at index: Int32, to statement: SQLiteStatement, writes: ExternalDataWrites?
+    ) throws {
+        if external, let writes {
+            statement.bind(try writes.stored(value, external: true), at: index, externalFormat: true)
+        } else {
+            statement.bind(value, at: index, externalFormat: external)
+        }
+    }
+
+    /// Binds a change's to-one relationships from parameter `index` on (each key, and the destination's entity
+    /// number where the plan stores one; temporary IDs through `map`); returns the next parameter index.
+    func bindToOneKeys(
+        of change: UnsafePointer<SaveRequest.Change>, plan: WritePlan, map: [ObjectID: ObjectID], from index: Int32,
+        to statement: SQLiteStatement
+    ) -> Int32 {
+        var index = index
+        for (slot, withEntity) in plan.relationshipSlots {
+            var target: ObjectID?
+            if case .toOne(let related) = change.pointee.relationships[slot] { target = related.map { map[$0] ?? $0 } }
+            if let key = target?.primaryKey { statement.bind(key, at: index) } else { statement.bindNull(at: index) }
+            index += 1
+            if withEntity {
+                if let target {
+                    statement.bind(Int64(schema.numbers.number(of: target.entity)), at: index)
+                } else {
+                    statement.bindNull(at: index)
+                }
+                index += 1
+            }
+        }
+        return index
     }
 
     /// The prepared INSERT or UPDATE of an entity's rows, looked up by entity rather than by SQL text.

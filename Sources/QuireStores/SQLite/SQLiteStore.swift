@@ -14,6 +14,8 @@ package final class WritePlan {
     /// The prepared statements, owned by the connection's cache (cleared with the plans on close).
     var insertStatement: SQLiteStatement?
     var updateStatement: SQLiteStatement?
+    /// The prepared INSERT of several rows at once (SQLiteStore+BatchInsert.swift), owned like the others.
+    var batchInsertStatement: SQLiteStatement?
 
     package init(insertSQL: String, updateSQL: String, attributeSlots: [(Int, Bool)], relationshipSlots: [(Int, Bool)]) {
         self.insertSQL = insertSQL
@@ -36,7 +38,11 @@ package final class SQLiteStore: ImportingStoreBackend {
     private var openFileToken: AnyHashable?
     /// The schema: Core Data's numbering for a new store, the store's own `Z_PRIMARYKEY` numbers once an
     /// existing store is loaded.
-    package private(set) var schema: SQLiteSchema
+    ///
+    /// Its accesses, and those of ``blobWrites``, are not checked at run time (`@exclusivity(unchecked)`): the
+    /// store is used only under the coordinator's lock, so no two accesses overlap, and a save reads both for
+    /// every row it writes, where the checks cost more than the reads.
+    @exclusivity(unchecked) package private(set) var schema: SQLiteSchema
     /// Per entity: how to read its rows.
     var readers: [ObjectIdentifier: RowReader] = [:]
     /// The same readers by entity number (`Z_ENT`), for the per-row lookup.
@@ -58,7 +64,7 @@ package final class SQLiteStore: ImportingStoreBackend {
     /// read like any other, never written by a save.
     var triggerMaintainedAttributes: Set<ObjectIdentifier> = []
     /// The external data files of the save in progress.
-    var blobWrites: ExternalDataWrites?
+    @exclusivity(unchecked) var blobWrites: ExternalDataWrites?
     /// The lengths of external data files carried into the store by an import.
     var importedLengths: [String: Int64] = [:]
     /// Open query generations: a connection each, holding a read transaction (see
