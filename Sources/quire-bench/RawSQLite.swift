@@ -272,31 +272,69 @@ enum RawSQLite {
             """)
         defer { sqlite3_finalize(statement) }
         for row in rows {
-            try connection.check(sqlite3_bind_int64(statement, 1, row.primaryKey), "binding Z_PK")
-            try connection.check(sqlite3_bind_int64(statement, 2, row.i1), "binding ZI1")
-            try connection.check(sqlite3_bind_int64(statement, 3, row.i2), "binding ZI2")
-            try connection.check(sqlite3_bind_double(statement, 4, row.d1), "binding ZD1")
-            try connection.check(sqlite3_bind_double(statement, 5, row.d2), "binding ZD2")
-            try connection.check(sqlite3_bind_text(statement, 6, row.s1, -1, benchSQLiteTransient), "binding ZS1")
-            try connection.check(sqlite3_bind_text(statement, 7, row.s2, -1, benchSQLiteTransient), "binding ZS2")
-            try connection.check(sqlite3_bind_text(statement, 8, row.s3, -1, benchSQLiteTransient), "binding ZS3")
-            try connection.check(sqlite3_bind_int64(statement, 9, row.flag ? 1 : 0), "binding ZFLAG")
-            try connection.check(
-                sqlite3_bind_double(statement, 10, row.date.timeIntervalSinceReferenceDate),
-                "binding ZDATE"
-            )
-            let blobResult = row.blob.withUnsafeBytes { bytes in
-                sqlite3_bind_blob(statement, 11, bytes.baseAddress, Int32(bytes.count), benchSQLiteTransient)
-            }
-            try connection.check(blobResult, "binding ZBLOB")
-            try connection.check(sqlite3_bind_int64(statement, 12, row.tag), "binding ZTAG")
-            if let owners {
-                try connection.check(sqlite3_bind_int64(statement, 13, (row.primaryKey - 1) % Int64(owners) + 1), "binding ZOWNER")
-            } else {
-                try connection.check(sqlite3_bind_null(statement, 13), "binding ZOWNER")
-            }
+            try bind(row, to: statement, from: 0, owner: owners.map { (row.primaryKey - 1) % Int64($0) + 1 }, connection)
             try connection.check(sqlite3_step(statement), "inserting row \(row.primaryKey)", expecting: SQLITE_DONE)
             try connection.check(sqlite3_reset(statement), "resetting the insert")
+        }
+        try connection.execute("COMMIT")
+    }
+
+    /// Binds one row's 13 parameters of the insert, from parameter `base + 1` on.
+    private static func bind(_ row: BenchRow, to statement: OpaquePointer, from base: Int32, owner: Int64?, _ connection: RawConnection) throws {
+        try connection.check(sqlite3_bind_int64(statement, base + 1, row.primaryKey), "binding Z_PK")
+        try connection.check(sqlite3_bind_int64(statement, base + 2, row.i1), "binding ZI1")
+        try connection.check(sqlite3_bind_int64(statement, base + 3, row.i2), "binding ZI2")
+        try connection.check(sqlite3_bind_double(statement, base + 4, row.d1), "binding ZD1")
+        try connection.check(sqlite3_bind_double(statement, base + 5, row.d2), "binding ZD2")
+        try connection.check(sqlite3_bind_text(statement, base + 6, row.s1, -1, benchSQLiteTransient), "binding ZS1")
+        try connection.check(sqlite3_bind_text(statement, base + 7, row.s2, -1, benchSQLiteTransient), "binding ZS2")
+        try connection.check(sqlite3_bind_text(statement, base + 8, row.s3, -1, benchSQLiteTransient), "binding ZS3")
+        try connection.check(sqlite3_bind_int64(statement, base + 9, row.flag ? 1 : 0), "binding ZFLAG")
+        try connection.check(sqlite3_bind_double(statement, base + 10, row.date.timeIntervalSinceReferenceDate), "binding ZDATE")
+        let blobResult = row.blob.withUnsafeBytes { bytes in
+            sqlite3_bind_blob(statement, base + 11, bytes.baseAddress, Int32(bytes.count), benchSQLiteTransient)
+        }
+        try connection.check(blobResult, "binding ZBLOB")
+        try connection.check(sqlite3_bind_int64(statement, base + 12, row.tag), "binding ZTAG")
+        if let owner {
+            try connection.check(sqlite3_bind_int64(statement, base + 13, owner), "binding ZOWNER")
+        } else {
+            try connection.check(sqlite3_bind_null(statement, base + 13), "binding ZOWNER")
+        }
+    }
+
+    /// Baseline (a) written the way Quire's SQLite store writes inserts: `rowsPerStatement` rows a statement
+    /// (`INSERT OR FAIL … VALUES (…), (…), …`), the rest one by one, into a new store; for comparison only (the
+    /// row's ratio is against ``insert(_:at:owners:cacheBytes:)``, one row a statement, as a plain program does).
+    ///
+    /// - Throws: ``RawSQLiteError`` if SQLite fails.
+    static func insert(_ rows: [BenchRow], at url: URL, rowsPerStatement: Int) throws {
+        try removeStore(at: url)
+        let connection = try RawConnection(url: url, create: true)
+        defer { connection.close() }
+        try connection.execute("BEGIN IMMEDIATE")
+        try connection.execute(createTable)
+        let values = "(?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        func prepare(_ count: Int) throws -> OpaquePointer {
+            try connection.prepare("""
+                INSERT OR FAIL INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZI1, ZI2, ZD1, ZD2, ZS1, ZS2, ZS3, ZFLAG, ZDATE, ZBLOB, ZTAG, ZOWNER) \
+                VALUES \(Array(repeating: values, count: count).joined(separator: ", "))
+                """)
+        }
+        let batch = try prepare(rowsPerStatement)
+        defer { sqlite3_finalize(batch) }
+        let single = try prepare(1)
+        defer { sqlite3_finalize(single) }
+        var start = 0
+        while start < rows.count {
+            let count = rows.count - start >= rowsPerStatement ? rowsPerStatement : 1
+            let statement = count == 1 ? single : batch
+            for offset in 0..<count {
+                try bind(rows[start + offset], to: statement, from: Int32(offset * 13), owner: nil, connection)
+            }
+            try connection.check(sqlite3_step(statement), "inserting rows from \(start)", expecting: SQLITE_DONE)
+            try connection.check(sqlite3_reset(statement), "resetting the insert")
+            start += count
         }
         try connection.execute("COMMIT")
     }

@@ -9,7 +9,7 @@ extension SQLiteStore {
     /// on the table and on each index, making the record buffers, halting and freeing them. Sixteen rows a
     /// statement leave a sixteenth of that per row (a save of 100,000 rows of `quire-bench`'s entity takes about
     /// a quarter fewer instructions inside SQLite); longer statements gain little more.
-    static let insertBatchSize = 16
+    package static let insertBatchSize = 16
 
     /// Whether `count` inserted changes from `start` on can be written as one batch: all of one entity, with
     /// permanent keys, and a statement whose parameters SQLite's limit allows.
