@@ -33,7 +33,7 @@ public final class BatchUpdateRequest: @unchecked Sendable {
     /// persistent attributes (`QueryExpression(format: "viewCount + 1")`, `lowercase:(title)`, `now()`), as
     /// `NSExpression`s in Core Data's `propertiesToUpdate`. An expression is computed for each object, in the
     /// store's SQL where SQLite computes the value the in-memory evaluator would and by that evaluator otherwise,
-    /// and converted to the attribute's type as ``ManagedObject/setValue(_:forKey:)`` would: a result that does
+    /// and converted to the attribute's type as ``ManagedObject/setValue(_:forKey:)-(Any?,String)`` would: a result that does
     /// not fit (a fraction or an out-of-range integer for an integer attribute) fails the whole request with
     /// ``QuireError/Code/invalidValue``, writing nothing. Key paths through relationships, aggregates and
     /// subqueries are refused. Relationships cannot be set (as in Core Data, whose batch updates set

@@ -61,7 +61,7 @@ public protocol ManagedPropertyValue {
     /// The value from what ``ManagedObject/value(forKey:)`` returned for a property (what ``Managed`` calls):
     /// by default ``fromManagedValue(_:)``.
     static func fromManagedValue(_ value: Any?, of property: PropertyDescription?) -> Self
-    /// The value to give ``ManagedObject/setValue(_:forKey:)``.
+    /// The value to give ``ManagedObject/setValue(_:forKey:)-(Any?,String)``.
     var managedValue: Any? { get }
 }
 

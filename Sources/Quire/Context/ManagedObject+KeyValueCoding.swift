@@ -107,7 +107,7 @@ extension ManagedObject {
         }
     }
 
-    /// Reads or writes a property by key, like ``value(forKey:)`` and ``setValue(_:forKey:)``.
+    /// Reads or writes a property by key, like ``value(forKey:)`` and ``setValue(_:forKey:)-(Any?,String)``.
     public subscript(key: String) -> Any? {
         get { value(forKey: key) }
         set { setValue(newValue, forKey: key) }

@@ -29,12 +29,12 @@ extension ManagedObject {
         return value(forKey: key)
     }
 
-    /// Sets the value of a property, like ``setValue(_:forKey:)``, throwing instead of trapping for values
+    /// Sets the value of a property, like ``setValue(_:forKey:)-(Any?,String)``, throwing instead of trapping for values
     /// that can come from input.
     ///
     /// An integer outside its attribute's range (40 000 for an Integer 16) is not an error here: it is stored,
     /// and the save fails validation with ``QuireError/Code/validationNumberTooLarge`` or
-    /// ``QuireError/Code/validationNumberTooSmall`` naming the key, as in Core Data (``setValue(_:forKey:)``
+    /// ``QuireError/Code/validationNumberTooSmall`` naming the key, as in Core Data (``setValue(_:forKey:)-(Any?,String)``
     /// does the same).
     ///
     /// - Throws: ``QuireError/Code/unknownKey`` for a key that names no property of the entity;
@@ -70,7 +70,7 @@ extension ManagedObject {
         return property
     }
 
-    /// Checks what ``setValue(_:forKey:)`` would trap on for a relationship value.
+    /// Checks what ``setValue(_:forKey:)-(Any?,String)`` would trap on for a relationship value.
     private func checkRelationshipValue(_ value: Any?, for relationship: RelationshipDescription) throws {
         func invalid(_ reason: String) -> QuireError {
             QuireError(

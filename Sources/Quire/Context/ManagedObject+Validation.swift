@@ -16,11 +16,11 @@ extension ManagedObject {
     /// }
     /// ```
     ///
-    /// Values set with ``setValue(_:forKey:)`` are not checked until the context saves; call this to check one
+    /// Values set with ``setValue(_:forKey:)-(Any?,String)`` are not checked until the context saves; call this to check one
     /// before setting it (an editor's field, say).
     ///
     /// - Parameters:
-    ///   - value: The value, as ``setValue(_:forKey:)`` takes it; a validation method may replace it.
+    ///   - value: The value, as ``setValue(_:forKey:)-(Any?,String)`` takes it; a validation method may replace it.
     ///   - key: The property's key. An unknown key is a programmer error.
     /// - Throws: The failure (codes 1550–1680), ``QuireError/Code/validationMultipleErrors`` listing several,
     ///   or ``QuireError/Code/invalidValue`` for a value of the wrong type.
