@@ -9,37 +9,39 @@ import Foundation
 extension ManagedObject {
     /// Sets a `String` value, as ``setValue(_:forKey:)-(Any?,String)`` does, without boxing it.
     public func setValue(_ value: String, forKey key: String) {
-        if let slot = slotOfAttribute(key, ofType: .string) { return setAttributeValue(.string(value), at: slot) }
-        setValue(Optional<Any>.some(value), forKey: key)
+        setValue(value, ofType: .string, as: AttributeValue.string, forKey: key)
     }
 
     /// Sets an `Int64` value, as ``setValue(_:forKey:)-(Any?,String)`` does, without boxing it.
     public func setValue(_ value: Int64, forKey key: String) {
-        if let slot = slotOfAttribute(key, ofType: .integer64) { return setAttributeValue(.integer(value), at: slot) }
-        setValue(Optional<Any>.some(value), forKey: key)
+        setValue(value, ofType: .integer64, as: AttributeValue.integer, forKey: key)
     }
 
     /// Sets a `Double` value, as ``setValue(_:forKey:)-(Any?,String)`` does, without boxing it.
     public func setValue(_ value: Double, forKey key: String) {
-        if let slot = slotOfAttribute(key, ofType: .double) { return setAttributeValue(.double(value), at: slot) }
-        setValue(Optional<Any>.some(value), forKey: key)
+        setValue(value, ofType: .double, as: AttributeValue.double, forKey: key)
     }
 
     /// Sets a `Bool` value, as ``setValue(_:forKey:)-(Any?,String)`` does, without boxing it.
     public func setValue(_ value: Bool, forKey key: String) {
-        if let slot = slotOfAttribute(key, ofType: .boolean) { return setAttributeValue(.boolean(value), at: slot) }
-        setValue(Optional<Any>.some(value), forKey: key)
+        setValue(value, ofType: .boolean, as: AttributeValue.boolean, forKey: key)
     }
 
     /// Sets a `Date` value, as ``setValue(_:forKey:)-(Any?,String)`` does, without boxing it.
     public func setValue(_ value: Date, forKey key: String) {
-        if let slot = slotOfAttribute(key, ofType: .date) { return setAttributeValue(.date(value), at: slot) }
-        setValue(Optional<Any>.some(value), forKey: key)
+        setValue(value, ofType: .date, as: AttributeValue.date, forKey: key)
     }
 
     /// Sets a `Data` value, as ``setValue(_:forKey:)-(Any?,String)`` does, without boxing it.
     public func setValue(_ value: Data, forKey key: String) {
-        if let slot = slotOfAttribute(key, ofType: .binaryData) { return setAttributeValue(.data(value), at: slot) }
+        setValue(value, ofType: .binaryData, as: AttributeValue.data, forKey: key)
+    }
+
+    /// Stores `value` (as `stored(value)`) when `key` names a settable attribute of type `type`; otherwise sets it
+    /// through the `Any?` version.
+    @inline(__always)
+    private func setValue<Value>(_ value: Value, ofType type: AttributeType, as stored: (Value) -> AttributeValue, forKey key: String) {
+        if let slot = slotOfAttribute(key, ofType: type) { return setAttributeValue(stored(value), at: slot) }
         setValue(Optional<Any>.some(value), forKey: key)
     }
 
