@@ -89,12 +89,7 @@ extension RowReader {
                 number: entityNumber, entity: reader.entity, row: pk, expected: expected, store: source.storeDescription,
                 file: source.errorFile)
         }
-        guard pk > 0 else {
-            throw QuireError(
-                .fileReadCorruptFile,
-                "Row \(source.keyColumnName) \(pk) of table \(source.tableName(reader)) in \(source.storeDescription) has a key below 1.",
-                context: .init(file: source.errorFile, entity: reader.entity.name))
-        }
+        guard pk > 0 else { throw keyBelowOne(pk, source, reader) }
         return (reader, pk)
     }
 
@@ -358,7 +353,18 @@ extension RowReader {
     package static func packedSnapshot<Source: RowColumnSource, Store: RowReadingStore>(
         from source: Source, in store: Store, expecting expected: EntityDescription, builder: PackedRowBuilder
     ) throws -> PackedRowSnapshot {
-        let (reader, pk) = try identify(source, in: store, expecting: expected)
+        var memo = RowReaderMemo()
+        return try packedSnapshot(from: source, in: store, expecting: expected, builder: builder, memo: &memo)
+    }
+
+    /// ``packedSnapshot(from:in:expecting:builder:)`` for one of a fetch's rows, identified through the fetch's
+    /// `memo` (``identify(_:in:expecting:memo:)``).
+    @inline(__always)
+    package static func packedSnapshot<Source: RowColumnSource, Store: RowReadingStore>(
+        from source: Source, in store: Store, expecting expected: EntityDescription, builder: PackedRowBuilder,
+        memo: inout RowReaderMemo
+    ) throws -> PackedRowSnapshot {
+        let (reader, pk) = try identify(source, in: store, expecting: expected, memo: &memo)
         builder.reset()
         var sink = builder
         try reader.readAttributes(from: source, row: pk, into: &sink)
