@@ -19,8 +19,8 @@ extension EntityDescription {
     /// The class instantiated for the entity's objects: ``ManagedObject`` or a typed subclass.
     public var managedObjectClass: ManagedObject.Type {
         get {
-            guard let type = objectClass.type else { return ManagedObject.self }
-            // Safe: `objectClass.type` is only ever written by this setter, from a `ManagedObject.Type`, and a
+            guard let type = objectClassType else { return ManagedObject.self }
+            // Safe: `objectClass.type` (`objectClassType`) is only ever written by this setter, from a `ManagedObject.Type`, and a
             // class metatype has the same one-pointer layout whatever its static type. The unchecked cast
             // keeps a dynamic cast off the path that instantiates every fetched object.
             return unsafeBitCast(type, to: ManagedObject.Type.self)

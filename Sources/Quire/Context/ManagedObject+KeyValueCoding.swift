@@ -21,7 +21,8 @@ extension ManagedObject {
         if let keyed { nextKeyHint = UInt8(truncatingIfNeeded: keyed.index &+ 1) }
         // Most attributes read as their stored value's own type: no description to look at.
         if let keyed, keyed.isPlainAttribute {
-            if let value = packedAnyValue(at: keyed.index) { return value }
+            if faultFlag { fireFaultIfNeeded() }
+            if let row = unretainedPackedValues { return packedAnyValue(at: keyed.index, in: row) }
             let stored = attributeValue(at: keyed.index)
             if case .externalData = stored {} else { return stored.anyValue }
         }

@@ -40,12 +40,24 @@ extension ManagedObject {
     /// is a fault).
     var packedValues: PackedRow? { faultFlag ? nil : heldRow }
 
-    /// `value(forKey:)` of a plain attribute (``EntityDescription/isPlainAttribute(at:)``) decoded straight from
-    /// the packed values, firing the fault first; `.none` when the values are not packed.
+    /// The packed row that holds a fired object's values (``packedValues``), unretained: nil when its values are
+    /// in the arrays or it is a fault. Such a row is always packed (a row kept as arrays gives its arrays to the
+    /// object instead: `load(_:packed:version:)`, `fulfillFaultThrowing(of:)`). Read it with
+    /// ``packedAnyValue(at:in:)`` while the object is alive and keeps the row.
     @inline(__always)
-    func packedAnyValue(at slot: Int) -> Any?? {
-        if faultFlag { fireFaultIfNeeded() }
-        return withHeldRow { $0?.anyAttribute(at: slot) ?? .none }
+    var unretainedPackedValues: Unmanaged<PackedRow>? {
+        if faultFlag { return nil }
+        return withExtendedLifetime(heldRow) { $0.map { Unmanaged.passUnretained($0) } }
+    }
+
+    /// `value(forKey:)` of a plain attribute (``EntityDescription/isPlainAttribute(at:)``) decoded straight from
+    /// the packed row `row` (``unretainedPackedValues``), made once, straight into the caller's result.
+    @inline(__always)
+    func packedAnyValue(at slot: Int, in row: Unmanaged<PackedRow>) -> Any? {
+        // Safe: `row` is the object's `heldRow`, which the object holds strongly, and the object is alive for the
+        // call (`self` is guaranteed); `anyAttribute(at:)` never touches the object, so nothing can release the
+        // row while it runs. Skips a retain and a release per value read.
+        row._withUnsafeGuaranteedRef { $0.anyAttribute(at: slot) }
     }
 
     /// The attribute value of a slot decoded from the packed row the object holds (its values, or a fault's

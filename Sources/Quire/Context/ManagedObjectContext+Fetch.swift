@@ -155,7 +155,10 @@ extension ManagedObjectContext {
             // (`awakeFromFetch`) runs once the coordinator's lock is released. Whether the store evaluates the
             // predicate is decided in the same request (one lock, one compilation).
             var objects: [ManagedObject] = []
+            // The indexes of the objects to awake, kept once one object does not awake: a filled fetch of new
+            // objects awakes every one, and needs no list of them all.
             var awaking: [Int] = []
+            var allAwake = true
             let asFaults = request.returnsObjectsAsFaults
             let coordinator = coordinatorOrFail()
             let heldRowGeneration = asFaults && parent == nil ? coordinator.heldRowGeneration : nil
@@ -163,11 +166,20 @@ extension ManagedObjectContext {
             defer { registry.resumePruning() }
             let evaluated = try coordinator.visitPackedRowsIfStoresEvaluate(fetch, stores: stores) { row in
                 let (object, awakes) = materialize(row, asFault: asFaults, heldRowGeneration: heldRowGeneration)
-                if awakes { awaking.append(objects.count) }
+                if allAwake && !awakes {
+                    allAwake = false
+                    awaking = Array(objects.indices)
+                } else if awakes && !allAwake {
+                    awaking.append(objects.count)
+                }
                 objects.append(object)
             }
             if evaluated {
-                for index in awaking { objects[index].awakeFromFetch() }
+                if allAwake {
+                    for object in objects { object.awakeFromFetch() }
+                } else {
+                    for index in awaking { objects[index].awakeFromFetch() }
+                }
                 return objects
             }
         }

@@ -259,34 +259,44 @@ package final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
     }
 
     /// The attribute value of one slot as ``AttributeValue/anyValue`` gives it, decoded straight from the packed
-    /// bytes (no ``AttributeValue`` on the way): `value(forKey:)`'s fast path. `.none` when the row keeps its
-    /// values as arrays (whose values may need more than `anyValue`, such as external data to read).
-    package func anyAttribute(at slot: Int) -> Any?? {
-        withUnsafeMutablePointers { header, start -> Any?? in
-            if header.pointee.unpacked != nil { return .none }
-            guard slot >= 0, slot < Int(header.pointee.attributeCount) else { return .some(nil) }
-            var cursor = Self.position(of: slot, header, start)
-            let value: Any?
-            switch Tag(rawValue: Self.take(UInt8.self, at: &cursor)) {
-            case .integer: value = Self.take(Int64.self, at: &cursor)
-            case .double: value = Self.take(Double.self, at: &cursor)
-            case .float: value = Self.take(Float.self, at: &cursor)
-            case .booleanTrue: value = true
-            case .booleanFalse: value = false
-            case .date: value = Date(timeIntervalSinceReferenceDate: Self.take(Double.self, at: &cursor))
-            case .string:
-                let count = Self.takeLength(at: &cursor)
-                value = String(decoding: UnsafeRawBufferPointer(start: cursor, count: count), as: UTF8.self)
-                cursor += count
-            case .data:
-                let count = Self.takeLength(at: &cursor)
-                value = count == 0 ? Data() : Data(bytes: cursor, count: count)
-                cursor += count
-            default: value = nil
-            }
-            Self.note(slot, endingAt: cursor, header, start)
-            return .some(value)
+    /// bytes (no ``AttributeValue`` on the way): `value(forKey:)`'s fast path. For a packed row only (``isPacked``:
+    /// the caller checks first); a row kept as arrays, or a slot past its values, answers `nil`.
+    ///
+    /// The value is made once, straight into the caller's result: the answer is `Any?` itself (not wrapped in a
+    /// second optional to say "not packed"), so no copy of the existential follows.
+    package func anyAttribute(at slot: Int) -> Any? {
+        withUnsafeMutablePointers { header, start in Self.anyAttribute(slot, header, start) }
+    }
+
+    /// ``anyAttribute(at:)`` on the row's pointers.
+    @inline(__always)
+    private static func anyAttribute(
+        _ slot: Int, _ header: UnsafeMutablePointer<Header>, _ start: UnsafeMutablePointer<UInt8>
+    ) -> Any? {
+        guard header.pointee.unpacked == nil, slot >= 0, slot < Int(header.pointee.attributeCount) else { return nil }
+        var cursor = position(of: slot, header, start)
+        // The tags as bytes (a switch over `Tag(rawValue:)` costs a call per value).
+        let tag = take(UInt8.self, at: &cursor)
+        let value: Any?
+        switch tag {
+        case Tag.integer.rawValue: value = take(Int64.self, at: &cursor)
+        case Tag.double.rawValue: value = take(Double.self, at: &cursor)
+        case Tag.string.rawValue:
+            let count = takeLength(at: &cursor)
+            value = String(decoding: UnsafeRawBufferPointer(start: cursor, count: count), as: UTF8.self)
+            cursor += count
+        case Tag.booleanTrue.rawValue: value = true
+        case Tag.booleanFalse.rawValue: value = false
+        case Tag.date.rawValue: value = Date(timeIntervalSinceReferenceDate: take(Double.self, at: &cursor))
+        case Tag.data.rawValue:
+            let count = takeLength(at: &cursor)
+            value = count == 0 ? Data() : Data(bytes: cursor, count: count)
+            cursor += count
+        case Tag.float.rawValue: value = take(Float.self, at: &cursor)
+        default: value = nil
         }
+        note(slot, endingAt: cursor, header, start)
+        return value
     }
 
     /// Where the attribute of `slot` starts: from where the last read left off when that is at or before the

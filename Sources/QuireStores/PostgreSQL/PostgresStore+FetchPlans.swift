@@ -65,9 +65,10 @@ extension PostgresStore {
         guard let result else { return true }
         var cursor = PostgresRowCursor(result, display: displayURL, errorFile: errorURL)
         let builder = PackedRowBuilder()
+        var memo = RowReaderMemo()
         for row in 0..<Int32(result.count) {
             cursor.row = row
-            try body(try RowReader.packedSnapshot(from: cursor, in: self, expecting: fetch.entity, builder: builder))
+            try body(try RowReader.packedSnapshot(from: cursor, in: self, expecting: fetch.entity, builder: builder, memo: &memo))
         }
         return true
     }

@@ -89,12 +89,7 @@ extension RowReader {
                 number: entityNumber, entity: reader.entity, row: pk, expected: expected, store: source.storeDescription,
                 file: source.errorFile)
         }
-        guard pk > 0 else {
-            throw QuireError(
-                .fileReadCorruptFile,
-                "Row \(source.keyColumnName) \(pk) of table \(source.tableName(reader)) in \(source.storeDescription) has a key below 1.",
-                context: .init(file: source.errorFile, entity: reader.entity.name))
-        }
+        guard pk > 0 else { throw keyBelowOne(pk, source, reader) }
         return (reader, pk)
     }
 
@@ -112,11 +107,15 @@ extension RowReader {
         let (reader, pk) = try identify(source, in: store, expecting: expected)
         let reads = reader.attributes
         let attributes = try [AttributeValue](unsafeUninitializedCapacity: reads.count) { buffer, initialized in
-            for read in reads {
-                var sink = AttributeValueSink()
-                try reader.readValue(read, from: source, row: pk, into: &sink)
-                buffer.initializeElement(at: initialized, to: sink.value)
-                initialized += 1
+            // Safe: the buffer is the reader's own `attributes` (a constant), borrowed for the loop, and every
+            // index comes from its range.
+            try reads.withUnsafeBufferPointer { reads in
+                for read in reads.indices {
+                    var sink = AttributeValueSink()
+                    try reader.readValue(reads, read, from: source, row: pk, into: &sink)
+                    buffer.initializeElement(at: initialized, to: sink.value)
+                    initialized += 1
+                }
             }
         }
         let id = ObjectID(entity: reader.entity, store: store.store, primaryKey: pk)
@@ -134,7 +133,11 @@ extension RowReader {
     package func readAttributes<Source: RowColumnSource, Sink: RowValueSink>(
         from source: Source, row pk: Int64, into sink: inout Sink
     ) throws {
-        for read in attributes { try readValue(read, from: source, row: pk, into: &sink) }
+        // Safe: the buffer is this reader's own `attributes` (a constant), borrowed for the loop, and every index
+        // comes from its range.
+        try attributes.withUnsafeBufferPointer { reads in
+            for read in reads.indices { try readValue(reads, read, from: source, row: pk, into: &sink) }
+        }
     }
 
     /// Reads the relationships of the current row into `sink`, in slot order: a to-one's foreign key (and, for
@@ -178,20 +181,25 @@ extension RowReader {
         }
     }
 
-    /// Reads one attribute's column into `sink`. Each kind first tests the storage class its values always have
-    /// (one comparison), so a well-formed row pays nothing more for the checks; NULL and the other classes the
-    /// type allows take the slower path, and a class the type never has is refused.
+    /// Reads one attribute's column into `sink`: the read at `index` of `reads` (the reader's `attributes`).
+    /// Each kind first tests the storage class its values always have (one comparison), so a well-formed row
+    /// pays nothing more for the checks; NULL and the other classes the type allows take the slower path, and a
+    /// class the type never has is refused.
+    ///
+    /// The read is taken where it lies, not copied: a row's loop then loads the one or two fields each column
+    /// needs (its column and kind) instead of copying every field of every read past the SQLite calls.
     @inline(__always)
     package func readValue<Source: RowColumnSource, Sink: RowValueSink>(
-        _ read: AttributeRead, from source: Source, row pk: Int64, into sink: inout Sink
+        _ reads: UnsafeBufferPointer<AttributeRead>, _ index: Int, from source: Source, row pk: Int64, into sink: inout Sink
     ) throws {
-        if read.kind == .none {
+        let kind = reads[index].kind
+        if kind == .none {
             sink.null()
             return
         }
-        let column = source.column(read.column)
+        let column = source.column(reads[index].column)
         let storage = source.storageClass(of: column)
-        switch read.kind {
+        switch kind {
         case .none:
             sink.null()
             return
@@ -203,7 +211,9 @@ extension RowReader {
         case .rangedInteger:
             if storage == SQLITE_INTEGER {
                 let integer = source.int64(column)
-                guard integer >= read.minimum, integer <= read.maximum else { throw damaged(read, source, pk, storage: storage) }
+                guard integer >= reads[index].minimum, integer <= reads[index].maximum else {
+                    throw damaged(reads[index], source, pk, storage: storage)
+                }
                 sink.integer(integer)
                 return
             }
@@ -233,8 +243,8 @@ extension RowReader {
                 return
             }
         case .other:
-            if storage != SQLITE_NULL && read.storageClasses & (1 &<< storage) != 0 {
-                sink.value(try otherValue(read, column, storage, source, pk))
+            if storage != SQLITE_NULL && reads[index].storageClasses & (1 &<< storage) != 0 {
+                sink.value(try otherValue(reads[index], column, storage, source, pk))
                 return
             }
         }
@@ -242,7 +252,7 @@ extension RowReader {
             sink.null()
             return
         }
-        throw damaged(read, source, pk, storage: storage)
+        throw damaged(reads[index], source, pk, storage: storage)
     }
 
     /// A value of the types without a case of their own, of a storage class the type allows.
@@ -358,7 +368,18 @@ extension RowReader {
     package static func packedSnapshot<Source: RowColumnSource, Store: RowReadingStore>(
         from source: Source, in store: Store, expecting expected: EntityDescription, builder: PackedRowBuilder
     ) throws -> PackedRowSnapshot {
-        let (reader, pk) = try identify(source, in: store, expecting: expected)
+        var memo = RowReaderMemo()
+        return try packedSnapshot(from: source, in: store, expecting: expected, builder: builder, memo: &memo)
+    }
+
+    /// ``packedSnapshot(from:in:expecting:builder:)`` for one of a fetch's rows, identified through the fetch's
+    /// `memo` (``identify(_:in:expecting:memo:)``).
+    @inline(__always)
+    package static func packedSnapshot<Source: RowColumnSource, Store: RowReadingStore>(
+        from source: Source, in store: Store, expecting expected: EntityDescription, builder: PackedRowBuilder,
+        memo: inout RowReaderMemo
+    ) throws -> PackedRowSnapshot {
+        let (reader, pk) = try identify(source, in: store, expecting: expected, memo: &memo)
         builder.reset()
         var sink = builder
         try reader.readAttributes(from: source, row: pk, into: &sink)

@@ -30,7 +30,10 @@ extension SQLiteStore: RowReadingStore {
         return reader
     }
 
-    /// The entity of a store's entity number (`Z_ENT`), from the store's own numbering.
+    /// The entity of a store's entity number (`Z_ENT`), from the store's own numbering. Never inlined: the row
+    /// reader calls it only for a to-one whose destination has sub-entities, and inlined there, its access to
+    /// `schema` (checked at run time) was hoisted to run for every row.
+    @inline(never)
     package func entity(number: Int64) -> EntityDescription? { schema.numbers.entity(number: number) }
 
     /// Reads the current row of a statement selected with ``selectList(_:)`` from a query of `expected`'s rows

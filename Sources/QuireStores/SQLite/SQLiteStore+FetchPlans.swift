@@ -78,8 +78,9 @@ extension SQLiteStore {
         guard let statement else { return true }
         defer { statement.reset() }
         let builder = PackedRowBuilder()
+        var memo = RowReaderMemo()
         while try statement.step() {
-            try body(try RowReader.packedSnapshot(from: statement, in: self, expecting: fetch.entity, builder: builder))
+            try body(try RowReader.packedSnapshot(from: statement, in: self, expecting: fetch.entity, builder: builder, memo: &memo))
         }
         return true
     }

@@ -1,0 +1,46 @@
+import QuireCore
+
+/// The reader of the row a fetch read last, by its entity number (`Z_ENT`): a fetch's rows are mostly of one
+/// entity, so ``RowReader/identify(_:in:expecting:memo:)`` identifies each row after the first with one
+/// comparison, without looking the reader up or checking again that the entity is the one the query reads.
+/// One memo serves one fetch (one expected entity); confined to the request that reads the rows.
+package struct RowReaderMemo {
+    /// The entity number of the row read last; 0, which no entity has, before the first.
+    var number: Int64 = 0
+    /// Its reader, found and checked against the fetch's entity.
+    var reader: RowReader?
+
+    /// A memo of no row yet.
+    package init() {}
+}
+
+extension RowReader {
+    /// ``identify(_:in:expecting:)``, answering a row of the entity number of the row before from `memo`.
+    ///
+    /// - Throws: What ``identify(_:in:expecting:)`` throws: an unknown entity number, a row of an entity that
+    ///   is not `expected` or one of its sub-entities, or a key below 1 (checked for every row).
+    @inline(__always)
+    package static func identify<Source: RowColumnSource, Store: RowReadingStore>(
+        _ source: Source, in store: Store, expecting expected: EntityDescription, memo: inout RowReaderMemo
+    ) throws -> (RowReader, Int64) {
+        let entityNumber = source.int64(at: 1)
+        if entityNumber == memo.number, let reader = memo.reader {
+            let pk = source.int64(at: 0)
+            guard pk > 0 else { throw keyBelowOne(pk, source, reader) }
+            return (reader, pk)
+        }
+        let (reader, pk) = try identify(source, in: store, expecting: expected)
+        memo.number = entityNumber
+        memo.reader = reader
+        return (reader, pk)
+    }
+
+    /// The error of a row whose key is below 1.
+    @inline(never)
+    static func keyBelowOne<Source: RowColumnSource>(_ pk: Int64, _ source: Source, _ reader: RowReader) -> QuireError {
+        QuireError(
+            .fileReadCorruptFile,
+            "Row \(source.keyColumnName) \(pk) of table \(source.tableName(reader)) in \(source.storeDescription) has a key below 1.",
+            context: .init(file: source.errorFile, entity: reader.entity.name))
+    }
+}
