@@ -161,13 +161,18 @@ enum ScaleBench {
 
     /// faults-1m-memory: the bytes one fault holds, from the resident set before and after fetching every item
     /// as a fault (the default), the objects kept. The baseline is the raw side's array of rows read the same way.
+    ///
+    /// The heap is trimmed before each side is measured: memory the process freed before (the import's, when the
+    /// row runs alone) stays resident otherwise, and allocations reusing it do not grow the resident set.
     static func bytesPerFault(at url: URL) throws -> (quire: Double, raw: Double) {
+        AtomicMemoryBench.trimHeap()
         let rawBefore = PeakMemory.residentBytes()
         var rows: [BenchRow]? = try RawSQLite.fetchAll(at: url)
         let raw = Double(PeakMemory.residentBytes() - rawBefore) / Double(rows?.count ?? 1)
         rows = nil
         let (coordinator, context) = try openStack(url)
         defer { try? closeStack(coordinator) }
+        AtomicMemoryBench.trimHeap()
         let before = PeakMemory.residentBytes()
         let faults = try context.fetch(FetchRequest<ManagedObject>(entityName: "Item"))
         let quire = Double(PeakMemory.residentBytes() - before) / Double(faults.count)
