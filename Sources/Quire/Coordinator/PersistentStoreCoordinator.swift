@@ -252,7 +252,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// latest as far as this coordinator's saves know.
     func heldRowIsCurrent(_ objectID: ObjectID, version: Int64, generation: Int) -> Bool {
         locked {
-            guard generation == heldRowGeneration else { return false }
+            // Rows keep the generation's low 32 bits (`PackedRow.Header.generation`).
+            guard UInt32(truncatingIfNeeded: generation) == UInt32(truncatingIfNeeded: heldRowGeneration) else { return false }
             guard let changed = changedRecords[objectID] else { return true }
             return changed <= version
         }

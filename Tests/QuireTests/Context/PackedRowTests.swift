@@ -113,6 +113,8 @@ import Testing
     @Test func idsAndValuesStaySmall() {
         #expect(MemoryLayout<ObjectID>.size == 24)
         #expect(MemoryLayout<AttributeValue>.stride == 24)
+        // Every fault keeps a row: its header is 20 bytes, the generation in 32 bits after the row as it came.
+        #expect(MemoryLayout<PackedRow.Header>.size == 20)
     }
 }
 
