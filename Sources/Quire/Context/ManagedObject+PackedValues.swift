@@ -42,16 +42,13 @@ extension ManagedObject {
 
     /// The packed row that holds a fired object's values (``packedValues``), unretained: nil when its values are
     /// in the arrays or it is a fault. Such a row is packed (a row kept as arrays gives its arrays to the object
-    /// instead: `load(_:packed:version:)`, `fulfillFaultThrowing(of:)`); one that is not is answered nil too, so
-    /// that its values are read from the arrays rather than as nil. Read it with ``packedAnyValue(at:in:)`` while
-    /// the object is alive and keeps the row.
+    /// instead: `load(_:packed:version:)`, `fulfillFaultThrowing(of:)`); `value(forKey:)` still checks, when the
+    /// row answers nil, that it is. Read it with ``packedAnyValue(at:in:)`` while the object is alive and keeps
+    /// the row.
     @inline(__always)
     var unretainedPackedValues: Unmanaged<PackedRow>? {
         if faultFlag { return nil }
-        return withExtendedLifetime(heldRow) { row in
-            guard let row, row.isPacked else { return nil }
-            return Unmanaged.passUnretained(row)
-        }
+        return withExtendedLifetime(heldRow) { $0.map { Unmanaged.passUnretained($0) } }
     }
 
     /// `value(forKey:)` of a plain attribute (``EntityDescription/isPlainAttribute(at:)``) decoded straight from
