@@ -22,12 +22,7 @@ extension ManagedObject {
         // Most attributes read as their stored value's own type: no description to look at.
         if let keyed, keyed.isPlainAttribute {
             if faultFlag { fireFaultIfNeeded() }
-            if let row = unretainedPackedValues {
-                let value = packedAnyValue(at: keyed.index, in: row)
-                // Nil is a nil value, unless the row keeps its values as arrays (read below, not as nil). Asked
-                // only then: the check costs every value otherwise.
-                if value != nil || row._withUnsafeGuaranteedRef({ $0.isPacked }) { return value }
-            }
+            if let row = unretainedPackedValues { return packedAnyValue(at: keyed.index, in: row) }
             let stored = attributeValue(at: keyed.index)
             if case .externalData = stored {} else { return stored.anyValue }
         }

@@ -41,10 +41,9 @@ extension ManagedObject {
     var packedValues: PackedRow? { faultFlag ? nil : heldRow }
 
     /// The packed row that holds a fired object's values (``packedValues``), unretained: nil when its values are
-    /// in the arrays or it is a fault. Such a row is packed (a row kept as arrays gives its arrays to the object
-    /// instead: `load(_:packed:version:)`, `fulfillFaultThrowing(of:)`); `value(forKey:)` still checks, when the
-    /// row answers nil, that it is. Read it with ``packedAnyValue(at:in:)`` while the object is alive and keeps
-    /// the row.
+    /// in the arrays or it is a fault. Such a row is always packed (a row kept as arrays gives its arrays to the
+    /// object instead: `load(_:packed:version:)`, `fulfillFaultThrowing(of:)`). Read it with
+    /// ``packedAnyValue(at:in:)`` while the object is alive and keeps the row.
     @inline(__always)
     var unretainedPackedValues: Unmanaged<PackedRow>? {
         if faultFlag { return nil }
