@@ -72,7 +72,9 @@ extension SQLiteStore {
 
     /// The prepared INSERT of ``insertBatchSize`` rows of a plan's entity, kept with the plan.
     private func batchInsertStatement(plan: WritePlan, _ connection: SQLiteConnection) throws -> SQLiteStatement {
-        if let statement = plan.batchInsertStatement {
+        // Kept only for the connection that prepared it (a statement of another connection would write outside
+        // this save's transaction).
+        if let statement = plan.batchInsertStatement, statement.raw != nil, statement.connection === connection {
             statement.resetKeepingBindings()
             return statement
         }
