@@ -257,7 +257,10 @@ extension SQLiteStore {
     private func writeStatement(
         for entity: EntityDescription, plan: WritePlan, insert: Bool, _ connection: SQLiteConnection
     ) throws -> SQLiteStatement {
-        if let statement = insert ? plan.insertStatement : plan.updateStatement {
+        // Kept only for the connection that prepared it (a statement of another connection would write outside
+        // this save's transaction); `raw` first: a statement whose connection closed was finalized.
+        if let statement = insert ? plan.insertStatement : plan.updateStatement, statement.raw != nil,
+           statement.connection === connection {
             // Every parameter is bound again, so a reset without clearing the bindings is enough.
             statement.resetKeepingBindings()
             return statement
