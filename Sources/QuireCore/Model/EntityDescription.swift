@@ -41,14 +41,11 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     }
     /// The class instantiated for the entity's objects; typed as `managedObjectClass` by the `Quire` module,
     /// the only writer.
-    ///
-    /// Read through an accessor (like ``isAbstract``): another module reading a stored property directly checks
-    /// the access at run time, `@exclusivity(unchecked)` or not, and every inserted object reads both.
-    package var objectClass: ObjectClass {
-        get { _objectClass }
-        set { _objectClass = newValue; checkEditable() }
-    }
-    @exclusivity(unchecked) private var _objectClass: ObjectClass = .base
+    /// (Other modules read it through `objectClassType`.)
+    @exclusivity(unchecked) package var objectClass: ObjectClass = .base { didSet { checkEditable() } }
+    // Read through an accessor (as `objectClassType` reads the object class): another module reading a stored
+    // property directly checks the access at run time, `@exclusivity(unchecked)` or not, and every inserted object
+    // reads it.
     /// Whether the entity only groups sub-entities and has no objects of its own.
     public var isAbstract: Bool {
         get { _isAbstract }
