@@ -70,7 +70,8 @@ struct ModelCacheStoreTests {
         let corpus = URL(fileURLWithPath: "/work/shared/coredata-corpus/stores")
         guard let enumerator = FileManager.default.enumerator(at: corpus, includingPropertiesForKeys: nil) else { return }
         var stores: [String] = []
-        for case let url as URL in enumerator where url.pathExtension == "sqlite" {
+        // Moody's stores are SQLite stores named `.moody` by the app.
+        for case let url as URL in enumerator where ["sqlite", "moody"].contains(url.pathExtension) {
             stores.append(url.deletingPathExtension().lastPathComponent)
         }
         for store in stores {
