@@ -150,6 +150,23 @@ package final class SQLiteSchema {
         }
     }
 
+    /// The place of a column in Core Data's column order: its declared type's (``typeRank(_:)``), then, within
+    /// `VARCHAR`, strings before URIs (Apple Notes' `ZICINVITATION`: `… ZTITLE VARCHAR, ZSHAREURL VARCHAR`) and,
+    /// within `BLOB`, UUIDs, then transformables, then binary data (Notes' `ZICCLOUDSYNCINGOBJECT`, XCServerCoreData's
+    /// `ZINTEGRATION`, CoreDataPlus's `ZBOOK`); within a group, entity by entity in property order.
+    static func columnRank(_ column: Column) -> (Int, Int) {
+        guard case .attribute(let attribute) = column.role else { return (typeRank(column.type), 0) }
+        let subgroup: Int
+        switch attribute.attributeType {
+        case .uri: subgroup = 1
+        case .uuid: subgroup = 0
+        case .transformable: subgroup = 1
+        case .binaryData: subgroup = 2
+        default: subgroup = 0
+        }
+        return (typeRank(column.type), subgroup)
+    }
+
     /// An identifier as Core Data writes it in DDL: bare when it is a plain ASCII word starting with `Z` (no SQL
     /// keyword does; every name made from ASCII entity and property names is one) or `REFLEXIVE`, quoted
     /// otherwise.
@@ -275,7 +292,10 @@ package final class SQLiteSchema {
         var orderKeyColumn: [ObjectIdentifier: Int] = [:]
         for table in tables {
             table.columns = table.columns.enumerated()
-                .sorted { (SQLiteSchema.typeRank($0.element.type), $0.offset) < (SQLiteSchema.typeRank($1.element.type), $1.offset) }
+                .sorted { a, b in
+                    let (ra, rb) = (SQLiteSchema.columnRank(a.element), SQLiteSchema.columnRank(b.element))
+                    return (ra.0, ra.1, a.offset) < (rb.0, rb.1, b.offset)
+                }
                 .map(\.element)
             if let storeTables { adoptLegacyNames(of: table, storeTables) }
             for (index, column) in table.columns.enumerated() {
@@ -439,8 +459,10 @@ package final class SQLiteSchema {
         for table in tables {
             var columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
                 + table.columns.map { "\(SQLiteSchema.ddlName($0.name)) \($0.type)" }
-            columns += inlineUniquenessConstraints(of: table, style: style)
-            sql.append("CREATE TABLE \(SQLiteSchema.ddlName(table.name)) ( \(columns.joined(separator: ", ")) )")
+            let constraints = inlineUniquenessConstraints(of: table, style: style)
+            columns += constraints
+            // Core Data 637 closes a table with constraints without the space (`… UNIQUE (ZA, ZB))`).
+            sql.append("CREATE TABLE \(SQLiteSchema.ddlName(table.name)) ( \(columns.joined(separator: ", "))\(constraints.isEmpty ? " " : ""))")
             if !table.root.subentities.isEmpty {
                 sql.append("CREATE INDEX \(SQLiteSchema.ddlName("\(table.name)_Z_ENT_INDEX")) ON \(SQLiteSchema.ddlName(table.name)) (Z_ENT)")
             }

@@ -250,7 +250,7 @@ package final class SQLiteStore: ImportingStoreBackend {
     }
 
     /// The rows of a store's `Z_PRIMARYKEY` table.
-    static func primaryKeyRows(_ connection: SQLiteConnection, url: URL) throws -> [SQLiteEntityNumbers.Row] {
+    package static func primaryKeyRows(_ connection: SQLiteConnection, url: URL) throws -> [SQLiteEntityNumbers.Row] {
         let statement = try connection.prepare("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY")
         defer { statement.finalize() }
         var rows: [SQLiteEntityNumbers.Row] = []
