@@ -70,8 +70,10 @@ struct ModelCacheStoreTests {
         let corpus = URL(fileURLWithPath: "/work/shared/coredata-corpus/stores")
         guard let enumerator = FileManager.default.enumerator(at: corpus, includingPropertiesForKeys: nil) else { return }
         var stores: [String] = []
-        // Moody's stores are SQLite stores named `.moody` by the app.
+        // Moody's stores are SQLite stores named `.moody` by the app; a file that is not an SQLite database (an
+        // empty file left beside them) is no store.
         for case let url as URL in enumerator where ["sqlite", "moody"].contains(url.pathExtension) {
+            guard let header = FileManager.default.contents(atPath: url.path)?.prefix(16), header == Data("SQLite format 3\0".utf8) else { continue }
             stores.append(url.deletingPathExtension().lastPathComponent)
         }
         for store in stores {
