@@ -15,7 +15,7 @@ import Foundation
 ///
 /// What Core Data itself writes is not a problem: ``report(inStoreAt:type:modelFile:)`` lists it apart, as notes
 /// (a one-to-one relationship whose inverse side is empty, which Apple Notes' stores hold; an XML store without
-/// `NSStoreModelVersionHashes`, as Xcode's mapping models are).
+/// `NSStoreModelVersionHashes`, whose metadata Core Data may leave empty).
 public enum StoreVerification {
     /// What ``report(inStoreAt:type:modelFile:)`` found.
     public struct Report: Sendable, Hashable {
@@ -56,9 +56,9 @@ public enum StoreVerification {
         let model = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile).model.interned()
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
         for problem in metadataProblems(metadata, type: type, model: model) {
-            // Core Data's XML stores may carry no hashes at all (Xcode's mapping models do not).
+            // Core Data's XML stores may carry no hashes at all (their metadata plist can be empty).
             if type == .xml && metadata[StoreMetadataKey.modelVersionHashes] == nil && problem.contains(StoreMetadataKey.modelVersionHashes) {
-                notes.append("Metadata: NSStoreModelVersionHashes is missing, as in XML stores Core Data wrote (Xcode's mapping models).")
+                notes.append("Metadata: NSStoreModelVersionHashes is missing, as Core Data's XML stores may have it (their metadata can be empty).")
             } else {
                 problems.append(problem)
             }
