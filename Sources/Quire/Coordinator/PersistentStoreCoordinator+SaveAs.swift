@@ -64,6 +64,7 @@ extension PersistentStoreCoordinator {
         guard persistentStores.contains(where: { $0 === store }) else {
             throw QuireError(.persistentStoreOperation, "The store \(store) is not attached to this coordinator.")
         }
+        try options.checkExternalRecordOptions()
         let kind = try StoreKinds.kind(for: type, url: url)
         let replacesSource = url != nil && url?.standardizedFileURL == store.url?.standardizedFileURL
         if let url {
