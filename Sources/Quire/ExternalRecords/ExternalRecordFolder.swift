@@ -119,6 +119,12 @@ final class ExternalRecordFolder {
         return false
     }
 
+    /// Removes the store's records and support files (its file was replaced by another store's).
+    func removeRecords() {
+        try? FileManager.default.removeItem(at: storeFolder)
+        try? FileManager.default.removeItem(at: ExternalRecordLayout.supportFolder(in: directory, identifier: store.identifier))
+    }
+
     // MARK: Files
 
     /// Makes a folder and the folders above it.

@@ -142,6 +142,16 @@ import QuireTestSupport
         #expect(try ExternalRecordFixture.values(oldRecord)["title"] == "Moved")
         #expect(try ExternalRecord(at: newRecord).storeURL == folder.file("Notes.xml").standardizedFileURL)
         #expect(try ExternalRecord(at: newRecord).storeType == .xml)
+
+        // Save As in place replaces the store's file: the replaced store's records go with it.
+        let replaced = try coordinator.migratePersistentStore(
+            target, to: folder.file("Notes.xml"), options: ExternalRecordFixture.options(records, format: .binary), type: .binary)
+        let replacedRecord = try ExternalRecordFixture.recordURL(of: note, in: records)
+        #expect(replacedRecord.path.contains(replaced.identifier))
+        #expect(try Data(contentsOf: replacedRecord).prefix(8) == Data("bplist00".utf8))
+        #expect(!FileManager.default.fileExists(atPath: newRecord.path))
+        #expect(!FileManager.default.fileExists(atPath: records.appendingPathComponent(".support/\(target.identifier)").path))
+        #expect(FileManager.default.fileExists(atPath: oldRecord.path))
     }
 
     @Test("Batch inserts write records; batch deletes and updates bring them in line with the store")

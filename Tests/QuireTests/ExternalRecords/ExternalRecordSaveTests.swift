@@ -132,3 +132,15 @@ import QuireTestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).allSatisfy { $0.hasPrefix("Notes.sqlite") })
     }
 }
+
+extension ExternalRecordSaveTests {
+    @Test("Text with XML's special and control characters reads back as it was saved", arguments: StoreOptions.ExternalRecordFormat.allCases)
+    func awkwardText(format: StoreOptions.ExternalRecordFormat) throws {
+        let folder = try TemporaryFolder()
+        let records = folder.file("Records")
+        let (_, context) = try ExternalRecordFixture.stack(.sqlite, in: folder, directory: records, format: format)
+        let title = "Tab\there & <less> \"quoted\" \u{1} bell\u{7} é 漢字 \u{1F600}"
+        let (note, _, _) = try Self.insertNote(context, title: title)
+        #expect(try ExternalRecordFixture.values(try ExternalRecordFixture.recordURL(of: note, in: records))["title"] == .string(title))
+    }
+}
