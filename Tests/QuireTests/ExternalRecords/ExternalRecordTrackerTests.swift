@@ -19,31 +19,7 @@ import QuireTestSupport
         let record = try ExternalRecordFixture.recordURL(of: note, in: records)
 
         // The records' MIME type and rule, in a private folder, beside Debian's rules.
-        let rules = folder.file("extract-rules")
-        let mime = folder.file("share/mime")
-        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: mime.appendingPathComponent("packages"), withIntermediateDirectories: true)
-        for rule in try FileManager.default.contentsOfDirectory(atPath: TrackerExtractTests.systemRules.path) where rule.hasSuffix(".rule") {
-            try FileManager.default.copyItem(
-                at: TrackerExtractTests.systemRules.appendingPathComponent(rule), to: rules.appendingPathComponent(rule))
-        }
-        try FileManager.default.copyItem(
-            at: TrackerExtractTests.freedesktop.appendingPathComponent("10-quire-record.rule"),
-            to: rules.appendingPathComponent("10-quire-record.rule"))
-        try FileManager.default.copyItem(
-            at: TrackerExtractTests.freedesktop.appendingPathComponent("quire-record.xml"),
-            to: mime.appendingPathComponent("packages/quire-record.xml"))
-        _ = try TrackerExtractTests.run("update-mime-database", [mime.path], in: folder)
-
-        let bus = try TrackerExtractTests.SessionBus()
-        let output = try TrackerExtractTests.run(
-            "tracker3", ["extract", "--output-format", "json-ld", record.path],
-            environment: [
-                "DBUS_SESSION_BUS_ADDRESS": bus.address, "XDG_DATA_HOME": folder.file("share").path,
-                "TRACKER_EXTRACTOR_RULES_DIR": rules.path,
-            ], in: folder)
-        let json = try #require(
-            try JSONSerialization.jsonObject(with: output) as? [String: Any], "\(String(decoding: output, as: UTF8.self))")
+        let json = try TrackerExtractTests.extract(record, mimeTypes: ["quire-record.xml"], rules: ["10-quire-record.rule"], in: folder)
         // The record's values reach Tracker's full-text index (nie:plainTextContent); the property kept out of
         // the record does not.
         let text = try #require(json["nie:plainTextContent"] as? String, "\(json)")
