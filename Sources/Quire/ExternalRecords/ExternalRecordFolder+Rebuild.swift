@@ -28,7 +28,9 @@ extension ExternalRecordFolder {
             var old: URL?
             if manager.fileExists(atPath: target.path) {
                 let aside = ExternalRecordLayout.rebuildFolder(in: directory, identifier: identifier)
-                guard rename(target.path, aside.path) == 0 else { throw AtomicFileWriter.error(errno, "move aside the old records", target) }
+                guard rename(target.path, aside.path) == 0 else {
+                    throw AtomicFileWriter.error(errno, "move aside the old records", target)
+                }
                 old = aside
             }
             guard rename(building.path, target.path) == 0 else {

@@ -95,8 +95,10 @@ final class ExternalRecordFolder {
             ExternalRecordLayout.storeUUIDKey: .string(store.identifier),
         ]
         if let url = store.url { info[ExternalRecordLayout.storePathKey] = .string(url.standardizedFileURL.path) }
-        try Self.writeIfChanged(try PropertyListValue.encode(info, format: .xml), to: support.appendingPathComponent(ExternalRecordLayout.storeInfoName))
-        try Self.writeIfChanged(try store.model.serializedRepresentation(), to: support.appendingPathComponent(ExternalRecordLayout.modelName))
+        let infoFile = support.appendingPathComponent(ExternalRecordLayout.storeInfoName)
+        try Self.writeIfChanged(try PropertyListValue.encode(info, format: .xml), to: infoFile)
+        let modelFile = support.appendingPathComponent(ExternalRecordLayout.modelName)
+        try Self.writeIfChanged(try store.model.serializedRepresentation(), to: modelFile)
     }
 
     /// Whether the store's records must be written anew: its folder is missing, or holds what an interrupted

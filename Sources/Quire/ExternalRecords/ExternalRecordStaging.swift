@@ -48,8 +48,12 @@ final class ExternalRecordStaging {
         var staging: ExternalRecordStaging?
         func current() throws -> ExternalRecordStaging {
             if let staging { return staging }
+            // A record folder removed while the store is attached holds none of the other objects' records once
+            // made again: it is marked to be rebuilt when the store is next attached.
+            let wasRemoved = !FileManager.default.fileExists(atPath: folder.storeFolder.path)
             let url = folder.storeFolder.appendingPathComponent(ExternalRecordLayout.savingPrefix + UUID().uuidString, isDirectory: true)
             try ExternalRecordFolder.createDirectory(url)
+            if wasRemoved { folder.markStale() }
             let made = ExternalRecordStaging(folder: folder, stagingURL: url)
             staging = made
             return made

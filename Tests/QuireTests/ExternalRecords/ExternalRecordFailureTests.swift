@@ -97,6 +97,25 @@ import QuireTestSupport
         #expect(FileManager.default.fileExists(atPath: folderURL.path))
     }
 
+    @Test("A record folder removed while the store is attached is rebuilt when the store is next added")
+    func folderRemovedWhileAttached() throws {
+        let folder = try TemporaryFolder()
+        let records = folder.file("Records")
+        var (coordinator, context) = try ExternalRecordFixture.stack(.binary, in: folder, directory: records)
+        let (first, _, _) = try ExternalRecordSaveTests.insertNote(context, title: "First")
+        let firstRecord = try ExternalRecordFixture.recordURL(of: first, in: records)
+        let identifier = try #require(coordinator.persistentStores.first).identifier
+        try FileManager.default.removeItem(at: records.appendingPathComponent(identifier))
+        let (second, _, _) = try ExternalRecordSaveTests.insertNote(context, title: "Second")
+        #expect(try ExternalRecordFixture.values(try ExternalRecordFixture.recordURL(of: second, in: records))["title"] == "Second")
+        #expect(!FileManager.default.fileExists(atPath: firstRecord.path))
+
+        try coordinator.remove(try #require(coordinator.persistentStores.first))
+        (coordinator, context) = try ExternalRecordFixture.stack(.binary, in: folder, directory: records)
+        #expect(try ExternalRecordFixture.values(firstRecord)["title"] == "First")
+        #expect(ExternalRecordFixture.workingLeftovers(in: records).isEmpty)
+    }
+
     @Test("An existing store added with the options for the first time gets every record")
     func existingStoreGetsRecords() throws {
         let folder = try TemporaryFolder()

@@ -44,7 +44,8 @@ import QuireTestSupport
             let otherID = try #require(other.managedObjectID(forURIRepresentation: record.objectURI))
             let otherContext = ManagedObjectContext()
             otherContext.persistentStoreCoordinator = other
-            #expect(try otherContext.performAndWait { try otherContext.existingObject(with: otherID).value(forKey: "title") as? String } == "Find me")
+            let title = try otherContext.performAndWait { try otherContext.existingObject(with: otherID).value(forKey: "title") as? String }
+            #expect(title == "Find me")
         }
     }
 

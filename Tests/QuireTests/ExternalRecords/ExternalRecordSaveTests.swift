@@ -10,7 +10,9 @@ import QuireTestSupport
     static let types: [StoreType] = [.sqlite, .xml, .binary, .inMemory]
 
     /// Inserts a folder, a tag and a note naming both, and saves.
-    static func insertNote(_ context: ManagedObjectContext, title: String) throws -> (note: ManagedObject, folder: ManagedObject, tag: ManagedObject) {
+    static func insertNote(
+        _ context: ManagedObjectContext, title: String
+    ) throws -> (note: ManagedObject, folder: ManagedObject, tag: ManagedObject) {
         try context.performAndWait {
             let entities = try #require(context.persistentStoreCoordinator).managedObjectModel.entitiesByName
             let folder = ManagedObject(entity: try #require(entities["Folder"]), insertInto: context)
@@ -116,8 +118,9 @@ import QuireTestSupport
             try other.save()
             return tag
         }
-        let tags = try #require(try ExternalRecordFixture.values(try ExternalRecordFixture.recordURL(of: note, in: records))["tags"])
-        #expect(tags == .array([first, second].map { .string($0.objectID.uriRepresentation().absoluteString) }.sorted { ($0.stringValue ?? "") < ($1.stringValue ?? "") }))
+        let record = try ExternalRecordFixture.values(try ExternalRecordFixture.recordURL(of: note, in: records))
+        let uris = [first, second].map { $0.objectID.uriRepresentation().absoluteString }.sorted()
+        #expect(record["tags"] == .array(uris.map { .string($0) }))
     }
 
     @Test("A store without the options writes nothing")
