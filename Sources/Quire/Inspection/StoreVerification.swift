@@ -57,8 +57,11 @@ public enum StoreVerification {
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
         for problem in metadataProblems(metadata, type: type, model: model) {
             // Core Data's XML stores may carry no hashes at all (their metadata plist can be empty).
-            if type == .xml && metadata[StoreMetadataKey.modelVersionHashes] == nil && problem.contains(StoreMetadataKey.modelVersionHashes) {
-                notes.append("Metadata: NSStoreModelVersionHashes is missing, as Core Data's XML stores may have it (their metadata can be empty).")
+            if type == .xml && metadata[StoreMetadataKey.modelVersionHashes] == nil
+                && problem.contains(StoreMetadataKey.modelVersionHashes)
+            {
+                notes.append(
+                    "Metadata: NSStoreModelVersionHashes is missing, as Core Data's XML stores may have it (their metadata can be empty).")
             } else {
                 problems.append(problem)
             }
@@ -111,7 +114,8 @@ public enum StoreVerification {
                             // A one-to-one whose other side is empty: Core Data keeps some on one side only (Apple
                             // Notes' `cloudState` ↔ `cloudSyncingObject`). Pointing elsewhere is a problem.
                             if !relationship.isToMany, relationship.resolvedInverse?.isToMany == false, back.isEmpty {
-                                oneSided.append("\(holds), whose inverse \(inverseName) is empty (a one-to-one kept on one side, as Core Data writes some).")
+                                oneSided.append(
+                                    "\(holds), whose inverse \(inverseName) is empty (a one-to-one kept on one side, as Core Data writes some).")
                             } else {
                                 found.append("\(holds), whose inverse \(inverseName) does not hold it back.")
                             }

@@ -103,7 +103,8 @@ package enum JoinTableWrites {
                 try run(sql, Parameters(first: pk, second: Int64(position + 1), third: memberKey))
             }
         } else {
-            let sql = "UPDATE \(q(key.table.name)) SET \(q(key.column)) = \(parameter(1, dialect)) WHERE \(q("Z_PK")) = \(parameter(2, dialect))"
+            let sql = "UPDATE \(q(key.table.name)) SET \(q(key.column)) = \(parameter(1, dialect)) "
+                + "WHERE \(q("Z_PK")) = \(parameter(2, dialect))"
             for member in members {
                 guard let memberKey = member.primaryKey else { continue }
                 try run(sql, Parameters(first: pk, second: memberKey, third: nil))

@@ -68,7 +68,8 @@ extension SQLiteSchema {
                         .joined(separator: ", ") + ")")
             }
             if !style.indexesAttributesByColumn {
-                for case let attribute as AttributeDescription in entity.properties where attribute.isIndexed && !attribute.isTransient && !isCoveredByFetchIndex(attribute) {
+                for case let attribute as AttributeDescription in entity.properties
+                where attribute.isIndexed && !attribute.isTransient && !isCoveredByFetchIndex(attribute) {
                     guard let column = column(named: attribute.name, of: entity, in: table) else { continue }
                     sql.append(
                         "CREATE INDEX \(Self.ddlName("Z_\(entity.name)_\(attribute.name)")) ON \(Self.ddlName(table.name)) "
@@ -98,8 +99,8 @@ extension SQLiteSchema {
             for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
                 let columns = constraint.compactMap { column(named: $0, of: entity, in: table)?.name }
                 guard columns.count == constraint.count else { continue }
-                clauses.append(
-                    "CONSTRAINT \(Self.ddlName(columns.joined(separator: "_"))) UNIQUE (\(columns.map(Self.ddlName).joined(separator: ", ")))")
+                let names = columns.map(Self.ddlName).joined(separator: ", ")
+                clauses.append("CONSTRAINT \(Self.ddlName(columns.joined(separator: "_"))) UNIQUE (\(names))")
             }
         }
         return clauses

@@ -61,10 +61,12 @@ extension SQLiteSchema {
     /// and constraint names changed between versions, and a store Core Data created keeps the names it was
     /// created with.
     ///
-    /// | Core Data | indexed attribute | compound index (Xcode 8 and before) | uniqueness constraint |
-    /// |---|---|---|---|
-    /// | before 836 (corpus: 637, 754) | `ZMOOD_ZREMOTEID_INDEX ON ZMOOD (ZREMOTEID)` | `ZMOOD_ZA_ZB ON ZMOOD (ZA, ZB)` | `CONSTRAINT ZA_ZB UNIQUE (ZA, ZB)` in `CREATE TABLE` |
-    /// | 836 and later (corpus: 836, 851, 1044, 1344, 1447) | `Z_Bot_identifier ON ZBOT (ZIDENTIFIER COLLATE BINARY ASC)` | as a fetch index | `CREATE UNIQUE INDEX Z_Car_UNIQUE_numberPlate …` |
+    /// - Before 836 (corpus: 637, 754): an indexed attribute is `ZMOOD_ZREMOTEID_INDEX ON ZMOOD (ZREMOTEID)`, a
+    ///   compound index `ZMOOD_ZA_ZB ON ZMOOD (ZA, ZB)`, a uniqueness constraint `CONSTRAINT ZA_ZB UNIQUE (ZA, ZB)`
+    ///   in `CREATE TABLE`.
+    /// - 836 and later (corpus: 836 to 1523): an indexed attribute is the fetch index `Z_Bot_identifier ON ZBOT
+    ///   (ZIDENTIFIER COLLATE BINARY ASC)`, a compound index a fetch index too, a uniqueness constraint
+    ///   `CREATE UNIQUE INDEX Z_Car_UNIQUE_numberPlate …`.
     ///
     /// The corpus has no store of a version between 754 and 836, nor one of 754 or 836 with a uniqueness
     /// constraint: where the change falls inside those gaps is not known.

@@ -441,7 +441,8 @@ package final class SQLiteSchema {
     private func adoptLegacyNames(of table: Table, _ storeTables: StoreTables) {
         guard storeTables.columns(of: table.name) != nil else { return }
         for index in table.columns.indices {
-            guard case .foreignEntity = table.columns[index].role, !storeTables.has(table.columns[index].name, in: table.name) else { continue }
+            guard case .foreignEntity = table.columns[index].role, !storeTables.has(table.columns[index].name, in: table.name)
+            else { continue }
             var legacy = table.columns[index].name
             if let underscore = legacy.firstIndex(of: "_") { legacy.remove(at: underscore) }
             if storeTables.has(legacy, in: table.name) { table.columns[index].name = legacy }
@@ -462,14 +463,16 @@ package final class SQLiteSchema {
             let constraints = inlineUniquenessConstraints(of: table, style: style)
             columns += constraints
             // Core Data 637 closes a table with constraints without the space (`… UNIQUE (ZA, ZB))`).
-            sql.append("CREATE TABLE \(SQLiteSchema.ddlName(table.name)) ( \(columns.joined(separator: ", "))\(constraints.isEmpty ? " " : ""))")
+            let end = constraints.isEmpty ? " )" : ")"
+            sql.append("CREATE TABLE \(SQLiteSchema.ddlName(table.name)) ( \(columns.joined(separator: ", "))\(end)")
             if !table.root.subentities.isEmpty {
                 sql.append("CREATE INDEX \(SQLiteSchema.ddlName("\(table.name)_Z_ENT_INDEX")) ON \(SQLiteSchema.ddlName(table.name)) (Z_ENT)")
             }
             for column in table.columns {
                 let indexed: Bool
                 switch column.role {
-                case .attribute(let attribute): indexed = style.indexesAttributesByColumn && attribute.isIndexed && !isCoveredByFetchIndex(attribute)
+                case .attribute(let attribute):
+                    indexed = style.indexesAttributesByColumn && attribute.isIndexed && !isCoveredByFetchIndex(attribute)
                 case .foreignKey, .ownerKey: indexed = true
                 case .foreignEntity, .orderKey, .ownerOrderKey: indexed = false
                 }

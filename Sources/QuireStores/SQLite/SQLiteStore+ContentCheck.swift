@@ -72,7 +72,8 @@ extension SQLiteStore {
                     guard let owner = relationship.entity, let condition = dangling(quoted, owner) else { continue }
                     checks.append((condition, column.name, { storage, value in
                         storage == "integer"
-                            ? "(the owner of \(owner.name).\(relationship.name)) refers to Z_PK \(value) of \(owner.name), which does not exist"
+                            ? "(the owner of \(owner.name).\(relationship.name)) refers to Z_PK \(value) of \(owner.name), "
+                                + "which does not exist"
                             : "(the owner of \(owner.name).\(relationship.name)) holds the \(storage) \(value), not the key of a row"
                     }))
                 case .foreignEntity, .orderKey, .ownerOrderKey:
@@ -85,7 +86,9 @@ extension SQLiteStore {
         for join in schema.allJoinTables where tables.contains(join.name) {
             let columns = try connection.columnNames(of: join.name)
             // A join table without the columns the model needs is a schema difference, which opening reports.
-            guard columns.contains(join.sourceColumn), columns.contains(join.destinationColumn), let owner = join.relationship.entity, let destination = join.relationship.resolvedDestination else { continue }
+            guard columns.contains(join.sourceColumn), columns.contains(join.destinationColumn), let owner = join.relationship.entity,
+                let destination = join.relationship.resolvedDestination
+            else { continue }
             var checks: [(condition: String, column: String, describe: (String, String) -> String)] = []
             for (column, entity) in [(join.sourceColumn, owner), (join.destinationColumn, destination)] where columns.contains(column) {
                 guard let condition = dangling("t." + SQLiteSchema.quote(column), entity) else { continue }
