@@ -7,7 +7,8 @@ import Glibc
 
 /// Watches some files of one folder with inotify and calls a handler, on a thread of its own, after they were
 /// written, created, replaced or removed: how a store notices that another coordinator or another process wrote
-/// its file. Events that come within a few milliseconds of each other (the pages of one commit) make one call.
+/// its file. Events that come within a few milliseconds of each other (the pages of one commit) make one call, and
+/// the handler is called again 20, 100 and 500 ms after a burst (a commit may become visible after its last write).
 ///
 /// The handler only learns that the files may have changed; the store tells its own writes from others' (SQLite's
 /// `data_version`, an atomic store's file stamp). Writes of this process are seen too.
@@ -83,16 +84,28 @@ package final class FileChangeWatcher: @unchecked Sendable {
             pollfd(fd: notifications, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
         ]
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        // Calls still to make after the last burst, in milliseconds after the one before.
+        var followUps: [Int32] = []
         while !isStopped {
-            guard poll(&descriptors, 2, -1) > 0 else {
+            let ready = poll(&descriptors, 2, followUps.first ?? -1)
+            if ready < 0 {
                 if errno == EINTR { continue }
                 return
+            }
+            if ready == 0 {
+                followUps.removeFirst()
+                changed()
+                continue
             }
             if descriptors[1].revents != 0 { return }
             var touched = drain(&buffer)
             // The rest of a burst: one call for a commit's several writes.
             while !isStopped, poll(&descriptors, 1, 5) > 0 { touched = drain(&buffer) || touched }
-            if touched && !isStopped { changed() }
+            guard touched, !isStopped else { continue }
+            changed()
+            // A write can become visible after its last write to the files: SQLite syncs its log, then publishes
+            // the commit in its shared-memory index, which inotify does not see. Ask again a little later.
+            followUps = [20, 100, 500]
         }
     }
 
