@@ -84,7 +84,8 @@ import Quire
     func thisCoordinatorsWritesArePostedWithTheirRecords(type: StoreType) throws {
         let folder = try TemporaryFolder()
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: Fixtures.runModel())
-        let store = try coordinator.addPersistentStore(type: type, at: Self.url(type, folder), options: Self.options(posting: true))
+        let url = type == .postgres ? PostgresTestServer.storeURL() : Self.url(type, folder)
+        let store = try coordinator.addPersistentStore(type: type, at: url, options: Self.options(posting: true))
         let received = Received(coordinator)
         let context = ManagedObjectContext()
         context.persistentStoreCoordinator = coordinator
@@ -94,7 +95,8 @@ import Quire
         #expect(saved.write.insertedObjectIDs == [run.objectID])
         #expect(saved.isLocal && !saved.everything && !saved.onMainThread)
         #expect(saved.storeUUID == store.identifier && saved.storeURL == store.url)
-        #expect(saved.token != nil && saved.token == coordinator.currentPersistentHistoryToken())
+        // The history token as it is after the write (PostgreSQL stores keep no history).
+        #expect(saved.token == coordinator.currentPersistentHistoryToken() && (saved.token != nil) == (type != .postgres))
 
         // Batch requests too: the records when their IDs are asked for.
         let insert = BatchInsertRequest(entityName: "Run", objects: [["date": Date(), "processID": 2]])
@@ -181,5 +183,14 @@ import Quire
         context.refresh(run, mergeChanges: false)
         context.stalenessInterval = 0
         #expect(run.value(forKey: "processID") as? Int64 == 99)
+    }
+}
+
+/// This coordinator's writes to a PostgreSQL store are posted too (other coordinators' saves:
+/// ``PostgresNotificationTests``).
+@Suite(.serialized, .enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
+struct PostgresRemoteChangeNotificationTests {
+    @Test func thisCoordinatorsWritesArePosted() throws {
+        try RemoteChangeNotificationTests().thisCoordinatorsWritesArePostedWithTheirRecords(type: .postgres)
     }
 }
