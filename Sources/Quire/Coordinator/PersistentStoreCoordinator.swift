@@ -285,9 +285,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     ///   ``QuireError/conflicts`` (the row cache takes those rows, so faults read the store's values).
     func save(_ request: SaveRequest) throws -> SaveResult {
         do {
-            let result = try unconditionalSave(request)
-            announceOwnSave(request, result)
-            return result
+            return try unconditionalSave(request)
         } catch let error as QuireError where !error.conflicts.isEmpty {
             locked {
                 for conflict in error.conflicts {
@@ -334,6 +332,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             }
             for change in request.updated { changedRecords[change.objectID] = change.version + 1 }
             for change in request.deleted { changedRecords[change.objectID] = Int64.max }
+            // Stores that post remote changes announce the save (asynchronously, on the remote-change queue).
+            if involved.contains(where: { $0.options.postsRemoteChangeNotifications }) { announceOwnSave(request, result) }
             saveGeneration += 1
             return result
         }

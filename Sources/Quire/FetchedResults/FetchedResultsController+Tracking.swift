@@ -119,6 +119,8 @@ extension FetchedResultsController {
     private func tellDifference(
         to delegate: any FetchedResultsControllerDelegate<Result>, _ changes: FetchedResultsChangeSet, old: [ObjectID]
     ) -> Bool {
+        let kind = ObjectIdentifier(type(of: delegate))
+        guard !typesLackingDifference.contains(kind) else { return false }
         var steps: [CollectionDifference<ObjectID>.Change] = []
         for change in changes.objectChanges {
             let paired = change.type == .move || change.type == .update
@@ -133,6 +135,7 @@ extension FetchedResultsController {
         let difference = CollectionDifference(steps) ?? (fetchedObjects ?? []).map(\.objectID).difference(from: old).inferringMoves()
         delegateLacksCallback = false
         delegate.controller(self, didChangeContentWith: difference)
+        if delegateLacksCallback { typesLackingDifference.insert(kind) }
         return !delegateLacksCallback
     }
 

@@ -56,6 +56,10 @@ public final class FetchedResultsController<Result: ManagedObject> {
     /// Set by the delegate's default implementations of the snapshot and difference callbacks: the delegate
     /// does not implement the one just called.
     var delegateLacksCallback = false
+    /// The delegate types found not to implement the snapshot callback, or the difference callback (found by
+    /// calling them once), so that no snapshot or difference is made for them again.
+    var typesLackingSnapshot: Set<ObjectIdentifier> = []
+    var typesLackingDifference: Set<ObjectIdentifier> = []
 
     /// Creates a controller (`init(fetchRequest:managedObjectContext:sectionNameKeyPath:cacheName:)`); nothing
     /// is fetched until ``performFetch()``.
@@ -182,10 +186,13 @@ public final class FetchedResultsController<Result: ManagedObject> {
 
     /// Tells the delegate the results as a snapshot; false when it does not implement the snapshot callback.
     func tellSnapshot(to delegate: any FetchedResultsControllerDelegate<Result>, reloading reloaded: [ObjectID]) -> Bool {
+        let kind = ObjectIdentifier(type(of: delegate))
+        guard !typesLackingSnapshot.contains(kind) else { return false }
         let snapshot = FetchedResultsSnapshot(
             sections: (sections ?? []).map { ($0.name, $0.objects.map(\.objectID)) }, reloadedItemIdentifiers: reloaded)
         delegateLacksCallback = false
         delegate.controller(self, didChangeContentWith: snapshot)
+        if delegateLacksCallback { typesLackingSnapshot.insert(kind) }
         return !delegateLacksCallback
     }
 
