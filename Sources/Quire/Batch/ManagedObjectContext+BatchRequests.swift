@@ -166,13 +166,12 @@ extension ManagedObjectContext {
 
     /// What a batch insert does with rows that meet a uniqueness constraint's values: what the merge policy says.
     private var batchInsertConflictRule: BatchInsertConflictRule {
-        switch mergePolicy {
-        case .error: return .fail
-        case .mergeByPropertyObjectTrump: return .objectTrump
-        case .mergeByPropertyStoreTrump: return .storeTrump
-        case .overwrite: return .overwrite
-        case .rollback: return .rollback
-        }
+        let policy = mergePolicy
+        if policy == .mergeByPropertyObjectTrump { return .objectTrump }
+        if policy == .mergeByPropertyStoreTrump { return .storeTrump }
+        if policy == .overwrite { return .overwrite }
+        if policy == .rollback { return .rollback }
+        return .fail
     }
 
     /// Runs a batch delete or update in the stores, recorded in history with this context's author and name.

@@ -97,7 +97,7 @@ extension FetchedResultsController {
             let reloaded = updates.map { $0.0.objectID }
             if tellSnapshot(to: delegate, reloading: reloaded) {
                 // The snapshot said it all.
-            } else if sectionNameKeyPath == nil, tellDifference(to: delegate, changes, old: old.map(\.objectID)) {
+            } else if sectionNameKeyPath == nil, tellDifference(to: delegate, changes, old: old) {
                 // So did the difference.
             } else {
                 delegate.controllerWillChangeContent(self)
@@ -117,7 +117,7 @@ extension FetchedResultsController {
     /// Tells the delegate a round's changes as a difference of object IDs (one section: item indexes are
     /// offsets); false when it does not implement the difference callback.
     private func tellDifference(
-        to delegate: any FetchedResultsControllerDelegate<Result>, _ changes: FetchedResultsChangeSet, old: [ObjectID]
+        to delegate: any FetchedResultsControllerDelegate<Result>, _ changes: FetchedResultsChangeSet, old: [Result]
     ) -> Bool {
         let kind = ObjectIdentifier(type(of: delegate))
         guard !typesLackingDifference.contains(kind) else { return false }
@@ -132,7 +132,8 @@ extension FetchedResultsController {
             }
         }
         // The reports describe one valid edit of the old list; should they not, the two lists are compared.
-        let difference = CollectionDifference(steps) ?? (fetchedObjects ?? []).map(\.objectID).difference(from: old).inferringMoves()
+        let difference = CollectionDifference(steps)
+            ?? (fetchedObjects ?? []).map(\.objectID).difference(from: old.map(\.objectID)).inferringMoves()
         delegateLacksCallback = false
         delegate.controller(self, didChangeContentWith: difference)
         if delegateLacksCallback { typesLackingDifference.insert(kind) }
