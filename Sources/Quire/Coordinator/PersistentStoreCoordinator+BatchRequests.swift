@@ -23,7 +23,7 @@ extension PersistentStoreCoordinator {
                 guard let backend = store.backend else { throw store.unsupported("batch requests once removed") }
                 let result = try (backend as? any BatchExecutingStoreBackend)?.executeBatchInStore(request)
                     ?? backend.executeBatchByRecords(request)
-                if result.count > 0 { announceOwnWrite(request.write(result), to: store) }
+                if result.count > 0 && store.options.postsRemoteChangeNotifications { announceOwnWrite(request.write(result), to: store) }
                 total.count += result.count
                 if request.wantsObjectIDs {
                     total.objectIDs? += result.objectIDs ?? []
@@ -56,7 +56,7 @@ extension PersistentStoreCoordinator {
             if !result.updated.isEmpty { forgetBatchChangedRows(of: entity) }
             return (result, store)
         }
-        if !result.objectIDs.isEmpty {
+        if !result.objectIDs.isEmpty && store.options.postsRemoteChangeNotifications {
             announceOwnWrite(StoreWrite(inserted: Set(result.inserted), updated: Set(result.updated)), to: store)
         }
         return result.objectIDs

@@ -56,34 +56,36 @@ extension PersistentStoreBackend {
     ) throws -> StoreBatchInsertResult {
         guard !attributes.isEmpty else { return StoreBatchInsertResult() }
         let constraints = BatchInsertConstraint.all(of: entity)
-        var request: SaveRequest
-        var reached: [BatchInsertTarget]
-        if constraints.isEmpty {
-            request = SaveRequest(inserted: attributes.map { newRecord(entity, $0) })
-            reached = attributes.indices.map { .new($0) }
-        } else {
-            var plan = BatchInsertPlan(entity: entity, constraints: constraints, rule: rule)
-            try plan.findStoredRecords(of: attributes, in: self)
-            for row in attributes { try plan.add(row) }
-            try plan.throwConflicts()
-            request = SaveRequest(
-                inserted: plan.newRows.map { newRecord(entity, $0) },
-                updated: plan.updatedOrder.compactMap { plan.updated[$0] }.map { update in
-                    var change = SaveRequest.Change(
-                        objectID: update.stored.objectID, store: store, version: update.stored.version, attributes: update.values,
-                        relationships: update.stored.relationships, committedRelationships: update.stored.relationships)
-                    change.committedAttributes = update.stored.attributes
-                    return change
-                })
-            reached = plan.reached
+        guard !constraints.isEmpty else {
+            // Every row is a new record: the IDs are the save's, in order.
+            let relationships = entity.allRelationships.map { RelationshipStorage.empty(for: $0) }
+            var request = SaveRequest(inserted: attributes.map { newRecord(entity, $0, relationships) })
+            request.transactionAuthor = transactionAuthor
+            request.contextName = contextName
+            let permanent = try save(request).permanentIDs
+            return StoreBatchInsertResult(objectIDs: permanent, inserted: permanent)
         }
+        var plan = BatchInsertPlan(entity: entity, constraints: constraints, rule: rule)
+        try plan.findStoredRecords(of: attributes, in: self)
+        for row in attributes { try plan.add(row) }
+        try plan.throwConflicts()
+        let relationships = entity.allRelationships.map { RelationshipStorage.empty(for: $0) }
+        var request = SaveRequest(
+            inserted: plan.newRows.map { newRecord(entity, $0, relationships) },
+            updated: plan.updatedOrder.compactMap { plan.updated[$0] }.map { update in
+                var change = SaveRequest.Change(
+                    objectID: update.stored.objectID, store: store, version: update.stored.version, attributes: update.values,
+                    relationships: update.stored.relationships, committedRelationships: update.stored.relationships)
+                change.committedAttributes = update.stored.attributes
+                return change
+            })
         request.transactionAuthor = transactionAuthor
         request.contextName = contextName
         guard !request.inserted.isEmpty || !request.updated.isEmpty else { return StoreBatchInsertResult() }
         let permanent = try save(request).permanentIDs
         var seen = Set<ObjectID>()
         var result = StoreBatchInsertResult(inserted: permanent, updated: request.updated.map(\.objectID))
-        result.objectIDs = reached.compactMap { target in
+        result.objectIDs = plan.reached.compactMap { target in
             let id: ObjectID
             switch target {
             case .new(let index): id = permanent[index]
@@ -94,10 +96,10 @@ extension PersistentStoreBackend {
         return result
     }
 
-    private func newRecord(_ entity: EntityDescription, _ values: [AttributeValue]) -> SaveRequest.Change {
+    private func newRecord(_ entity: EntityDescription, _ values: [AttributeValue], _ relationships: [RelationshipStorage]) -> SaveRequest.Change {
         SaveRequest.Change(
             objectID: ObjectID.makeTemporary(for: entity), store: store, version: 0, attributes: values,
-            relationships: entity.allRelationships.map { RelationshipStorage.empty(for: $0) }, committedRelationships: nil)
+            relationships: relationships, committedRelationships: nil)
     }
 }
 
