@@ -76,7 +76,7 @@ extension PersistentHistoryChange: PersistentHistoryFetchResult {
         switch key {
         case "changeID": return .value(.integer(changeID))
         case "changeType": return .value(.integer(Int64(changeType.rawValue)))
-        case "changedObjectID": return PredicateDictionary(["id": changedObjectID]).predicateValueOrNull("id")
+        case "changedObjectID": return .object(ObjectIDReference(id: changedObjectID))
         case "changedEntity": return .value(.string(changedObjectID.entity.name))
         case "updatedProperties": return .collection((updatedProperties ?? []).sorted().map { .value(.string($0)) })
         case "transactionNumber": return .value(.integer(transactionNumber))
@@ -88,11 +88,4 @@ extension PersistentHistoryChange: PersistentHistoryFetchResult {
 
     /// The changed object's ID, so `SELF == %@` compares with it.
     public var predicateObjectID: ObjectID? { changedObjectID }
-}
-
-extension PredicateDictionary {
-    /// A value converted as the dictionary converts it, nil when it cannot be.
-    fileprivate func predicateValueOrNull(_ key: String) -> PredicateValue {
-        (try? predicateValue(forKey: key)) ?? .null
-    }
 }
