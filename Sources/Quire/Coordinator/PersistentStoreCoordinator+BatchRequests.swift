@@ -30,6 +30,7 @@ extension PersistentStoreCoordinator {
                     total.nullifiedObjectIDs? += result.nullifiedObjectIDs ?? []
                 }
             }
+            refreshExternalRecords(of: targets)
             return total
         }
     }
@@ -54,6 +55,7 @@ extension PersistentStoreCoordinator {
                 of: entity, attributes: attributes, conflicts: conflicts, transactionAuthor: transactionAuthor, contextName: contextName)
             // An upsert updated stored records.
             if !result.updated.isEmpty { forgetBatchChangedRows(of: entity) }
+            writeExternalRecords(of: result.objectIDs, in: store)
             return (result, store)
         }
         if !result.objectIDs.isEmpty && store.options.postsRemoteChangeNotifications {
