@@ -39,14 +39,27 @@ struct CommandFailure: Error {
 
     /// One line naming the file and the problem.
     static func describe(_ error: any Error, _ url: URL) -> String {
-        let text: String
+        var text: String
         if let failure = error as? CommandFailure {
             text = failure.message
         } else if let error = error as? QuireError {
             text = error.message.contains(url.path) || error.context.file != nil ? error.message : "'\(url.path)': \(error.message)"
+            // A system error's reason, when the sentence does not give it (permission denied, no space left).
+            if let cause = error.underlying as? SystemCallError {
+                let reason = String(cString: strerror(cause.code)).lowercased()
+                if !text.lowercased().contains(reason) {
+                    text = (text.hasSuffix(".") ? String(text.dropLast()) : text) + ": \(reason)."
+                }
+            } else if let cause = error.underlying, [NSCocoaErrorDomain, NSPOSIXErrorDomain].contains((cause as NSError).domain) {
+                let reason = plainReason(cause)
+                if !text.lowercased().contains(reason) {
+                    text = (text.hasSuffix(".") ? String(text.dropLast()) : text) + ": \(reason)."
+                }
+            }
         } else {
-            text = "'\(url.path)': \(error)"
+            text = "'\(url.path)': \(plainReason(error))."
         }
+        text = Messages.clean(text)
         return text.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 }
@@ -200,7 +213,13 @@ func checkOutputFree(_ output: URL, force: Bool, folderMayBeMissing: Bool = fals
 /// Opens a document or store for reading, mapping failures to the input exit status.
 func openContents(_ path: String) throws -> DocumentContents {
     let url = fileURL(path)
-    return try reading(url) { try DocumentContents(contentsOf: url) }
+    let contents = try reading(url) { try DocumentContents(contentsOf: url) }
+    if contents.container == .zipArchive || contents.container == .tarArchive, let work = contents.packageURL {
+        // Messages name the archive and its entry, never the private folder it was extracted to.
+        Messages.show(work, as: url.path)
+        CleanupOnSignal.register(work)
+    }
+    return contents
 }
 
 /// The canonical dump of a document or store.

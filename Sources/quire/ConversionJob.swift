@@ -100,6 +100,7 @@ struct ConversionJob: Sendable {
         }
         var line = "Converted \(from) to \(to): \(summary.objectCount) objects, \(blobs.count) external data files "
             + "(\(byteCount(summary.externalDataBytes)))."
+        for item in summary.notKept { line += "\n  not kept: \(item)" }
         if settings.verbose {
             line += "\n" + tracker.phaseTimes(until: Date()).map { "  \($0.phase): \(String(format: "%.2f", $0.seconds)) s" }
                 .joined(separator: "\n")
@@ -110,6 +111,7 @@ struct ConversionJob: Sendable {
             json: [
                 "input": inputJSON, "output": outputJSON, "objects": summary.objectCount,
                 "externalDataFiles": blobs.count, "externalDataBytes": summary.externalDataBytes,
+                "notKept": summary.notKept,
             ],
             line: line)
     }

@@ -31,6 +31,7 @@ struct QuireCommand: ParsableCommand {
             Foundation.exit(ManualPage.printManual())
         }
         let json = wantsJSON(arguments)
+        CleanupOnSignal.install()
         if let failure = unknownSubcommand(in: arguments) {
             Foundation.exit(report(failure, json: json))
         }

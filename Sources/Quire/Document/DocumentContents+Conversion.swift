@@ -11,12 +11,18 @@ extension DocumentContents {
         public var externalDataFiles: Int
         /// Their total size in bytes.
         public var externalDataBytes: Int64
+        /// What the source had that the output could not hold, in words (`search metadata (title, keywords):
+        /// a store file has none`); empty when everything was kept.
+        public var notKept: [String] = []
     }
 
     /// Save As into any store type and container (what `quire convert` does): the store is migrated with
     /// ``PersistentStoreCoordinator/migratePersistentStore(_:to:options:type:progress:)`` into a hidden staging
     /// folder beside `output`, wrapped in a package or archive when asked, then renamed into place. Metadata and
-    /// external data files are carried over; the new store gets a new UUID.
+    /// external data files are carried over; the new store gets a new UUID. So is what the document has besides
+    /// its store, where the output can hold it (see ``extras()``): the search metadata's title, keywords,
+    /// authors, description and indexed values, the package's other files, the extended attributes and the
+    /// permission bits; ``ConversionSummary/notKept`` says what a store file output could not hold.
     ///
     /// ```swift
     /// let source = try DocumentContents(contentsOf: packageURL)
@@ -84,6 +90,19 @@ extension DocumentContents {
         }
         let blobs = externalDataFiles()
         let blobBytes = blobs.reduce(0) { $0 + $1.size }
+        let extras = try self.extras()
+        var notKept: [String] = []
+        if container == .storeFile {
+            let fields = extras.searchMetadataFields
+            if !fields.isEmpty {
+                notKept.append("search metadata (\(fields.joined(separator: ", "))): a store file has none")
+            }
+            let files = extras.packageFiles.filter { !$0.hasSuffix("/") }
+            if !files.isEmpty {
+                let shown = files.prefix(3).joined(separator: ", ") + (files.count > 3 ? " and \(files.count - 3) more" : "")
+                notKept.append("package files \(shown): a store file holds no other files")
+            }
+        }
         onProgress?(ConversionProgress(phase: .copyingStore, objectCount: objectCount))
 
         // Staging folders of conversions that were killed are removed first.
@@ -131,6 +150,7 @@ extension DocumentContents {
                     }
                     DocumentFiles.removeTree(outputSupport)
                 }
+                notKept += Self.apply(extras, to: target)
                 try Self.moveIntoPlace(target, to: output)
                 do {
                     try DocumentFiles.rename(support, to: outputSupport)
@@ -139,15 +159,21 @@ extension DocumentContents {
                     throw error
                 }
             } else {
+                notKept += Self.apply(extras, to: target)
                 try Self.moveIntoPlace(target, to: output)
             }
         case .package:
             let built = staging.appendingPathComponent("package", isDirectory: true)
-            try Self.writePackage(at: built, storeAt: target, mimeType: mimeType, objectCount: objectCount, storeType: storeType)
+            try Self.writePackage(
+                at: built, storeAt: target, mimeType: mimeType, objectCount: objectCount, storeType: storeType,
+                extras: extras, extrasPackage: packageURL)
+            notKept += Self.apply(extras, to: built)
             try Self.moveIntoPlace(built, to: output)
         case .zipArchive, .tarArchive:
             let built = staging.appendingPathComponent("package", isDirectory: true)
-            try Self.writePackage(at: built, storeAt: target, mimeType: mimeType, objectCount: objectCount, storeType: storeType)
+            try Self.writePackage(
+                at: built, storeAt: target, mimeType: mimeType, objectCount: objectCount, storeType: storeType,
+                extras: extras, extrasPackage: packageURL)
             let file = staging.appendingPathComponent("archive")
             try Self.writeArchive(
                 ofPackage: built, to: file, format: container.documentFormat ?? .zipArchive,
@@ -160,10 +186,12 @@ extension DocumentContents {
                     }
                 })
             onProgress?(ConversionProgress(phase: .finishing, objectsCopied: objectCount, objectCount: objectCount))
+            notKept += Self.apply(extras, to: file)
             try Self.moveIntoPlace(file, to: output)
         }
         try DocumentFiles.fsyncDirectory(output.deletingLastPathComponent())
-        return ConversionSummary(objectCount: objectCount, externalDataFiles: blobs.count, externalDataBytes: blobBytes)
+        return ConversionSummary(
+            objectCount: objectCount, externalDataFiles: blobs.count, externalDataBytes: blobBytes, notKept: notKept)
     }
 
     /// Renames a finished file or folder over `destination`, removing what was there (a file or a document

@@ -194,6 +194,15 @@ public final class DocumentContents {
     public static func writePackage(
         at destination: URL, storeAt store: URL, mimeType: String, objectCount: Int? = nil, storeType: StoreType? = nil
     ) throws {
+        try writePackage(at: destination, storeAt: store, mimeType: mimeType, objectCount: objectCount, storeType: storeType, extras: nil)
+    }
+
+    /// ``writePackage(at:storeAt:mimeType:objectCount:storeType:)`` with what a converted document had besides its
+    /// store: its search metadata's own fields and its other package files (read from `extrasPackage`).
+    static func writePackage(
+        at destination: URL, storeAt store: URL, mimeType: String, objectCount: Int?, storeType: StoreType?,
+        extras: DocumentExtras?, extrasPackage: URL? = nil
+    ) throws {
         guard !mimeType.isEmpty, mimeType.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
             throw QuireError(.invalidArgument, "The MIME type '\(mimeType)' is not one word of printable ASCII.")
         }
@@ -213,8 +222,11 @@ public final class DocumentContents {
                     try DocumentFiles.linkOrCopy(from: blob, to: into.appendingPathComponent(blob.lastPathComponent))
                 }
             }
-            var search = SearchMetadata()
+            var search = extras?.searchMetadata ?? SearchMetadata()
             search.objectCount = objectCount
+            if let extras, let extrasPackage, !extras.packageFiles.isEmpty {
+                try copyPackageFiles(extras.packageFiles, from: extrasPackage, into: destination)
+            }
             let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: nil, at: target)
             for (key, value) in metadata {
                 if let text = value.stringValue { search.storeMetadata[key] = text }
