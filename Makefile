@@ -46,7 +46,7 @@ demo: deps
 
 # make test also installs the PostgreSQL server (the PostgreSQL store's tests) and Tracker for TrackerExtractTests
 # (tracker3 extract; about 40 s on Debian bookworm).
-test: APT_PACKAGES += postgresql tracker tracker-extract dbus-daemon shared-mime-info
+test: APT_PACKAGES += postgresql tracker tracker-extract dbus-daemon shared-mime-info graphviz
 # The PostgreSQL store's tests run against a throwaway server scripts/with-postgres.sh starts and stops.
 test: deps
 	$(SWIFT) build --build-tests

@@ -98,8 +98,12 @@ func printError(_ line: String) {
 
 /// Prints JSON with sorted keys.
 func printJSON(_ value: Any) throws {
-    let data = try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-    print(String(decoding: data, as: UTF8.self))
+    print(String(decoding: try jsonData(value), as: UTF8.self))
+}
+
+/// JSON with sorted keys, as ``printJSON(_:)`` prints it.
+func jsonData(_ value: Any) throws -> Data {
+    try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
 }
 
 /// The store types the command line names.

@@ -128,3 +128,51 @@ extension DocumentContents {
         return notKept
     }
 }
+
+extension DocumentContents {
+    /// The document's search metadata as its package holds it (`Metadata/meta.xml`), empty when it has none.
+    ///
+    /// - Throws: ``QuireError/Code/invalidArgument`` for a store file, which holds no search metadata; read errors
+    ///   of `meta.xml`.
+    public func searchMetadata() throws -> SearchMetadata {
+        guard let packageURL else {
+            throw QuireError(
+                .invalidArgument, "'\(url.path)' is a store file, which holds no search metadata.", context: .init(file: url))
+        }
+        guard DocumentFiles.kind(of: packageURL.appendingPathComponent(DocumentPackageLayout.metaXML)).isFile else {
+            return SearchMetadata()
+        }
+        return try SearchMetadata(contentsOf: packageURL)
+    }
+
+    /// Writes new search metadata into the package tree (`Metadata/meta.xml` and `Metadata/summary.txt`, each
+    /// written beside and renamed into place) and sets `user.xdg.tags` and `user.xdg.comment` on the document;
+    /// an archive's working copy must then be written back (see ``writeArchive(ofPackage:to:format:compression:progress:)``).
+    ///
+    /// - Returns: Warnings for extended attributes the filesystem refused.
+    /// - Throws: ``QuireError/Code/invalidArgument`` for a store file; file write errors naming the file.
+    @discardableResult
+    public func writeSearchMetadata(_ metadata: SearchMetadata) throws -> [String] {
+        guard let packageURL else {
+            throw QuireError(
+                .invalidArgument, "'\(url.path)' is a store file, which holds no search metadata.", context: .init(file: url))
+        }
+        let folder = packageURL.appendingPathComponent(DocumentPackageLayout.metadata)
+        if DocumentFiles.kind(of: folder) == .missing { try DocumentFiles.makeDirectory(folder) }
+        for (path, data) in [
+            (DocumentPackageLayout.metaXML, metadata.metaXML()), (DocumentPackageLayout.summary, metadata.summaryText()),
+        ] {
+            let target = packageURL.appendingPathComponent(path)
+            _ = try SafeSave.replaceFile(at: target) { try DocumentFiles.writeNewFile(data, to: $0) }
+        }
+        var warnings: [String] = []
+        for (name, value) in metadata.extendedAttributes.sorted(by: { $0.key < $1.key }) {
+            do {
+                if value.isEmpty { try ExtendedAttributes.remove(name, from: url) } else { try ExtendedAttributes.set(name, to: value, on: url) }
+            } catch {
+                warnings.append("\(error)")
+            }
+        }
+        return warnings
+    }
+}

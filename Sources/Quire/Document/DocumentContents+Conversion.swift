@@ -134,8 +134,10 @@ extension DocumentContents {
         onProgress?(
             ConversionProgress(
                 phase: .copyingExternalData, objectsCopied: objectCount, objectCount: objectCount, bytesTotal: blobBytes))
+        let finishing = ConversionProgress(phase: .finishing, objectsCopied: objectCount, objectCount: objectCount)
         switch container {
         case .storeFile:
+            onProgress?(finishing)
             let support = ExternalDataFolder.supportFolder(forStore: target, type: storeType)
             let outputSupport = ExternalDataFolder.supportFolder(forStore: output, type: storeType)
             if DocumentFiles.kind(of: support) == .directory {
@@ -168,6 +170,7 @@ extension DocumentContents {
                 at: built, storeAt: target, mimeType: mimeType, objectCount: objectCount, storeType: storeType,
                 extras: extras, extrasPackage: packageURL)
             notKept += Self.apply(extras, to: built)
+            onProgress?(finishing)
             try Self.moveIntoPlace(built, to: output)
         case .zipArchive, .tarArchive:
             let built = staging.appendingPathComponent("package", isDirectory: true)
@@ -185,7 +188,7 @@ extension DocumentContents {
                                 bytesDone: written, bytesTotal: total))
                     }
                 })
-            onProgress?(ConversionProgress(phase: .finishing, objectsCopied: objectCount, objectCount: objectCount))
+            onProgress?(finishing)
             notKept += Self.apply(extras, to: file)
             try Self.moveIntoPlace(file, to: output)
         }

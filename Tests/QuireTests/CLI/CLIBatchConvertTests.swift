@@ -92,7 +92,7 @@ import Testing
         let lines = verbose.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first == "Converted Runs.quiredoc (package, SQLite) to Loud.tar (tar archive, XML): 5 objects, 0 external data files (0 bytes).")
         #expect(lines.dropFirst().map { $0.split(separator: ":").first.map(String.init) ?? "" } == [
-            "  verifying the source", "  copying the store", "  copying external data", "  writing the archive", "  finishing",
+            "  verifying the source", "  copying the store", "  assembling the output", "  writing the archive", "  finishing",
             "  total",
         ])
         #expect(try cli.run("convert", "-q", "-v", "Runs.quiredoc", "X.zip").status == 2)
