@@ -10,10 +10,10 @@ struct Pack: ParsableCommand {
         abstract: "Write a document package as a zip or tar archive (mimetype first, stored).",
         discussion: "The format comes from --format, else the archive's extension (.tar: tar; otherwise zip).")
 
-    @Argument(help: "The package folder.")
+    @Argument(help: "The package folder.", completion: .directory)
     var package: String
 
-    @Argument(help: "The archive to write.")
+    @Argument(help: "The archive to write ('-' for standard output).", completion: .file(extensions: ["zip", "tar"]))
     var archive: String
 
     @Option(help: "zip or tar.")
@@ -29,8 +29,26 @@ struct Pack: ParsableCommand {
         guard container == .package else {
             throw CommandFailure(status: .unreadableInput, message: "'\(source.path)' is a \(container.rawValue), not a document package.")
         }
+        let ext = output.pathExtension.lowercased()
+        if let format, let named = ArchiveArgument(rawValue: ext), named != format {
+            // `--format tar Doc.zip` would write a tar every tool takes for a zip.
+            throw CommandFailure(
+                status: .usage,
+                message: "'\(output.lastPathComponent)' is named like a \(named.rawValue) archive, but --format is \(format.rawValue): "
+                    + "name it '\(output.deletingPathExtension().lastPathComponent).\(format.rawValue)' or drop --format.")
+        }
+        if archive == "-" {
+            // Standard output: built in a private folder, then streamed.
+            let chosen = format ?? .zip
+            let folder = try StandardStreams.privateFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let file = folder.appendingPathComponent("archive")
+            try reading(source) { try DocumentContents.writeArchive(ofPackage: source, to: file, format: chosen.format) }
+            try StandardStreams.send(file)
+            return
+        }
         try checkOutputFree(output, force: force)
-        let chosen = format ?? (output.pathExtension.lowercased() == "tar" ? .tar : .zip)
+        let chosen = format ?? (ext == "tar" ? .tar : .zip)
         let staging = try stagingFolder(beside: output)
         defer { try? FileManager.default.removeItem(at: staging) }
         let file = staging.appendingPathComponent("archive")
@@ -44,17 +62,24 @@ struct Pack: ParsableCommand {
 struct Unpack: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Extract a zip or tar document archive into a package folder.")
 
-    @Argument(help: "The archive.")
+    @Argument(help: "The archive ('-' for standard input).", completion: .file(extensions: ["zip", "tar"]))
     var archive: String
 
-    @Argument(help: "The package folder to create.")
+    @Argument(help: "The package folder to create.", completion: .directory)
     var package: String
 
     @Flag(help: "Replace the package if it exists.")
     var force = false
 
     func run() throws {
-        let source = fileURL(archive)
+        var spooled: URL?
+        defer { if let spooled { try? FileManager.default.removeItem(at: spooled.deletingLastPathComponent()) } }
+        if archive == "-" {
+            let file = try StandardStreams.spoolInput()
+            spooled = file
+            Messages.show(file, as: "standard input")
+        }
+        let source = spooled ?? fileURL(archive)
         let output = fileURL(package)
         let container = try reading(source) { try DocumentContents.container(at: source) }
         guard container == .zipArchive || container == .tarArchive else {

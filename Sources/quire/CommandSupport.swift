@@ -238,7 +238,8 @@ struct ModelOption: ParsableArguments {
         help: ArgumentHelp(
             "The application's model (.xcdatamodeld, .xcdatamodel, .mom or .momd), for a store Quire did not write.",
             discussion: "Used when the store embeds no Quire model; without it, the model Core Data cached in the store.",
-            valueName: "path"))
+            valueName: "path"),
+        completion: .file(extensions: ["xcdatamodeld", "xcdatamodel", "mom", "momd"]))
     var path: String?
 
     /// The model file's URL, when one was named.

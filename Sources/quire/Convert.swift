@@ -26,7 +26,7 @@ struct Convert: ParsableCommand {
             every conversion succeeded, else the highest status of those that failed. Either path of the two-path             form may be a PostgreSQL store, 'postgresql://user@host/db?schema=name' (see the PostgreSQL article).
             """)
 
-    @Argument(help: ArgumentHelp("INPUT OUTPUT, or SOURCE... OUTDIR.", valueName: "path"))
+    @Argument(help: ArgumentHelp("INPUT OUTPUT, or SOURCE... OUTDIR ('-': standard input or output).", valueName: "path"), completion: .file())
     var paths: [String] = []
 
     @Option(name: .customLong("to"), help: ArgumentHelp("The output's store type: sqlite, xml or binary.", valueName: "type"))

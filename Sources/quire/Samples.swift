@@ -15,7 +15,7 @@ struct Samples: ParsableCommand {
             `quire diff` reports them equal.
             """)
 
-    @Argument(help: "The folder to write into (created; it must not hold the samples yet unless --force).")
+    @Argument(help: "The folder to write into (created; it must not hold the samples yet unless --force).", completion: .directory)
     var folder: String
 
     @Flag(help: "Replace existing samples.")

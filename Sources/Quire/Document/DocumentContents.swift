@@ -114,10 +114,37 @@ public final class DocumentContents {
             } else {
                 storeType = try StoreKinds.detectType(at: storeURL)
             }
+        } catch var error as QuireError {
+            if let workingFolder {
+                DocumentFiles.removeTree(workingFolder)
+                // The working copy is private: the message names the archive and its entry instead.
+                error = Self.namingEntries(error, of: workingFolder, in: url)
+            }
+            throw error
         } catch {
             if let workingFolder { DocumentFiles.removeTree(workingFolder) }
             throw error
         }
+    }
+
+    /// An error about a file of an archive's private working copy, rewritten to name the archive and the entry
+    /// (`doc.zip: entry StoreContent/persistentStore`).
+    static func namingEntries(_ error: QuireError, of workingFolder: URL, in archive: URL) -> QuireError {
+        var error = error
+        let folder = workingFolder.standardizedFileURL.path
+        var message = error.message
+        for prefix in ["'" + folder + "/", folder + "/"] {
+            while let range = message.range(of: prefix) {
+                let rest = message[range.upperBound...]
+                let end = prefix.hasPrefix("'") ? rest.firstIndex(of: "'") : rest.firstIndex { $0 == " " || $0 == "," || $0 == ")" }
+                let entry = rest[..<(end ?? rest.endIndex)]
+                let after = end.map { prefix.hasPrefix("'") ? rest.index(after: $0) : $0 } ?? rest.endIndex
+                message.replaceSubrange(range.lowerBound..<after, with: "\(archive.path): entry \(entry)")
+            }
+        }
+        error.message = message.replacingOccurrences(of: folder, with: archive.path)
+        if error.context.file?.standardizedFileURL.path.hasPrefix(folder) ?? true { error.context.file = archive }
+        return error
     }
 
     deinit { close() }

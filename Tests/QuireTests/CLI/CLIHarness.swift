@@ -50,6 +50,12 @@ struct CLIHarness {
         self.executable = executable
     }
 
+    /// A harness running in a folder the caller made.
+    init(folder: TemporaryFolder, executable: URL) {
+        self.folder = folder
+        self.executable = executable
+    }
+
     /// Copies a sample document into the folder.
     func copySample(_ name: String, as newName: String? = nil) throws {
         try FileManager.default.copyItem(
