@@ -8,7 +8,14 @@ import QuireStores
 struct Pack: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write a document package as a zip or tar archive (mimetype first, stored).",
-        discussion: "The format comes from --format, else the archive's extension (.tar: tar; otherwise zip).")
+        discussion: """
+            The format comes from --format, else the archive's extension (.tar: tar; otherwise zip); a name that says \
+            the other format is refused. '-' writes the archive to standard output.
+
+            Examples:
+              quire pack Report.quiredoc Report.zip
+              quire pack Report.quiredoc - --format tar > Report.tar
+            """)
 
     @Argument(help: "The package folder.", completion: .directory)
     var package: String
@@ -60,7 +67,13 @@ struct Pack: ParsableCommand {
 
 /// `quire unpack ARCHIVE PACKAGE`: an archive into a package folder.
 struct Unpack: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Extract a zip or tar document archive into a package folder.")
+    static let configuration = CommandConfiguration(
+        abstract: "Extract a zip or tar document archive into a package folder.",
+        discussion: """
+            Examples:
+              quire unpack Report.zip Report.quiredoc
+              cat Report.zip | quire unpack - Report.quiredoc
+            """)
 
     @Argument(help: "The archive ('-' for standard input).", completion: .file(extensions: ["zip", "tar"]))
     var archive: String

@@ -126,8 +126,7 @@ struct ConversionJob: Sendable {
             json: [
                 "input": inputJSON, "output": outputJSON, "objects": summary.objectCount,
                 "externalDataFiles": blobs.count, "externalDataBytes": summary.externalDataBytes,
-                "notKept": summary.notKept,
-            ],
+            ].merging(summary.notKept.isEmpty ? [:] : ["notKept": summary.notKept]) { a, _ in a },
             line: line, notKept: summary.notKept)
     }
 

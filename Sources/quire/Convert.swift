@@ -23,7 +23,19 @@ struct Convert: ParsableCommand {
             .zip, .tar: an archive; .quiredoc: a package; no extension: the input's container); other extensions are \
             refused. Its store type comes from --to, else a store file's extension, else the input's type. \
             Metadata and external data are carried over. Nothing is left behind on failure. Exit status 0 when \
-            every conversion succeeded, else the highest status of those that failed. Either path of the two-path             form may be a PostgreSQL store, 'postgresql://user@host/db?schema=name' (see the PostgreSQL article).
+            every conversion succeeded, else the highest status of those that failed. Either path of the two-path \
+            form may be a PostgreSQL store, 'postgresql://user@host/db?schema=name' (see the PostgreSQL article), \
+            or '-' for standard input or output (a store file or an archive; name a file called '-' as './-'). \
+            What the input has besides its store (search metadata, other package files, extended attributes, the \
+            file mode) is kept where the output can hold it; the summary says what could not be.
+
+            Examples:
+              quire convert Report.quiredoc Report.zip --to xml
+              quire convert Report.zip Report.sqlite
+              quire convert Mac.sqlite Copy.quiredoc --model App.xcdatamodeld
+              quire convert Documents/ Converted/ --archive zip --jobs 2
+              quire convert Report.quiredoc 'postgresql://me@localhost/db?schema=report' --dry-run
+              cat Report.zip | quire convert - - --archive tar > Report.tar
             """)
 
     @Argument(help: ArgumentHelp("INPUT OUTPUT, or SOURCE... OUTDIR ('-': standard input or output).", valueName: "path"), completion: .file())
