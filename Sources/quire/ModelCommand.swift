@@ -77,8 +77,9 @@ struct ModelCommand: ParsableCommand {
         let (loaded, origin) = try loadModel()
         if let export {
             let url = fileURL(export)
-            try XcodeModelExport.write(loaded, to: url, force: force)
+            let written = try XcodeModelExport.write(loaded, to: url, force: force)
             print("Exported the model of \(source) (\(loaded.entities.count) entities) to \(export).")
+            if written.count > 1 { print("Its localization is in \(written[1].lastPathComponent) beside it.") }
             return
         }
         if let graph {

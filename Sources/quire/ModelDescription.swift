@@ -243,103 +243,42 @@ enum ModelGraph {
     }
 }
 
-/// Writes a model as an Xcode model folder (`Name.xcdatamodel/contents`), in the XML Xcode writes.
+/// `--export`: the library's ``XcodeModelWriter`` builds the model folder (and the strings file of a localized
+/// model) in a staging folder beside the output, then it is moved into place.
 enum XcodeModelExport {
-    static func contents(_ model: ManagedObjectModel) -> String {
-        var lines = [
-            #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#,
-            #"<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic" sourceLanguage="Swift""#
-                + (model.versionIdentifiers.sorted().first.map { " userDefinedModelVersionIdentifier=\(attr($0))" } ?? "") + ">",
-        ]
-        for entity in ModelDescription.entities(model) {
-            var head = "    <entity name=\(attr(entity.name))"
-            if let className = entity.managedObjectClassName, !className.isEmpty { head += " representedClassName=\(attr(className))" }
-            if let parent = entity.superentity { head += " parentEntity=\(attr(parent.name))" }
-            if entity.isAbstract { head += " isAbstract=\"YES\"" }
-            if let modifier = entity.versionHashModifier { head += " versionHashModifier=\(attr(modifier))" }
-            if let renaming = entity.renamingIdentifier { head += " elementID=\(attr(renaming))" }
-            lines.append(head + " syncable=\"YES\">")
-            for attribute in ModelDescription.ownAttributes(entity) {
-                var line = "        <attribute name=\(attr(attribute.name))"
-                if attribute.isOptional { line += " optional=\"YES\"" }
-                if attribute.isTransient { line += " transient=\"YES\"" }
-                if attribute.isIndexed { line += " indexed=\"YES\"" }
-                line += " attributeType=\(attr(ModelDescription.typeName(attribute.attributeType)))"
-                if let text = ModelDescription.defaultText(attribute.defaultAttributeValue) {
-                    line += attribute.attributeType == .date ? " defaultDateTimeInterval=\(attr(text))" : " defaultValueString=\(attr(text))"
-                }
-                if attribute.allowsExternalBinaryDataStorage { line += " allowsExternalBinaryDataStorage=\"YES\"" }
-                if let name = attribute.valueTransformerName { line += " valueTransformerName=\(attr(name))" }
-                if let modifier = attribute.versionHashModifier { line += " versionHashModifier=\(attr(modifier))" }
-                if let renaming = attribute.renamingIdentifier { line += " elementID=\(attr(renaming))" }
-                if [.integer16, .integer32, .integer64, .double, .float, .boolean].contains(attribute.attributeType) {
-                    line += " usesScalarValueType=\"YES\""
-                }
-                lines.append(line + "/>")
-            }
-            for relationship in ModelDescription.ownRelationships(entity) {
-                var line = "        <relationship name=\(attr(relationship.name))"
-                if relationship.isOptional { line += " optional=\"YES\"" }
-                if relationship.isTransient { line += " transient=\"YES\"" }
-                if relationship.isToMany {
-                    line += " toMany=\"YES\""
-                    if relationship.maxCount > 0 { line += " maxCount=\"\(relationship.maxCount)\"" }
-                } else {
-                    line += " maxCount=\"1\""
-                }
-                if relationship.minCount > 0 { line += " minCount=\"\(relationship.minCount)\"" }
-                if relationship.isOrdered { line += " ordered=\"YES\"" }
-                line += " deletionRule=\(attr(ModelDescription.ruleName(relationship.deleteRule)))"
-                line += " destinationEntity=\(attr(relationship.destinationEntityName))"
-                if let inverse = relationship.inverseRelationshipName {
-                    line += " inverseName=\(attr(inverse)) inverseEntity=\(attr(relationship.destinationEntityName))"
-                }
-                if let modifier = relationship.versionHashModifier { line += " versionHashModifier=\(attr(modifier))" }
-                if let renaming = relationship.renamingIdentifier { line += " elementID=\(attr(renaming))" }
-                lines.append(line + "/>")
-            }
-            if !entity.uniquenessConstraints.isEmpty {
-                lines.append("        <uniquenessConstraints>")
-                for constraint in entity.uniquenessConstraints {
-                    lines.append("            <uniquenessConstraint>")
-                    for name in constraint { lines.append("                <constraint value=\(attr(name))/>") }
-                    lines.append("            </uniquenessConstraint>")
-                }
-                lines.append("        </uniquenessConstraints>")
-            }
-            lines.append("    </entity>")
-        }
-        lines.append("</model>")
-        return lines.joined(separator: "\n") + "\n"
-    }
-
-    /// Writes `Name.xcdatamodel/contents`, built beside and renamed into place.
-    static func write(_ model: ManagedObjectModel, to url: URL, force: Bool) throws {
+    /// Writes `Name.xcdatamodel` (and `NameModel.strings` for a localized model); returns the files written.
+    static func write(_ model: ManagedObjectModel, to url: URL, force: Bool) throws -> [URL] {
         if !force && FileManager.default.fileExists(atPath: url.path) {
             throw CommandFailure(status: .unwritableOutput, message: "'\(url.path)' already exists; pass --force to replace it.")
         }
-        let staging = try stagingFolder(beside: url)
-        defer { try? FileManager.default.removeItem(at: staging) }
-        let built = staging.appendingPathComponent("model.xcdatamodel", isDirectory: true)
-        try writing(url) {
-            try FileManager.default.createDirectory(at: built, withIntermediateDirectories: false)
-            try Data(contents(model).utf8).write(to: built.appendingPathComponent("contents"))
-        }
         if force, FileManager.default.fileExists(atPath: url.path) {
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue, url.pathExtension == "xcdatamodel" else {
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue,
+                url.pathExtension == "xcdatamodel"
+            else {
                 throw CommandFailure(status: .unwritableOutput, message: "'\(url.path)' is not an Xcode model; not replaced.")
             }
-            try writing(url) { try FileManager.default.removeItem(at: url) }
         }
-        guard rename(built.path, url.path) == 0 else {
-            throw CommandFailure(
-                status: .unwritableOutput, message: "'\(url.path)': \(String(cString: strerror(errno)).lowercased()).")
+        let staging = try stagingFolder(beside: url)
+        defer { try? FileManager.default.removeItem(at: staging) }
+        let built = staging.appendingPathComponent(url.lastPathComponent, isDirectory: true)
+        do {
+            try model.writeXcodeModel(to: built)
+        } catch let error as QuireError where error.code == .invalidArgument {
+            // What an Xcode model cannot hold, named: nothing is written.
+            throw CommandFailure(status: .unwritableOutput, message: "'\(url.path)': \(error.message)", error: error)
+        } catch {
+            throw CommandFailure(status: .unwritableOutput, message: "'\(url.path)': \(plainReason(error)).")
         }
-    }
-
-    private static func attr(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;") + "\""
+        var written = [url]
+        if let strings = ManagedObjectModel.localizationFiles(besideModelAt: url).first?.lastPathComponent,
+            FileManager.default.fileExists(atPath: staging.appendingPathComponent(strings).path)
+        {
+            let target = url.deletingLastPathComponent().appendingPathComponent(strings)
+            try moveIntoPlace(staging.appendingPathComponent(strings), to: target, force: force)
+            written.append(target)
+        }
+        try moveIntoPlace(built, to: url, force: force)
+        return written
     }
 }

@@ -45,8 +45,10 @@ extension ObjectGraphDump {
     /// Objects are matched by identity, not by position: by primary key when both dumps are of one store (the
     /// same `NSStoreUUID`: a copy, or a file before and after an edit), else by their stable identity (a
     /// uniqueness constraint, else a key attribute, else a hash of their values); objects left over in an entity
-    /// are then paired when most of their values agree (an edited object whose hash changed). Renaming one
-    /// author is one change, not a shift of every author after it.
+    /// are then paired when at least half of their other values agree, related objects compared through the pairs
+    /// already made (an edited object whose identity changed: a renamed author that keeps its publications).
+    /// Renaming one author is one changed value, not a removal and an addition, nor a shift of every author after
+    /// it.
     ///
     /// ```
     /// Author[name="Ada Lovelace"].born: 1815 -> 1816
@@ -72,22 +74,10 @@ extension ObjectGraphDump {
         }
         if sameStore { match { "\($0.entity)\u{1F}\($0.primaryKey ?? -1)" } }
         match { $0.identity.isEmpty ? $0.key : $0.identity }
-        // Leftovers of one entity whose values mostly agree are one object edited.
-        for i in hereLeft.sorted() {
-            let mine = objects[i]
-            var best: (Int, Int)?
-            for j in thereLeft where other.objects[j].entity == mine.entity {
-                let theirs = other.objects[j]
-                let names = Set(mine.attributes.keys).union(theirs.attributes.keys)
-                let equal = names.filter { mine.attributes[$0] == theirs.attributes[$0] }.count
-                if equal * 2 >= names.count, equal > 0, equal > (best?.1 ?? -1) { best = (j, equal) }
-            }
-            if let (j, _) = best {
-                pairs.append((i, j))
-                hereLeft.remove(i)
-                thereLeft.remove(j)
-            }
-        }
+        // Leftovers of one entity whose other values agree are one object edited (a renamed author keeps its
+        // publications): paired with the candidate that agrees on the most properties, at least half of them.
+        // Related objects compare through the pairs made so far, so each round can pair more.
+        pairLeftovers(&pairs, &hereLeft, &thereLeft, other)
         // Names: an object both hold is named as here; related objects are named the same way on both sides.
         func label(_ object: Object) -> String {
             if sameStore, object.identity.contains("#"), let key = object.primaryKey { return "\(object.entity)(pk \(key))" }
@@ -131,6 +121,62 @@ extension ObjectGraphDump {
             if lhs.entity != rhs.entity { return lhs.entity < rhs.entity }
             if lhs.object != rhs.object { return lhs.object < rhs.object }
             return (lhs.property ?? "") < (rhs.property ?? "")
+        }
+    }
+
+    /// The most leftover pairs compared per entity; beyond it (a wholesale change) leftovers stay added and removed.
+    static let maximumLeftoverComparisons = 4_000_000
+
+    /// Pairs objects left over after matching by key and identity: an object here with the object there of the
+    /// same entity that agrees with it on the most attributes and relationships, when it agrees on at least one
+    /// and on at least half of those either has; relationships agree when their objects are paired. Repeated
+    /// while new pairs are found, since a pair can make the relationships of others agree.
+    private func pairLeftovers(
+        _ pairs: inout [(Int, Int)], _ hereLeft: inout Set<Int>, _ thereLeft: inout Set<Int>, _ other: ObjectGraphDump
+    ) {
+        var thereKeyOfHere: [String: String] = [:]
+        for (i, j) in pairs { thereKeyOfHere[objects[i].key] = other.objects[j].key }
+        var progress = true
+        while progress && !hereLeft.isEmpty && !thereLeft.isEmpty {
+            progress = false
+            let hereByEntity = Dictionary(grouping: hereLeft.sorted(), by: { objects[$0].entity })
+            let thereByEntity = Dictionary(grouping: thereLeft.sorted(), by: { other.objects[$0].entity })
+            for entity in hereByEntity.keys.sorted() {
+                guard let mine = hereByEntity[entity], let theirs = thereByEntity[entity],
+                    mine.count * theirs.count <= Self.maximumLeftoverComparisons
+                else { continue }
+                var candidates: [(score: Int, here: Int, there: Int)] = []
+                for i in mine {
+                    let a = objects[i]
+                    for j in theirs {
+                        let b = other.objects[j]
+                        var agree = 0
+                        var total = 0
+                        for name in Set(a.attributes.keys).union(b.attributes.keys) {
+                            total += 1
+                            if a.attributes[name] == b.attributes[name] { agree += 1 }
+                        }
+                        for name in Set(a.relationships.keys).union(b.relationships.keys) {
+                            let mapped = (a.relationships[name] ?? []).map { thereKeyOfHere[$0] ?? "\u{1F}" + $0 }
+                            let theirsRelated = b.relationships[name] ?? []
+                            // A relationship empty on both sides says nothing about which object this is.
+                            guard !(mapped.isEmpty && theirsRelated.isEmpty) else { continue }
+                            total += 1
+                            if mapped.sorted() == theirsRelated.sorted() { agree += 1 }
+                        }
+                        if agree > 0, agree * 2 >= total { candidates.append((agree, i, j)) }
+                    }
+                }
+                // Best agreement first; between equals, the order of the dumps.
+                candidates.sort { ($0.score, $1.here, $1.there) > ($1.score, $0.here, $0.there) }
+                for candidate in candidates where hereLeft.contains(candidate.here) && thereLeft.contains(candidate.there) {
+                    pairs.append((candidate.here, candidate.there))
+                    hereLeft.remove(candidate.here)
+                    thereLeft.remove(candidate.there)
+                    thereKeyOfHere[objects[candidate.here].key] = other.objects[candidate.there].key
+                    progress = true
+                }
+            }
         }
     }
 
