@@ -44,7 +44,9 @@ struct Convert: ParsableCommand {
     @Option(name: .customLong("to"), help: ArgumentHelp("The output's store type: sqlite, xml or binary.", valueName: "type"))
     var to: StoreTypeArgument?
 
-    @Option(name: .customLong("type"), help: ArgumentHelp("Another name for --to.", visibility: .hidden))
+    @Option(
+        name: .customLong("type"),
+        help: ArgumentHelp("Another name for --to (sqlite, xml or binary); give one of the two.", valueName: "type"))
     var typeAlias: StoreTypeArgument?
 
     /// The store type asked for with `--to` or `--type`.

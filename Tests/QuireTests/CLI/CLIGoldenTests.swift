@@ -228,7 +228,7 @@ import Testing
             (["convert", "Runs.quiredoc", "X", "--package", "--archive", "zip"],
              "quire: --package and --archive cannot be used together. (see 'quire help')\n"),
             (["convert", "Runs.quiredoc", "X.db", "--type", "csv"],
-             "quire: The value 'csv' is invalid for '--type' (see 'quire help')\n"),
+             "quire: The value 'csv' is invalid for '--type <type>'. Please provide one of 'sqlite', 'xml' or 'binary'. (see 'quire help')\n"),
             (["metadata", "Runs.quiredoc", "--set", "Owner"], "quire: --set takes KEY=VALUE, not 'Owner'. (see 'quire help')\n"),
             (["metadata", "Runs.quiredoc", "--remove", "NSStoreUUID"],
              "quire: The key 'NSStoreUUID' belongs to the store and cannot be changed. (see 'quire help')\n"),

@@ -395,6 +395,28 @@ import Testing
         #expect(try cli.listing() == ["Runs.quiredoc"])
     }
 
+    /// `--type` is a documented other name of `--to`: shown in the help, its wrong values answered with the
+    /// valid ones (as `--to`'s are), and refused together with `--to`.
+    @Test func typeIsADocumentedOtherNameOfTo() throws {
+        let cli = try harness()
+        try cli.copySample("Runs-sqlite.quiredoc", as: "Runs.quiredoc")
+        #expect(try cli.run("convert", "Runs.quiredoc", "o.xml", "--type", "csv") == .init(status: 2, stdout: "", stderr: """
+            quire: The value 'csv' is invalid for '--type <type>'. Please provide one of 'sqlite', 'xml' or 'binary'. (see 'quire help')
+
+            """))
+        #expect(try cli.run("convert", "Runs.quiredoc", "o.xml", "--to", "csv").stderr.contains(
+            "Please provide one of 'sqlite', 'xml' or 'binary'."))
+        let help = try cli.run("convert", "--help")
+        #expect(help.stdout.contains("--type <type>           Another name for --to (sqlite, xml or binary); give\n"), "\(help)")
+        let both = try cli.run("convert", "Runs.quiredoc", "o.xml", "--to", "xml", "--type", "xml")
+        #expect(both == .init(status: 2, stdout: "", stderr: """
+            quire: --to and --type name the same thing; give one of them. (see 'quire help')
+
+            """), "\(both)")
+        #expect(try cli.run("convert", "Runs.quiredoc", "o.xml", "--type", "xml").status == 0)
+        #expect(try cli.run("info", "o.xml").stdout.contains("XML"))
+    }
+
     @Test func walkingAFolderSkipsXcodeModels() throws {
         let cli = try harness()
         let input = cli.folder.file("in")
