@@ -50,7 +50,8 @@ struct Pack: ParsableCommand {
             let folder = try StandardStreams.privateFolder()
             defer { try? FileManager.default.removeItem(at: folder) }
             let file = folder.appendingPathComponent("archive")
-            try reading(source) { try DocumentContents.writeArchive(ofPackage: source, to: file, format: chosen.format) }
+            Messages.show(file, as: "standard output")
+            try copying(from: source, to: file) { try DocumentContents.writeArchive(ofPackage: source, to: file, format: chosen.format) }
             try StandardStreams.send(file)
             return
         }
@@ -59,7 +60,7 @@ struct Pack: ParsableCommand {
         let staging = try stagingFolder(beside: output)
         defer { try? FileManager.default.removeItem(at: staging) }
         let file = staging.appendingPathComponent("archive")
-        try reading(source) { try DocumentContents.writeArchive(ofPackage: source, to: file, format: chosen.format) }
+        try copying(from: source, to: output) { try DocumentContents.writeArchive(ofPackage: source, to: file, format: chosen.format) }
         try moveIntoPlace(file, to: output, force: force)
         print("Packed \(package) into \(archive) (\(chosen.rawValue)).")
     }
@@ -102,7 +103,7 @@ struct Unpack: ParsableCommand {
         let staging = try stagingFolder(beside: output)
         defer { try? FileManager.default.removeItem(at: staging) }
         let built = staging.appendingPathComponent("package", isDirectory: true)
-        try reading(source) { try DocumentContents.extractArchive(source, toPackage: built) }
+        try copying(from: source, to: output) { try DocumentContents.extractArchive(source, toPackage: built) }
         try moveIntoPlace(built, to: output, force: force)
         print("Unpacked \(archive) (\(container.rawValue)) into \(package).")
     }

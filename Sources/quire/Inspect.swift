@@ -46,7 +46,7 @@ struct Info: ParsableCommand {
         let layout = try contents.map { contents in try source.whileReading { try contents.layout() } } ?? []
         let uuid = metadata[StoreMetadataKey.storeUUID]?.stringValue ?? ""
         let container = contents?.container.rawValue ?? "PostgreSQL database"
-        let unsupported = storeModel.unsupportedFeatures.map(Messages.clean)
+        let unsupported = storeModel.unsupportedFeatures
         if json {
             var object: [String: Any] = [
                 "path": source.shown, "container": container, "storeType": source.storeType.rawValue,
@@ -300,7 +300,7 @@ struct Verify: ParsableCommand {
             try StoreVerification.problems(inStoreAt: source.storeURL, type: source.storeType, modelFile: model.url)
         }
         guard problems.isEmpty else {
-            for problem in problems { printError("quire: \(source.shown): \(Messages.clean(problem))") }
+            for problem in problems { printError("quire: \(source.shown): \(Messages.naming(problem))") }
             throw ExitCode(ExitStatus.unreadableInput.rawValue)
         }
         print("\(source.shown): OK (\(source.contents?.container.rawValue ?? "PostgreSQL database"), \(source.storeType) store)")

@@ -3,53 +3,74 @@ import Quire
 import QuireCore
 import QuireSupport
 
-/// The CLI's messages in plain words: the user's file named as they know it (an archive's entry as
-/// `doc.zip: entry StoreContent/persistentStore`, never the private folder it was extracted to, a staging folder
-/// or a spooled copy of standard input), the reason of a system error in words (never Foundation's
-/// `NSCocoaErrorDomain … UserInfo={…}`), and the CLI's own advice instead of the library's.
+/// The CLI's messages in plain words.
+///
+/// The library's messages already name the user's files: a document opened from an archive names its entries
+/// (`'doc.zip: entry StoreContent/persistentStore'`, ``DocumentContents/errorNamingDocument(_:)``), a conversion
+/// names its output rather than its staging folder, an inspection names the model it used. What is left here is
+/// the CLI's own part:
+/// - its own private files (a copy of standard input, the staged copy of a PostgreSQL store) named as the user
+///   knows them: exact paths the CLI made, registered with ``show(_:as:)``;
+/// - its own advice, chosen by the error's code rather than by its wording: `--model` for a store written with
+///   another model, making a read-only file writable;
+/// - the reason of a system error in words (``plainReason(_:)``), never Foundation's `NSCocoaErrorDomain … UserInfo`.
 enum Messages {
-    /// Private paths and how messages show them, registered as documents are opened.
+    /// The CLI's private paths and how messages show them.
     private static let shownPaths = LockedValue<[(hidden: String, shown: String)]>([])
 
-    /// Shows `hidden` (a private working folder) as `shown` in every message from now on.
+    /// Shows `hidden` (a private file or folder the CLI made) as `shown` in every message from now on.
     static func show(_ hidden: URL, as shown: String) {
         shownPaths.withLock { $0.append((hidden.standardizedFileURL.path, shown)) }
     }
 
-    /// A message with private paths replaced, Foundation's error dumps and the library's advice rewritten.
-    static func clean(_ text: String) -> String {
+    /// A message with the CLI's private paths named as registered: a registered path, or a file under a
+    /// registered folder (`…/.out.zip.quire-….staging/archive`), becomes what it is shown as (longest first).
+    static func naming(_ text: String) -> String {
         var text = text
         for (hidden, shown) in shownPaths.withLock({ $0 }).sorted(by: { $0.hidden.count > $1.hidden.count }) {
-            // 'WORK/REL' (quoted, as library messages quote paths) and bare WORK/REL.
-            text = replace(#"'\#(NSRegularExpression.escapedPattern(for: hidden))/([^']*)'"#, in: text, with: "\(shown): entry $1")
-            text = replace(#"\#(NSRegularExpression.escapedPattern(for: hidden))/([^' ,;()]*)"#, in: text, with: "\(shown): entry $1")
-            text = text.replacingOccurrences(of: hidden, with: shown)
+            var searchStart = text.startIndex
+            while let range = text.range(of: hidden, range: searchStart..<text.endIndex) {
+                var end = range.upperBound
+                if end < text.endIndex, text[end] == "/" {
+                    end = text[end...].firstIndex { $0 == "'" || $0 == " " || $0 == "," || $0 == ")" || $0 == ";" } ?? text.endIndex
+                }
+                let offset = text.distance(from: text.startIndex, to: range.lowerBound) + shown.count
+                text.replaceSubrange(range.lowerBound..<end, with: shown)
+                searchStart = text.index(text.startIndex, offsetBy: offset)
+            }
         }
-        // Staging folders beside an output: `/dir/.out.zip.quire-TOKEN.convert/work/…` is the output being built.
-        text = replace(
-            #"(/[^' ]*/)?\.([^/' ]+?)\.quire-[0-9A-Za-z_-]+\.(?:convert|staging|tmp)(?:/[^' ,;()]*)?"#, in: text, with: "$1$2")
-        // Foundation's dumps: `The operation could not be completed. (NSCocoaErrorDomain error 513.) UserInfo={…}`.
-        if let range = text.range(of: #"Error Domain=NSCocoaErrorDomain Code=(\d+).*"#, options: .regularExpression) {
-            text.replaceSubrange(range, with: "permission denied or no such file")
-        }
-        text = replace(#" ?\(?NSCocoaErrorDomain[^)]*\)?"#, in: text, with: "")
-        text = replace(#" ?UserInfo=\{.*\}"#, in: text, with: "")
-        // The library's advice, for programs, becomes the CLI's.
-        text = replace(
-            #"add it with the options migratesAutomatically and infersMappingModel[^.]*\."#, in: text,
-            with: "pass --model with the application's model for this store's version.")
-        text = replace(#"set migratesAutomatically and infersMappingModel[^.]*\."#, in: text,
-            with: "pass --model with the application's model for this store's version.")
-        text = text.replacingOccurrences(of: "; add it with the read-only option to read it", with: "")
-        text = text.replacingOccurrences(of: " with the read-only option", with: ": the file is read-only")
-        text = replace(#"archivedObject\(className: ?"?([A-Za-z0-9_]+)"?, fields: \[[^\]]*\]\)"#, in: text, with: "an archived $1")
         return text
     }
 
-    private static func replace(_ pattern: String, in text: String, with template: String) -> String {
-        guard let regex = try? NSRegularExpression(pattern: pattern) else { return text }
-        return regex.stringByReplacingMatches(
-            in: text, range: NSRange(text.startIndex..., in: text), withTemplate: template)
+    /// The CLI's words for a library error whose code calls for the CLI's own advice; nil to show the library's
+    /// message as it is.
+    static func words(for error: QuireError) -> String? {
+        switch error.code {
+        case .persistentStoreIncompatibleVersionHash, .migrationMissingSourceModel:
+            // The inspection's message names the store, the model and what differs; the advice is the CLI's.
+            return sentence(error.message) + " Pass --model with the application's model of the version that wrote it."
+        case .fileWriteNoPermission, .fileWriteVolumeReadOnly:
+            // A store (or archive) that cannot be opened for writing: the file and why, and what to do about it.
+            // (An output that cannot be made keeps the library's message, which names its folder.)
+            var status = stat()
+            guard let file = error.context.file, file.isFileURL, let cause = error.underlying as? SystemCallError,
+                stat(file.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG
+            else { return nil }
+            let reason: String
+            if status.st_mode & 0o222 == 0 {
+                reason = "its mode is 0" + String(status.st_mode & 0o7777, radix: 8)
+            } else {
+                reason = String(cString: strerror(cause.code)).lowercased()
+            }
+            return "'\(file.path)' cannot be written (\(reason)); make it writable (chmod u+w) or work on a copy."
+        default:
+            return nil
+        }
+    }
+
+    /// A message ending with one full stop.
+    private static func sentence(_ text: String) -> String {
+        text.hasSuffix(".") ? text : text + "."
     }
 }
 
@@ -57,12 +78,15 @@ enum Messages {
 func plainReason(_ error: any Error) -> String {
     if let error = error as? QuireError {
         if let cause = error.underlying as? SystemCallError { return String(cString: strerror(cause.code)).lowercased() }
-        return Messages.clean(error.message)
+        return error.message
     }
     if let error = error as? SystemCallError { return String(cString: strerror(error.code)).lowercased() }
     let ns = error as NSError
-    if let posix = (ns.userInfo[NSUnderlyingErrorKey] as? NSError).flatMap({ $0.domain == NSPOSIXErrorDomain ? $0.code : nil }) {
-        return String(cString: strerror(Int32(posix))).lowercased()
+    // Foundation's file errors carry the system's error beneath them: its reason is the precise one
+    // ("operation not permitted" where the Cocoa code only says "no permission").
+    if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? any Error {
+        let cause = underlying as NSError
+        if cause.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(cause.code))).lowercased() }
     }
     if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))).lowercased() }
     if ns.domain == NSCocoaErrorDomain {
@@ -75,7 +99,7 @@ func plainReason(_ error: any Error) -> String {
         default: return "the file could not be read or written"
         }
     }
-    return Messages.clean("\(error)")
+    return "\(error)"
 }
 
 /// Runs `body`, turning any error into an input failure naming `url` (shown as `shownAs` when given).

@@ -89,8 +89,8 @@ struct Metadata: ParsableCommand {
             if var changed = search, changesSearch, let contents = source.contents {
                 if let title { changed.title = title }
                 if !keywords.isEmpty { changed.keywords = keywords }
-                for warning in try writing(contents.url, { try contents.writeSearchMetadata(changed) }) {
-                    printError("quire: \(Messages.clean(warning))")
+                for warning in try writing(contents.url, { try naming(contents) { try contents.writeSearchMetadata(changed) } }) {
+                    printError("quire: \(Messages.naming(warning))")
                 }
                 search = changed
             }
@@ -133,16 +133,20 @@ struct Metadata: ParsableCommand {
         case .zipArchive, .tarArchive:
             guard let package = contents.packageURL, let format = contents.container.documentFormat else { return }
             try writing(contents.url) {
-                try PersistentStoreCoordinator.setMetadata(
-                    metadata, forPersistentStoreOfType: contents.storeType, at: contents.storeURL)
+                try naming(contents) {
+                    try PersistentStoreCoordinator.setMetadata(
+                        metadata, forPersistentStoreOfType: contents.storeType, at: contents.storeURL)
+                }
             }
             let staging = try stagingFolder(beside: contents.url)
             defer { try? FileManager.default.removeItem(at: staging) }
             let file = staging.appendingPathComponent("archive")
             progress.phase("writing the archive")
             try writing(contents.url) {
-                try DocumentContents.writeArchive(ofPackage: package, to: file, format: format) { done, total in
-                    progress.update(done: done, total: total)
+                try naming(contents) {
+                    try DocumentContents.writeArchive(ofPackage: package, to: file, format: format) { done, total in
+                        progress.update(done: done, total: total)
+                    }
                 }
             }
             progress.phase("replacing the archive")

@@ -67,7 +67,7 @@ final class StoreSource {
 
     /// Runs `body`, reporting any error as an input failure of this source.
     func whileReading<T>(_ body: () throws -> T) throws -> T {
-        try readingAs(reportedURL, shownAs: spooled != nil ? "standard input" : nil, body)
+        try readingAs(reportedURL, shownAs: spooled != nil ? "standard input" : nil) { try naming(contents, body) }
     }
 
     /// The canonical dump of the store.

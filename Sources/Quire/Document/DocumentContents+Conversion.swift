@@ -56,6 +56,26 @@ extension DocumentContents {
         progress: (@Sendable (_ copied: Int, _ total: Int) -> Void)? = nil,
         onProgress: (@Sendable (ConversionProgress) -> Void)? = nil
     ) throws -> ConversionSummary {
+        let staging = SafeSave.sibling(of: output, token: SafeSave.newToken(), suffix: "convert")
+        do {
+            return try convert(
+                to: output, staging: staging, container: container, storeType: storeType, mimeType: mimeType,
+                replacing: replacing, modelFile: modelFile, willCopy: willCopy, didCopy: didCopy, progress: progress,
+                onProgress: onProgress)
+        } catch let error as QuireError {
+            // The staging folder and an archive's working copy are private: errors name the output being written
+            // and the document's entries instead.
+            let output = Self.renamingFiles(in: error, under: staging, file: output) { _ in output.path }
+            throw errorNamingDocument(output)
+        }
+    }
+
+    private func convert(
+        to output: URL, staging: URL, container: Container, storeType: StoreType, mimeType: String?, replacing: Bool,
+        modelFile: URL?, willCopy: (URL) -> Void, didCopy: () -> Void,
+        progress: (@Sendable (_ copied: Int, _ total: Int) -> Void)?,
+        onProgress: (@Sendable (ConversionProgress) -> Void)?
+    ) throws -> ConversionSummary {
         onProgress?(ConversionProgress(phase: .verifying))
         if !replacing && DocumentFiles.kind(of: output) != .missing {
             throw QuireError(
@@ -74,11 +94,10 @@ extension DocumentContents {
                     + (damaged.count > 1 ? " (\(damaged.count - 1) more; quire verify lists them)" : ""),
                 context: .init(file: storeURL))
         }
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
-        var readOnly = StoreOptions()
-        readOnly.isReadOnly = true
-        let store = try coordinator.addPersistentStore(type: self.storeType, at: storeURL, options: readOnly)
-        defer { try? coordinator.remove(store) }
+        let source = try InspectedStore(at: storeURL, type: self.storeType, modelFile: modelFile)
+        defer { source.close() }
+        let coordinator = source.coordinator
+        let store = source.store
         let context = ManagedObjectContext()
         context.persistentStoreCoordinator = coordinator
         let objectCount = try context.performAndWait {
@@ -107,8 +126,17 @@ extension DocumentContents {
 
         // Staging folders of conversions that were killed are removed first.
         WorkingFolders.collectStale(in: output.deletingLastPathComponent(), prefix: "." + output.lastPathComponent + SafeSave.marker)
-        let staging = SafeSave.sibling(of: output, token: SafeSave.newToken(), suffix: "convert")
-        try DocumentFiles.makeDirectory(staging, mode: 0o700)
+        do {
+            try DocumentFiles.makeDirectory(staging, mode: 0o700)
+        } catch let error as QuireError {
+            // The output is built beside where it goes: a folder that takes no new entry refuses it.
+            let reason = (error.underlying as? SystemCallError).map { String(cString: strerror($0.code)).lowercased() }
+            throw QuireError(
+                error.code,
+                "'\(output.path)' cannot be written: its folder '\(output.deletingLastPathComponent().path)' does not "
+                    + "take new files" + (reason.map { " (\($0))" } ?? "") + ".",
+                context: .init(file: output), underlying: error.underlying)
+        }
         defer { DocumentFiles.removeTree(staging) }
         let work = staging.appendingPathComponent("work", isDirectory: true)
         try DocumentFiles.makeDirectory(work, mode: 0o700)

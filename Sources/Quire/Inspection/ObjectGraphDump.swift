@@ -156,16 +156,14 @@ public struct ObjectGraphDump: Sendable, Equatable, Codable {
     ///   - type: Its store type.
     ///   - modelFile: The application's model, for a store that embeds none.
     ///   - includingValues: Whether objects keep their typed values, for ``typedJSON()``.
-    /// - Throws: ``QuireError`` when the file is not a readable store of that type.
+    /// - Throws: ``QuireError`` when the file is not a readable store of that type;
+    ///   ``QuireError/Code/persistentStoreIncompatibleVersionHash`` naming the model and what differs when the
+    ///   store was written with another model than the one found.
     public init(storeAt url: URL, type: StoreType, modelFile: URL? = nil, includingValues: Bool = false) throws {
-        let model = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile).model.interned()
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
-        var options = StoreOptions()
-        options.isReadOnly = true
-        let store = try coordinator.addPersistentStore(type: type, at: url, options: options)
-        defer { try? coordinator.remove(store) }
+        let inspected = try InspectedStore(at: url, type: type, modelFile: modelFile)
+        defer { inspected.close() }
         let context = ManagedObjectContext()
-        context.persistentStoreCoordinator = coordinator
+        context.persistentStoreCoordinator = inspected.coordinator
         try self.init(context: context, includingValues: includingValues)
     }
 

@@ -35,13 +35,10 @@ public enum StoreVerification {
         let contents = try StoreKinds.kind(for: type, url: url).checkContents(url, model)
         if !contents.isEmpty { return problems + contents }
 
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
-        var options = StoreOptions()
-        options.isReadOnly = true
-        let store = try coordinator.addPersistentStore(type: type, at: url, options: options)
-        defer { try? coordinator.remove(store) }
+        let inspected = try InspectedStore(at: url, type: type, modelFile: modelFile)
+        defer { inspected.close() }
         let context = ManagedObjectContext()
-        context.persistentStoreCoordinator = coordinator
+        context.persistentStoreCoordinator = inspected.coordinator
         let support = ExternalDataFolder.supportFolder(forStore: url, type: type).appendingPathComponent("_EXTERNAL_DATA")
         problems += try context.performAndWait { () throws -> [String] in
             var found: [String] = []
