@@ -83,7 +83,9 @@ extension DocumentContents {
                 context: .init(file: output))
         }
         try Self.checkReplaceable(output)
-        let model = try ManagedObjectModel.forStore(at: storeURL, type: self.storeType, modelFile: modelFile).model.interned()
+        let (found, source) = try ManagedObjectModel.forStore(at: storeURL, type: self.storeType, modelFile: modelFile)
+        let model = try found.interned()
+        try InspectedStore.checkModel(model, from: source, forStoreAt: storeURL, type: self.storeType)
         // A source with rows the model cannot represent would be converted into a store that loses or
         // dangles them: refused, naming the first.
         let damaged = try StoreKinds.kind(for: self.storeType, url: storeURL).checkContents(storeURL, model)
@@ -94,10 +96,10 @@ extension DocumentContents {
                     + (damaged.count > 1 ? " (\(damaged.count - 1) more; quire verify lists them)" : ""),
                 context: .init(file: storeURL))
         }
-        let source = try InspectedStore(at: storeURL, type: self.storeType, modelFile: modelFile)
-        defer { source.close() }
-        let coordinator = source.coordinator
-        let store = source.store
+        let inspected = try InspectedStore(at: storeURL, type: self.storeType, modelFile: modelFile)
+        defer { inspected.close() }
+        let coordinator = inspected.coordinator
+        let store = inspected.store
         let context = ManagedObjectContext()
         context.persistentStoreCoordinator = coordinator
         let objectCount = try context.performAndWait {

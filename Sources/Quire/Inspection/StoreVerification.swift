@@ -26,7 +26,9 @@ public enum StoreVerification {
     public static func problems(inStoreAt url: URL, type: StoreType, modelFile: URL? = nil) throws -> [String] {
         var problems: [String] = []
         problems += try StoreKinds.kind(for: type, url: url).checkFile(url)
-        let model = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile).model.interned()
+        let (found, source) = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile)
+        let model = try found.interned()
+        try InspectedStore.checkModel(model, from: source, forStoreAt: url, type: type)
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
         problems += metadataProblems(metadata, type: type, model: model)
 

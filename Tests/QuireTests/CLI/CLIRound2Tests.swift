@@ -432,53 +432,7 @@ import Testing
         #expect(result.stdout.hasPrefix("Converted 1 of 1 files into out/"), "\(result)")
     }
 
-    // MARK: Messages
-
-    @Test func messagesNameTheArchiveEntryNotThePrivateFolder() throws {
-        let cli = try harness()
-        try cli.copySample("Runs-sqlite.quiredoc", as: "Runs.quiredoc")
-        // Damage the store, then pack it.
-        let store = cli.folder.file("Runs.quiredoc/StoreContent/persistentStore")
-        var bytes = try Data(contentsOf: store)
-        bytes.replaceSubrange(100..<min(bytes.count, 4096), with: Data(repeating: 0xFF, count: min(bytes.count, 4096) - 100))
-        try bytes.write(to: store)
-        #expect(try cli.run("pack", "Runs.quiredoc", "doc.zip").status == 0)
-        for command in [["info", "doc.zip"], ["dump", "doc.zip"], ["convert", "doc.zip", "x.xml"]] {
-            let result = try cli.run(command)
-            #expect(result.status == 3, "\(command): \(result)")
-            #expect(result.stderr.contains("doc.zip: entry StoreContent/persistentStore"), "\(command): \(result)")
-            #expect(!result.stderr.contains("quire-contents-"), "\(command): \(result)")
-        }
-    }
-
-    @Test(.enabled(if: getuid() != 0, "root reads and writes anything"))
-    func permissionErrorsSayWhy() throws {
-        let cli = try harness()
-        try cli.copySample("Runs-sqlite.zip", as: "Runs.zip")
-        let locked = cli.folder.file("locked")
-        try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: false)
-        #expect(chmod(locked.path, 0o500) == 0)
-        defer { chmod(locked.path, 0o700) }
-        let result = try cli.run("convert", "Runs.zip", "locked/x.zip")
-        #expect(result.status == 4)
-        #expect(result.stderr.contains("permission denied"), "\(result)")
-        #expect(!result.stderr.contains("NSCocoaErrorDomain") && !result.stderr.contains(".quire-"), "\(result)")
-    }
-
-    @Test func messagesCarryNoLibraryAdviceOrDebugText() throws {
-        let cli = try harness()
-        try cli.copySample("Runs-sqlite.quiredoc", as: "Runs.quiredoc")
-        // A model that is not a model.
-        try Data("{\"not\": \"a model\"}".utf8).write(to: cli.folder.file("App.mom"))
-        try Data("hello".utf8).write(to: cli.folder.file("Notes.txt"))
-        for command in [["dump", "Notes.txt"], ["model", "App.mom"]] {
-            let result = try cli.run(command)
-            #expect(result.status != 0, "\(command)")
-            for text in ["migratesAutomatically", "read-only option", "archivedObject(", "NSCocoaErrorDomain", "UserInfo="] {
-                #expect(!result.stderr.contains(text), "\(command): \(result)")
-            }
-        }
-    }
+    // MARK: Messages: see CLIMessageTests, one test per message class.
 
     // MARK: Signals
 
