@@ -76,7 +76,8 @@ import Testing
                     </userInfo>
                 </attribute>
                 <relationship name="books" optional="YES" toMany="YES" minCount="1" maxCount="50" ordered="YES" \
-        deletionRule="Cascade" destinationEntity="Book" inverseName="shelf" inverseEntity="Book" spotlightIndexingEnabled="YES">
+        deletionRule="Cascade" destinationEntity="Book" inverseName="shelf" inverseEntity="Book" spotlightIndexingEnabled="YES" \
+        storedInTruthFile="YES">
                     <userInfo>
                         <entry key="sync" value="no"/>
                     </userInfo>
@@ -192,6 +193,7 @@ import Testing
         let label = try #require(model.entitiesByName["Shelf"]?.attributesByName["label"])
         #expect(label.defaultValue as? String == "Line one\n\"two\" <&>")
         #expect(label.renamingIdentifier == "title" && label.versionHashModifier == "m" && label.isStoredInExternalRecord)
+        #expect(model.entitiesByName["Shelf"]?.relationshipsByName["books"]?.isStoredInExternalRecord == true)
         model.localizationDictionary = ["Entity/Book": "Livre", "Property/title/Entity/Book": "Titre \"long\"\n"]
         let back = try Self.roundTrip(model, "everything")
         #expect(back.localizationDictionary == model.localizationDictionary)

@@ -17,7 +17,7 @@ import Foundation
 /// external-record flags, value transformer, preserve-after-deletion flag, derivation, user info, renaming
 /// identifier and version hash modifier; composite attributes (as model-level `<compositeAttribute>` definitions);
 /// every relationship's destination, inverse, to-many and ordering, delete rule, minimum and maximum counts,
-/// optionality, transience, Spotlight flag, user info, renaming identifier and version hash modifier. A model's
+/// optionality, transience, Spotlight and external-record flags, user info, renaming identifier and version hash modifier. A model's
 /// localization dictionary, which Xcode keeps beside the model rather than in it, is written by
 /// ``write(_:to:)`` as `<Name>Model.strings` beside the folder.
 ///
@@ -381,6 +381,7 @@ extension XcodeModelWriter {
                 line += " inverseName=\(Self.quote(inverse)) inverseEntity=\(Self.quote(declaringEntity(of: inverse, from: relationship.destination)))"
             }
             if relationship.indexedBySpotlight { line += #" spotlightIndexingEnabled="YES""# }
+            if relationship.storedInExternalRecord == true { line += #" storedInTruthFile="YES""# }
             line += Self.identity(relationship.renamingIdentifier, relationship.versionHashModifier)
             if let predicates = relationship.validationPredicates, !predicates.isEmpty {
                 refusals.append(
