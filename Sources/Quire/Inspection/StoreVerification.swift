@@ -53,7 +53,9 @@ public enum StoreVerification {
         var problems: [String] = []
         var notes: [String] = []
         problems += try StoreKinds.kind(for: type, url: url).checkFile(url)
-        let model = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile).model.interned()
+        let (found, source) = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile)
+        let model = try found.interned()
+        try InspectedStore.checkModel(model, from: source, forStoreAt: url, type: type)
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
         for problem in metadataProblems(metadata, type: type, model: model) {
             // Core Data's XML stores may carry no hashes at all (their metadata plist can be empty).
@@ -72,13 +74,10 @@ public enum StoreVerification {
         let contents = try StoreKinds.kind(for: type, url: url).checkContents(url, model)
         if !contents.isEmpty { return Report(problems: problems + contents, notes: notes) }
 
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
-        var options = StoreOptions()
-        options.isReadOnly = true
-        let store = try coordinator.addPersistentStore(type: type, at: url, options: options)
-        defer { try? coordinator.remove(store) }
+        let inspected = try InspectedStore(at: url, type: type, modelFile: modelFile)
+        defer { inspected.close() }
         let context = ManagedObjectContext()
-        context.persistentStoreCoordinator = coordinator
+        context.persistentStoreCoordinator = inspected.coordinator
         let support = ExternalDataFolder.supportFolder(forStore: url, type: type).appendingPathComponent("_EXTERNAL_DATA")
         let (found, oneSided) = try context.performAndWait { () throws -> ([String], [String]) in
             var found: [String] = []
