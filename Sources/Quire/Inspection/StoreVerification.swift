@@ -79,7 +79,7 @@ public enum StoreVerification {
         let context = ManagedObjectContext()
         context.persistentStoreCoordinator = inspected.coordinator
         let support = ExternalDataFolder.supportFolder(forStore: url, type: type).appendingPathComponent("_EXTERNAL_DATA")
-        let (found, oneSided) = try context.performAndWait { () throws -> ([String], [String]) in
+        let (objectProblems, oneSided) = try context.performAndWait { () throws -> ([String], [String]) in
             var found: [String] = []
             var oneSided: [String] = []
             for entity in model.entities.sorted(by: { $0.name < $1.name }) where !entity.isAbstract {
@@ -124,7 +124,7 @@ public enum StoreVerification {
             }
             return (found, oneSided)
         }
-        return Report(problems: problems + found, notes: notes + oneSided)
+        return Report(problems: problems + objectProblems, notes: notes + oneSided)
     }
 
     /// The objects a relationship holds, whatever its kind.
