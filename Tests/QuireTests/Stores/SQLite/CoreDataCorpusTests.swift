@@ -25,6 +25,20 @@ import QuireStores
         return (coordinator, context, model)
     }
 
+    /// The entity version hashes Quire computes for the model a store opens with (its app's model file, or the
+    /// model Core Data cached in it) are the ones Core Data stored in its metadata, entity for entity.
+    @Test(arguments: CorpusStore.all) func versionHashesAreThoseCoreDataStored(_ corpus: CorpusStore) throws {
+        let url = try corpus.copy(into: folder)
+        let model = try corpus.model(for: url)
+        let metadata = try SQLiteStore.readMetadata(at: url)
+        let stored = try #require(metadata[StoreMetadataKey.modelVersionHashes]?.dictionaryValue).compactMapValues(\.dataValue)
+        let computed = model.entityVersionHashesByName
+        #expect(Set(computed.keys) == Set(stored.keys))
+        for (name, hash) in stored.sorted(by: { $0.key < $1.key }) {
+            #expect(computed[name] == hash, "\(name): \(computed[name]?.base64EncodedString() ?? "none") != \(hash.base64EncodedString())")
+        }
+    }
+
     @Test(arguments: CorpusStore.all) func countsAndTraversesAsSQLiteReadsIt(_ corpus: CorpusStore) throws {
         let url = try corpus.copy(into: folder)
         let (_, context, model) = try open(corpus, url)
