@@ -240,12 +240,7 @@ package final class SQLiteSchema {
         var used: [ObjectIdentifier: Set<String>] = [:]
         func add(_ base: String, type: String, role: Column.Role, to table: Table) {
             var names = used[ObjectIdentifier(table)] ?? ["Z_PK", "Z_ENT", "Z_OPT"]
-            var name = base
-            var suffix = 1
-            while names.contains(name) {
-                name = base + String(suffix)
-                suffix += 1
-            }
+            let name = Self.suffixed(base, avoiding: names)
             names.insert(name)
             used[ObjectIdentifier(table)] = names
             table.columns.append(Column(name: name, type: type, role: role))
@@ -320,6 +315,18 @@ package final class SQLiteSchema {
         buildMemberKeys(entities)
     }
 
+    /// `base`, or the first of `base1`, `base2`, … that `names` does not hold: how Core Data tells apart two
+    /// columns of a table that would have the same name.
+    private static func suffixed(_ base: String, avoiding names: Set<String>) -> String {
+        var name = base
+        var suffix = 1
+        while names.contains(name) {
+            name = base + String(suffix)
+            suffix += 1
+        }
+        return name
+    }
+
     /// The join tables of the many-to-many relationships. Core Data makes them entity by entity in name order
     /// (case-insensitively, the hierarchy aside), each entity's relationships in declaration order, the table
     /// named by the side met first; a column name another join table took first gets a numeric suffix (with
@@ -328,12 +335,7 @@ package final class SQLiteSchema {
     private func buildManyToMany(_ entities: [EntityDescription], _ storeTables: StoreTables?) {
         var usedColumns: Set<String> = []
         func unique(_ base: String) -> String {
-            var name = base
-            var suffix = 1
-            while usedColumns.contains(name) {
-                name = base + String(suffix)
-                suffix += 1
-            }
+            let name = Self.suffixed(base, avoiding: usedColumns)
             usedColumns.insert(name)
             return name
         }
