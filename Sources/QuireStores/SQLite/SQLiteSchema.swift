@@ -180,9 +180,10 @@ package final class SQLiteSchema {
     package static let reflexiveColumn = "REFLEXIVE"
 
     /// The order column of a join-table key column: `Z_FOK_23USERS1` for `Z_23USERS1` (the position of the member
-    /// that column holds), `Z_FOK_REFLEXIVE` for `REFLEXIVE`.
+    /// that column holds), `Z_FOK_REFLEXIVE` for `REFLEXIVE`. A name found in a PostgreSQL database comes
+    /// lower-cased (`z_23users1`): its `z_` is the same prefix.
     static func orderColumnName(of keyColumn: String) -> String {
-        "Z_FOK_" + (keyColumn.hasPrefix("Z_") ? String(keyColumn.dropFirst(2)) : keyColumn)
+        "Z_FOK_" + (keyColumn.uppercased().hasPrefix("Z_") ? String(keyColumn.dropFirst(2)) : keyColumn)
     }
 
     package func table(for entity: EntityDescription) -> Table? { tablesByRoot[ObjectIdentifier(entity.rootEntity)] }
