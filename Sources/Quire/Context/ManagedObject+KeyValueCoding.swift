@@ -204,24 +204,66 @@ extension ManagedObject {
     // MARK: Changes
 
     /// The properties changed since the last save or fetch, with their new values (`changedValues()`).
+    ///
+    /// An inserted object lists every attribute that has a value and every relationship that holds objects. A
+    /// saved object lists the attributes whose values differ from the saved ones and the relationships that
+    /// changed, to-many relationships changed while still faults included (`country.moods` after
+    /// `mood.country = country`; the set is loaded to give its value). Nil values are `NSNull`. A to-many's set
+    /// is built once per change and kept, so calling this again (from `willSave()`, say) costs what the object's
+    /// own changes cost, not what its sets hold.
     public func changedValues() -> [String: Any] {
         var result: [String: Any] = [:]
+        let entity = self.entity
         if let committed = committedAttributes {
-            for attribute in entity.allAttributes where committed[attribute.slot] != attributeStorage[attribute.slot] {
-                result[attribute.name] = ValueCoercion.publicValue(attributeStorage[attribute.slot], for: attribute) ?? NSNull()
+            let current = attributeStorage
+            for attribute in entity.allAttributes where committed[attribute.slot] != current[attribute.slot] {
+                result[attribute.name] = ValueCoercion.publicValue(current[attribute.slot], for: attribute) ?? NSNull()
             }
         } else if insertedFlag {
-            for attribute in entity.allAttributes where !attributeStorage[attribute.slot].isNull {
-                result[attribute.name] = ValueCoercion.publicValue(attributeStorage[attribute.slot], for: attribute)
+            let current = attributeStorage
+            for attribute in entity.allAttributes where !current[attribute.slot].isNull {
+                result[attribute.name] = ValueCoercion.publicValue(current[attribute.slot], for: attribute)
             }
+        }
+        if insertedFlag {
+            // Every relationship an inserted object holds objects in is its own doing.
+            let current = relationshipStorage
+            for relationship in entity.allRelationships where relationship.slot < current.count {
+                switch current[relationship.slot] {
+                case .fault, .toOne(nil): continue
+                case .toMany(let ids) where ids.isEmpty: continue
+                case .ordered(let ids) where ids.isEmpty: continue
+                default: result[relationship.name] = changedRelationshipValue(relationship)
+                }
+            }
+            return result
         }
         if let committed = committedRelationships {
             for relationship in entity.allRelationships
-            where !committed[relationship.slot].isFault && committed[relationship.slot] != relationshipStorage[relationship.slot] {
-                result[relationship.name] = relatedObjects(for: relationship) ?? NSNull()
+            where relationship.slot < committed.count && !committed[relationship.slot].isFault
+                && committed[relationship.slot] != relationshipStorage[relationship.slot] {
+                result[relationship.name] = changedRelationshipValue(relationship)
+            }
+        }
+        if let deferred = changeState?.deferredMembers, !deferred.isEmpty {
+            // To-many relationships changed through their inverses while they were faults.
+            for (slot, members) in deferred where !members.isEmpty {
+                guard let relationship = entity.allRelationships.first(where: { $0.slot == slot }) else { continue }
+                result[relationship.name] = changedRelationshipValue(relationship)
             }
         }
         return result
+    }
+
+    /// A changed relationship's value for ``changedValues()``: the related object or `NSNull`, or the set, built
+    /// once for each value of the relationship and kept in the change state while the object stays changed.
+    private func changedRelationshipValue(_ relationship: RelationshipDescription) -> Any {
+        guard relationship.isToMany else { return relatedObjects(for: relationship) ?? NSNull() }
+        let storage = loadedStorage(for: relationship)
+        if let cached = cachedChangedSet(slot: relationship.slot, storage: storage) { return cached }
+        let value = relatedObjects(for: relationship) ?? NSNull()
+        cacheChangedSet(value, slot: relationship.slot, storage: storage)
+        return value
     }
 
     /// The values of the given keys (all persistent keys for `nil`) as last saved or fetched

@@ -81,6 +81,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// How saves resolve optimistic-locking conflicts (``MergePolicy/error`` by default, as in Core Data).
     public var mergePolicy: MergePolicy = .error
+    /// The store's conflict error while the merge policy resolves its conflicts (the cause of the error the
+    /// error policy throws).
+    var pendingConflictCause: QuireError?
+    /// The application's own values kept with the context (`userInfo`), as Core Data's `NSMutableDictionary` keeps
+    /// them; Quire never reads it. Use it on the context's queue.
+    public var userInfo: [AnyHashable: Any] = [:]
     /// The author recorded with this context's saves in persistent history (`transactionAuthor`).
     public var transactionAuthor: String?
     /// Whether the context merges the saves of its parent, or of the other contexts of its coordinator when it

@@ -15,11 +15,7 @@ package enum ValueCoercion {
         guard let value else { return .null }
         if attribute.attributeType == .transformable {
             if let stored = value as? AttributeValue { return stored }
-            let name = attribute.valueTransformerName ?? ValueTransformerRegistry.defaultTransformerName
-            guard let transformer = ValueTransformerRegistry.transformer(forName: name) else {
-                throw mismatch(value, attribute, "no value transformer is registered under '\(name)'")
-            }
-            return .data(try transformer.transformedValue(value))
+            return .data(try ValueTransformerRegistry.transformer(for: attribute).transformedValue(value))
         }
         // Fast paths: the value already has the attribute's natural Swift type.
         switch attribute.attributeType {
@@ -92,9 +88,7 @@ package enum ValueCoercion {
         case (.integer16, .integer(let v)): return Int16(exactly: v).map { $0 as Any } ?? v
         case (.integer32, .integer(let v)): return Int32(exactly: v).map { $0 as Any } ?? v
         case (.transformable, .data(let data)):
-            let name = attribute.valueTransformerName ?? ValueTransformerRegistry.defaultTransformerName
-            guard let transformer = ValueTransformerRegistry.transformer(forName: name) else { return data }
-            return (try? transformer.reverseTransformedValue(data)) ?? data
+            return (try? ValueTransformerRegistry.transformer(for: attribute).reverseTransformedValue(data)) ?? data
         default: return value.anyValue
         }
     }
