@@ -8,12 +8,17 @@ extension ManagedObject {
 
     /// The value of a property (`value(forKey:)`), firing the fault when needed.
     ///
-    /// Attributes give Swift's natural type for their attribute type (`Int64` for integer64, `Int16` for
-    /// integer16, `String`, `Date`, …) or `nil`; a to-one relationship gives the related ``ManagedObject``
-    /// or `nil`; a to-many relationship a `Set<ManagedObject>`, an ordered one an `OrderedSet<ManagedObject>`.
-    /// An unknown key traps, as Core Data's `NSUndefinedKeyException` does: for keys that come from input use
-    /// ``validatedValue(forKey:)``, which throws. An integer stored outside its attribute's range (which fails
-    /// validation at save) reads as an `Int64`.
+    /// Attributes give what Core Data gives: numbers (every integer width, double, float, Boolean) as `NSNumber`
+    /// and decimals as `NSDecimalNumber`, so that `value(forKey:) as? Int`, `as? Int64`, `as? Int16`,
+    /// `as? Double`, `as? Bool` and `as? NSNumber` all give the value when it fits the type exactly, as on the
+    /// Mac; `String`, `Date`, `Data`, `UUID`, `URL`, a transformable attribute's value, or `nil`. A to-one
+    /// relationship gives the related ``ManagedObject`` or `nil`; a to-many relationship a `Set<ManagedObject>`,
+    /// an ordered one an `OrderedSet<ManagedObject>`. An unknown key traps, as Core Data's
+    /// `NSUndefinedKeyException` does: for keys that come from input use ``validatedValue(forKey:)``, which throws.
+    ///
+    /// Casting an `NSNumber` is Foundation's bridging, which costs several thousand instructions a value: to read
+    /// many values, declare ``ManagedProperty()`` properties (or use ``attributeValue(forKey:)``), which read the
+    /// stored value without boxing it.
     public func value(forKey key: String) -> Any? {
         // The precomputed property index (one scan of machine words for keys that are the names themselves).
         let hint = Int(nextKeyHint)
@@ -24,7 +29,7 @@ extension ManagedObject {
             if faultFlag { fireFaultIfNeeded() }
             if let row = unretainedPackedValues { return packedAnyValue(at: keyed.index, in: row) }
             let stored = attributeValue(at: keyed.index)
-            if case .externalData = stored {} else { return stored.anyValue }
+            if case .externalData = stored {} else { return stored.bridgedValue }
         }
         let entity = self.entity
         if let (index, _) = keyed {
@@ -179,6 +184,14 @@ extension ManagedObject {
 
     /// The stored value of an attribute as an ``AttributeValue``; `.null` for an unknown key.
     public func attributeValue(forKey key: String) -> AttributeValue {
+        // The precomputed property index, as value(forKey:) finds it: attributes come first, so an index below
+        // the attribute count is an attribute's slot.
+        let hint = Int(nextKeyHint)
+        if let keyed = withEntity({ $0.keyedPropertyIndex(forKey: key, hint: hint) }) {
+            nextKeyHint = UInt8(truncatingIfNeeded: keyed.index &+ 1)
+            guard keyed.index < withEntity({ $0.frozenAttributeCount }) else { return .null }
+            return attributeValue(at: keyed.index)
+        }
         guard let attribute = entity.propertiesByName[key] as? AttributeDescription else { return .null }
         return attributeValue(at: attribute.slot)
     }

@@ -267,11 +267,35 @@ extension ManagedObject {
         let cachedRelationships = committedRelationships ?? relationshipStorage
         var relationships = relationshipStorage
         var committedRelationships = self.committedRelationships
+        var deferred = deferredMembers
         for relationship in entity.allRelationships where !relationship.isTransient {
             let slot = relationship.slot
             guard slot < relationships.count, slot < row.relationships.count else { continue }
             if relationship.isToMany {
-                if rule == .discard { relationships[slot] = .fault }
+                if rule == .discard {
+                    relationships[slot] = .fault
+                } else if rule != .overwrite, !relationship.isOrdered {
+                    // Merging: the store's members now, with the object's own additions and removals on top (as
+                    // Core Data's refresh with merging reapplies them), so that counts kept from the set see what
+                    // other contexts added. Members the store has not read yet are loaded when first needed.
+                    let local = relationshipStorage[slot]
+                    let cached = cachedRelationships[slot]
+                    let store = row.relationships[slot]
+                    guard !local.isFault, !cached.isFault else { continue }
+                    var changes = DeferredMembers()
+                    let localIDs = Set(local.objectIDs)
+                    let cachedIDs = Set(cached.objectIDs)
+                    for id in local.objectIDs where !cachedIDs.contains(id) { changes.add(id) }
+                    for id in cached.objectIDs where !localIDs.contains(id) { changes.remove(id) }
+                    if !store.isFault {
+                        relationships[slot] = changes.applied(to: store)
+                        committedRelationships?[slot] = store
+                    } else if changes.isEmpty || defersMembers(toManyWithInverse: relationship) {
+                        relationships[slot] = .fault
+                        committedRelationships?[slot] = .fault
+                        if changes.isEmpty { deferred[slot] = nil } else { deferred[slot] = changes }
+                    }
+                }
                 continue
             }
             let local = relationshipStorage[slot]
@@ -286,6 +310,7 @@ extension ManagedObject {
         }
         attributeStorage = merged
         relationshipStorage = relationships
+        if deferred != deferredMembers { deferredMembers = deferred }
         version = row.version
         if rule == .discard {
             self.committedAttributes = nil

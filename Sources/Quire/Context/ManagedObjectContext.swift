@@ -207,13 +207,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     // MARK: Registration and uniquing
 
-    /// Every object the context currently knows (`registeredObjects`): changed objects and those the
-    /// application still holds.
-    public var registeredObjects: Set<ManagedObject> {
-        registry.prune()
-        return Set(changeLog).union(registry.all)
-    }
-
     /// The registered object with an ID, if the context has one alive.
     public func registeredObject(for objectID: ObjectID) -> ManagedObject? {
         registry[objectID]

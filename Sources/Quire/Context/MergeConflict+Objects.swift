@@ -52,10 +52,10 @@ extension MergeConflict {
                 if case .uri(let uri) = value, let id = context?.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: uri) {
                     result[name] = id
                 } else {
-                    result[name] = value.anyValue ?? NSNull()
+                    result[name] = value.bridgedValue ?? NSNull()
                 }
             default:
-                result[name] = value.anyValue ?? NSNull()
+                result[name] = value.bridgedValue ?? NSNull()
             }
         }
         return result
@@ -91,7 +91,7 @@ extension ConstraintConflict {
     private func anySnapshot(_ values: [String: AttributeValue]) -> [String: Any] {
         let context = conflictingObjects.first?.managedObjectContext
         guard let entity = context?.persistentStoreCoordinator?.managedObjectModel.entitiesByName[entityName] else {
-            return values.mapValues { $0.anyValue ?? NSNull() }
+            return values.mapValues { $0.bridgedValue ?? NSNull() }
         }
         return MergeConflict.anySnapshot(values, entity: entity, context: context)
     }
