@@ -30,6 +30,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
         case privateQueue
         /// The context runs on the main queue.
         case mainQueue
+
+        /// Core Data's name for ``privateQueue`` (`NSManagedObjectContextConcurrencyType.privateQueueConcurrencyType`).
+        public static var privateQueueConcurrencyType: ConcurrencyType { .privateQueue }
+        /// Core Data's name for ``mainQueue`` (`.mainQueueConcurrencyType`).
+        public static var mainQueueConcurrencyType: ConcurrencyType { .mainQueue }
     }
 
     /// How the context runs its work.

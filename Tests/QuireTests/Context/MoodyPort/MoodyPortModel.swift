@@ -26,7 +26,7 @@ enum MoodyPort {
     static let markedForDeletionDateKey = "markedForDeletionDate"
 
     /// Moody's own protocol of this name (CoreDataHelpers): it must not clash with anything Quire declares.
-    protocol Managed: AnyObject {
+    protocol Managed: AnyObject, FetchRequestResult {
         static var entityName: String { get }
         static var defaultSortDescriptors: [SortKey] { get }
         static var defaultPredicate: QueryPredicate { get }
@@ -311,7 +311,7 @@ enum MoodyPort {
 }
 
 extension MoodyPort.Country: MoodyPort.Managed, MoodyPort.DelayedDeletable, MoodyPort.UpdateTimestampable {
-    static var defaultSortDescriptors: [SortKey] { [SortKey(MoodyPort.updateTimestampKey, ascending: false)] }
+    static var defaultSortDescriptors: [SortKey] { [SortKey(key: MoodyPort.updateTimestampKey, ascending: false)] }
     static var defaultPredicate: QueryPredicate { notMarkedForLocalDeletionPredicate }
 }
 
@@ -321,7 +321,7 @@ extension MoodyPort.Country {
 }
 
 extension MoodyPort.Continent: MoodyPort.Managed, MoodyPort.DelayedDeletable, MoodyPort.UpdateTimestampable {
-    static var defaultSortDescriptors: [SortKey] { [SortKey(MoodyPort.updateTimestampKey, ascending: false)] }
+    static var defaultSortDescriptors: [SortKey] { [SortKey(key: MoodyPort.updateTimestampKey, ascending: false)] }
     static var defaultPredicate: QueryPredicate { notMarkedForLocalDeletionPredicate }
 }
 
@@ -330,12 +330,12 @@ extension MoodyPort.Continent {
 }
 
 extension MoodyPort.Region: MoodyPort.Managed {
-    static var defaultSortDescriptors: [SortKey] { [SortKey("updatedAt", ascending: false)] }
+    static var defaultSortDescriptors: [SortKey] { [SortKey(key: "updatedAt", ascending: false)] }
     static var defaultPredicate: QueryPredicate { MoodyPort.Country.notMarkedForLocalDeletionPredicate }
 }
 
 extension MoodyPort.Mood: MoodyPort.Managed, MoodyPort.DelayedDeletable {
-    static var defaultSortDescriptors: [SortKey] { [SortKey("date", ascending: false)] }
+    static var defaultSortDescriptors: [SortKey] { [SortKey(key: "date", ascending: false)] }
     static var defaultPredicate: QueryPredicate { notMarkedForLocalDeletionPredicate }
 
     @ManagedProperty var markedForDeletionDate: Date?
@@ -363,7 +363,7 @@ extension MoodyPort.Managed {
     static func predicate(format: String, _ args: Any...) -> QueryPredicate {
         // The app builds its predicates from literal formats: a bad one is its bug, as `NSPredicate(format:)` raises.
         let p = try! QueryPredicate(format: format, argumentArray: args)
-        return .conjunction([defaultPredicate, p])
+        return QueryPredicate(andPredicateWithSubpredicates: [defaultPredicate, p])
     }
 }
 

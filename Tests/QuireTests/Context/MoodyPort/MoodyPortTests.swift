@@ -40,14 +40,22 @@ import Quire
 
     func context(_ type: StoreType) throws -> ManagedObjectContext {
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: try Self.model())
-        try coordinator.addPersistentStore(type: type, at: type == .inMemory ? nil : folder.file("moody-test.sqlite"))
-        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        if type == .inMemory {
+            try coordinator.addPersistentStore(ofType: InMemoryStoreType, configurationName: nil, at: nil, options: nil)
+        } else {
+            let storeURL = folder.file("moody-test")
+            if FileManager.default.fileExists(atPath: storeURL.path) {
+                try coordinator.destroyPersistentStore(at: storeURL, ofType: SQLiteStoreType, options: nil)
+            }
+            try coordinator.addPersistentStore(ofType: SQLiteStoreType, configurationName: nil, at: storeURL, options: nil)
+        }
+        let context = ManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         return context
     }
 
     func secondContext(on first: ManagedObjectContext) -> ManagedObjectContext {
-        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        let context = ManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = first.persistentStoreCoordinator
         return context
     }
