@@ -155,6 +155,8 @@ install-files:
 	install -m 644 $(FREEDESKTOP)/application-x-quire-notebook.svg \
 		"$(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/mimetypes/application-x-quire-notebook.svg"
 	install -m 644 $(FREEDESKTOP)/10-quire-notebook.rule "$(DESTDIR)$(PREFIX)/share/tracker3-miners/extract-rules/10-quire-notebook.rule"
+	install -m 644 $(FREEDESKTOP)/quire-record.xml "$(DESTDIR)$(PREFIX)/share/mime/packages/quire-record.xml"
+	install -m 644 $(FREEDESKTOP)/10-quire-record.rule "$(DESTDIR)$(PREFIX)/share/tracker3-miners/extract-rules/10-quire-record.rule"
 	@if [ -z "$(DESTDIR)" ]; then \
 		command -v update-mime-database >/dev/null && update-mime-database "$(PREFIX)/share/mime" || true; \
 		command -v gtk-update-icon-cache >/dev/null && gtk-update-icon-cache -q -t "$(PREFIX)/share/icons/hicolor" || true; \
@@ -166,4 +168,6 @@ uninstall:
 		"$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/quire.fish" \
 		"$(DESTDIR)$(PREFIX)/share/mime/packages/quire-notebook.xml" "$(DESTDIR)$(PREFIX)/share/applications/org.quire.Quire.desktop" \
 		"$(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/mimetypes/application-x-quire-notebook.svg" \
-		"$(DESTDIR)$(PREFIX)/share/tracker3-miners/extract-rules/10-quire-notebook.rule"
+		"$(DESTDIR)$(PREFIX)/share/tracker3-miners/extract-rules/10-quire-notebook.rule" \
+		"$(DESTDIR)$(PREFIX)/share/mime/packages/quire-record.xml" \
+		"$(DESTDIR)$(PREFIX)/share/tracker3-miners/extract-rules/10-quire-record.rule"

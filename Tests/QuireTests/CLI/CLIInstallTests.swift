@@ -44,6 +44,9 @@ import Testing
         #expect(try contents("share/applications/org.quire.Quire.desktop").contains("MimeType=application/x-quire-notebook;"))
         #expect(try contents("share/icons/hicolor/scalable/mimetypes/application-x-quire-notebook.svg").contains("<svg"))
         #expect(try contents("share/tracker3-miners/extract-rules/10-quire-notebook.rule").contains("libextract-oasis.so"))
+        // External record files (issue 33): their MIME type and Tracker rule.
+        #expect(try contents("share/mime/packages/quire-record.xml").contains("application/x-quire-record"))
+        #expect(try contents("share/tracker3-miners/extract-rules/10-quire-record.rule").contains("libextract-html.so"))
         #expect(page.contains(".SS \"quire model\""))
         #expect(page.contains("quire model Library.quiredoc \\-\\-graph Library.png") || page.contains("quire model Library.quiredoc --graph Library.png"), "\(page)")
         // Completion of paths: positional arguments complete files.
