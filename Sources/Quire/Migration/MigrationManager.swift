@@ -47,9 +47,22 @@ public final class MigrationManager: Sendable {
         /// The stage this manager runs within a multi-version migration, and how many there are.
         var stage = 1
         var stageCount = 1
+        /// Whether a migration on managed objects is running (one at a time per manager).
+        var isRunningManagedObjects = false
+        /// The error a policy cancelled the migration with (`cancelMigrationWithError`).
+        var cancellationError: QuireError?
+        var policyRegistry = EntityMigrationPolicyRegistry.shared
     }
 
     let state = LockedValue(State())
+
+    /// The running migration on managed objects, while its stages run.
+    ///
+    /// Safe to keep in a `Sendable` manager although the run is not `Sendable`: it is set and cleared by
+    /// `migrateManagedObjects` on the migration's thread, inside both of the run's contexts' blocks, and
+    /// ``currentRun()`` hands it out only to code running inside the run's source context's block on the
+    /// current thread (`RunningContexts`), which is that same thread: no other thread ever gets the reference.
+    let activeRun = LockedValue<ManagedObjectMigration?>(nil)
 
     /// Creates a manager for one pair of model versions.
     ///
@@ -95,10 +108,28 @@ public final class MigrationManager: Sendable {
         return stream
     }
 
-    /// Stops the running migration at the next batch (`cancelMigrationWithError`); it then throws
-    /// ``QuireError/Code/migrationCancelled`` and leaves the source store as it was.
+    /// Stops the running migration at the next batch; it then throws ``QuireError/Code/migrationCancelled`` and
+    /// leaves the source store as it was.
     public func cancel() {
         state.withLock { $0.isCancelled = true }
+    }
+
+    /// Stops the running migration, with the reason a policy gives (`cancelMigrationWithError(_:)`): it throws
+    /// ``QuireError/Code/migrationCancelled`` with `error` as the underlying cause once the current step returns,
+    /// and leaves the source store as it was.
+    public func cancelMigration(with error: any Error) {
+        let cause = (error as? QuireError) ?? QuireError(.migrationCancelled, "\(error)")
+        state.withLock {
+            $0.isCancelled = true
+            $0.cancellationError = cause
+        }
+    }
+
+    /// Where the migration finds the ``EntityMigrationPolicy`` classes its mapping models name
+    /// (``EntityMigrationPolicyRegistry/shared`` by default).
+    public var policyRegistry: EntityMigrationPolicyRegistry {
+        get { state.withLock { $0.policyRegistry } }
+        set { state.withLock { $0.policyRegistry = newValue } }
     }
 
     // MARK: Migrating
@@ -125,7 +156,19 @@ public final class MigrationManager: Sendable {
 
     /// Migrates a store into another location or store type
     /// (`migrateStore(from:type:options:mapping:to:type:options:)`), leaving the source as it is unless both URLs
-    /// are the same. An existing store at the destination is replaced, atomically, once the migration is complete.
+    /// are the same.
+    ///
+    /// As in Core Data, when a store already exists at the destination (a store of the destination model), the
+    /// migrated objects are added to it: that is how a migration runs in several passes, one mapping model at a
+    /// time into the same destination (a later pass's policies find the objects of earlier passes in
+    /// ``destinationContext``). The destination is replaced atomically once the pass is complete, so a failed pass
+    /// leaves it as the previous pass left it.
+    ///
+    /// ```swift
+    /// for pass in [usersFirst, booksAndFiles] {
+    ///     try manager.migrateStore(from: old, type: .sqlite, mapping: pass, to: new, type: .sqlite)
+    /// }
+    /// ```
     ///
     /// - Parameters:
     ///   - sourceURL: The store to read.
@@ -142,15 +185,28 @@ public final class MigrationManager: Sendable {
         to destinationURL: URL, type destinationType: StoreType, options destinationOptions: StoreOptions = StoreOptions()
     ) throws {
         defer { finishStreams() }
-        state.withLock { $0.isCancelled = false }
+        state.withLock {
+            $0.isCancelled = false
+            $0.cancellationError = nil
+        }
         let mapping = try mapping ?? MappingModel.inferredMappingModel(forSourceModel: sourceModel, destinationModel: destinationModel)
         let inPlace = sourceURL.standardizedFileURL == destinationURL.standardizedFileURL
         let work = try MigrationFiles.makeWorkFolder(for: destinationURL)
         defer { MigrationFiles.removeWorkFolder(work) }
         let staged = work.appendingPathComponent(destinationURL.lastPathComponent)
+        let appending = !inPlace && FileManager.default.fileExists(atPath: destinationURL.path)
+        if appending {
+            do {
+                try StoreKinds.kind(for: destinationType).cloneFiles(from: destinationURL, to: staged)
+            } catch let error as QuireError {
+                throw QuireError(
+                    .migrationManagerDestinationStore, "Cannot copy the existing store '\(destinationURL.path)' to add to it: \(error.message)",
+                    context: .init(file: destinationURL), underlying: error)
+            }
+        }
         try writeMigratedStore(
             from: sourceURL, type: sourceType, options: sourceOptions, mapping: mapping, to: staged,
-            type: destinationType, options: destinationOptions, keepsIdentity: inPlace)
+            type: destinationType, options: destinationOptions, keepsIdentity: inPlace, appending: appending)
         try swapIn(staged, at: destinationURL, type: destinationType)
     }
 
@@ -257,8 +313,10 @@ public final class MigrationManager: Sendable {
 
     /// Throws when the migration was cancelled.
     func checkCancelled() throws {
-        if state.withLock({ $0.isCancelled }) {
-            throw QuireError(.migrationCancelled, "The migration was cancelled; the source store is unchanged.")
+        let (cancelled, cause) = state.withLock { ($0.isCancelled, $0.cancellationError) }
+        if cancelled {
+            let reason = cause.map { ": \($0.message)" } ?? ""
+            throw QuireError(.migrationCancelled, "The migration was cancelled\(reason); the source store is unchanged.", underlying: cause)
         }
     }
 }
