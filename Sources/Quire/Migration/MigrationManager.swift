@@ -211,12 +211,16 @@ public final class MigrationManager: Sendable {
     }
 
     /// Brings a store written with any of several model versions up to the last one, hop by hop (v1 → v2 → v3),
-    /// each hop with the given mapping model or an inferred one. The hops run on private copies and the store is
-    /// replaced once, at the end: an error in any hop leaves it at its original version.
+    /// each hop with its mapping model: the one given, else the one found among `mappingModelURLs` for the two
+    /// versions (``MappingModel/init(from:forSourceModel:destinationModel:)``), else an inferred one. The hops
+    /// run on private copies and the store is replaced once, at the end: an error in any hop leaves it at its
+    /// original version.
     ///
     /// ```swift
     /// let bundle = try ModelBundle(contentsOf: modelURL)
-    /// let migrated = try MigrationManager.migrateStore(at: url, type: .sqlite, versions: bundle.models) { progress in
+    /// let migrated = try MigrationManager.migrateStore(
+    ///     at: url, type: .sqlite, versions: bundle.models, mappingModelURLs: [mappingModelsFolder]
+    /// ) { progress in
     ///     print(progress)
     /// }
     /// ```
@@ -227,15 +231,20 @@ public final class MigrationManager: Sendable {
     ///   - options: Options for opening it.
     ///   - versions: Every model version, oldest first; the last one is the destination.
     ///   - mappingModels: `mappingModels[i]` maps `versions[i]` to `versions[i + 1]`; missing or nil entries are
-    ///     inferred.
+    ///     searched for, then inferred.
+    ///   - mappingModelURLs: Folders and mapping-model files to search for the hops without a given mapping model.
+    ///   - infersMappingModels: Whether a hop without a mapping model gets an inferred one (true), or fails.
     ///   - progressHandler: Called with the progress across all hops.
     /// - Returns: Whether the store was migrated (false when it already has the last version).
     /// - Throws: ``QuireError/Code/migrationMissingSourceModel`` when no version matches the store's version
-    ///   hashes; otherwise as ``migrateStore(at:type:options:mapping:)``.
+    ///   hashes; ``QuireError/Code/migrationMissingMappingModel`` for a given mapping model of other versions, for
+    ///   two mapping models found for one hop, and for a hop without one when inference is off; otherwise as
+    ///   ``migrateStore(at:type:options:mapping:)``.
     @discardableResult
     public static func migrateStore(
         at url: URL, type: StoreType, options: StoreOptions = StoreOptions(), versions: [ManagedObjectModel],
-        mappingModels: [MappingModel?] = [], progressHandler: (@Sendable (MigrationProgress) -> Void)? = nil
+        mappingModels: [MappingModel?] = [], mappingModelURLs: [URL] = [], infersMappingModels: Bool = true,
+        progressHandler: (@Sendable (MigrationProgress) -> Void)? = nil
     ) throws -> Bool {
         let contents = try StoreKinds.kind(for: type, url: url).readContents(at: url)
         guard let start = versions.lastIndex(where: { $0.isConfiguration(nil, compatibleWithStoreMetadata: contents.metadata) })
@@ -264,7 +273,21 @@ public final class MigrationManager: Sendable {
                     "The mapping model for versions \(hop + 1) to \(hop + 2) was made for other versions of the entities.",
                     context: .init(file: url))
             }
-            let mapping = try given ?? MappingModel.inferredMappingModel(forSourceModel: versions[hop], destinationModel: versions[hop + 1])
+            let mapping: MappingModel
+            if let given {
+                mapping = given
+            } else if !mappingModelURLs.isEmpty,
+                let found = try MappingModel(from: mappingModelURLs, forSourceModel: versions[hop], destinationModel: versions[hop + 1])
+            {
+                mapping = found
+            } else if infersMappingModels {
+                mapping = try MappingModel.inferredMappingModel(forSourceModel: versions[hop], destinationModel: versions[hop + 1])
+            } else {
+                throw QuireError(
+                    .migrationMissingMappingModel,
+                    "No mapping model maps versions \(hop + 1) and \(hop + 2) of the \(versions.count) model versions, and inference is off.",
+                    context: .init(file: url))
+            }
             let hopFolder = work.appendingPathComponent("\(position + 1)")
             try MigrationFiles.createFolder(hopFolder)
             let next = hopFolder.appendingPathComponent(url.lastPathComponent)
