@@ -69,6 +69,19 @@ public struct StoreOptions: Sendable, Hashable {
     /// and in-memory stores, which Core Data gives no history, in their metadata (a Mac reads neither kind's
     /// history); read it with `PersistentHistoryChangeRequest`. Other store types ignore it.
     public var persistentHistoryTracking = false
+    /// Where migrating automatically looks for the application's mapping models (Xcode's `.xcmappingmodel`
+    /// folders), besides the folder of the coordinator's `.xcdatamodeld`: folders to search and mapping-model
+    /// files. Core Data searches the application's bundles; a step with a mapping model uses it, the others are
+    /// inferred when ``infersMappingModel`` allows it.
+    public var mappingModelURLs: [URL] = []
+    /// The staged migration (`NSPersistentStoreStagedMigrationManagerOptionKey`) a store written with an earlier
+    /// model version runs when it is added: Quire's `StagedMigrationManager`. It takes the place of
+    /// ``migratesAutomatically`` for such a store.
+    public var stagedMigrationManager: (any StoreStagedMigration)? {
+        get { stagedMigration?.manager }
+        set { stagedMigration = newValue.map(StagedMigrationReference.init) }
+    }
+    private var stagedMigration: StagedMigrationReference?
 
     /// Creates default options.
     public init() {}
@@ -85,6 +98,8 @@ public struct StoreOptions: Sendable, Hashable {
         public static let inferMappingModel = "NSInferMappingModelAutomaticallyOption"
         /// `NSPersistentHistoryTrackingKey`.
         public static let persistentHistoryTracking = "NSPersistentHistoryTrackingKey"
+        /// `NSPersistentStoreStagedMigrationManagerOptionKey`.
+        public static let stagedMigrationManager = "NSPersistentStoreStagedMigrationManagerOptionKey"
     }
 
     /// Creates options from a Core Data options dictionary.
@@ -99,6 +114,11 @@ public struct StoreOptions: Sendable, Hashable {
             case CoreDataKey.migrateAutomatically: migratesAutomatically = try Self.bool(value, key)
             case CoreDataKey.inferMappingModel: infersMappingModel = try Self.bool(value, key)
             case CoreDataKey.persistentHistoryTracking: persistentHistoryTracking = try Self.bool(value, key)
+            case CoreDataKey.stagedMigrationManager:
+                guard let manager = value as? any StoreStagedMigration else {
+                    throw QuireError(.invalidArgument, "The option \(key) must be a StagedMigrationManager.")
+                }
+                stagedMigrationManager = manager
             case CoreDataKey.sqlitePragmas:
                 guard let pragmas = value as? [String: Any] else {
                     throw QuireError(.invalidArgument, "The option \(key) must be a dictionary of pragma names to values.")
@@ -125,4 +145,16 @@ public struct StoreOptions: Sendable, Hashable {
         if let number = value as? Int { return number != 0 }
         throw QuireError(.invalidArgument, "The option \(key) must be a Boolean.")
     }
+}
+
+/// A staged migration a store runs when it was written with an earlier model version: the role Quire's
+/// `StagedMigrationManager` plays in ``StoreOptions/stagedMigrationManager``.
+public protocol StoreStagedMigration: AnyObject, Sendable {}
+
+/// A staged migration in options, compared by identity.
+private struct StagedMigrationReference: Hashable, Sendable {
+    let manager: any StoreStagedMigration
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.manager === rhs.manager }
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(manager)) }
 }
