@@ -21,7 +21,7 @@ enum FetchedResultsCache {
         var sections: [(name: String, indexTitle: String?, objectIDs: [ObjectID])]
     }
 
-    private static let entries = Mutex<[String: Entry]>([:])
+    private static let entries = LockedValue<[String: Entry]>([:])
 
     static func entry(named name: String) -> Entry? { entries.withLock { $0[name] } }
 
@@ -36,7 +36,7 @@ enum FetchedResultsCache {
 
 /// The continuations of ``FetchedResultsController/changeSets`` streams (made and ended on any thread).
 final class FetchedResultsStreams: Sendable {
-    private let continuations = Mutex<[Int: AsyncStream<FetchedResultsChangeSet>.Continuation]>([:])
+    private let continuations = LockedValue<[Int: AsyncStream<FetchedResultsChangeSet>.Continuation]>([:])
     private let nextToken = Atomic<Int>(0)
 
     func makeStream() -> AsyncStream<FetchedResultsChangeSet> {

@@ -2,10 +2,10 @@ import Foundation
 import QuireSupport
 
 extension ManagedObjectModel {
-    /// Reads a compiled model: a `.momd` folder (its current version, named by `VersionInfo.plist`), a `.mom`
-    /// file, or an Xcode 3 `.xcdatamodel` folder holding a binary `elements` file. Compiled models are keyed
-    /// archives of Core Data's classes (Xcode's own classes for `elements`); Quire reads them without Apple's
-    /// frameworks.
+    /// Reads a compiled model: a `.momd` folder (its current version, named by `VersionInfo.plist`, or the newest
+    /// version when it names none), a `.mom` file, or an Xcode 3 `.xcdatamodel` folder holding a binary
+    /// `elements` file. Compiled models are keyed archives of Core Data's classes (Xcode's own classes for
+    /// `elements`); Quire reads them without Apple's frameworks.
     ///
     /// ```swift
     /// let model = try ManagedObjectModel(compiledModelAt: URL(fileURLWithPath: "Recipes.momd"))
@@ -17,9 +17,16 @@ extension ManagedObjectModel {
     /// - Throws: ``QuireError/Code/invalidModel`` for a model Quire cannot read, ``QuireError/Code/fileReadCorruptFile``
     ///   for a damaged archive, ``QuireError/Code/archiveLimitExceeded`` past the size limits, each naming the file.
     public convenience init(compiledModelAt url: URL) throws {
+        try self.init(compiledModelAt: url, matchingStoreHashes: nil)
+    }
+
+    /// Reads a compiled model; of a `.momd` folder, the version whose entity hashes in `VersionInfo.plist` are
+    /// `storeHashes` when one is, else the current version, else the newest (a `.momd` whose `VersionInfo.plist`
+    /// names no current version, as CartKit's).
+    package convenience init(compiledModelAt url: URL, matchingStoreHashes storeHashes: [String: Data]?) throws {
         let compiled: CompiledModel
         do {
-            compiled = try CompiledModelDecoder.decode(contentsOf: url)
+            compiled = try CompiledModelDecoder.decode(contentsOf: url, matchingStoreHashes: storeHashes)
         } catch let error as CompiledModelError {
             throw error.quireError(file: url)
         }
