@@ -94,10 +94,11 @@ public struct EntityMapping: Sendable {
         case "Transform": return .transform
         case "Custom": return .custom
         case "Undefined":
+            // What Xcode's compiler makes of it (CoreDataPlus's V2toV3.cdm): custom with a policy, copy without.
             switch (source, destination) {
             case (nil, _): return .add
             case (_, nil): return .remove
-            default: return policy == nil ? .transform : .custom
+            default: return policy == nil ? .copy : .custom
             }
         default: return nil
         }

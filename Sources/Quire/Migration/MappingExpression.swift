@@ -13,6 +13,7 @@ import Foundation
 /// | `"text"`, `42`, `YES`, `nil` | ``constant(_:)`` |
 /// | `FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "CountryToCountry", $source.country)` | ``destinationInstances(entityMappingName:sourceInstances:)`` |
 /// | `FUNCTION($manager, "sourceInstancesForEntityMappingNamed:destinationInstances:", "MoodToMood", $destination.moods)` | ``sourceInstances(entityMappingName:destinationInstances:)`` |
+/// | `FUNCTION($manager, "destinationInstancesForSourceRelationshipNamed:sourceInstances:", "cars", $source.cars)` | ``destinationInstancesForSourceRelationship(relationshipName:sourceInstances:)`` |
 /// | `FUNCTION($entityPolicy, "colorsFromData:", $source.colors)` | ``policyFunction(selector:arguments:)`` |
 ///
 /// ```swift
@@ -39,6 +40,12 @@ public enum MappingExpression: Sendable {
     /// The source objects an entity mapping migrated into the destination objects an expression gives, Core
     /// Data's `FUNCTION($manager, "sourceInstancesForEntityMappingNamed:destinationInstances:", "<mapping>", <objects>)`.
     case sourceInstances(entityMappingName: String, destinationInstances: QueryExpression)
+    /// The destination objects migrated from the objects an expression gives, which a relationship of the source
+    /// entity holds: Core Data's
+    /// `FUNCTION($manager, "destinationInstancesForSourceRelationshipNamed:sourceInstances:", "<relationship>", <objects>)`,
+    /// which Xcode writes for a relationship mapped from a source relationship (each object is found through the
+    /// mapping of its own entity).
+    case destinationInstancesForSourceRelationship(relationshipName: String, sourceInstances: QueryExpression)
     /// A function of the entity mapping's ``EntityMigrationPolicy``, Core Data's
     /// `FUNCTION($entityPolicy, "<selector>", <arguments>…)`: the policy answers it in
     /// ``EntityMigrationPolicy/evaluateFunction(_:arguments:manager:)``.
@@ -48,6 +55,8 @@ public enum MappingExpression: Sendable {
     public static let destinationInstancesSelector = "destinationInstancesForEntityMappingNamed:sourceInstances:"
     /// The selector of ``sourceInstances(entityMappingName:destinationInstances:)``.
     public static let sourceInstancesSelector = "sourceInstancesForEntityMappingNamed:destinationInstances:"
+    /// The selector of ``destinationInstancesForSourceRelationship(relationshipName:sourceInstances:)``.
+    public static let sourceRelationshipSelector = "destinationInstancesForSourceRelationshipNamed:sourceInstances:"
 
     /// Reads a value expression as Xcode's mapping-model editor writes it (see the table above).
     ///
@@ -76,16 +85,18 @@ public enum MappingExpression: Sendable {
         case "$entityPolicy":
             self = .policyFunction(selector: selector, arguments: rest)
         case "$manager":
-            guard selector == Self.destinationInstancesSelector || selector == Self.sourceInstancesSelector else {
+            let selectors = [Self.destinationInstancesSelector, Self.sourceInstancesSelector, Self.sourceRelationshipSelector]
+            guard selectors.contains(selector) else {
                 throw Self.syntaxError("the migration manager's method '\(selector)' is not one Quire evaluates", in: text)
             }
-            guard rest.count == 2, case .constant(.string(let mapping)) = rest[0] else {
-                throw Self.syntaxError("'\(selector)' takes an entity mapping's name and an expression", in: text)
+            guard rest.count == 2, case .constant(.string(let name)) = rest[0] else {
+                throw Self.syntaxError("'\(selector)' takes a name and an expression", in: text)
             }
-            self =
-                selector == Self.destinationInstancesSelector
-                ? .destinationInstances(entityMappingName: mapping, sourceInstances: rest[1])
-                : .sourceInstances(entityMappingName: mapping, destinationInstances: rest[1])
+            switch selector {
+            case Self.destinationInstancesSelector: self = .destinationInstances(entityMappingName: name, sourceInstances: rest[1])
+            case Self.sourceInstancesSelector: self = .sourceInstances(entityMappingName: name, destinationInstances: rest[1])
+            default: self = .destinationInstancesForSourceRelationship(relationshipName: name, sourceInstances: rest[1])
+            }
         default:
             throw Self.syntaxError(
                 "FUNCTION calls a method of '\(arguments[0])'; Quire evaluates those of $manager and $entityPolicy", in: text)
@@ -116,6 +127,8 @@ public enum MappingExpression: Sendable {
             return "FUNCTION($manager, \"\(Self.destinationInstancesSelector)\", \(Self.quoted(mapping)), \(instances.expressionFormat))"
         case .sourceInstances(let mapping, let instances):
             return "FUNCTION($manager, \"\(Self.sourceInstancesSelector)\", \(Self.quoted(mapping)), \(instances.expressionFormat))"
+        case .destinationInstancesForSourceRelationship(let relationship, let instances):
+            return "FUNCTION($manager, \"\(Self.sourceRelationshipSelector)\", \(Self.quoted(relationship)), \(instances.expressionFormat))"
         case .policyFunction(let selector, let arguments):
             return "FUNCTION(" + (["$entityPolicy", Self.quoted(selector)] + arguments.map(\.expressionFormat)).joined(separator: ", ") + ")"
         }

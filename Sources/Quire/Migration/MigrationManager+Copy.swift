@@ -268,7 +268,8 @@ extension MigrationManager {
             var maker: String?
             switch expression {
             case .sourceValue(let name): key = name
-            case .expression(let query): key = MappingExpressionScan.directSourceKey(query)
+            case .expression(let query), .destinationInstancesForSourceRelationship(_, let query):
+                key = MappingExpressionScan.directSourceKey(query)
             case .destinationInstances(let name, let query):
                 key = MappingExpressionScan.directSourceKey(query)
                 maker = name
@@ -374,7 +375,7 @@ extension MigrationManager {
             }
         case .custom(let compute):
             return try compute(object)
-        case .destinationInstances, .sourceInstances, .policyFunction:
+        case .destinationInstances, .sourceInstances, .destinationInstancesForSourceRelationship, .policyFunction:
             // Such mappings run on managed objects (see needsManagedObjects); this is not reached.
             throw QuireError(.predicateEvaluation, "the expression \(expression) needs the migration's managed objects")
         }

@@ -23,7 +23,8 @@ extension MigrationManager {
             let relationships = entityMapping.relationshipMappings.contains { property in
                 switch property.valueExpression {
                 case nil, .sourceValue?: return false
-                case .destinationInstances(_, let instances)?, .expression(let instances)?:
+                case .destinationInstances(_, let instances)?, .expression(let instances)?,
+                    .destinationInstancesForSourceRelationship(_, let instances)?:
                     return MappingExpressionScan.directSourceKey(instances) == nil
                 default: return true
                 }
@@ -270,7 +271,7 @@ extension MigrationManager {
                     } catch let error as QuireError {
                         throw unusable(error.message)
                     }
-                case .destinationInstances, .sourceInstances:
+                case .destinationInstances, .sourceInstances, .destinationInstancesForSourceRelationship:
                     throw unusable("it gives objects, and '\(property.name)' is an attribute")
                 case .expression(let query):
                     if let variable = MappingExpressionScan.unknownVariable(in: query) {
@@ -316,6 +317,14 @@ extension MigrationManager {
                     if let key = MappingExpressionScan.directSourceKey(instances), source?.relationshipsByName[key]?.isToMany == true {
                         prefetched.append(key)
                     }
+                case .destinationInstancesForSourceRelationship(let name, let instances):
+                    guard let old = source?.relationshipsByName[name], !old.isTransient else {
+                        throw unusable("'\(name)' is not a stored relationship of '\(source?.name ?? "")'")
+                    }
+                    if let variable = MappingExpressionScan.unknownVariable(in: instances) {
+                        throw unusable("it reads $\(variable); mapping expressions read $source and $destination")
+                    }
+                    if MappingExpressionScan.directSourceKey(instances) == name, old.isToMany { prefetched.append(name) }
                 case .expression(let query):
                     if let variable = MappingExpressionScan.unknownVariable(in: query) {
                         throw unusable("it reads $\(variable); mapping expressions read $source and $destination")
@@ -448,7 +457,7 @@ extension MigrationManager {
             let values = try arguments.map { try anyValue(of: $0, source: source, destination: nil) }
             let result = try policy.evaluateFunction(selector, arguments: values, manager: self)
             return try ValueCoercion.attributeValue(from: result, for: attribute)
-        case .destinationInstances, .sourceInstances:
+        case .destinationInstances, .sourceInstances, .destinationInstancesForSourceRelationship:
             throw QuireError(.predicateEvaluation, "the expression gives objects, not a value")
         }
     }
@@ -471,7 +480,8 @@ extension MigrationManager {
         case .sourceInstances(let maker, let instances):
             let found = try self.objects(of: instances, source: source, destination: destination, run: run)
             objects = sourceInstances(forEntityMappingName: maker, destinationInstances: found.filter { !run.isSourceObject($0) })
-        case .expression(let query):
+        case .expression(let query), .destinationInstancesForSourceRelationship(_, let query):
+            // Source objects are mapped below through the mapping of their own entity.
             objects = try self.objects(of: query, source: source, destination: destination, run: run)
         case .policyFunction(let selector, let arguments):
             let values = try arguments.map { try anyValue(of: $0, source: source, destination: destination) }

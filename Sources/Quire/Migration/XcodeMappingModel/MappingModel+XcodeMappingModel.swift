@@ -15,9 +15,10 @@ extension MappingModel {
     /// XML store's reader. What it becomes:
     ///
     /// - one ``EntityMapping`` per entity mapping of the file's mapping model, in Xcode's order (`mappingNumber`),
-    ///   named `<Source>To<Destination>` (`Add<Destination>`, `Remove<Source>` for one-sided mappings); its type
-    ///   from Xcode's type name (`Undefined` becomes add, remove, custom with a policy, transform otherwise); the
-    ///   custom policy's class name (``EntityMapping/entityMigrationPolicyClassName``) and user info;
+    ///   named as Xcode's compiler names them: `<Source>To<Destination>`, or the one entity's name for a mapping
+    ///   that names one; its type from Xcode's type name (`Undefined` becomes add, remove, custom with a policy,
+    ///   copy otherwise); the custom policy's class name (``EntityMapping/entityMigrationPolicyClassName``) and
+    ///   user info;
     /// - the source and destination entities' version hashes, computed from the copies of both model versions
     ///   the file keeps (what Xcode compiles into a `.cdm`), so ``isMapping(from:to:)`` and
     ///   ``init(from:forSourceModel:destinationModel:)`` match the models as Core Data does;
@@ -25,9 +26,11 @@ extension MappingModel {
     ///   author typed; for a relationship whose source key path and mapping the author chose,
     ///   `FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "<mapping>", <key path>)`;
     ///   where "auto-generate value expression" is on and the source entity has a property of the same name,
-    ///   `$source.<name>` for an attribute and that `FUNCTION` with `$source.<name>` and the mapping that makes
-    ///   the relationship's destination for a relationship; no expression otherwise (the attribute keeps its
-    ///   default, the relationship stays empty).
+    ///   `$source.<name>` for an attribute, and for a relationship that `FUNCTION` with `$source.<name>` and the
+    ///   mapping that makes the relationship's destination, or, when that entity has sub-entities or several
+    ///   mappings make it, `FUNCTION($manager, "destinationInstancesForSourceRelationshipNamed:sourceInstances:",
+    ///   "<name>", $source.<name>)`; no expression otherwise (the attribute keeps its default, the relationship
+    ///   stays empty).
     ///
     /// Entity mappings the file keeps but that belong to no mapping model (Xcode leaves such objects behind) are
     /// not part of it.
@@ -125,7 +128,10 @@ struct XcodeMappingModelReader {
         for object in entityMappings {
             mapping.entityMappings.append(try entityMapping(object, source: source, destination: destination, corrupt: corrupt))
         }
-        // Relationships whose expression Xcode generates name the mapping that makes their destination entity.
+        // Relationships whose expression Xcode generates: as its compiler makes them (CoreDataPlus's V2toV3.cdm),
+        // through the mapping that makes the relationship's destination entity when one does and that entity has
+        // no sub-entities (`Car.owner`: PersonToPerson), otherwise through the source relationship, which finds
+        // each object through the mapping of its own entity (`Person.cars`, whose cars are of three entities).
         let names = mapping.entityMappings.map { ($0.name, $0.sourceEntityName, $0.destinationEntityName) }
         for index in mapping.entityMappings.indices {
             for (position, property) in mapping.entityMappings[index].relationshipMappings.enumerated() {
@@ -136,11 +142,12 @@ struct XcodeMappingModelReader {
                     let old = source.entitiesByName[sourceName]?.relationshipsByName[key],
                     let new = destination.entitiesByName[destinationName]?.relationshipsByName[property.name]
                 else { continue }
-                let maker =
-                    names.first { $0.1 == old.destinationEntityName && $0.2 == new.destinationEntityName }
-                    ?? names.first { $0.2 == new.destinationEntityName }
+                let makers = names.filter { $0.1 == old.destinationEntityName && $0.2 == new.destinationEntityName }
+                let hasSubentities = !(source.entitiesByName[old.destinationEntityName]?.subentities.isEmpty ?? true)
                 mapping.entityMappings[index].relationshipMappings[position].valueExpression =
-                    maker.map { .destinationInstances(entityMappingName: $0.0, sourceInstances: instances) } ?? .sourceValue(key)
+                    makers.count == 1 && !hasSubentities
+                    ? .destinationInstances(entityMappingName: makers[0].0, sourceInstances: instances)
+                    : .destinationInstancesForSourceRelationship(relationshipName: key, sourceInstances: instances)
             }
         }
         mapping.url = url
@@ -161,7 +168,10 @@ struct XcodeMappingModelReader {
         guard let type = EntityMapping.mappingType(named: typeName, source: sourceName, destination: destinationName, policy: policy) else {
             throw corrupt("an entity mapping has the type '\(typeName ?? "")', which Xcode does not write")
         }
-        var mapping = EntityMapping(mappingType: type, sourceEntityName: sourceName, destinationEntityName: destinationName)
+        // Xcode's compiler names a mapping `<Source>To<Destination>`, and one with a single entity by that entity.
+        var mapping = EntityMapping(
+            name: sourceName == nil || destinationName == nil ? (destinationName ?? sourceName) : nil, mappingType: type,
+            sourceEntityName: sourceName, destinationEntityName: destinationName)
         let sourceEntity = try sourceName.map { name -> EntityDescription in
             guard let entity = source.entitiesByName[name] else {
                 throw corrupt("the entity mapping '\(mapping.name)' names the source entity '\(name)', which its source model does not have")
@@ -277,7 +287,8 @@ extension MappingExpression {
     var unknownVariable: String? {
         switch self {
         case .sourceValue, .constant, .custom: return nil
-        case .expression(let query), .destinationInstances(_, let query), .sourceInstances(_, let query):
+        case .expression(let query), .destinationInstances(_, let query), .sourceInstances(_, let query),
+            .destinationInstancesForSourceRelationship(_, let query):
             return MappingExpressionScan.unknownVariable(in: query)
         case .policyFunction(_, let arguments): return arguments.lazy.compactMap(MappingExpressionScan.unknownVariable).first
         }
