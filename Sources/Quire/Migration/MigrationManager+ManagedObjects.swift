@@ -85,7 +85,6 @@ extension MigrationManager {
             }
             let request = FetchRequest<ManagedObject>(entityName: entity.name)
             request.includesSubentities = false
-            request.relationshipKeyPathsForPrefetching = plan.prefetchedKeyPaths
             var objects = try fetchSources(request, in: run, plan: plan)
             objects.sort { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) }
             if let filter = plan.mapping.sourceFilter {
@@ -100,6 +99,7 @@ extension MigrationManager {
                 }
             }
             plan.sourceCount = objects.count
+            plan.reserve(objects.count)
             sources.append(objects)
         }
         let total = sources.reduce(0) { $0 + $1.count } * 2
@@ -143,6 +143,7 @@ extension MigrationManager {
             for start in stride(from: 0, to: destinations.count, by: batchSize) {
                 try checkCancelled()
                 let batch = destinations[start..<min(start + batchSize, destinations.count)]
+                try loadMembers(of: batch, for: plan, in: run)
                 for object in batch {
                     try callPolicy(plan, "createRelationships", for: object) {
                         try plan.policy.createRelationships(forDestination: object, in: plan.mapping, manager: self)
@@ -195,7 +196,7 @@ extension MigrationManager {
     ) throws {
         do {
             try body()
-        } catch let error as QuireError where error.code == .migrationCancelled || error.code == .migration && error.message.hasPrefix("Injected") {
+        } catch let error as QuireError where error.code == .migrationCancelled {
             throw error
         } catch {
             let policy = plan.mapping.entityMigrationPolicyClassName.map { "policy \($0)" } ?? "default policy"
@@ -206,6 +207,8 @@ extension MigrationManager {
                 context: .init(entity: plan.destination.name, object: object?.objectID.uriRepresentation()),
                 underlying: error as? QuireError ?? QuireError(.entityMigrationPolicy, "\(error)"))
         }
+        // A policy that cancelled (`cancelMigration(with:)`) stops the migration as soon as its step returns.
+        try checkCancelled()
     }
 
     // MARK: Resolving the mapping
@@ -291,7 +294,7 @@ extension MigrationManager {
                 }
             }
             var relationships: [(RelationshipDescription, MappingExpression)] = []
-            var prefetched: [String] = []
+            var direct: [ManagedObjectMigration.DirectRelationship?] = []
             for property in mapping.relationshipMappings {
                 guard let relationship = destination.relationshipsByName[property.name], !relationship.isTransient else {
                     throw invalid("maps '\(property.name)', which is not a stored relationship of '\(destinationName)'", key: property.name)
@@ -306,16 +309,12 @@ extension MigrationManager {
                     guard let old = source?.relationshipsByName[key], !old.isTransient else {
                         throw invalid("reads '\(key)', which is not a stored relationship of '\(source?.name ?? "")'", key: property.name)
                     }
-                    if old.isToMany { prefetched.append(key) }
                 case .destinationInstances(let maker, let instances), .sourceInstances(let maker, let instances):
                     guard names.contains(maker) else {
                         throw unusable("no entity mapping of the mapping model is named '\(maker)'")
                     }
                     if let variable = MappingExpressionScan.unknownVariable(in: instances) {
                         throw unusable("it reads $\(variable); mapping expressions read $source and $destination")
-                    }
-                    if let key = MappingExpressionScan.directSourceKey(instances), source?.relationshipsByName[key]?.isToMany == true {
-                        prefetched.append(key)
                     }
                 case .destinationInstancesForSourceRelationship(let name, let instances):
                     guard let old = source?.relationshipsByName[name], !old.isTransient else {
@@ -324,7 +323,6 @@ extension MigrationManager {
                     if let variable = MappingExpressionScan.unknownVariable(in: instances) {
                         throw unusable("it reads $\(variable); mapping expressions read $source and $destination")
                     }
-                    if MappingExpressionScan.directSourceKey(instances) == name, old.isToMany { prefetched.append(name) }
                 case .expression(let query):
                     if let variable = MappingExpressionScan.unknownVariable(in: query) {
                         throw unusable("it reads $\(variable); mapping expressions read $source and $destination")
@@ -341,13 +339,14 @@ extension MigrationManager {
                     }
                 }
                 relationships.append((relationship, expression))
+                direct.append(Self.directRelationship(expression, source: source))
             }
             let makesOnePerSource =
                 mapping.migratesObjects && mapping.entityMigrationPolicyClassName == nil && mapping.migrationPolicy == nil
                 && mapping.sourceFilter == nil
             let plan = ManagedObjectMigration.Plan(
                 mapping: mapping, source: source, destination: destination, attributes: attributes, relationships: relationships,
-                policy: policy, makesOnePerSource: makesOnePerSource, prefetchedKeyPaths: Array(Set(prefetched)).sorted())
+                directRelationships: direct, policy: policy, makesOnePerSource: makesOnePerSource)
             run.planIndexByName[mapping.name] = run.plans.count
             run.plans.append(plan)
         }
@@ -371,8 +370,14 @@ extension MigrationManager {
             do {
                 switch rule {
                 case .sourceSlot(let slot, let convert):
-                    let value = try sInstance.resolvedAttributeValue(at: slot, key: attribute.name)
-                    values.append((attribute, convert ? try ValueCoercion.coerce(value, to: attribute) : value))
+                    // Kept as stored: a value in an external data file stays a reference to the file, which the
+                    // migration carries over by a hard link, unread.
+                    if convert {
+                        let value = try sInstance.resolvedAttributeValue(at: slot, key: attribute.name)
+                        values.append((attribute, try ValueCoercion.coerce(value, to: attribute)))
+                    } else {
+                        values.append((attribute, sInstance.attributeValue(at: slot)))
+                    }
                 case .constant(let value):
                     values.append((attribute, value))
                 case .expression(let expression):
@@ -407,13 +412,81 @@ extension MigrationManager {
         plan.associate(sInstance, object)
     }
 
+    /// The direct reading of a relationship expression (`$source.<key>` through one mapping, or whichever made
+    /// the objects), when it is one.
+    static func directRelationship(_ expression: MappingExpression, source: EntityDescription?) -> ManagedObjectMigration.DirectRelationship? {
+        let key: String?
+        var maker: String?
+        switch expression {
+        case .sourceValue(let name): key = name
+        case .destinationInstances(let name, let instances):
+            key = MappingExpressionScan.directSourceKey(instances)
+            maker = name
+        case .destinationInstancesForSourceRelationship(_, let instances), .expression(let instances):
+            key = MappingExpressionScan.directSourceKey(instances)
+        default: key = nil
+        }
+        guard let key, let old = source?.relationshipsByName[key], !old.isTransient else { return nil }
+        return ManagedObjectMigration.DirectRelationship(source: old, maker: maker)
+    }
+
+    /// Loads, for a batch of destination objects, the members of their source objects' to-many relationships
+    /// their mapping reads directly: one query per relationship for the batch, instead of one per object.
+    private func loadMembers(of batch: ArraySlice<ManagedObject>, for plan: ManagedObjectMigration.Plan, in run: ManagedObjectMigration) throws {
+        plan.members = [:]
+        let toMany = plan.directRelationships.compactMap { $0?.source }.filter(\.isToMany)
+        guard !toMany.isEmpty, let coordinator = run.sourceContext.persistentStoreCoordinator else { return }
+        let ids = batch.compactMap { plan.firstSource(of: $0)?.objectID }
+        guard !ids.isEmpty else { return }
+        let store = run.sourceStore
+        do {
+            try coordinator.locked {
+                for relationship in toMany where plan.members[relationship.name] == nil {
+                    plan.members[relationship.name] = try store.backend.relatedObjectIDs(of: ids, relationship: relationship)
+                }
+            }
+        } catch let error as QuireError {
+            throw QuireError(
+                .migrationManagerSourceStore, "Reading the relationships of '\(plan.mapping.name)' from the store failed: \(error.message)",
+                context: error.context, underlying: error)
+        }
+    }
+
+    /// The IDs a relationship of a source object holds, in order: from the object's own row for a to-one or a
+    /// loaded to-many, else from the batch's loaded members.
+    private func memberIDs(of source: ManagedObject, _ relationship: RelationshipDescription, plan: ManagedObjectMigration.Plan) -> [ObjectID] {
+        if relationship.isToMany, !source.hasLoadedRelationship(relationship), let loaded = plan.members[relationship.name] {
+            return loaded[source.objectID] ?? []
+        }
+        switch source.loadedStorage(for: relationship) {
+        case .fault: return []
+        case .toOne(let id): return id.map { [$0] } ?? []
+        case .toMany(let ids): return ids.sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
+        case .ordered(let ids): return Array(ids)
+        }
+    }
+
     /// ``EntityMigrationPolicy/createRelationships(forDestination:in:manager:)``'s default.
     func createDefaultRelationships(forDestination dInstance: ManagedObject, in mapping: EntityMapping, policy: EntityMigrationPolicy) throws {
         let run = currentRun()
         guard let plan = run.plan(named: mapping.name) else { throw unknownMapping(mapping.name) }
         guard !plan.relationships.isEmpty else { return }
-        let source = plan.sources(of: dInstance).first
-        for (relationship, expression) in plan.relationships {
+        let source = plan.firstSource(of: dInstance)
+        for (position, (relationship, expression)) in plan.relationships.enumerated() {
+            if let direct = plan.directRelationships[position], let source {
+                // `$source.<key>`: the IDs the source object's relationship holds, through the maker's associations.
+                let wanted = relationship.resolvedDestination ?? relationship.destinationEntity
+                var related: [ManagedObject] = []
+                for id in memberIDs(of: source, direct.source, plan: plan) {
+                    if let maker = direct.maker {
+                        related += run.plan(named: maker)?.destinations(ofSource: id) ?? []
+                    } else {
+                        related += run.destinationsByAnyMapping(ofSource: id).filter { made in wanted.map { made.entity.isKind(of: $0) } ?? true }
+                    }
+                }
+                dInstance.setRelatedObjects(relationship.isToMany ? related : Array(related.prefix(1)), for: relationship)
+                continue
+            }
             let related: [ManagedObject]
             do {
                 related = try destinationObjects(of: expression, for: relationship, source: source, destination: dInstance, policy: policy, run: run)
@@ -424,13 +497,7 @@ extension MigrationManager {
                     context: .init(entity: plan.destination.name, key: relationship.name, object: source?.objectID.uriRepresentation()),
                     underlying: error)
             }
-            if !relationship.isToMany {
-                dInstance.setValue(related.first, forKey: relationship.name)
-            } else if relationship.isOrdered {
-                dInstance.setValue(OrderedSet(related), forKey: relationship.name)
-            } else {
-                dInstance.setValue(Set(related), forKey: relationship.name)
-            }
+            dInstance.setRelatedObjects(relationship.isToMany ? related : Array(related.prefix(1)), for: relationship)
         }
     }
 

@@ -369,6 +369,27 @@ import Quire
         #expect(try Data(contentsOf: url) == before)
     }
 
+    /// The Journal's inferred mapping run on managed objects (a policy class on every mapping): the same store as
+    /// the row-by-row migration makes, the photos in external data files carried over as the same files, unread.
+    @Test(arguments: migratableStoreTypes)
+    func managedObjectsMigrateWhatRowsMigrate(type: StoreType) throws {
+        let journal = try JournalFixture(in: folder, type: type, name: "Journal.\(type.rawValue.lowercased())")
+        var mapping = try MappingModel.inferredMappingModel(forSourceModel: journal.versions[0], destinationModel: journal.versions[1])
+        for index in mapping.entityMappings.indices where [.copy, .transform].contains(mapping.entityMappings[index].mappingType) {
+            mapping.entityMappings[index].entityMigrationPolicyClassName = "Tests.Plain"
+        }
+        let registry = EntityMigrationPolicyRegistry()
+        registry.register(EntityMigrationPolicy.self, as: "Tests.Plain")
+        let manager = MigrationManager(sourceModel: journal.versions[0], destinationModel: journal.versions[1])
+        manager.policyRegistry = registry
+        try manager.migrateStore(at: journal.url, type: type, mapping: mapping)
+        let (coordinator, context) = try journal.open(version: 1)
+        defer { for store in coordinator.persistentStores { try? coordinator.remove(store) } }
+        try context.performAndWait { try journal.expectVersion2(context) }
+        try journal.expectExternalDataIntact()
+        try journal.expectNoLeftovers()
+    }
+
     /// v2 makes tag labels unique while the store has two "red" tags: the migration does not merge them into one
     /// (losing an object); it fails, naming the conflict, and the store stays as it was.
     @Test func aMigrationThatWouldLoseObjectsIsRefused() throws {
