@@ -29,6 +29,7 @@ extension PersistentStoreCoordinator {
                     total.nullifiedObjectIDs? += result.nullifiedObjectIDs ?? []
                 }
             }
+            refreshExternalRecords(of: targets)
             return total
         }
     }
@@ -47,8 +48,10 @@ extension PersistentStoreCoordinator {
                     context: .init(entity: entity.name))
             }
             guard !store.isReadOnly else { throw store.readOnlyError() }
-            return try store.backend.insertRecords(
+            let ids = try store.backend.insertRecords(
                 of: entity, attributes: attributes, transactionAuthor: transactionAuthor, contextName: contextName)
+            writeExternalRecords(of: ids, in: store)
+            return ids
         }
     }
 

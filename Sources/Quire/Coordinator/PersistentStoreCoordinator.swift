@@ -32,6 +32,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     var rowCacheLimit = 500_000
     /// The contexts using the coordinator, held weakly, so Save As can re-point their objects.
     var registeredContexts: [WeakContextReference] = []
+    /// The external records of the stores whose options ask for them, by store (`ExternalRecords/`); empty
+    /// for most coordinators, which is all a save checks then.
+    var externalRecordFolders: [ObjectIdentifier: ExternalRecordFolder] = [:]
 
     /// Creates a coordinator for a model, freezing the model.
     ///
@@ -81,6 +84,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     public func addPersistentStore(
         type: StoreType?, configuration: String? = nil, at url: URL?, options: StoreOptions = StoreOptions()
     ) throws -> PersistentStore {
+        try options.checkExternalRecordOptions()
         let type = try type ?? StoreKinds.detectType(at: url ?? URL(fileURLWithPath: "/dev/null"))
         return try locked {
             if let url, stores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
@@ -98,6 +102,13 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             // Object IDs name the store by its token, which resolves to it while it is attached; removing it
             // (or freeing the coordinator) detaches it, and it is freed once nobody holds it.
             StoreHandles.shared.setRemoved(store, false)
+            do {
+                try attachExternalRecords(of: store)
+            } catch {
+                StoreHandles.shared.setRemoved(store, true)
+                try? store.backend.close()
+                throw error
+            }
             store.coordinatorReference = self
             stores.append(store)
             return store
@@ -108,6 +119,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     func appendStore(_ store: PersistentStore) {
         StoreHandles.shared.setRemoved(store, false)
         stores.append(store)
+        // A store Save As made or put back: its records are written when its options ask for them; a failure
+        // leaves them to the next attach (the store's record folder is then missing).
+        try? attachExternalRecords(of: store)
     }
 
     /// Detaches a store, closing it (`remove(_:)`). Objects from it can no longer be fulfilled.
@@ -117,6 +131,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 throw QuireError(.persistentStoreOperation, "The store \(store) is not attached to this coordinator.")
             }
             stores.remove(at: index)
+            detachExternalRecords(of: store)
             rowCache = rowCache.filter { !$0.key.isStored(in: store) }
             StoreHandles.shared.setRemoved(store, true)
             store.coordinatorReference = nil
@@ -290,6 +305,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     private func unconditionalSave(_ request: SaveRequest) throws -> SaveResult {
         try locked {
             var result = SaveResult()
+            var request = request
             let involved = stores.filter { store in
                 request.inserted.contains { $0.store === store } || request.updated.contains { $0.store === store }
                     || request.deleted.contains { $0.store === store } || (store.metadataIsDirty && !store.isReadOnly)
@@ -297,21 +313,31 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             for store in involved {
                 guard !store.isReadOnly else { throw store.readOnlyError() }
             }
-            if involved.count == 1 {
-                result = try involved[0].backend.save(request)
-            } else {
-                // Each store saves its part; the permanent IDs go back to the positions of the whole request.
-                var permanent = request.inserted.map(\.objectID)
-                for store in involved {
-                    let positions = request.inserted.indices.filter { request.inserted[$0].store === store }
-                    let part = SaveRequest(
-                        inserted: positions.map { request.inserted[$0] },
-                        updated: request.updated.filter { $0.store === store },
-                        deleted: request.deleted.filter { $0.store === store })
-                    let saved = try store.backend.save(part)
-                    for (position, id) in zip(positions, saved.permanentIDs) { permanent[position] = id }
+            // External records are written before the stores commit and put in place as each one has
+            // (`ExternalRecords/`); a coordinator without them pays this one check.
+            let records = externalRecordFolders.isEmpty ? nil : try stageExternalRecords(&request, involved: involved)
+            do {
+                if involved.count == 1 {
+                    result = try involved[0].backend.save(request)
+                    records?.commit(involved[0], permanentIDs: result.permanentIDs)
+                } else {
+                    // Each store saves its part; the permanent IDs go back to the positions of the whole request.
+                    var permanent = request.inserted.map(\.objectID)
+                    for store in involved {
+                        let positions = request.inserted.indices.filter { request.inserted[$0].store === store }
+                        let part = SaveRequest(
+                            inserted: positions.map { request.inserted[$0] },
+                            updated: request.updated.filter { $0.store === store },
+                            deleted: request.deleted.filter { $0.store === store })
+                        let saved = try store.backend.save(part)
+                        for (position, id) in zip(positions, saved.permanentIDs) { permanent[position] = id }
+                        records?.commit(store, permanentIDs: permanent)
+                    }
+                    result.permanentIDs = permanent
                 }
-                result.permanentIDs = permanent
+            } catch {
+                records?.discardUncommitted()
+                throw error
             }
             if !rowCache.isEmpty {
                 for change in request.updated { rowCache[change.objectID] = nil }

@@ -165,7 +165,8 @@ extension ModelDocument {
                     renamingIdentifier: relationship.renamingIdentifier == relationship.name ? nil : relationship.renamingIdentifier,
                     versionHashModifier: relationship.versionHashModifier,
                     validationPredicates: relationship.validationPredicates.isEmpty ? nil : relationship.validationPredicates,
-                    validationWarnings: relationship.validationPredicates.isEmpty ? nil : relationship.validationWarnings)
+                    validationWarnings: relationship.validationPredicates.isEmpty ? nil : relationship.validationWarnings,
+                    storedInExternalRecord: relationship.isStoredInExternalRecord ? true : nil)
             }
             entities.append(Entity(
                 name: entity.name, className: entity.managedObjectClassName, abstract: entity.isAbstract,

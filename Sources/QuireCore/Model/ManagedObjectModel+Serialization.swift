@@ -121,6 +121,8 @@ package struct ModelDocument: Codable {
         package var versionHashModifier: String?
         package var validationPredicates: [String]?
         package var validationWarnings: [String]?
+        /// `isStoredInExternalRecord` ("Store in External Record File"); absent when false.
+        package var storedInExternalRecord: Bool? = nil
     }
 
     package struct Entity: Codable {
@@ -176,7 +178,8 @@ package struct ModelDocument: Codable {
                         indexedBySpotlight: r.isIndexedBySpotlight, userInfo: r.userInfo,
                         renamingIdentifier: r.renamingIdentifier, versionHashModifier: r.versionHashModifier,
                         validationPredicates: Self.formats(r.validationPredicates),
-                        validationWarnings: r.validationPredicates.isEmpty ? nil : r.validationWarnings)
+                        validationWarnings: r.validationPredicates.isEmpty ? nil : r.validationWarnings,
+                        storedInExternalRecord: r.isStoredInExternalRecord ? true : nil)
                 },
                 userInfo: entity.userInfo,
                 renamingIdentifier: entity.renamingIdentifier,
@@ -214,6 +217,7 @@ package struct ModelDocument: Codable {
                 relationship.isOptional = r.optional
                 relationship.isTransient = r.transient
                 relationship.isIndexedBySpotlight = r.indexedBySpotlight
+                relationship.isStoredInExternalRecord = r.storedInExternalRecord ?? false
                 relationship.userInfo = r.userInfo
                 relationship.renamingIdentifier = r.renamingIdentifier
                 relationship.versionHashModifier = r.versionHashModifier

@@ -82,6 +82,26 @@ public struct StoreOptions: Sendable, Hashable {
         set { stagedMigration = newValue.map(StagedMigrationReference.init) }
     }
     private var stagedMigration: StagedMigrationReference?
+    /// The folder the store writes its external record files into (`NSExternalRecordsDirectoryOption`): one
+    /// file per object of every entity with a property marked ``PropertyDescription/isIndexedBySpotlight``,
+    /// holding the values of its properties marked ``PropertyDescription/isStoredInExternalRecord``, written
+    /// and removed with the objects at each save, for desktop search (see <doc:SearchIndexing>). Set it with
+    /// ``externalRecordExtension``; nil (the default) writes no records.
+    public var externalRecordsDirectory: URL?
+    /// The file name extension of external record files, without the dot (`NSExternalRecordExtensionOption`);
+    /// needed with ``externalRecordsDirectory``.
+    public var externalRecordExtension: String?
+    /// The format of external record files (`NSExternalRecordsFileFormatOption`): an XML property list (the
+    /// default, as in Core Data, and the one desktop indexers can read) or a binary one.
+    public var externalRecordsFileFormat: ExternalRecordFormat = .xml
+
+    /// The formats of external record files: property lists of the object's values, keyed by property name.
+    public enum ExternalRecordFormat: String, Sendable, Hashable, CaseIterable {
+        /// An XML property list (`NSXMLExternalRecordType`, Core Data's default).
+        case xml = "NSXMLExternalRecordType"
+        /// A binary property list (`NSBinaryExternalRecordType`).
+        case binary = "NSBinaryExternalRecordType"
+    }
 
     /// Creates default options.
     public init() {}
@@ -100,6 +120,13 @@ public struct StoreOptions: Sendable, Hashable {
         public static let persistentHistoryTracking = "NSPersistentHistoryTrackingKey"
         /// `NSPersistentStoreStagedMigrationManagerOptionKey`.
         public static let stagedMigrationManager = "NSPersistentStoreStagedMigrationManagerOptionKey"
+        /// `NSExternalRecordsDirectoryOption`: a URL or a path.
+        public static let externalRecordsDirectory = "NSExternalRecordsDirectoryOption"
+        /// `NSExternalRecordExtensionOption`: a string.
+        public static let externalRecordExtension = "NSExternalRecordExtensionOption"
+        /// `NSExternalRecordsFileFormatOption`: an ``ExternalRecordFormat`` raw value (`NSXMLExternalRecordType`,
+        /// `NSBinaryExternalRecordType`), or `XML` or `binary`.
+        public static let externalRecordsFileFormat = "NSExternalRecordsFileFormatOption"
     }
 
     /// Creates options from a Core Data options dictionary.
@@ -119,6 +146,24 @@ public struct StoreOptions: Sendable, Hashable {
                     throw QuireError(.invalidArgument, "The option \(key) must be a StagedMigrationManager.")
                 }
                 stagedMigrationManager = manager
+            case CoreDataKey.externalRecordsDirectory:
+                if let url = value as? URL, url.isFileURL {
+                    externalRecordsDirectory = url
+                } else if let path = value as? String, !path.isEmpty {
+                    externalRecordsDirectory = URL(fileURLWithPath: path, isDirectory: true)
+                } else {
+                    throw QuireError(.invalidArgument, "The option \(key) must be a file URL or a path.")
+                }
+            case CoreDataKey.externalRecordExtension:
+                guard let text = value as? String else { throw QuireError(.invalidArgument, "The option \(key) must be a string.") }
+                externalRecordExtension = text
+            case CoreDataKey.externalRecordsFileFormat:
+                guard let text = value as? String, let format = ExternalRecordFormat(optionValue: text) else {
+                    throw QuireError(
+                        .invalidArgument,
+                        "The option \(key) must be NSXMLExternalRecordType or NSBinaryExternalRecordType, not '\(value)'.")
+                }
+                externalRecordsFileFormat = format
             case CoreDataKey.sqlitePragmas:
                 guard let pragmas = value as? [String: Any] else {
                     throw QuireError(.invalidArgument, "The option \(key) must be a dictionary of pragma names to values.")
@@ -140,6 +185,36 @@ public struct StoreOptions: Sendable, Hashable {
         }
     }
 
+    /// Checks the external record options together, as Core Data asks: a directory and an extension, or
+    /// neither; the extension one file name component without the dot.
+    ///
+    /// - Throws: ``QuireError/Code/invalidArgument`` naming the option that is missing or malformed.
+    package func checkExternalRecordOptions() throws {
+        switch (externalRecordsDirectory, externalRecordExtension) {
+        case (nil, nil): return
+        case (nil, _?):
+            throw QuireError(
+                .invalidArgument, "The option \(CoreDataKey.externalRecordExtension) needs \(CoreDataKey.externalRecordsDirectory) too.")
+        case (let directory?, nil):
+            throw QuireError(
+                .invalidArgument, "The option \(CoreDataKey.externalRecordsDirectory) needs \(CoreDataKey.externalRecordExtension) too.",
+                context: .init(file: directory))
+        case (let directory?, let fileExtension?):
+            guard directory.isFileURL else {
+                throw QuireError(
+                    .invalidArgument, "The external records directory '\(directory)' is not a file URL.", context: .init(file: directory))
+            }
+            guard !fileExtension.isEmpty, fileExtension.utf8.count <= 64, !fileExtension.hasPrefix("."),
+                !fileExtension.contains(where: { $0 == "/" || $0 == "\0" || $0.isNewline })
+            else {
+                throw QuireError(
+                    .invalidArgument,
+                    "The external record extension '\(fileExtension)' must be a file name extension without the dot "
+                        + "(at most 64 bytes, no '/').")
+            }
+        }
+    }
+
     private static func bool(_ value: Any, _ key: String) throws -> Bool {
         if let bool = value as? Bool { return bool }
         if let number = value as? Int { return number != 0 }
@@ -157,4 +232,20 @@ private struct StagedMigrationReference: Hashable, Sendable {
 
     static func == (lhs: Self, rhs: Self) -> Bool { lhs.manager === rhs.manager }
     func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(manager)) }
+}
+
+extension StoreOptions.ExternalRecordFormat {
+    /// The format an option value names: a raw value, or `XML` or `binary` in any case (Core Data does not
+    /// document the strings behind its two constants).
+    init?(optionValue text: String) {
+        if let format = Self(rawValue: text) {
+            self = format
+            return
+        }
+        switch text.lowercased() {
+        case "xml": self = .xml
+        case "binary": self = .binary
+        default: return nil
+        }
+    }
 }

@@ -419,7 +419,8 @@ package struct XcodeModelDecoder {
             maxCount: maxCount, optional: try flag(element, "optional"), transient: try flag(element, "transient"),
             indexedBySpotlight: try flag(element, "spotlightIndexingEnabled"), userInfo: try userInfo(of: element),
             renamingIdentifier: nonEmpty(element.attributes["elementID"]),
-            versionHashModifier: nonEmpty(element.attributes["versionHashModifier"]))
+            versionHashModifier: nonEmpty(element.attributes["versionHashModifier"]),
+            storedInExternalRecord: try flag(element, "storedInTruthFile") ? true : nil)
     }
 
     // MARK: Fetch requests
