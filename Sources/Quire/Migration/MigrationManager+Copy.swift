@@ -90,7 +90,11 @@ extension MigrationManager {
         for (key, value) in standard { metadata[key] = value }
         destinationOpen = false
         try destinationCoordinator.remove(destinationStore)
-        try destinationKind.writeMetadata(metadata, destinationURL, StoreOptions())
+        if let write = destinationKind.writeMetadataWithModel {
+            try write(metadata, destinationURL, destinationModel)
+        } else {
+            try destinationKind.writeMetadata(metadata, destinationURL, StoreOptions())
+        }
         try MigrationFiles.sync(destinationURL)
         if state.withLock({ $0.failurePoint }) == .beforeSwap {
             throw QuireError(.migration, "Injected failure before the migrated store replaces the old one.")

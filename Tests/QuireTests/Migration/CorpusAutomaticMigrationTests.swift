@@ -9,7 +9,9 @@ import Quire
 /// each migrates, keeping every object of the entities all versions share, or is refused with an error naming what
 /// Core Data refuses too, the store unchanged.
 @Suite struct CorpusAutomaticMigrationTests {
-    /// A store, its bundle, and the error it must be refused with (nil: it migrates).
+    /// A store, its bundle, and the error it must be refused with (nil: it migrates). (MagicalRecord's
+    /// `Recipes.sqlite` is at the newest version of its bundle, so it is not one of them; CoreDataPlus's
+    /// `SampleModel2_V1.sqlite`, whose app builds its model in code, has its own test below.)
     struct Case: CustomTestStringConvertible, Sendable {
         let store: String
         let bundle: String
@@ -85,5 +87,35 @@ import Quire
         let migrated = try Self.counts(url, model: newest).filter { shared.contains($0.key) }
         #expect(migrated == counted)
         #expect(counted.values.reduce(0, +) > 0 || fixture.store.contains("empty"))
+    }
+
+    /// CoreDataPlus's SampleModel2 is built in code, so the only real copies of its two versions are the models
+    /// Core Data cached in its stores: `SampleModel2_V1.sqlite` opened with the one cached in
+    /// `SampleModel2_V2.sqlite` and the automatic options migrates from its own cached model (V2 drops
+    /// `Author.siteURL` and renames `Book.cover` to `frontCover` by its renaming identifier), every object kept and
+    /// every cover carried over under its new name.
+    @Test func sampleModel2V1MigratesToTheVersionCachedInTheV2Store() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("SampleModel2_V1.sqlite")
+        try FileManager.default.copyItem(at: try FixtureFiles.url("CoreData/CoreDataPlus/SampleModel2_V1.sqlite"), to: url)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: url.path)
+        let source = try ManagedObjectModel.forStore(at: url, type: .sqlite)
+        let newest = try ManagedObjectModel.forStore(at: try FixtureFiles.url("CoreData/CoreDataPlus/SampleModel2_V2.sqlite"), type: .sqlite)
+        #expect(source.source == .modelCache && newest.source == .modelCache)
+        let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: .sqlite, at: url)
+        #expect(!newest.model.isConfiguration(nil, compatibleWithStoreMetadata: metadata))
+        let counted = try Self.counts(url, model: source.model)
+        let covers = try sqlite3(url, "SELECT hex(ZCOVER) FROM ZBOOK ORDER BY ZTITLE, hex(ZCOVER)")
+
+        var options = StoreOptions()
+        options.migratesAutomatically = true
+        options.infersMappingModel = true
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: newest.model)
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+        #expect(newest.model.isConfiguration(nil, compatibleWithStoreMetadata: store.metadata))
+        try coordinator.remove(store)
+        #expect(try Self.counts(url, model: newest.model) == counted)
+        #expect(counted["Book"] == 51 && counted["GraphicNovel"] == 1 && counted["Page"] == 4970)
+        #expect(try sqlite3(url, "SELECT hex(ZFRONTCOVER) FROM ZBOOK ORDER BY ZTITLE, hex(ZFRONTCOVER)") == covers)
     }
 }

@@ -10,7 +10,10 @@ import Quire
 @Suite struct StagedMigrationTests {
     let folder: TemporaryFolder
 
-    init() throws { folder = try TemporaryFolder() }
+    init() throws {
+        folder = try TemporaryFolder()
+        TestJSONStore.register()
+    }
 
     /// What the handlers saw, by stage: the model version of the store, as counts of entities.
     final class Seen: @unchecked Sendable {
@@ -90,7 +93,8 @@ import Quire
         try journal.expectNoLeftovers()
     }
 
-    @Test(arguments: migratableStoreTypes)
+    /// Every store type that lives in files: the built-in ones and a custom atomic store an app registers.
+    @Test(arguments: migratableStoreTypes + [TestJSONStore.storeType])
     func addingAStoreRunsTheStagesFromItsVersion(type: StoreType) throws {
         let journal = try JournalFixture(in: folder, type: type, name: "Journal.\(type.rawValue.lowercased())")
         let seen = Seen()
@@ -131,7 +135,7 @@ import Quire
         try expectStaged(journal)
     }
 
-    @Test(arguments: migratableStoreTypes)
+    @Test(arguments: migratableStoreTypes + [TestJSONStore.storeType])
     func aFailingHandlerLeavesTheStoreAsItWas(type: StoreType) throws {
         let journal = try JournalFixture(in: folder, type: type, name: "Journal.\(type.rawValue.lowercased())")
         let before = try Data(contentsOf: journal.url)
