@@ -24,7 +24,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     private var changedRecords: [ObjectID: Int64] = [:]
     /// Bumped whenever `changedRecords` is emptied to stay small; rows held from an earlier generation are
     /// treated as stale (also bumped by batch requests, which change records without naming them).
-    var heldRowGeneration = 0
+    var heldRowGeneration = 0 { didSet { heldRowGenerationStart = .now } }
+    /// When ``heldRowGeneration`` last changed: every row held or cached since was read after it (see
+    /// ManagedObjectContext+Staleness.swift).
+    var heldRowGenerationStart = ContinuousClock.Instant.now
     /// How many saves went through the coordinator (read under its lock): what tells a fetched results
     /// controller's cache whether it is still current.
     private(set) var saveGeneration = 0
@@ -48,6 +51,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     deinit {
         for store in stores {
             StoreHandles.shared.setRemoved(store, true)
+            stopWatchingForWrites(of: store)
             try? store.backend.close()
         }
     }
@@ -75,7 +79,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     ///   - type: The store type, or nil to tell SQLite, XML and binary stores from the file's content.
     ///   - configuration: The model configuration whose entities the store holds (`nil` for all).
     ///   - url: The store's file (ignored for in-memory stores).
-    ///   - options: Read-only, journal mode, pragmas, migration.
+    ///   - options: Read-only, journal mode, pragmas, migration. Core Data options Quire does not know
+    ///     (``StoreOptions/ignoredCoreDataOptions``) are ignored, each with a note on standard error.
     /// - Returns: The added store.
     /// - Throws: ``QuireError`` when the file is not a store of that type, is truncated or corrupt, was
     ///   written with an incompatible model (unless the options ask to migrate it automatically, inferring the
@@ -111,6 +116,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             }
             store.coordinatorReference = self
             stores.append(store)
+            Self.noteIgnoredOptions(options, store: store)
+            startWatchingForWrites(of: store)
             return store
         }
     }
@@ -119,6 +126,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     func appendStore(_ store: PersistentStore) {
         StoreHandles.shared.setRemoved(store, false)
         stores.append(store)
+        startWatchingForWrites(of: store)
         // A store Save As made or put back: its records are written when its options ask for them; a failure
         // leaves them to the next attach (the store's record folder is then missing).
         try? attachExternalRecords(of: store)
@@ -135,6 +143,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             rowCache = rowCache.filter { !$0.key.isStored(in: store) }
             StoreHandles.shared.setRemoved(store, true)
             store.coordinatorReference = nil
+            stopWatchingForWrites(of: store)
             try store.backend.close()
         }
     }
@@ -349,6 +358,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             }
             for change in request.updated { changedRecords[change.objectID] = change.version + 1 }
             for change in request.deleted { changedRecords[change.objectID] = Int64.max }
+            // Stores that post remote changes announce the save (asynchronously, on the remote-change queue).
+            if involved.contains(where: { $0.options.postsRemoteChangeNotifications }) { announceOwnSave(request, result) }
             saveGeneration += 1
             return result
         }

@@ -82,6 +82,19 @@ public struct StoreOptions: Sendable, Hashable {
         set { stagedMigration = newValue.map(StagedMigrationReference.init) }
     }
     private var stagedMigration: StagedMigrationReference?
+    /// Post `PersistentStore.remoteChangeNotification` (Core Data's `NSPersistentStoreRemoteChange`)
+    /// after every write to the store: this coordinator's saves and batch requests, and what other coordinators
+    /// and other processes write to the same SQLite, XML or binary file or PostgreSQL database
+    /// (`NSPersistentStoreRemoteChangeNotificationPostOptionKey`).
+    public var postsRemoteChangeNotifications = false
+    /// How long, in seconds, a SQLite store waits for another connection's lock (another coordinator or
+    /// process writing the file) before a request fails with a busy error (`NSPersistentStoreTimeoutOption`,
+    /// SQLite's busy timeout); 5 seconds by default (Core Data's default is 240). Other store types ignore it.
+    public var timeout: TimeInterval = 5
+    /// The keys of the Core Data options dictionary given to ``init(coreDataOptions:)`` that Quire does not
+    /// know, sorted. They are ignored, as Core Data ignores options it does not know; the coordinator logs a
+    /// note naming each when the store is added.
+    public var ignoredCoreDataOptions: [String] = []
     /// The folder the store writes its external record files into (`NSExternalRecordsDirectoryOption`): one
     /// file per object of every entity with a property marked ``PropertyDescription/isIndexedBySpotlight``,
     /// holding the values of its properties marked ``PropertyDescription/isStoredInExternalRecord``, written
@@ -120,6 +133,10 @@ public struct StoreOptions: Sendable, Hashable {
         public static let persistentHistoryTracking = "NSPersistentHistoryTrackingKey"
         /// `NSPersistentStoreStagedMigrationManagerOptionKey`.
         public static let stagedMigrationManager = "NSPersistentStoreStagedMigrationManagerOptionKey"
+        /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey`.
+        public static let remoteChangeNotificationPost = "NSPersistentStoreRemoteChangeNotificationPostOptionKey"
+        /// `NSPersistentStoreTimeoutOption`: seconds, as a number.
+        public static let timeout = "NSPersistentStoreTimeoutOption"
         /// `NSExternalRecordsDirectoryOption`: a URL or a path.
         public static let externalRecordsDirectory = "NSExternalRecordsDirectoryOption"
         /// `NSExternalRecordExtensionOption`: a string.
@@ -131,9 +148,20 @@ public struct StoreOptions: Sendable, Hashable {
 
     /// Creates options from a Core Data options dictionary.
     ///
-    /// `NSSQLitePragmasOption`'s `journal_mode` sets ``journalMode``; other pragmas go to ``sqlitePragmas``.
+    /// `NSSQLitePragmasOption`'s `journal_mode` sets ``journalMode``; other pragmas go to ``sqlitePragmas``. A key
+    /// Quire does not know (such as iOS's `NSPersistentStoreFileProtectionKey`) is ignored, as Core Data ignores
+    /// unknown options, and listed in ``ignoredCoreDataOptions``.
     ///
-    /// - Throws: ``QuireError/Code/invalidArgument`` for an unknown key or a value of the wrong type.
+    /// ```swift
+    /// let options = try StoreOptions(coreDataOptions: [
+    ///     StoreOptions.CoreDataKey.persistentHistoryTracking: true,
+    ///     StoreOptions.CoreDataKey.remoteChangeNotificationPost: true,
+    ///     "NSPersistentStoreFileProtectionKey": "NSFileProtectionComplete",
+    /// ])
+    /// // options.ignoredCoreDataOptions == ["NSPersistentStoreFileProtectionKey"]
+    /// ```
+    ///
+    /// - Throws: ``QuireError/Code/invalidArgument`` for a value of the wrong type under a key Quire knows.
     public init(coreDataOptions: [String: Any]) throws {
         for (key, value) in coreDataOptions {
             switch key {
@@ -146,6 +174,12 @@ public struct StoreOptions: Sendable, Hashable {
                     throw QuireError(.invalidArgument, "The option \(key) must be a StagedMigrationManager.")
                 }
                 stagedMigrationManager = manager
+            case CoreDataKey.remoteChangeNotificationPost: postsRemoteChangeNotifications = try Self.bool(value, key)
+            case CoreDataKey.timeout:
+                guard let seconds = Self.number(value), seconds >= 0 else {
+                    throw QuireError(.invalidArgument, "The option \(key) must be a number of seconds, not '\(value)'.")
+                }
+                timeout = seconds
             case CoreDataKey.externalRecordsDirectory:
                 if let url = value as? URL, url.isFileURL {
                     externalRecordsDirectory = url
@@ -180,8 +214,18 @@ public struct StoreOptions: Sendable, Hashable {
                     }
                 }
             default:
-                throw QuireError(.invalidArgument, "The store option '\(key)' is not one Quire knows.")
+                ignoredCoreDataOptions.append(key)
             }
+        }
+        ignoredCoreDataOptions.sort()
+    }
+
+    private static func number(_ value: Any) -> Double? {
+        switch value {
+        case let number as Double: return number
+        case let number as Int: return Double(number)
+        case let number as NSNumber: return number.doubleValue
+        default: return nil
         }
     }
 
