@@ -201,7 +201,7 @@ enum RawSQLite {
         """
 
     /// The columns read back, in `BenchRow` order.
-    private static let columns = "Z_PK, ZI1, ZI2, ZD1, ZD2, ZS1, ZS2, ZS3, ZFLAG, ZDATE, ZBLOB, ZTAG"
+    static let columns = "Z_PK, ZI1, ZI2, ZD1, ZD2, ZS1, ZS2, ZS3, ZFLAG, ZDATE, ZBLOB, ZTAG"
 
     /// Returns a path for a store in a new temporary folder of its own.
     ///
@@ -427,7 +427,7 @@ enum RawSQLite {
     }
 
     /// Reads the current row of a statement selecting ``columns``.
-    private static func readRow(_ statement: OpaquePointer) -> BenchRow {
+    static func readRow(_ statement: OpaquePointer) -> BenchRow {
         BenchRow(
             primaryKey: sqlite3_column_int64(statement, 0),
             i1: sqlite3_column_int64(statement, 1),
@@ -506,11 +506,11 @@ enum RawSQLite {
 }
 
 /// SQLite's `SQLITE_TRANSIENT`: SQLite copies bound text and blobs before the bind call returns.
-private let benchSQLiteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+let benchSQLiteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// An open raw connection handed to the query baselines.
 final class RawQueryConnection {
-    fileprivate let connection: RawConnection
+    let connection: RawConnection
 
     fileprivate init(connection: RawConnection) {
         self.connection = connection

@@ -220,6 +220,9 @@ rows.append(try queryRow("fetch-keypath-to-one", queries: (1...20).map { owner i
 }))
 }
 
+// migrate-mapping-100k: two migration steps through mapping models with policies (MappingBenchmarks.swift).
+if wanted("migrate-mapping-100k") { rows.append(try MappingBench.row(source: quireURL, folder: folder, runs: runs)) }
+
 if wanted("fetch-repeated-shape") { rows.append(try FetchPlanBench.repeatedShape(quireURL: quireURL, rawURL: rawURL, runs: runs)) }
 
 // App-shaped rows of ported Core Data code (PortingBenchmarks.swift, issue 29).

@@ -77,6 +77,9 @@ enum FuzzSeeds {
             ].enumerated() {
                 seeds.append(("predicate-\(index)", Data(format.utf8)))
             }
+        case .mappingmodel:
+            files(below: fixtures, where: { $0.lastPathComponent == "xcmapping.xml" || $0.path.contains("/CoreData/XML/") && $0.pathExtension == "xml" })
+                .forEach(add)
         case .record:
             let path = "/home/ann/Records/8E8B457A-1208-4662-83FA-3A831AA55A1D/Note/p12.quirerecord\n"
             let values: [String: PropertyListValue] = [

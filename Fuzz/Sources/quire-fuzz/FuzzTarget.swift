@@ -27,6 +27,9 @@ enum FuzzTarget: String, CaseIterable {
     case strings
     /// A predicate format string.
     case predicate
+    /// An Xcode mapping model's `xcmapping.xml` (an XML store of Xcode's mapping entities, with archived models,
+    /// expressions and user info inside).
+    case mappingmodel
     /// An external record file as a desktop search hands it over: the first line a path (only parsed, never
     /// written), the rest the bytes of a record and of its store's support file.
     case record
@@ -69,6 +72,11 @@ enum FuzzTarget: String, CaseIterable {
             }
         case .predicate:
             _ = try? QueryPredicate(format: String(decoding: data, as: UTF8.self))
+        case .mappingmodel:
+            FuzzScratch.withFile(named: "Mapping.xcmappingmodel/xcmapping.xml", data) { url in
+                let mapping = try MappingModel(contentsOf: url.deletingLastPathComponent())
+                _ = mapping.entityMappings.flatMap { ($0.attributeMappings + $0.relationshipMappings).map { $0.valueExpression?.format } }
+            }
         case .record:
             let newline = data.firstIndex(of: 0x0A) ?? data.endIndex
             let path = String(decoding: data[data.startIndex..<newline], as: UTF8.self)

@@ -413,7 +413,12 @@ extension ManagedObject {
     }
 
     private func setRelated(_ value: Any?, for relationship: RelationshipDescription) {
-        let newObjects = objects(from: value, for: relationship)
+        setRelatedObjects(objects(from: value, for: relationship), for: relationship)
+    }
+
+    /// Sets a relationship to objects, as `setValue(_:forKey:)` does, for callers that hold the objects unboxed
+    /// (migrations setting relationships of many objects).
+    func setRelatedObjects(_ newObjects: [ManagedObject], for relationship: RelationshipDescription) {
         if !relationship.isToMany {
             precondition(newObjects.count <= 1, "To-one relationship '\(relationship.name)' takes one object.")
             if let object = newObjects.first {

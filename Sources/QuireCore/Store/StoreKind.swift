@@ -41,6 +41,10 @@ package struct StoreKind: Sendable {
     package var readModelCache: @Sendable (URL) throws -> Data? = { _ in nil }
     /// Writes the metadata of a closed store file, merged with what it has (see `StoreMetadataKey.merged`).
     package var writeMetadata: @Sendable ([String: PropertyListValue], URL, StoreOptions) throws -> Void
+    /// Writes the metadata of a closed store file that only a reader given its model can rewrite (custom atomic
+    /// stores, whose coders encode the whole file): a migration finishing its new store uses this, when set,
+    /// instead of ``writeMetadata``.
+    package var writeMetadataWithModel: (@Sendable ([String: PropertyListValue], URL, ManagedObjectModel) throws -> Void)? = nil
     /// Suffixes of the files the store keeps beside its own while open (SQLite's `-wal`, `-shm` and
     /// `-journal`), which go with the store file wherever it goes.
     package var sideFileSuffixes: [String] = []

@@ -139,11 +139,16 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
         nextKey = 1
     }
 
+    /// Whether loading refuses a file whose `NSStoreModelVersionHashes` are not the model's (true but for files
+    /// read with a model of someone else's entities, such as Xcode's mapping models, whose hashes follow Xcode's
+    /// private model and change with it).
+    package var checksModelVersionHashes = true
+
     /// Checks that the file's metadata names this store type and this model.
     package func checkMetadata(_ metadata: [String: PropertyListValue]) throws {
         let uuid = try checkTypeAndUUID(metadata, file: fileURL)
         let storedHashes = metadata[StoreMetadataKey.modelVersionHashes]?.dictionaryValue?.compactMapValues(\.dataValue)
-        if let storedHashes, !model.hasVersionHashes(storedHashes) { throw incompatibleModelError(fileURL) }
+        if checksModelVersionHashes, let storedHashes, !model.hasVersionHashes(storedHashes) { throw incompatibleModelError(fileURL) }
         identifier = uuid
     }
 
