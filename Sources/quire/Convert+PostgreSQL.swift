@@ -25,10 +25,12 @@ extension Convert {
             let source = try openContents(input)
             defer { source.close() }
             let model = try ManagedObjectModel.forStore(at: source.storeURL, type: source.storeType, modelFile: model.url).model
+            try StoreVerification.checkConvertible(storeAt: source.storeURL, type: source.storeType, model: model)
             let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
             var readOnly = StoreOptions()
             readOnly.isReadOnly = true
             let store = try coordinator.addPersistentStore(type: source.storeType, at: source.storeURL, options: readOnly)
+            try StoreVerification.checkConvertible(store, in: coordinator)
             let count = try objectCount(coordinator)
             do {
                 let target = try coordinator.migratePersistentStore(store, to: databaseURL, type: .postgres)

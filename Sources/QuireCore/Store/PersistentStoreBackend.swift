@@ -53,6 +53,11 @@ package protocol PersistentStoreBackend: AnyObject {
     func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID]
     /// The members of a to-many relationship of many objects, in as few requests as the store can.
     func relatedObjectIDs(of objectIDs: [ObjectID], relationship: RelationshipDescription) throws -> [ObjectID: [ObjectID]]
+    /// Whether the store keeps a relationship's members apart from its inverse's, so that a damaged store can
+    /// hold one side without the other (what `quire verify` checks and conversions refuse): true by default,
+    /// as atomic stores keep both sides in each record; SQL stores keep a to-many with a to-one inverse, and a
+    /// many-to-many, once (a foreign key, a join table), and only a one-to-one twice (a column on each side).
+    func keepsInverseApart(_ relationship: RelationshipDescription) -> Bool
 
     /// Writes the changes that belong to this store, in one transaction or one atomic write.
     ///
@@ -195,6 +200,8 @@ extension PersistentStoreBackend {
     }
     package var keepsExternalDataFiles: Bool { url != nil && !options.storesExternalDataInline }
     package func recordedLength(ofExternalData name: String) -> Int64? { nil }
+
+    package func keepsInverseApart(_ relationship: RelationshipDescription) -> Bool { true }
 
     /// Reads the bytes of an external data reference held by one of the store's objects.
     package func readExternalData(_ reference: ExternalDataReference, of objectID: ObjectID, key: String) throws -> Data {
