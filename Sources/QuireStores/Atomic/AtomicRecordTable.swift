@@ -141,6 +141,9 @@ package struct AtomicRecordTable {
     /// Reserves room for this many more bytes of records.
     package mutating func reserveBytes(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
 
+    /// The length of the encoding of the record with a key (its header not counted), read without decoding it.
+    package func encodedLength(of key: Int64) -> Int? { offsets[key].map(length(at:)) }
+
     /// The entity number of the record with a key, read without decoding it.
     package func entityNumber(of key: Int64) -> Int? {
         offsets[key].map(entityNumber(at:))
