@@ -8,10 +8,10 @@ import Glibc
 #endif
 
 extension SQLiteStore {
-    /// Writes a consistent copy of the open database to a new file: the file itself when it is the whole
-    /// database (``copyWholeFile(_:to:)``), otherwise with SQLite's online backup API in one step (so no other
-    /// write interleaves); then turns the copy into a rollback-journal database (no `-wal` or `-shm` beside it)
-    /// and closes it. The copy is synced (`synchronous = FULL`).
+    /// Writes a consistent copy of the open database to a new file, as a rollback-journal database (no `-wal`
+    /// or `-shm` beside it), synced: the file itself when it is the whole database (``copyWholeFile(_:to:)``),
+    /// otherwise with SQLite's online backup API in one step (so no other write interleaves), the copy then
+    /// turned into a rollback-journal database and closed (`synchronous = FULL`).
     ///
     /// Called under the coordinator's lock.
     ///
@@ -20,19 +20,16 @@ extension SQLiteStore {
     package func writeSnapshot(to destination: URL) throws {
         let source = try db()
         guard let sourceHandle = source.handle else { throw readOnlyError() }
-        let copied = try copyWholeFile(source, to: destination)
-        let copy = try SQLiteConnection(url: destination, readOnly: false, create: !copied)
+        if try copyWholeFile(source, to: destination) { return }
+        let copy = try SQLiteConnection(url: destination, readOnly: false, create: true)
         do {
-            guard let copyHandle = copy.handle else { throw copy.lastError(SQLITE_ERROR, action: "open the copy of '\(storeURL.path)'") }
-            if !copied {
-                guard let backup = sqlite3_backup_init(copyHandle, "main", sourceHandle, "main") else {
-                    throw copy.lastError(SQLITE_ERROR, action: "start a backup of '\(storeURL.path)'")
-                }
-                let step = sqlite3_backup_step(backup, -1)
-                let finish = sqlite3_backup_finish(backup)
-                guard step == SQLITE_DONE, finish == SQLITE_OK else {
-                    throw Self.spaceError(copyHandle, destination) ?? copy.lastError(step == SQLITE_DONE ? finish : step, action: "back up '\(storeURL.path)'")
-                }
+            guard let copyHandle = copy.handle, let backup = sqlite3_backup_init(copyHandle, "main", sourceHandle, "main") else {
+                throw copy.lastError(SQLITE_ERROR, action: "start a backup of '\(storeURL.path)'")
+            }
+            let step = sqlite3_backup_step(backup, -1)
+            let finish = sqlite3_backup_finish(backup)
+            guard step == SQLITE_DONE, finish == SQLITE_OK else {
+                throw Self.spaceError(copyHandle, destination) ?? copy.lastError(step == SQLITE_DONE ? finish : step, action: "back up '\(storeURL.path)'")
             }
             do {
                 try copy.execute("PRAGMA synchronous = FULL; PRAGMA journal_mode = DELETE")
@@ -51,8 +48,9 @@ extension SQLiteStore {
     /// log checkpointed to its end (empty), or none. The file is read through SQLite's own handle of it (no
     /// second descriptor, whose closing would drop the connection's POSIX locks), inside a read transaction
     /// begun with the log empty, which holds every checkpoint off the file until the copy is done; the copy is
-    /// synced. Returns false, having written nothing, when the log is not empty (another process's connection
-    /// holds it, or the store is read-only): the backup API copies the database then.
+    /// made a rollback-journal database and synced. Returns false, having written nothing, when the log is not
+    /// empty (another process's connection holds it, or the store is read-only): the backup API copies the
+    /// database then.
     ///
     /// Copying the file costs what copying any file costs; the backup API copies it page by page through both
     /// databases' page caches (`save-as-1m-sqlite`: about twice a file copy). Each megabyte written is handed
@@ -97,6 +95,15 @@ extension SQLiteStore {
             guard code == SQLITE_OK else {
                 failure = SQLiteConnection.error(code: code, message: "read failed", url: storeURL, action: "copy '\(storeURL.path)'")
                 break
+            }
+            if offset == 0 && count >= 100 {
+                // The file format's read and write versions (bytes 18 and 19 of the header): 2 marks a database in
+                // write-ahead-log mode, 1 one with a rollback journal. The log being empty, the copy is made a
+                // rollback-journal database by these two bytes, as `PRAGMA journal_mode = DELETE` would make it
+                // (without opening the copy, switching its mode and syncing it four more times).
+                for index in 18...19 where buffer.load(fromByteOffset: index, as: UInt8.self) == 2 {
+                    buffer.storeBytes(of: 1, toByteOffset: index, as: UInt8.self)
+                }
             }
             var written = 0
             while written < count {

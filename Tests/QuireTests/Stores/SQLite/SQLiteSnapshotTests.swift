@@ -60,6 +60,30 @@ import QuireCore
         #expect(try Self.names(at: source) == expected)
     }
 
+    /// The copy of a store in write-ahead-log mode is a rollback-journal database of its own: the file format's
+    /// versions say so, SQLite finds it whole, and a read-only open makes no file beside it.
+    @Test func aSnapshotIsARollbackJournalDatabase() throws {
+        let source = folder.file("Logged.sqlite")
+        let (coordinator, context) = try Fixtures.stack(Fixtures.companyModel(), at: source)
+        try Self.save(context, 30)
+        let store = try #require(coordinator.persistentStores.first)
+        let snapshot = folder.file("Snapshot.sqlite")
+        try store.backend.writeSnapshot(to: snapshot)
+        let header = try Array(Data(contentsOf: snapshot).prefix(100))
+        #expect(header[18] == 1 && header[19] == 1, "\(header[18]), \(header[19])")
+        let connection = try SQLiteConnection(url: snapshot, readOnly: true, create: false)
+        let check = try connection.prepare("PRAGMA integrity_check")
+        #expect(try check.step() && check.string(at: 0) == "ok")
+        check.finalize()
+        let mode = try connection.prepare("PRAGMA journal_mode")
+        #expect(try mode.step() && mode.string(at: 0) == "delete")
+        mode.finalize()
+        connection.close()
+        #expect(try Self.names(at: snapshot) == Set((0..<30).map { "d\($0)" }))
+        let beside = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix("Snapshot") }
+        #expect(beside == ["Snapshot.sqlite"])
+    }
+
     /// The source store, still attached to another coordinator, keeps its connection's locks and goes on saving.
     @Test func theSourceGoesOnAfterItsFileWasCopied() throws {
         let source = folder.file("Live.sqlite")
