@@ -78,8 +78,9 @@ package protocol PersistentStoreBackend: AnyObject {
     /// takes the new location. Used by Save As, which writes the new store under a temporary name first.
     func rename(to url: URL, kind: StoreKind) throws
 
-    /// Writes a consistent copy of the open store's file to a new path (SQLite: the backup API, so no `-wal`
-    /// is needed beside the copy; single-file stores: a clone of the file as last written).
+    /// Writes a consistent copy of the open store's file to a new path (SQLite: a copy of the file with its log
+    /// checkpointed, or the backup API, as a rollback-journal database, so no `-wal` is needed beside the copy;
+    /// single-file stores: a clone of the file as last written).
     func writeSnapshot(to destination: URL) throws
 
     /// The folder of the store's external data files (nil for a store without a file).
