@@ -59,7 +59,7 @@ final class ContextChangeNotes {
 /// The continuations of a context's ``ManagedObjectContext/objectChanges`` streams: streams are made and end
 /// on any thread, so the list is locked.
 final class ContextChangeStreams: Sendable {
-    private let continuations = Mutex<[Int: AsyncStream<ContextObjectsDidChange>.Continuation]>([:])
+    private let continuations = LockedValue<[Int: AsyncStream<ContextObjectsDidChange>.Continuation]>([:])
     private let nextToken = Atomic<Int>(0)
 
     /// A new stream, listed until its consumer stops iterating.

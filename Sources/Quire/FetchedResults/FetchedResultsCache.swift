@@ -21,7 +21,7 @@ enum FetchedResultsCache {
         var sections: [(name: String, indexTitle: String?, objectIDs: [ObjectID])]
     }
 
-    private static let entries = Mutex<[String: Entry]>([:])
+    private static let entries = LockedValue<[String: Entry]>([:])
 
     static func entry(named name: String) -> Entry? { entries.withLock { $0[name] } }
 
@@ -36,7 +36,7 @@ enum FetchedResultsCache {
 
 /// The continuations of ``FetchedResultsController/changeSets`` streams (made and ended on any thread).
 final class FetchedResultsStreams: Sendable {
-    private let continuations = Mutex<[Int: AsyncStream<FetchedResultsChangeSet>.Continuation]>([:])
+    private let continuations = LockedValue<[Int: AsyncStream<FetchedResultsChangeSet>.Continuation]>([:])
     private let nextToken = Atomic<Int>(0)
 
     func makeStream() -> AsyncStream<FetchedResultsChangeSet> {
@@ -48,6 +48,9 @@ final class FetchedResultsStreams: Sendable {
         }
         return stream
     }
+
+    /// Whether a stream is being read.
+    var isEmpty: Bool { continuations.withLock { $0.isEmpty } }
 
     func yield(_ changes: FetchedResultsChangeSet) {
         for continuation in continuations.withLock({ Array($0.values) }) { continuation.yield(changes) }

@@ -28,7 +28,9 @@ public enum StoreVerification {
     public static func problems(inStoreAt url: URL, type: StoreType, modelFile: URL? = nil) throws -> [String] {
         var problems: [String] = []
         problems += try StoreKinds.kind(for: type, url: url).checkFile(url)
-        let model = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile).model.interned()
+        let (found, source) = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile)
+        let model = try found.interned()
+        try InspectedStore.checkModel(model, from: source, forStoreAt: url, type: type)
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
         problems += metadataProblems(metadata, type: type, model: model)
 
@@ -39,12 +41,9 @@ public enum StoreVerification {
 
         problems += try StoreKinds.kind(for: type, url: url).checkBookkeeping(url, model)
 
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
-        var options = StoreOptions()
-        options.isReadOnly = true
-        let store = try coordinator.addPersistentStore(type: type, at: url, options: options)
-        defer { try? coordinator.remove(store) }
-        return problems + (try recordProblems(of: store, in: coordinator, checking: .all))
+        let inspected = try InspectedStore(at: url, type: type, modelFile: modelFile)
+        defer { inspected.close() }
+        return problems + (try recordProblems(of: inspected.store, in: inspected.coordinator, checking: .all))
     }
 
     /// Metadata that disagrees with the store's type or model.

@@ -2,10 +2,10 @@ import Foundation
 import QuireSupport
 
 extension ManagedObjectModel {
-    /// Reads a compiled model: a `.momd` folder (its current version, named by `VersionInfo.plist`), a `.mom`
-    /// file, or an Xcode 3 `.xcdatamodel` folder holding a binary `elements` file. Compiled models are keyed
-    /// archives of Core Data's classes (Xcode's own classes for `elements`); Quire reads them without Apple's
-    /// frameworks.
+    /// Reads a compiled model: a `.momd` folder (its current version, named by `VersionInfo.plist`, or the newest
+    /// version when it names none), a `.mom` file, or an Xcode 3 `.xcdatamodel` folder holding a binary
+    /// `elements` file. Compiled models are keyed archives of Core Data's classes (Xcode's own classes for
+    /// `elements`); Quire reads them without Apple's frameworks.
     ///
     /// ```swift
     /// let model = try ManagedObjectModel(compiledModelAt: URL(fileURLWithPath: "Recipes.momd"))
@@ -17,9 +17,30 @@ extension ManagedObjectModel {
     /// - Throws: ``QuireError/Code/invalidModel`` for a model Quire cannot read, ``QuireError/Code/fileReadCorruptFile``
     ///   for a damaged archive, ``QuireError/Code/archiveLimitExceeded`` past the size limits, each naming the file.
     public convenience init(compiledModelAt url: URL) throws {
+        try self.init(compiledModelAt: url, matchingStoreHashes: nil)
+    }
+
+    /// Reads a compiled model; of a `.momd` folder, the version whose entity hashes in `VersionInfo.plist` are
+    /// `storeHashes` when one is, else the current version, else the newest (a `.momd` whose `VersionInfo.plist`
+    /// names no current version, as CartKit's).
+    package convenience init(compiledModelAt url: URL, matchingStoreHashes storeHashes: [String: Data]?) throws {
+        if url.pathExtension == "mom", !SafeFileReader.isDirectory(url),
+            let handle = FileHandle(forReadingAtPath: url.path)
+        {
+            // A .mom file is a keyed archive (a binary property list); anything else named .mom is not a model,
+            // whatever else its bytes could be taken for.
+            let head = (try? handle.read(upToCount: 8)) ?? Data()
+            try? handle.close()
+            guard BinaryPropertyList.hasBinaryHeader(head) else {
+                throw QuireError(
+                    .invalidModel,
+                    "'\(url.path)' is not a compiled model: a .mom file is a binary property list, and this file is not one.",
+                    context: .init(file: url))
+            }
+        }
         let compiled: CompiledModel
         do {
-            compiled = try CompiledModelDecoder.decode(contentsOf: url)
+            compiled = try CompiledModelDecoder.decode(contentsOf: url, matchingStoreHashes: storeHashes)
         } catch let error as CompiledModelError {
             throw error.quireError(file: url)
         }
@@ -77,7 +98,8 @@ extension CompiledModelError {
         default: code = .fileReadCorruptFile
         }
         let place = file.map { "The compiled model '\($0.path)'" } ?? "The compiled model"
-        return QuireError(code, "\(place) cannot be read: \(description).", context: .init(file: file), underlying: self)
+        let reason = description.hasSuffix(".") ? String(description.dropLast()) : description
+        return QuireError(code, "\(place) cannot be read: \(reason).", context: .init(file: file), underlying: self)
     }
 }
 
@@ -129,7 +151,7 @@ extension ModelDocument {
                 if let value = attribute.defaultValue {
                     defaultValue = value.attributeValue(for: type)
                     if defaultValue == nil {
-                        unsupported.append("\(entity.name).\(attribute.name): default value \(value) is not kept")
+                        unsupported.append("\(entity.name).\(attribute.name): its default value (\(value.plainDescription)) is not kept")
                     }
                 }
                 attributes.append(Attribute(
@@ -158,7 +180,8 @@ extension ModelDocument {
                     renamingIdentifier: relationship.renamingIdentifier == relationship.name ? nil : relationship.renamingIdentifier,
                     versionHashModifier: relationship.versionHashModifier,
                     validationPredicates: relationship.validationPredicates.isEmpty ? nil : relationship.validationPredicates,
-                    validationWarnings: relationship.validationPredicates.isEmpty ? nil : relationship.validationWarnings)
+                    validationWarnings: relationship.validationPredicates.isEmpty ? nil : relationship.validationWarnings,
+                    storedInExternalRecord: relationship.isStoredInExternalRecord ? true : nil)
             }
             entities.append(Entity(
                 name: entity.name, className: entity.managedObjectClassName, abstract: entity.isAbstract,

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import QuireSupport
 
 extension ManagedObjectModel {
     /// The one frozen model of this content in the process: the first model interned with the same serialized
@@ -23,12 +23,12 @@ package final class InternedModels: Sendable {
     /// The table of the process.
     package static let shared = InternedModels()
 
-    private struct State: ~Copyable {
+    private struct State {
         var byContent: [Data: ManagedObjectModel] = [:]
         var identities: Set<ObjectIdentifier> = []
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     private init() {}
 

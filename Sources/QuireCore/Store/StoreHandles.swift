@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import QuireSupport
 
 /// The table that turns the store token an ``ObjectID`` carries back into its ``PersistentStore``.
 ///
@@ -35,13 +35,13 @@ package final class StoreHandles: Sendable {
         }
     }
 
-    private struct State: ~Copyable {
+    private struct State {
         var nextToken: UInt64 = 1
         var entries: [UInt64: Entry] = [:]
         var gone: [UInt64: Identifier] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     private init() {}
 

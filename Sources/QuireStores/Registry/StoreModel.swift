@@ -32,8 +32,9 @@ extension ManagedObjectModel {
     /// - Parameters:
     ///   - url: A closed store file.
     ///   - type: The store's type.
-    ///   - modelFile: A model file to use for stores Quire did not write (optional); of an `.xcdatamodeld` bundle,
-    ///     the version whose entity hashes match the store's metadata (else the current version).
+    ///   - modelFile: A model file to use for stores Quire did not write (optional); of an `.xcdatamodeld` bundle
+    ///     or a `.momd` folder, the version whose entity hashes match the store's metadata (else the current
+    ///     version; of a `.momd` whose `VersionInfo.plist` names none, the newest).
     /// - Returns: The model and where it came from.
     /// - Throws: ``QuireError/Code/persistentStoreIncompatibleSchema`` when none of the three is there (a Core
     ///   Data store without a model cache, and no model file given), or the errors of reading the one found.
@@ -51,6 +52,13 @@ extension ManagedObjectModel {
                 let metadata = try kind.readMetadata(url, StoreOptions())
                 let matching = bundle.models.last { $0.isConfiguration(nil, compatibleWithStoreMetadata: metadata) }
                 return (matching ?? bundle.currentModel, .file(modelFile))
+            }
+            // A compiled bundle: the version whose hashes in VersionInfo.plist are the store's, else the current
+            // version, else (no current version named, as CartKit's .momd) the newest.
+            if modelFile.pathExtension == "momd" {
+                let metadata = try kind.readMetadata(url, StoreOptions())
+                let hashes = ManagedObjectModel.versionHashes(fromStoreMetadata: metadata)
+                return (try ManagedObjectModel(compiledModelAt: modelFile, matchingStoreHashes: hashes), .file(modelFile))
             }
             return (try ManagedObjectModel(contentsOf: modelFile), .file(modelFile))
         }

@@ -1,7 +1,6 @@
 import QuireCore
 import CSQLite
 import Foundation
-import Synchronization
 
 extension SQLiteFunctions {
     /// The functions Core Data's triggers for `now()`, `canonical:`, `uppercase:` and `lowercase:` derivations call, as a
@@ -40,7 +39,7 @@ extension SQLiteFunctions {
 
 /// The date `NSCoreDataNow()` answers on a connection while a save runs on it, by connection handle: the date the
 /// context computed the save's other `now()` values with, so the file and the objects agree to the bit.
-private let pinnedDates = Mutex<[UInt: Double]>([:])
+private let pinnedDates = LockedValue<[UInt: Double]>([:])
 
 extension SQLiteFunctions {
     /// Runs `body` with `NSCoreDataNow()` answering `date` on the connection (the current date when nil).

@@ -29,6 +29,11 @@ package struct CompiledModel: Sendable, Hashable {
     package var fetchRequestTemplates: [String: CompiledFetchRequest] = [:]
     /// The localization dictionary, when the file carries one.
     package var localizationDictionary: [String: String] = [:]
+    /// `CDMCompilerToolVersion`: the version of `momc` that compiled a `.mom` (recent Xcodes write it; `24512`),
+    /// kept as metadata of the file.
+    package var compilerToolVersion: String?
+    /// `CDMCompilerXcodeVersion`: the version of Xcode whose `momc` compiled the file (`260200`).
+    package var compilerXcodeVersion: String?
     /// What the decoder skipped or guessed.
     package var warnings: [DecodingWarning] = []
 

@@ -38,14 +38,16 @@ package enum CompiledModelDecoder {
         throw CompiledModelError.unexpectedClass(expected: "NSManagedObjectModel or XDPMModel", found: root.className, context: "the archive's root")
     }
 
-    /// Decodes the model at a URL: a `.momd` folder (its current version, with the version hashes of its
-    /// `VersionInfo.plist`), a `.xcdatamodel` folder holding an `elements` file, or a file (`.mom`,
-    /// `elements`, or a raw-DEFLATE model cache blob).
+    /// Decodes the model at a URL: a `.momd` folder (the version ``decodeBundle(at:matchingStoreHashes:limits:)``
+    /// chooses, with the version hashes of its `VersionInfo.plist`), a `.xcdatamodel` folder holding an
+    /// `elements` file, or a file (`.mom`, `elements`, or a raw-DEFLATE model cache blob).
     ///
     /// - Throws: ``CompiledModelError``.
-    package static func decode(contentsOf url: URL, limits: DecodingLimits = .default) throws -> CompiledModel {
+    package static func decode(
+        contentsOf url: URL, matchingStoreHashes storeHashes: [String: Data]? = nil, limits: DecodingLimits = .default
+    ) throws -> CompiledModel {
         if SafeFileReader.isDirectory(url) {
-            if url.pathExtension == "momd" { return try decodeBundle(at: url, limits: limits) }
+            if url.pathExtension == "momd" { return try decodeBundle(at: url, matchingStoreHashes: storeHashes, limits: limits) }
             let elements = url.appendingPathComponent("elements")
             if FileManager.default.fileExists(atPath: elements.path) {
                 return try decode(data: try SafeFileReader.read(elements, limit: limits.maximumInputSize), limits: limits)
@@ -61,18 +63,19 @@ package enum CompiledModelDecoder {
         return try decodeModelCache(data, limits: limits)
     }
 
-    /// Decodes the current version of a `.momd` folder, with its entity version hashes.
+    /// Decodes one version of a `.momd` folder, with its entity version hashes: the version whose hashes in
+    /// `VersionInfo.plist` are `storeHashes` (a store's `NSStoreModelVersionHashes`) when one is, else the
+    /// current version `VersionInfo.plist` names, else, when it names none (CartKit's `.momd`, which momc wrote
+    /// for a model bundle without a current version), the newest of the folder's `.mom` files by
+    /// ``ModelVersionInfo/versionOrder(_:_:)``.
     ///
-    /// - Throws: ``CompiledModelError/invalidModelBundle(_:)`` when `VersionInfo.plist` names no usable
-    ///   version, and the errors of decoding its `.mom`.
-    package static func decodeBundle(at url: URL, limits: DecodingLimits = .default) throws -> CompiledModel {
+    /// - Throws: ``CompiledModelError/invalidModelBundle(_:)`` when the folder holds no version to read or the
+    ///   current version's name is not a plain file name, and the errors of decoding its `.mom`.
+    package static func decodeBundle(
+        at url: URL, matchingStoreHashes storeHashes: [String: Data]? = nil, limits: DecodingLimits = .default
+    ) throws -> CompiledModel {
         let info = try ModelVersionInfo(data: try SafeFileReader.read(url.appendingPathComponent("VersionInfo.plist"), limit: ModelVersionInfo.maximumSize))
-        guard let name = info.currentVersionName else {
-            throw CompiledModelError.invalidModelBundle("VersionInfo.plist names no current version")
-        }
-        guard !name.isEmpty, !name.contains("/"), !name.contains("\0"), name != ".", name != ".." else {
-            throw CompiledModelError.invalidModelBundle("the current version name '\(name)' is not a plain file name")
-        }
+        let name = try info.versionToRead(inBundleAt: url, matchingStoreHashes: storeHashes)
         let model = try decode(data: try SafeFileReader.read(url.appendingPathComponent(name + ".mom"), limit: limits.maximumInputSize), limits: limits)
         return model.applyingVersionHashes(info.versionHashes[name] ?? [:])
     }

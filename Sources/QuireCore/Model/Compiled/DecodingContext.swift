@@ -121,6 +121,27 @@ final class DecodingContext {
         }
     }
 
+    /// The property a `_NSPropertyDescriptionProxy` stands for (its `NSUnderlyingProperty`), or `value` itself
+    /// when it is no proxy.
+    ///
+    /// Model caches written around 2016 (Core Data of macOS 10.12 and iOS 10) list each property a sub-entity
+    /// inherits as such a proxy in the sub-entity's `NSProperties`: `NSUnderlyingProperty` is the superentity's
+    /// own description, `NSEntityDescription` the sub-entity, `NSReferenceID` its index. Later caches list the
+    /// property description itself.
+    func unwrappingPropertyProxy(_ value: ArchiveValue, at location: String) throws -> ArchiveValue {
+        guard case .object(let proxy) = value, proxy.isKind(of: "_NSPropertyDescriptionProxy") else { return value }
+        warnUnknownKeys(proxy, known: ManagedObjectModelDecoder.propertyProxyKeys, at: location)
+        switch try self.value("NSUnderlyingProperty", proxy) {
+        case .object(let underlying) where underlying.isKind(of: "NSPropertyDescription"):
+            return .object(underlying)
+        case .null:
+            throw CompiledModelError.missingKey(key: "NSUnderlyingProperty", className: proxy.className)
+        case let other:
+            throw CompiledModelError.unexpectedClass(
+                expected: "NSPropertyDescription", found: other.kindName, context: "NSUnderlyingProperty of a property proxy of '\(location)'")
+        }
+    }
+
     /// A list of property names: strings, or property descriptions (their `NSPropertyName`).
     func names(_ value: ArchiveValue, key: String, className: String) throws -> [String] {
         guard let elements = value.elements else {
@@ -128,7 +149,7 @@ final class DecodingContext {
             throw CompiledModelError.invalidValue(key: key, className: className, expected: "a list of names")
         }
         return try elements.map { element in
-            switch element {
+            switch try unwrappingPropertyProxy(element, at: className) {
             case .string(let name): return name
             case .object(let property) where property.fields["NSPropertyName"] != nil:
                 return try requiredString("NSPropertyName", property)

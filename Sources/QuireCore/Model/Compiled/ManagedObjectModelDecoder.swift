@@ -12,7 +12,11 @@ struct ManagedObjectModelDecoder {
 
     static let modelKeys: Set<String> = [
         "NSEntities", "NSConfigurations", "NSVersionIdentifiers", "NSFetchRequestTemplates", "NSLocalizationDictionary",
+        "CDMCompilerToolVersion", "CDMCompilerXcodeVersion",
     ]
+    /// The keys of `_NSPropertyDescriptionProxy`, which model caches written around 2016 hold in a sub-entity's
+    /// `NSProperties` for each inherited property.
+    static let propertyProxyKeys: Set<String> = ["NSUnderlyingProperty", "NSEntityDescription", "NSReferenceID"]
     static let entityKeys: Set<String> = [
         "NSEntityName", "NSClassNameForEntity", "NSIsAbstract", "NSSuperentity", "NSSubentities", "NSProperties",
         "NSUserInfo", "NSVersionHashModifier", "NSRenamingIdentifier", "NSManagedObjectModel", "NSUniqueTuples",
@@ -95,8 +99,24 @@ struct ManagedObjectModelDecoder {
         for (key, value) in try context.entries("NSLocalizationDictionary", root) {
             if case .string(let text) = value { model.localizationDictionary[key] = text }
         }
+        // momc of Xcode 16 and later writes the versions of the compiler and of Xcode that compiled the model
+        // (`24512.0`, `260200` in CartKit's `.mom`): facts about the file, not about the model.
+        model.compilerToolVersion = try compilerVersion("CDMCompilerToolVersion", root)
+        model.compilerXcodeVersion = try compilerVersion("CDMCompilerXcodeVersion", root)
         model.warnings = context.warnings
         return model
+    }
+
+    /// A compiler-version key of the model (a number, written as text for the record), or nil when absent.
+    private func compilerVersion(_ key: String, _ root: ArchivedObject) throws -> String? {
+        switch try context.value(key, root) {
+        case .null: return nil
+        case .integer(let number): return String(number)
+        case .real(let number) where number.isFinite:
+            return number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+        case .string(let text): return text
+        default: throw CompiledModelError.invalidValue(key: key, className: root.className, expected: "a version number")
+        }
     }
 
     /// The name of an entity reference (or of an entity name given as a string).
@@ -133,7 +153,8 @@ struct ManagedObjectModelDecoder {
         guard properties.count <= context.limits.maximumPropertiesPerEntity else {
             throw CompiledModelError.limitExceeded(what: "properties in entity '\(name)'", limit: context.limits.maximumPropertiesPerEntity)
         }
-        for value in properties {
+        for element in properties {
+            let value = try context.unwrappingPropertyProxy(element, at: name)
             guard case .object(let property) = value, property.isKind(of: "NSPropertyDescription") else {
                 throw CompiledModelError.unexpectedClass(expected: "NSPropertyDescription", found: value.kindName, context: "NSProperties of '\(name)'")
             }
@@ -181,7 +202,7 @@ struct ManagedObjectModelDecoder {
             let propertyName: String
             if let text = try? context.string("NSPropertyName", element) {
                 propertyName = text
-            } else if let property = try context.object("NSProperty", element) {
+            } else if case .object(let property) = try context.unwrappingPropertyProxy(try context.value("NSProperty", element), at: location) {
                 propertyName = try context.requiredString("NSPropertyName", property)
             } else {
                 throw CompiledModelError.missingKey(key: "NSPropertyName", className: element.className)

@@ -59,4 +59,59 @@ package struct ModelVersionInfo: Sendable, Hashable {
         }
         versionHashesVersion = (root["NSManagedObjectModel_VersionHashesVersion"] as? NSNumber)?.intValue
     }
+
+    /// The version of the `.momd` folder at `url` to read: the one whose hashes are `storeHashes`, else the
+    /// current version, else the newest `.mom` in the folder.
+    ///
+    /// - Throws: ``CompiledModelError/invalidModelBundle(_:)`` when the current version's name is not a plain
+    ///   file name, or no version is named and the folder holds no `.mom`.
+    package func versionToRead(inBundleAt url: URL, matchingStoreHashes storeHashes: [String: Data]?) throws -> String {
+        let compiled = (try? FileManager.default.contentsOfDirectory(atPath: url.path))?
+            .filter { $0.hasSuffix(".mom") && $0.count > 4 }
+            .map { String($0.dropLast(4)) }
+            .sorted(by: ModelVersionInfo.versionOrder) ?? []
+        if let storeHashes, !storeHashes.isEmpty,
+            let match = compiled.last(where: { versionHashes[$0] == storeHashes })
+        {
+            return match
+        }
+        if let name = currentVersionName {
+            guard !name.isEmpty, !name.contains("/"), !name.contains("\0"), name != ".", name != ".." else {
+                throw CompiledModelError.invalidModelBundle("the current version name '\(name)' is not a plain file name")
+            }
+            return name
+        }
+        guard let newest = compiled.last else {
+            throw CompiledModelError.invalidModelBundle("VersionInfo.plist names no current version and the folder holds no .mom")
+        }
+        return newest
+    }
+
+    /// The order of momc's version names, oldest first: runs of digits compare as numbers (`Model2.0.10` after
+    /// `Model2.0.9`, `Model 10` after `Model 2`), and a name that is a prefix of another comes first (`Model`,
+    /// the first version, before `Model 2` and `Model2.0.0`).
+    package static func versionOrder(_ a: String, _ b: String) -> Bool {
+        var left = Array(a.unicodeScalars)[...]
+        var right = Array(b.unicodeScalars)[...]
+        func isDigit(_ scalar: Unicode.Scalar) -> Bool { ("0"..."9").contains(scalar) }
+        while let l = left.first, let r = right.first {
+            if isDigit(l) && isDigit(r) {
+                let leftRun = left.prefix(while: isDigit)
+                let rightRun = right.prefix(while: isDigit)
+                left = left.dropFirst(leftRun.count)
+                right = right.dropFirst(rightRun.count)
+                // Compare by value without overflow: leading zeros dropped, then length, then digits.
+                let leftDigits = leftRun.drop { $0 == "0" }
+                let rightDigits = rightRun.drop { $0 == "0" }
+                if leftDigits.count != rightDigits.count { return leftDigits.count < rightDigits.count }
+                if !leftDigits.elementsEqual(rightDigits) { return leftDigits.lexicographicallyPrecedes(rightDigits) { $0.value < $1.value } }
+            } else {
+                if l != r { return l.value < r.value }
+                left = left.dropFirst()
+                right = right.dropFirst()
+            }
+        }
+        if left.isEmpty != right.isEmpty { return left.isEmpty }
+        return a < b
+    }
 }

@@ -311,7 +311,12 @@ package struct XcodeModelDecoder {
             // Xcode writes "0.0" for an integer it once held as a number; an integral value is the integer.
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             let value: Int64
-            if let integer = Int64(trimmed) {
+            if trimmed == "NO" || trimmed == "YES" {
+                // Xcode writes a Boolean's text on integer attributes and momc accepts it: Wire's shipped model
+                // has `mutedStatus` (Integer 32) with "NO", which the model caches of Wire's stores hold as 0.
+                // "YES" reads as 1, the value the text means (no real file shows what momc makes of it).
+                value = trimmed == "YES" ? 1 : 0
+            } else if let integer = Int64(trimmed) {
                 value = integer
             } else if let real = Double(trimmed), real.isFinite, real.rounded() == real, abs(real) < 9.2e18 {
                 value = Int64(real)
@@ -414,7 +419,8 @@ package struct XcodeModelDecoder {
             maxCount: maxCount, optional: try flag(element, "optional"), transient: try flag(element, "transient"),
             indexedBySpotlight: try flag(element, "spotlightIndexingEnabled"), userInfo: try userInfo(of: element),
             renamingIdentifier: nonEmpty(element.attributes["elementID"]),
-            versionHashModifier: nonEmpty(element.attributes["versionHashModifier"]))
+            versionHashModifier: nonEmpty(element.attributes["versionHashModifier"]),
+            storedInExternalRecord: try flag(element, "storedInTruthFile") ? true : nil)
     }
 
     // MARK: Fetch requests
@@ -471,7 +477,8 @@ package struct XcodeModelDecoder {
         }
     }
 
-    private func userInfo(of element: XcodeModelElement) throws -> [String: String] {
+    /// The `<userInfo><entry key=… value=…/>…` of an element, empty when it has none.
+    func userInfo(of element: XcodeModelElement) throws -> [String: String] {
         var result: [String: String] = [:]
         for info in element.children(named: "userInfo") {
             for entry in info.children(named: "entry") {
