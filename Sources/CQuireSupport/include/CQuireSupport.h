@@ -40,6 +40,13 @@ int quire_syncfs_of_directory(const char *path);
 /// not export `copy_file_range`. Returns 0 for a clone, 1 for a copy, or -1 with errno set.
 int quire_clone_file(int source, int destination);
 
+/// Starts writing the dirty pages of `length` bytes of the open file `descriptor` from `offset` to the disk,
+/// without waiting for them (`sync_file_range(SYNC_FILE_RANGE_WRITE)`): a large file written in pieces, each
+/// started as it is written, leaves little for its final `fsync` and never piles up dirty pages. Advisory; no
+/// data is made durable by it. Wrapped because Glibc's module does not export `sync_file_range` (a GNU
+/// extension). Returns 0 or -1 with errno set.
+int quire_start_writeback(int descriptor, off_t offset, off_t length);
+
 /// The bytes of the heap blocks in use, their headers included (glibc's `mallinfo2().uordblks`): what the
 /// process holds on the heap, whether or not freed blocks were reused. 0 where glibc is not the allocator.
 /// Used to count what objects take (benchmarks, tests); Glibc's module does not export `malloc.h`.

@@ -68,6 +68,10 @@ package struct StoreKind: Sendable {
     /// one sentence each naming the table, row and column; empty when the kind has no such check. `quire
     /// verify` reports them and conversions refuse a source that has any.
     package var checkContents: @Sendable (URL, ManagedObjectModel) throws -> [String] = { _, _ in [] }
+    /// The problems of a closed store file's own bookkeeping, one sentence each (SQLite: a key counter of
+    /// `Z_PRIMARYKEY` below the keys of its table, negative, or with no key left before `Int64.max`): `quire
+    /// verify` reports them; conversions do not refuse them, since the new store counts its keys afresh.
+    package var checkBookkeeping: @Sendable (URL, ManagedObjectModel) throws -> [String] = { _, _ in [] }
     /// Whether a closed store of the kind is copied by cloning its file (and linking its external data)
     /// rather than by reading its objects: true for single-file kinds whose file is the whole store.
     package var copiesByCloning: Bool = false

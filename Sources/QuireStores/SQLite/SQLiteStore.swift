@@ -376,6 +376,7 @@ package final class SQLiteStore: ImportingStoreBackend {
     }
     package func save(_ request: SaveRequest) throws -> SaveResult { try sqliteSave(request) }
     package func recordedLength(ofExternalData name: String) -> Int64? { sqliteRecordedLength(ofExternalData: name) }
+    package func keepsInverseApart(_ relationship: RelationshipDescription) -> Bool { SQLiteSchema.keepsInverseApart(relationship) }
     package func beginImport() throws { try sqliteBeginImport() }
     package func importRecords(_ rows: [RowSnapshot]) throws { try sqliteImportRecords(rows) }
     package func importRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
