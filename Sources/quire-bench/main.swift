@@ -225,6 +225,7 @@ if wanted("fetch-repeated-shape") { rows.append(try FetchPlanBench.repeatedShape
 // Scale rows (DocumentScaleBenchmarks.swift).
 if wanted("fetch-sorted-with-pending-change") { rows.append(try DocumentScaleBench.fetchSortedWithPendingChange(at: quireURL, runs: runs)) }
 if wanted("documents-10k") { rows.append(try DocumentScaleBench.documents(in: folder)) }
+if wanted("documents-10k-own-models") { rows.append(try DocumentScaleBench.documentsWithOwnModels(in: folder)) }
 
 // Store rows: binary and XML stores of the same 100,000 rows, against raw SQLite inserting and fetching them.
 let binaryURL = folder.appendingPathComponent("bench.quire")

@@ -352,13 +352,15 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         precondition(object.managedObjectContext == nil, "The object already belongs to another context.")
         object.managedObjectContext = self
-        if object.objectID.isUnassigned { object.objectID = ObjectID.makeTemporary(for: object.entity) }
+        if object.objectID.isUnassigned {
+            object.objectID = ObjectID.makeTemporary(for: object.entity, owner: persistentStoreCoordinator?.temporaryIDOwner)
+        }
         object.insertedFlag = true
         object.faultFlag = false
         if let held = object.heldRow {
             // A fault of a context that is gone brings the values of the row it kept.
             object.heldRow = nil
-            (object.attributeStorage, object.relationshipStorage) = held.unpacked()
+            (object.attributeStorage, object.relationshipStorage) = held.unpacked(owner: object.objectID.idOwner)
         }
         if object.attributeStorage.count != object.entity.frozenAttributeCount {
             object.attributeStorage = object.entity.defaultAttributeValues

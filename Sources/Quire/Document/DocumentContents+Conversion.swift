@@ -57,7 +57,7 @@ extension DocumentContents {
                 context: .init(file: output))
         }
         try Self.checkReplaceable(output)
-        let model = try ManagedObjectModel.forStore(at: storeURL, type: self.storeType, modelFile: modelFile).model.interned()
+        let model = try ManagedObjectModel.forStore(at: storeURL, type: self.storeType, modelFile: modelFile).model
         // A source with rows the model cannot represent would be converted into a store that loses or
         // dangles them: refused, naming the first.
         let damaged = try StoreKinds.kind(for: self.storeType, url: storeURL).checkContents(storeURL, model)

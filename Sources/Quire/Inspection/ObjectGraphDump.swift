@@ -136,7 +136,7 @@ public struct ObjectGraphDump: Sendable, Equatable, Codable {
     ///   - includingValues: Whether objects keep their typed values, for ``typedJSON()``.
     /// - Throws: ``QuireError`` when the file is not a readable store of that type.
     public init(storeAt url: URL, type: StoreType, modelFile: URL? = nil, includingValues: Bool = false) throws {
-        let model = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile).model.interned()
+        let model = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile).model
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
         var options = StoreOptions()
         options.isReadOnly = true

@@ -26,7 +26,7 @@ public enum StoreVerification {
     public static func problems(inStoreAt url: URL, type: StoreType, modelFile: URL? = nil) throws -> [String] {
         var problems: [String] = []
         problems += try StoreKinds.kind(for: type, url: url).checkFile(url)
-        let model = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile).model.interned()
+        let model = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile).model
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
         problems += metadataProblems(metadata, type: type, model: model)
 

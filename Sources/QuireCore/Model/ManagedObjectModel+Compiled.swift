@@ -14,6 +14,9 @@ extension ManagedObjectModel {
     /// What the model says that Quire cannot represent yet (uniqueness constraints, compound fetch indexes,
     /// fetched properties, derived attributes) is listed in ``unsupportedFeatures``, never dropped silently.
     ///
+    /// The model is an ordinary object, freed once nothing uses it (object IDs of it included); reading a
+    /// model per document leaves nothing behind (see ``ManagedObjectModel``, "Lifetime").
+    ///
     /// - Throws: ``QuireError/Code/invalidModel`` for a model Quire cannot read, ``QuireError/Code/fileReadCorruptFile``
     ///   for a damaged archive, ``QuireError/Code/archiveLimitExceeded`` past the size limits, each naming the file.
     public convenience init(compiledModelAt url: URL) throws {
@@ -44,6 +47,9 @@ extension ManagedObjectModel {
     /// - Parameters:
     ///   - data: The `Z_CONTENT` blob.
     ///   - file: The store it came from, named in errors.
+    /// The model is an ordinary object, freed once nothing uses it (object IDs of it included); reading a
+    /// model per document leaves nothing behind (see ``ManagedObjectModel``, "Lifetime").
+    ///
     /// - Throws: As ``init(compiledModelAt:)``.
     public convenience init(modelCache data: Data, file: URL? = nil) throws {
         let compiled: CompiledModel

@@ -139,9 +139,10 @@ extension PersistentStoreBackend {
     ) throws -> [ObjectID] {
         guard !attributes.isEmpty else { return [] }
         let relationships = entity.allRelationships.map { RelationshipStorage.empty(for: $0) }
+        let owner = ObjectIDOwner.owner(ObjectIDOwner(token: 0, model: store.model), keeping: entity)
         let changes = attributes.map { values in
             SaveRequest.Change(
-                objectID: ObjectID.makeTemporary(for: entity), store: store, version: 0, attributes: values,
+                objectID: ObjectID.makeTemporary(for: entity, owner: owner), store: store, version: 0, attributes: values,
                 relationships: relationships, committedRelationships: nil)
         }
         var request = SaveRequest(inserted: changes)
