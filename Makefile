@@ -95,7 +95,7 @@ crash-test-long: deps
 # $(FUZZ_DIR)/crashes/<target>/. FUZZ_TARGETS picks some of them. See Docs/Testing.md.
 FUZZ_SECONDS ?= 180
 FUZZ_TIMEOUT ?= 10
-FUZZ_TARGETS ?= xml binary sqlite metadata zip tar package xcodemodel mom modelcache strings predicate
+FUZZ_TARGETS ?= xml binary sqlite metadata zip tar package xcodemodel mom modelcache archive strings predicate
 FUZZ_DIR := .build-fuzz
 FUZZ_BIN := $(FUZZ_DIR)/release/quire-fuzz
 

@@ -15,6 +15,25 @@ extension DecodingContext {
 
     func format(predicate: ArchivedObject, depth: Int, at location: String) throws -> String {
         try checkDepth(depth)
+        return try formatted(predicate.uid) { try formatUncharged(predicate: predicate, depth: depth, at: location) }
+    }
+
+    /// The text of an archived predicate or expression, made once per object: a later reference shares it and
+    /// charges the budget with its length again, so a predicate that refers twice to the next level at every
+    /// level is refused once its text passes ``DecodingLimits/maximumExpandedSize``, after a few dozen levels
+    /// made once each, instead of being rendered 2ⁿ times.
+    private func formatted(_ uid: UInt64, _ make: () throws -> String) throws -> String {
+        if let known = formattedTexts[uid] {
+            try budget.charge(values: 1, bytes: known.utf8.count)
+            return known
+        }
+        let text = try make()
+        try budget.charge(values: 1, bytes: text.utf8.count)
+        formattedTexts[uid] = text
+        return text
+    }
+
+    private func formatUncharged(predicate: ArchivedObject, depth: Int, at location: String) throws -> String {
         switch predicate.className {
         case "NSTruePredicate": return "TRUEPREDICATE"
         case "NSFalsePredicate": return "FALSEPREDICATE"
@@ -93,6 +112,10 @@ extension DecodingContext {
 
     func format(expression: ArchivedObject, depth: Int, at location: String) throws -> String {
         try checkDepth(depth)
+        return try formatted(expression.uid) { try formatUncharged(expression: expression, depth: depth, at: location) }
+    }
+
+    private func formatUncharged(expression: ArchivedObject, depth: Int, at location: String) throws -> String {
         let type = try int("NSExpressionType", expression, default: -1)
         if expression.isKind(of: "NSSelfExpression") || type == 1 { return "SELF" }
         if expression.isKind(of: "NSVariableExpression") || type == 2 {
@@ -158,6 +181,7 @@ extension DecodingContext {
     /// A constant as predicate-format text.
     func formatConstant(_ value: ArchiveValue, depth: Int, at location: String) throws -> String {
         try checkDepth(depth)
+        try budget.charge()
         switch value {
         case .null: return "nil"
         case .boolean(let flag): return flag ? "YES" : "NO"
