@@ -151,7 +151,7 @@ extension ModelDocument {
                     allowsExternalStorage: attribute.allowsExternalBinaryDataStorage,
                     indexedBySpotlight: attribute.isIndexedBySpotlight, storedInExternalRecord: attribute.isStoredInExternalRecord,
                     valueTransformerName: attribute.valueTransformerName,
-                    minimum: attribute.minimumValue?.attributeValue(for: type), maximum: attribute.maximumValue?.attributeValue(for: type),
+                    minimum: attribute.minimumValue?.limitValue(for: type), maximum: attribute.maximumValue?.limitValue(for: type),
                     regularExpression: attribute.regularExpression, userInfo: attribute.userInfo.compactMapValues(\.userInfoString),
                     renamingIdentifier: attribute.renamingIdentifier == attribute.name ? nil : attribute.renamingIdentifier,
                     versionHashModifier: attribute.versionHashModifier,
@@ -239,6 +239,18 @@ extension DeleteRule {
 }
 
 extension ModelValue {
+    /// A minimum or maximum as the model keeps it: a length for strings, data and URIs (an integer, as the Xcode
+    /// reader keeps `minValueString` of those), else a value of the type.
+    func limitValue(for type: AttributeType) -> AttributeValue? {
+        switch (self, type) {
+        case (.integer(let length), .string), (.integer(let length), .binaryData), (.integer(let length), .transformable),
+            (.integer(let length), .uri):
+            return .integer(length)
+        default:
+            return attributeValue(for: type)
+        }
+    }
+
     /// The value as an attribute of a type holds it, or nil when it cannot be one (an archived object).
     func attributeValue(for type: AttributeType) -> AttributeValue? {
         switch (self, type) {
