@@ -1,5 +1,6 @@
 import Foundation
 import Quire
+import QuireCore
 
 /// Documents opened the way a tool that has no application model opens them: the model read from each document
 /// (or from the model file beside it), through one of the public ways to get a model, then a coordinator, the
@@ -28,14 +29,14 @@ public struct ModelPerDocument: Sendable {
         case xcodeModel = "contents-of-xcdatamodel"
         /// `ManagedObjectModel(serializedRepresentation:)` of the canonical form beside the store.
         case serializedRepresentation = "serialized-representation"
-        /// `ManagedObjectModel(compiledModelAt:)` of a `.mom` beside the store (a compiled model given).
+        /// `ManagedObjectModel(compiledModelAt:)` of a `.mom` beside the store.
         case compiledModel = "compiled-model-at"
-        /// `ManagedObjectModel(modelCache:)` of a `Z_MODELCACHE` blob beside the store (a blob given).
+        /// `ManagedObjectModel(modelCache:)` of a `Z_MODELCACHE` blob beside the store.
         case modelCache = "model-cache"
         /// A `PersistentDocument` package opened with the model its store embeds.
         case persistentDocument = "persistent-document"
 
-        /// Whether the documents need a compiled model given (a `.mom`, or a model cache blob).
+        /// Whether the documents read a compiled model (a `.mom`, or a model cache blob).
         public var needsCompiledModel: Bool { self == .compiledModel || self == .modelCache }
     }
 
@@ -59,18 +60,22 @@ public struct ModelPerDocument: Sendable {
     ///   - entryPoint: How each document's model is read.
     ///   - count: How many distinct documents (opening cycles through them).
     ///   - compiledModel: For ``EntryPoint/compiledModel`` a `.mom` file, for ``EntryPoint/modelCache`` a file
-    ///     holding a `Z_MODELCACHE` blob; the documents' stores are written with that model.
+    ///     holding a `Z_MODELCACHE` blob, whose model the documents' stores are written with; when nil, the
+    ///     documents' own model compiled by Quire (``ModelCacheEncoder``).
     public init(folder: URL, entryPoint: EntryPoint, count: Int = 10, compiledModel: URL? = nil) throws {
         self.entryPoint = entryPoint
         var model = Self.model()
         var modelBytes: Data?
         if entryPoint.needsCompiledModel {
-            guard let compiledModel else {
-                throw QuireError(.fileReadNoSuchFile, "The entry point \(entryPoint.rawValue) needs a compiled model file.")
+            if let compiledModel {
+                modelBytes = try Data(contentsOf: compiledModel)
+                model = entryPoint == .modelCache
+                    ? try ManagedObjectModel(modelCache: modelBytes ?? Data()) : try ManagedObjectModel(compiledModelAt: compiledModel)
+            } else {
+                // The documents' own model, compiled as Core Data compiles it (Quire writes it in every SQLite store).
+                let archive = try ModelCacheEncoder.archive(model)
+                modelBytes = entryPoint == .modelCache ? try RawDeflate.deflate(archive) : archive
             }
-            modelBytes = try Data(contentsOf: compiledModel)
-            model = entryPoint == .modelCache
-                ? try ManagedObjectModel(modelCache: modelBytes ?? Data()) : try ManagedObjectModel(compiledModelAt: compiledModel)
         }
         if entryPoint == .xcodeModel {
             // The stores are written with the model as the Xcode reader makes it.

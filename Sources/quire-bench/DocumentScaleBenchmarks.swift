@@ -51,26 +51,17 @@ enum DocumentScaleBench {
     /// file beside it) through one of the public ways to get a model (``ModelPerDocument``), in turn: document `i`
     /// through entry point `i % 10`. The note gives the heap's growth per document from document 1,000 to 10,000
     /// (glibc's bytes in use; target ≤ 200) and the models still alive after. The compiled-model entry points read
-    /// CoreDataPlus's model cache from `Tests/QuireTests/Fixtures` (run from the package's folder); elsewhere they
-    /// are left out and the note says so. The baseline opens the same SQLite files with raw SQLite.
+    /// the documents' model as Quire compiles it (`.mom`, model cache). The baseline opens the same SQLite files
+    /// with raw SQLite.
     static func documentsWithOwnModels(in folder: URL, count: Int = 10_000) throws -> BenchmarkRow {
         let root = folder.appendingPathComponent("own-models")
         try? FileManager.default.removeItem(at: root)
         defer { try? FileManager.default.removeItem(at: root) }
-        let cacheURL = URL(fileURLWithPath: "Tests/QuireTests/Fixtures/CoreData/CompiledModels/ModelCache/SampleModel_V1.modelcache")
-        let cache = try? Data(contentsOf: cacheURL)
         var sets: [ModelPerDocument] = []
         for entryPoint in ModelPerDocument.EntryPoint.allCases {
             let place = root.appendingPathComponent(entryPoint.rawValue)
             try FileManager.default.createDirectory(at: place, withIntermediateDirectories: true)
-            var compiled: URL?
-            if entryPoint.needsCompiledModel {
-                guard let cache else { continue }
-                let file = root.appendingPathComponent(entryPoint == .modelCache ? "model.modelcache" : "model.mom")
-                try (entryPoint == .modelCache ? cache : try RawInflate.inflate(cache)).write(to: file)
-                compiled = file
-            }
-            sets.append(try ModelPerDocument(folder: place, entryPoint: entryPoint, compiledModel: compiled))
+            sets.append(try ModelPerDocument(folder: place, entryPoint: entryPoint))
         }
         var heapAtThousand = 0
         var modelsAtThousand = 0
@@ -90,13 +81,12 @@ enum DocumentScaleBench {
         let raw = try measure {
             for index in 0..<count { _ = try RawSQLite.readEveryTable(at: sqliteFiles[index % sqliteFiles.count]) }
         }
-        let left = cache == nil ? "; compiled-model entry points left out (no fixture at \(cacheURL.path))" : ""
         return BenchmarkRow(
             name: "documents-10k-own-models", quireMilliseconds: quire, baselineMilliseconds: raw,
             note: String(
                 format: "heap growth after the first 1,000: %.0f bytes a document (target ≤ 200); %d entry points in turn, "
-                    + "%d objects read; models alive after: %d (at document 1,000: %d)%@",
-                growth, sets.count, objects, ManagedObjectModel.liveCount, modelsAtThousand, left))
+                    + "%d objects read; models alive after: %d (at document 1,000: %d)",
+                growth, sets.count, objects, ManagedObjectModel.liveCount, modelsAtThousand))
     }
 
     /// `fetch-sorted-with-pending-change`: 10 fetches of the 10 items with the largest `d1` (sorted, limit 10)

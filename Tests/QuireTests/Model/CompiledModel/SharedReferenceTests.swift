@@ -22,6 +22,12 @@ struct SharedReferenceTests {
         let store = folder.file("Hostile.sqlite")
         try FileManager.default.copyItem(at: try FixtureFiles.url("CoreData/CartKit/CartStorage_v1.sqlite"), to: store)
         try Self.replaceModelCache(of: store, with: blob)
+        // QUIRE_HOSTILE_INPUTS names a folder to keep the inputs in (to time `quire info` on them by hand).
+        if let keep = ProcessInfo.processInfo.environment["QUIRE_HOSTILE_INPUTS"] {
+            let name = "line\(sourceLocation.line)-\(archive.count)"
+            try? FileManager.default.copyItem(at: mom, to: URL(fileURLWithPath: keep).appendingPathComponent("\(name).mom"))
+            try? FileManager.default.copyItem(at: store, to: URL(fileURLWithPath: keep).appendingPathComponent("\(name).sqlite"))
+        }
         let reads: [(String, () throws -> Void)] = [
             (".mom", { _ = try ManagedObjectModel(compiledModelAt: mom) }),
             ("model cache", { _ = try ManagedObjectModel(modelCache: blob) }),
