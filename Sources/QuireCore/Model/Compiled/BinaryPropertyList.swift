@@ -226,7 +226,9 @@ private struct Reader {
             try checkFits(payload, length, 1)
             try budget.charge(values: 0, bytes: length)
             // ASCII by definition; bytes above 0x7F are read as Latin-1 rather than refused.
-            return .string(String(bytes[payload..<(payload + length)].map { Character(Unicode.Scalar($0)) }))
+            let ascii = bytes[payload..<(payload + length)]
+            if ascii.allSatisfy({ $0 < 0x80 }) { return .string(String(decoding: ascii, as: UTF8.self)) }
+            return .string(String(String.UnicodeScalarView(ascii.map { Unicode.Scalar($0) })))
         case 0x6:
             let (length, payload) = try count(marker: marker, at: start)
             try checkFits(payload, length, 2)

@@ -29,6 +29,8 @@ package struct DecodingLimits: Sendable, Hashable {
     package var maximumTotalProperties: Int
     /// The longest one decoding pass may run (default 5 seconds; real model caches take milliseconds).
     package var maximumDecodingTime: Duration
+    /// The longest text of one predicate or expression, in bytes (default 1 MiB; real ones are a few dozen).
+    package var maximumPredicateLength: Int
     /// The most entities of a model (default 10,000).
     package var maximumEntities: Int
     /// The most properties of one entity (default 10,000).
@@ -46,7 +48,8 @@ package struct DecodingLimits: Sendable, Hashable {
         maximumPropertiesPerEntity: Int = 10_000,
         maximumExpandedSize: Int = 64 * 1024 * 1024,
         maximumTotalProperties: Int = 100_000,
-        maximumDecodingTime: Duration = .seconds(5)
+        maximumDecodingTime: Duration = .seconds(5),
+        maximumPredicateLength: Int = 1024 * 1024
     ) {
         self.maximumInflatedSize = maximumInflatedSize
         self.maximumInputSize = maximumInputSize
@@ -59,6 +62,7 @@ package struct DecodingLimits: Sendable, Hashable {
         self.maximumExpandedSize = maximumExpandedSize
         self.maximumTotalProperties = maximumTotalProperties
         self.maximumDecodingTime = maximumDecodingTime
+        self.maximumPredicateLength = maximumPredicateLength
     }
 
     /// The default limits.

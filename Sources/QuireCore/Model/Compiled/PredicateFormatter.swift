@@ -28,9 +28,18 @@ extension DecodingContext {
             return known
         }
         let text = try make()
+        try checkLength(text.utf8.count)
         try budget.charge(values: 1, bytes: text.utf8.count)
         formattedTexts[uid] = text
         return text
+    }
+
+    /// Refuses a predicate or expression text longer than ``DecodingLimits/maximumPredicateLength``: a part is
+    /// checked as it is made, so no text grows past twice the limit before it is refused.
+    private func checkLength(_ length: Int) throws {
+        guard length <= limits.maximumPredicateLength else {
+            throw CompiledModelError.limitExceeded(what: "bytes in one predicate's text", limit: limits.maximumPredicateLength)
+        }
     }
 
     private func formatUncharged(predicate: ArchivedObject, depth: Int, at location: String) throws -> String {
@@ -191,7 +200,9 @@ extension DecodingContext {
             let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             return "\"\(escaped)\""
         case .date(let date): return "CAST(\(date.timeIntervalSinceReferenceDate), \"NSDate\")"
-        case .data(let bytes): return "<\(bytes.map { String(format: "%02x", $0) }.joined())>"
+        case .data(let bytes):
+            try checkLength(2 * bytes.count + 2)
+            return "<\(bytes.map { String(format: "%02x", $0) }.joined())>"
         case .array(let values), .set(let values):
             return "{" + (try values.map { try formatConstant($0, depth: depth + 1, at: location) }).joined(separator: ", ") + "}"
         case .dictionary:

@@ -89,7 +89,7 @@ struct SharedReferenceTests {
         builder.model(entities: [entity])
         let archive = builder.data()
         #expect(archive.count < 8_000)
-        try Self.expectRefused(archive, mentioning: "once its shared references are expanded")
+        try Self.expectRefused(archive, mentioning: "bytes in one predicate's text")
     }
 
     @Test func userInfoReferringTwiceToTheNextLevelFortyLevelsDeepIsRefused() throws {
