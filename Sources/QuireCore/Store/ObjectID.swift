@@ -69,7 +69,10 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     @inlinable
     package init(entity: EntityDescription, store: PersistentStore, primaryKey: Int64) {
         self.entityHandle = .passUnretained(entity)
-        self.owner = ObjectIDOwner.owner(store.idOwner, keeping: entity)
+        // The store's owner keeps every entity of the store's model (one retain); an entity of another model
+        // (an ID of one store named in a fetch of another) gets an owner of its own.
+        let owner = store.idOwner
+        self.owner = owner.keeps(entity) ? owner : ObjectIDOwner(token: owner.token, keeping: entity)
         self.keyBits = UInt64(bitPattern: primaryKey)
     }
 
