@@ -61,6 +61,18 @@ int quire_fsync_directory(const char *path) {
     return result;
 }
 
+int quire_syncfs_of_directory(const char *path) {
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        return -1;
+    }
+    int result = syncfs(fd);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return result;
+}
+
 #ifndef FICLONE
 #define FICLONE _IOW(0x94, 9, int)
 #endif

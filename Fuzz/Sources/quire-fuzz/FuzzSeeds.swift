@@ -84,6 +84,17 @@ enum FuzzSeeds {
             ].enumerated() {
                 seeds.append(("predicate-\(index)", Data(format.utf8)))
             }
+        case .record:
+            let path = "/home/ann/Records/8E8B457A-1208-4662-83FA-3A831AA55A1D/Note/p12.quirerecord\n"
+            let values: [String: PropertyListValue] = [
+                "title": "Buy zucchini", "rank": 3, "done": true, "score": 2.5, "photo": .data(Data([1, 2, 3])),
+                "created": .date(Date(timeIntervalSinceReferenceDate: 800_000_000)),
+                "tags": ["x-coredata://8E8B457A-1208-4662-83FA-3A831AA55A1D/Tag/p1"],
+            ]
+            for format in [PropertyListSerialization.PropertyListFormat.xml, .binary] {
+                seeds.append(("record-\(format.rawValue)", Data(path.utf8) + (try PropertyListValue.encode(values, format: format))))
+            }
+            seeds.append(("record-empty", Data(path.utf8)))
         }
         for (index, (name, data)) in seeds.enumerated() {
             try data.write(to: folder.appendingPathComponent("\(index)-\(name)"))

@@ -30,6 +30,9 @@ enum FuzzTarget: String, CaseIterable {
     case strings
     /// A predicate format string.
     case predicate
+    /// An external record file as a desktop search hands it over: the first line a path (only parsed, never
+    /// written), the rest the bytes of a record and of its store's support file.
+    case record
 
     /// Reads the input; errors are ignored.
     func run(_ data: Data) {
@@ -75,6 +78,19 @@ enum FuzzTarget: String, CaseIterable {
             }
         case .predicate:
             _ = try? QueryPredicate(format: String(decoding: data, as: UTF8.self))
+        case .record:
+            let newline = data.firstIndex(of: 0x0A) ?? data.endIndex
+            let path = String(decoding: data[data.startIndex..<newline], as: UTF8.self)
+            let bytes = newline < data.endIndex ? data[data.index(after: newline)...] : Data()
+            _ = try? ExternalRecord(at: URL(fileURLWithPath: path))
+            let store = "8E8B457A-1208-4662-83FA-3A831AA55A1D"
+            FuzzScratch.withFile(named: "Records/.support/\(store)/store.plist", Data(bytes)) { support in
+                let records = support.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                let record = records.appendingPathComponent("\(store)/Note/p1.quirerecord")
+                try FileManager.default.createDirectory(at: record.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data(bytes).write(to: record)
+                _ = try ExternalRecord(at: record).values()
+            }
         }
     }
 

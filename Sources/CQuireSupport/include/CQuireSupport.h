@@ -29,6 +29,11 @@ int quire_rename_noreplace(const char *from, const char *to);
 /// Returns 0 or -1 with errno set.
 int quire_fsync_directory(const char *path);
 
+/// Flushes every file of the file system holding the directory `path` (`syncfs(2)`, which Glibc's module does
+/// not export): one call instead of an fsync per file when many small files were written (external records).
+/// Returns 0 or -1 with errno set.
+int quire_syncfs_of_directory(const char *path);
+
 /// Copies the whole content of the open file `source` into the open, empty file `destination`: a reflink
 /// clone (`ioctl(FICLONE)`, btrfs and XFS) when the file system can share the blocks, otherwise
 /// `copy_file_range(2)`, otherwise read and write. Wrapped because `ioctl` is variadic and Glibc's module does

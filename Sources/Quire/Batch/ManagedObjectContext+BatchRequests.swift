@@ -72,9 +72,12 @@ extension ManagedObjectContext {
     }
 
     /// Inserts objects into a store (`execute(_:)` with an `NSBatchInsertRequest`); see ``BatchInsertRequest``.
+    /// Rows that meet a uniqueness constraint's values are resolved by the context's ``mergePolicy``.
     ///
-    /// - Throws: ``QuireError/Code/invalidFetchRequest`` for an unknown entity; ``QuireError/Code/invalidArgument``
-    ///   for a key that is not a persistent attribute or a value that does not fit it; nothing is inserted then.
+    /// - Throws: ``QuireError/Code/invalidFetchRequest`` for an unknown or abstract entity;
+    ///   ``QuireError/Code/invalidArgument`` for a key that is not a persistent attribute or a value that does not
+    ///   fit it; ``QuireError/Code/managedObjectConstraintMerge`` for a row that breaks a uniqueness constraint
+    ///   under ``MergePolicy/error``; nothing is inserted then.
     @discardableResult
     public func execute(_ request: BatchInsertRequest) throws -> BatchInsertResult {
         try performAndWait {
@@ -101,8 +104,21 @@ extension ManagedObjectContext {
                     try add(dictionary)
                 }
             }
+            if let handler = request.managedObjectHandler {
+                guard !entity.isAbstract else {
+                    throw QuireError(
+                        .invalidFetchRequest, "A batch insert cannot make objects of the abstract entity '\(entity.name)'.",
+                        context: .init(entity: entity.name))
+                }
+                while true {
+                    let object = ManagedObject(entity: entity, insertInto: nil)
+                    if handler(object) { break }
+                    rows.append(entity.allAttributes.map { $0.isTransient ? .null : object.attributeValue(at: $0.slot) })
+                }
+            }
             let ids = try coordinator.executeBatchInsert(
-                entity: entity, attributes: rows, stores: request.affectedStores, transactionAuthor: transactionAuthor, contextName: name)
+                entity: entity, attributes: rows, conflicts: batchInsertConflictRule, stores: request.affectedStores,
+                transactionAuthor: transactionAuthor, contextName: name)
             return BatchResult(resultType: request.resultType, count: ids.count, objectIDs: ids)
         }
     }
@@ -148,7 +164,16 @@ extension ManagedObjectContext {
         }
     }
 
-    /// The model's entity of a batch request.
+    /// What a batch insert does with rows that meet a uniqueness constraint's values: what the merge policy says.
+    private var batchInsertConflictRule: BatchInsertConflictRule {
+        let policy = mergePolicy
+        if policy == .mergeByPropertyObjectTrump { return .objectTrump }
+        if policy == .mergeByPropertyStoreTrump { return .storeTrump }
+        if policy == .overwrite { return .overwrite }
+        if policy == .rollback { return .rollback }
+        return .fail
+    }
+
     /// Runs a batch delete or update in the stores, recorded in history with this context's author and name.
     private func runBatch(
         _ entity: EntityDescription, target: StoreBatchRequest.Target, operation: StoreBatchRequest.Operation,
@@ -161,6 +186,7 @@ extension ManagedObjectContext {
         return BatchResult(resultType: resultType, count: result.count, objectIDs: result.objectIDs)
     }
 
+    /// The model's entity of a batch request.
     private func batchEntity(named name: String, _ coordinator: PersistentStoreCoordinator) throws -> EntityDescription {
         guard let entity = coordinator.managedObjectModel.entitiesByName[name] else {
             throw QuireError(

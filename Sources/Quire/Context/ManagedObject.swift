@@ -144,8 +144,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public var isInserted: Bool { insertedFlag }
     /// Whether the object has unsaved changes (and was not inserted).
     public var isUpdated: Bool { updatedFlag }
-    /// Whether the object was deleted and the delete not yet saved.
-    public var isDeleted: Bool { deletedFlag }
+    /// Whether the object was deleted and the delete not yet saved; also true for an object whose record was
+    /// gone when its fault fired, in a context that ``ManagedObjectContext/shouldDeleteInaccessibleFaults``.
+    public var isDeleted: Bool { deletedFlag || (recordIsMissing && managedObjectContext?.shouldDeleteInaccessibleFaults == true) }
     /// Whether the object is inserted, updated or deleted.
     public var hasChanges: Bool { insertedFlag || updatedFlag || deletedFlag }
 

@@ -28,9 +28,12 @@ extension ManagedObjectContext {
         guard object.faultFlag else { return }
         // A fault has no unsaved changes: changes recorded to its to-many faults before it became one are gone.
         if !object.deferredMembers.isEmpty { object.deferredMembers = [:] }
+        let mayUseEarlierRows = stalenessInterval < 0 || rowsReadEarlierAreFreshEnough()
         if let held = object.heldRow {
             object.heldRow = nil
-            if coordinatorOrFail().heldRowIsCurrent(object.objectID, version: object.version, generation: held.header.generation) {
+            if mayUseEarlierRows,
+                coordinatorOrFail().heldRowIsCurrent(object.objectID, version: object.version, generation: held.header.generation)
+            {
                 if held.isPacked {
                     // The packed row stays as the object's values (see `ManagedObject+PackedValues.swift`).
                     object.storedAttributes = []
@@ -45,7 +48,7 @@ extension ManagedObjectContext {
             }
             // Another context of this coordinator saved the record since: read it again.
         }
-        switch try faultRow(for: object.objectID) {
+        switch try mayUseEarlierRows ? faultRow(for: object.objectID) : freshRow(for: object.objectID).map(FaultRow.arrays) {
         case .packed(let row):
             // The packed row becomes the object's values, as a filled fetched object's does.
             load(object, packed: row.values, version: row.version)

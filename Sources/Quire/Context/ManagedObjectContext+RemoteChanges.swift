@@ -3,8 +3,8 @@ import QuireStores
 import Foundation
 
 extension ContextDidSave {
-    /// Reads what another coordinator saved, from a ``PersistentStore/remoteChangeNotification``; nil for another
-    /// notification.
+    /// Reads the records a write changed, from a ``PersistentStore/remoteChangeNotification``: empty sets when they are
+    /// not known (``PersistentStore/RemoteChangeKey/everything``); nil for another notification.
     public static func remoteChange(_ notification: Notification) -> ContextDidSave? {
         guard notification.name == PersistentStore.remoteChangeNotification, let info = notification.userInfo else { return nil }
         return ContextDidSave(
@@ -48,18 +48,22 @@ extension ManagedObjectContext {
     }
 
     /// Merges every save other coordinators make to this context's stores as it is announced
-    /// (``PersistentStore/remoteChangeNotification``), on the context's queue, until the returned object is
-    /// released or cancelled. A PostgreSQL store announces saves with `LISTEN`/`NOTIFY`.
+    /// (``PersistentStore/remoteChangeNotification`` naming the records it changed), on the context's queue, until
+    /// the returned object is released or cancelled. A PostgreSQL store announces saves with `LISTEN`/`NOTIFY`;
+    /// announcements that do not name the records (another process wrote an SQLite or XML file) and this
+    /// coordinator's own writes are not merged here: read those from persistent history
+    /// (``PersistentHistoryMerger``), or merge did-save notifications.
     ///
     /// - Returns: The observation; keep it as long as the context should merge.
     public func automaticallyMergeRemoteChanges() -> RemoteChangeMerging {
-        let stores = Set((persistentStoreCoordinator?.persistentStores ?? []).map(ObjectIdentifier.init))
+        weak let coordinator = persistentStoreCoordinator
         weak let context = self
         let observer = NotificationCenter.default.addObserver(
             forName: PersistentStore.remoteChangeNotification, object: nil, queue: nil
         ) { notification in
-            guard let store = notification.object as? PersistentStore, stores.contains(ObjectIdentifier(store)),
-                let changes = ContextDidSave.remoteChange(notification), let context
+            guard let coordinator, notification.object as? PersistentStoreCoordinator === coordinator,
+                notification.userInfo?[PersistentStore.RemoteChangeKey.isLocal] as? Bool != true,
+                let changes = ContextDidSave.remoteChange(notification), !changes.isEmpty, let context
             else { return }
             context.perform { context.mergeRemoteChanges(changes) }
         }

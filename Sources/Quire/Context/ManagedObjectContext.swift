@@ -83,6 +83,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public var mergePolicy: MergePolicy = .error
     /// The author recorded with this context's saves in persistent history (`transactionAuthor`).
     public var transactionAuthor: String?
+    /// How old, in seconds, a row read earlier may be and still fill this context's faults
+    /// (`stalenessInterval`); negative (the default, -1) for any age, 0 to read every fault from its store. See
+    /// ManagedObjectContext+Staleness.swift.
+    public var stalenessInterval: TimeInterval = -1
+    /// Whether an object whose record is gone when its fault fires counts as deleted
+    /// (`shouldDeleteInaccessibleFaults`, true by default); see ManagedObjectContext+Staleness.swift.
+    public var shouldDeleteInaccessibleFaults = true
     /// Whether the context merges the saves of its parent, or of the other contexts of its coordinator when it
     /// has no parent, as they happen (`automaticallyMergesChangesFromParent`); see ManagedObjectContext+AutomaticMerging.swift.
     public var automaticallyMergesChangesFromParent = false { didSet { updateAutomaticMerging() } }

@@ -23,22 +23,26 @@ extension PersistentStoreCoordinator {
                 guard let backend = store.backend else { throw store.unsupported("batch requests once removed") }
                 let result = try (backend as? any BatchExecutingStoreBackend)?.executeBatchInStore(request)
                     ?? backend.executeBatchByRecords(request)
+                if result.count > 0 && store.options.postsRemoteChangeNotifications { announceOwnWrite(request.write(result), to: store) }
                 total.count += result.count
                 if request.wantsObjectIDs {
                     total.objectIDs? += result.objectIDs ?? []
                     total.nullifiedObjectIDs? += result.nullifiedObjectIDs ?? []
                 }
             }
+            refreshExternalRecords(of: targets)
             return total
         }
     }
 
-    /// Inserts records into the first store that holds the entity (or the first of `affected`), in one save.
+    /// Inserts records into the first store that holds the entity (or the first of `affected`), in one save;
+    /// rows that meet a uniqueness constraint's values are resolved by `conflicts` (see `insertRecords`). The
+    /// rows this coordinator cached for records the insert updated are dropped.
     func executeBatchInsert(
-        entity: EntityDescription, attributes: [[AttributeValue]], stores affected: [PersistentStore]?,
+        entity: EntityDescription, attributes: [[AttributeValue]], conflicts: BatchInsertConflictRule, stores affected: [PersistentStore]?,
         transactionAuthor: String?, contextName: String?
     ) throws -> [ObjectID] {
-        try locked {
+        let (result, store) = try locked { () throws -> (StoreBatchInsertResult, PersistentStore) in
             let attached = persistentStores
             guard let store = (affected ?? attached).first(where: { store in attached.contains { $0 === store } && store.holds(entity) })
             else {
@@ -47,9 +51,17 @@ extension PersistentStoreCoordinator {
                     context: .init(entity: entity.name))
             }
             guard !store.isReadOnly else { throw store.readOnlyError() }
-            return try store.backend.insertRecords(
-                of: entity, attributes: attributes, transactionAuthor: transactionAuthor, contextName: contextName)
+            let result = try store.backend.insertRecords(
+                of: entity, attributes: attributes, conflicts: conflicts, transactionAuthor: transactionAuthor, contextName: contextName)
+            // An upsert updated stored records.
+            if !result.updated.isEmpty { forgetBatchChangedRows(of: entity) }
+            writeExternalRecords(of: result.objectIDs, in: store)
+            return (result, store)
         }
+        if !result.objectIDs.isEmpty && store.options.postsRemoteChangeNotifications {
+            announceOwnWrite(StoreWrite(inserted: Set(result.inserted), updated: Set(result.updated)), to: store)
+        }
+        return result.objectIDs
     }
 
     /// Drops the cached rows of an entity's hierarchy (a cascade may reach other entities, so with
@@ -72,6 +84,18 @@ extension PersistentStoreCoordinator {
         locked {
             for id in ids { rowCache[id] = nil }
             heldRowGeneration += 1
+        }
+    }
+}
+
+extension StoreBatchRequest {
+    /// What a batch delete or update wrote, as a remote-change announcement says it: the records when the request
+    /// asked for their IDs, otherwise that anything of the entity may have changed.
+    fileprivate func write(_ result: StoreBatchResult) -> StoreWrite {
+        guard let ids = result.objectIDs else { return StoreWrite(everything: true) }
+        switch operation {
+        case .delete: return StoreWrite(updated: Set(result.nullifiedObjectIDs ?? []), deleted: Set(ids))
+        case .update: return StoreWrite(updated: Set(ids))
         }
     }
 }

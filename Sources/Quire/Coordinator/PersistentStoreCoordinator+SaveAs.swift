@@ -64,6 +64,7 @@ extension PersistentStoreCoordinator {
         guard persistentStores.contains(where: { $0 === store }) else {
             throw QuireError(.persistentStoreOperation, "The store \(store) is not attached to this coordinator.")
         }
+        try options.checkExternalRecordOptions()
         let kind = try StoreKinds.kind(for: type, url: url)
         let replacesSource = url != nil && url?.standardizedFileURL == store.url?.standardizedFileURL
         if let url {
@@ -100,6 +101,7 @@ extension PersistentStoreCoordinator {
         var writable = options
         writable.isReadOnly = false
         var made: PersistentStore?
+        var replacedRecords: ExternalRecordFolder?   // the external records of a source replaced in place
         do {
             let target: PersistentStore
             let map: StoreMigrationMap
@@ -134,6 +136,7 @@ extension PersistentStoreCoordinator {
             if let url {
                 if replacesSource {
                     // The source's files are replaced now: close it first, and remove what the new kind does not.
+                    replacedRecords = externalRecordFolders[ObjectIdentifier(store)]
                     try remove(store)
                     let sourceKind = try StoreKinds.kind(for: store.type, url: url)
                     for suffix in sourceKind.sideFileSuffixes where !kind.sideFileSuffixes.contains(suffix) {
@@ -158,6 +161,7 @@ extension PersistentStoreCoordinator {
             }
             attached.coordinatorReference = self
             appendStore(attached)
+            if let replacedRecords, replacedRecords.store.identifier != attached.identifier { replacedRecords.removeRecords() }
             if !replacesSource { try? remove(store) }
             return (attached, map.retargeted(to: attached))
         } catch {

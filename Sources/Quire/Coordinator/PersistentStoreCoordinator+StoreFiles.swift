@@ -22,6 +22,7 @@ extension PersistentStoreCoordinator {
             }
             rowCache = rowCache.filter { !$0.key.isStored(in: store) }
             try store.backend.relocate(to: url)
+            externalRecordsStoreDidMove(store)
         }
     }
 
@@ -54,6 +55,7 @@ extension PersistentStoreCoordinator {
                 }
             }
         }
+        removeExternalRecords(ofStoreAt: url, type: type, options: options)
         try kind.removeFiles(at: url)
     }
 

@@ -24,7 +24,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     private var changedRecords: [ObjectID: Int64] = [:]
     /// Bumped whenever `changedRecords` is emptied to stay small; rows held from an earlier generation are
     /// treated as stale (also bumped by batch requests, which change records without naming them).
-    var heldRowGeneration = 0
+    var heldRowGeneration = 0 { didSet { heldRowGenerationStart = .now } }
+    /// When ``heldRowGeneration`` last changed: every row held or cached since was read after it (see
+    /// ManagedObjectContext+Staleness.swift).
+    var heldRowGenerationStart = ContinuousClock.Instant.now
     /// How many saves went through the coordinator (read under its lock): what tells a fetched results
     /// controller's cache whether it is still current.
     private(set) var saveGeneration = 0
@@ -32,6 +35,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     var rowCacheLimit = 500_000
     /// The contexts using the coordinator, held weakly, so Save As can re-point their objects.
     var registeredContexts: [WeakContextReference] = []
+    /// The external records of the stores whose options ask for them, by store (`ExternalRecords/`); empty
+    /// for most coordinators, which is all a save checks then.
+    var externalRecordFolders: [ObjectIdentifier: ExternalRecordFolder] = [:]
 
     /// Creates a coordinator for a model, freezing the model.
     ///
@@ -50,6 +56,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     deinit {
         for store in stores {
             StoreHandles.shared.setRemoved(store, true)
+            stopWatchingForWrites(of: store)
             try? store.backend.close()
         }
     }
@@ -77,7 +84,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     ///   - type: The store type, or nil to tell SQLite, XML and binary stores from the file's content.
     ///   - configuration: The model configuration whose entities the store holds (`nil` for all).
     ///   - url: The store's file (ignored for in-memory stores).
-    ///   - options: Read-only, journal mode, pragmas, migration.
+    ///   - options: Read-only, journal mode, pragmas, migration. Core Data options Quire does not know
+    ///     (``StoreOptions/ignoredCoreDataOptions``) are ignored, each with a note on standard error.
     /// - Returns: The added store.
     /// - Throws: ``QuireError`` when the file is not a store of that type, is truncated or corrupt, was
     ///   written with an incompatible model (unless the options ask to migrate it automatically, inferring the
@@ -86,6 +94,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     public func addPersistentStore(
         type: StoreType?, configuration: String? = nil, at url: URL?, options: StoreOptions = StoreOptions()
     ) throws -> PersistentStore {
+        try options.checkExternalRecordOptions()
         let type = try type ?? StoreKinds.detectType(at: url ?? URL(fileURLWithPath: "/dev/null"))
         return try locked {
             if let url, stores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
@@ -103,8 +112,17 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             // Object IDs name the store by its token, which resolves to it while it is attached; removing it
             // (or freeing the coordinator) detaches it, and it is freed once nobody holds it.
             StoreHandles.shared.setRemoved(store, false)
+            do {
+                try attachExternalRecords(of: store)
+            } catch {
+                StoreHandles.shared.setRemoved(store, true)
+                try? store.backend.close()
+                throw error
+            }
             store.coordinatorReference = self
             stores.append(store)
+            Self.noteIgnoredOptions(options, store: store)
+            startWatchingForWrites(of: store)
             return store
         }
     }
@@ -113,6 +131,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     func appendStore(_ store: PersistentStore) {
         StoreHandles.shared.setRemoved(store, false)
         stores.append(store)
+        startWatchingForWrites(of: store)
+        // A store Save As made or put back: its records are written when its options ask for them; a failure
+        // leaves them to the next attach (the store's record folder is then missing).
+        try? attachExternalRecords(of: store)
     }
 
     /// Detaches a store, closing it (`remove(_:)`). Objects from it can no longer be fulfilled.
@@ -122,9 +144,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 throw QuireError(.persistentStoreOperation, "The store \(store) is not attached to this coordinator.")
             }
             stores.remove(at: index)
+            detachExternalRecords(of: store)
             rowCache = rowCache.filter { !$0.key.isStored(in: store) }
             StoreHandles.shared.setRemoved(store, true)
             store.coordinatorReference = nil
+            stopWatchingForWrites(of: store)
             try store.backend.close()
         }
     }
@@ -295,6 +319,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     private func unconditionalSave(_ request: SaveRequest) throws -> SaveResult {
         try locked {
             var result = SaveResult()
+            var request = request
             let involved = stores.filter { store in
                 request.inserted.contains { $0.store === store } || request.updated.contains { $0.store === store }
                     || request.deleted.contains { $0.store === store } || (store.metadataIsDirty && !store.isReadOnly)
@@ -302,21 +327,31 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             for store in involved {
                 guard !store.isReadOnly else { throw store.readOnlyError() }
             }
-            if involved.count == 1 {
-                result = try involved[0].backend.save(request)
-            } else {
-                // Each store saves its part; the permanent IDs go back to the positions of the whole request.
-                var permanent = request.inserted.map(\.objectID)
-                for store in involved {
-                    let positions = request.inserted.indices.filter { request.inserted[$0].store === store }
-                    let part = SaveRequest(
-                        inserted: positions.map { request.inserted[$0] },
-                        updated: request.updated.filter { $0.store === store },
-                        deleted: request.deleted.filter { $0.store === store })
-                    let saved = try store.backend.save(part)
-                    for (position, id) in zip(positions, saved.permanentIDs) { permanent[position] = id }
+            // External records are written before the stores commit and put in place as each one has
+            // (`ExternalRecords/`); a coordinator without them pays this one check.
+            let records = externalRecordFolders.isEmpty ? nil : try stageExternalRecords(&request, involved: involved)
+            do {
+                if involved.count == 1 {
+                    result = try involved[0].backend.save(request)
+                    records?.commit(involved[0], permanentIDs: result.permanentIDs)
+                } else {
+                    // Each store saves its part; the permanent IDs go back to the positions of the whole request.
+                    var permanent = request.inserted.map(\.objectID)
+                    for store in involved {
+                        let positions = request.inserted.indices.filter { request.inserted[$0].store === store }
+                        let part = SaveRequest(
+                            inserted: positions.map { request.inserted[$0] },
+                            updated: request.updated.filter { $0.store === store },
+                            deleted: request.deleted.filter { $0.store === store })
+                        let saved = try store.backend.save(part)
+                        for (position, id) in zip(positions, saved.permanentIDs) { permanent[position] = id }
+                        records?.commit(store, permanentIDs: permanent)
+                    }
+                    result.permanentIDs = permanent
                 }
-                result.permanentIDs = permanent
+            } catch {
+                records?.discardUncommitted()
+                throw error
             }
             if !rowCache.isEmpty {
                 for change in request.updated { rowCache[change.objectID] = nil }
@@ -328,6 +363,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             }
             for change in request.updated { changedRecords[change.objectID] = change.version + 1 }
             for change in request.deleted { changedRecords[change.objectID] = Int64.max }
+            // Stores that post remote changes announce the save (asynchronously, on the remote-change queue).
+            if involved.contains(where: { $0.options.postsRemoteChangeNotifications }) { announceOwnSave(request, result) }
             saveGeneration += 1
             return result
         }

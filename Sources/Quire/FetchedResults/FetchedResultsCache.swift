@@ -49,6 +49,9 @@ final class FetchedResultsStreams: Sendable {
         return stream
     }
 
+    /// Whether a stream is being read.
+    var isEmpty: Bool { continuations.withLock { $0.isEmpty } }
+
     func yield(_ changes: FetchedResultsChangeSet) {
         for continuation in continuations.withLock({ Array($0.values) }) { continuation.yield(changes) }
     }

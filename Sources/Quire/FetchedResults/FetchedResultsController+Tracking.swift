@@ -7,6 +7,9 @@ extension FetchedResultsController {
     /// difference.
     func contextDidChange(_ change: ObjectsDidChange) {
         guard let oldSections = sections else { return }
+        // Without a delegate or a stream reading the changes, the controller does not track them (Core Data's
+        // "no tracking" mode): its results stay those of the last fetch.
+        guard delegate != nil || !streams.isEmpty else { return }
         let old = oldSections.flatMap(\.objects)
         if change.invalidatedAll {
             // Every object left the context: fetch again; every old object is reported deleted.
@@ -84,19 +87,57 @@ extension FetchedResultsController {
         objectReports += updates
         guard !sectionReports.isEmpty || !objectReports.isEmpty else { return }
 
-        let delegate = self.delegate
-        delegate?.controllerWillChangeContent(self)
         for (section, index, type) in sectionReports {
-            delegate?.controller(self, didChange: section, atSectionIndex: index, for: type)
             changes.sectionChanges.append(.init(type: type, name: section.name, sectionIndex: index))
         }
         for (object, from, type, to) in objectReports {
-            delegate?.controller(self, didChange: object, at: from, for: type, newIndexPath: to)
             changes.objectChanges.append(.init(type: type, objectID: object.objectID, indexPath: from, newIndexPath: to))
         }
-        delegate?.controllerDidChangeContent(self)
+        if let delegate = self.delegate {
+            let reloaded = updates.map { $0.0.objectID }
+            if tellSnapshot(to: delegate, reloading: reloaded) {
+                // The snapshot said it all.
+            } else if sectionNameKeyPath == nil, tellDifference(to: delegate, changes, old: old) {
+                // So did the difference.
+            } else {
+                delegate.controllerWillChangeContent(self)
+                for (section, index, type) in sectionReports {
+                    delegate.controller(self, didChange: section, atSectionIndex: index, for: type)
+                }
+                for (object, from, type, to) in objectReports {
+                    delegate.controller(self, didChange: object, at: from, for: type, newIndexPath: to)
+                }
+                delegate.controllerDidChangeContent(self)
+            }
+        }
         streams.yield(changes)
         if cacheName != nil, let coordinator = managedObjectContext.persistentStoreCoordinator { writeCache(coordinator) }
+    }
+
+    /// Tells the delegate a round's changes as a difference of object IDs (one section: item indexes are
+    /// offsets); false when it does not implement the difference callback.
+    private func tellDifference(
+        to delegate: any FetchedResultsControllerDelegate<Result>, _ changes: FetchedResultsChangeSet, old: [Result]
+    ) -> Bool {
+        let kind = ObjectIdentifier(type(of: delegate))
+        guard !typesLackingDifference.contains(kind) else { return false }
+        var steps: [CollectionDifference<ObjectID>.Change] = []
+        for change in changes.objectChanges {
+            let paired = change.type == .move || change.type == .update
+            if let from = change.indexPath {
+                steps.append(.remove(offset: from.item, element: change.objectID, associatedWith: paired ? change.newIndexPath?.item : nil))
+            }
+            if let to = change.newIndexPath {
+                steps.append(.insert(offset: to.item, element: change.objectID, associatedWith: paired ? change.indexPath?.item : nil))
+            }
+        }
+        // The reports describe one valid edit of the old list; should they not, the two lists are compared.
+        let difference = CollectionDifference(steps)
+            ?? (fetchedObjects ?? []).map(\.objectID).difference(from: old.map(\.objectID)).inferringMoves()
+        delegateLacksCallback = false
+        delegate.controller(self, didChangeContentWith: difference)
+        if delegateLacksCallback { typesLackingDifference.insert(kind) }
+        return !delegateLacksCallback
     }
 
     /// The changed objects in both lists whose section changed, or whose place among the unchanged objects

@@ -37,7 +37,9 @@ public final class FetchedResultsController<Result: ManagedObject> {
     public let sectionNameKeyPath: String?
     /// The name of the section-info cache (see ``deleteCache(withName:)``), or nil for none.
     public let cacheName: String?
-    /// Told of each round of changes; not retained.
+    /// Told of each round of changes; not retained. Without a delegate (and without a ``changeSets`` stream)
+    /// the controller does not track changes, as in Core Data: its results stay those of the last
+    /// ``performFetch()``; call it again after setting a delegate.
     public weak var delegate: (any FetchedResultsControllerDelegate<Result>)?
 
     /// The results in order, section after section; nil before ``performFetch()``.
@@ -51,6 +53,13 @@ public final class FetchedResultsController<Result: ManagedObject> {
     var resultEntities: Set<ObjectIdentifier> = []
     private var observerToken: Int?
     let streams = FetchedResultsStreams()
+    /// Set by the delegate's default implementations of the snapshot and difference callbacks: the delegate
+    /// does not implement the one just called.
+    var delegateLacksCallback = false
+    /// The delegate types found not to implement the snapshot callback, or the difference callback (found by
+    /// calling them once), so that no snapshot or difference is made for them again.
+    var typesLackingSnapshot: Set<ObjectIdentifier> = []
+    var typesLackingDifference: Set<ObjectIdentifier> = []
 
     /// Creates a controller (`init(fetchRequest:managedObjectContext:sectionNameKeyPath:cacheName:)`); nothing
     /// is fetched until ``performFetch()``.
@@ -104,6 +113,7 @@ public final class FetchedResultsController<Result: ManagedObject> {
                 install(makeSections(objects))
                 writeCache(coordinator)
             }
+            if let delegate { _ = tellSnapshot(to: delegate, reloading: []) }
             if observerToken == nil {
                 let box = WeakControllerBox(self)
                 observerToken = managedObjectContext.addObjectsDidChangeObserver { change in
@@ -154,14 +164,36 @@ public final class FetchedResultsController<Result: ManagedObject> {
 
     // MARK: Sections
 
-    /// An object's section name.
+    /// An object's section name: the key path's value as Core Data's `NSNumber`, `NSDate` … describe it, so a
+    /// Boolean names sections `"0"` and `"1"` and a whole floating-point number has no fraction (`"3"`).
     func sectionName(of object: Result) -> String {
         guard let sectionNameKeyPath else { return "" }
         switch object.value(forKeyPath: sectionNameKeyPath) {
         case nil: return ""
         case let string as String: return string
+        case let bool as Bool: return bool ? "1" : "0"
+        case let double as Double: return Self.numberName(double)
+        case let float as Float: return Self.numberName(Double(float))
         case let value?: return "\(value)"
         }
+    }
+
+    /// A floating-point value as `NSNumber`'s description writes it: without a fraction when it is whole.
+    private static func numberName(_ value: Double) -> String {
+        if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+
+    /// Tells the delegate the results as a snapshot; false when it does not implement the snapshot callback.
+    func tellSnapshot(to delegate: any FetchedResultsControllerDelegate<Result>, reloading reloaded: [ObjectID]) -> Bool {
+        let kind = ObjectIdentifier(type(of: delegate))
+        guard !typesLackingSnapshot.contains(kind) else { return false }
+        let snapshot = FetchedResultsSnapshot(
+            sections: (sections ?? []).map { ($0.name, $0.objects.map(\.objectID)) }, reloadedItemIdentifiers: reloaded)
+        delegateLacksCallback = false
+        delegate.controller(self, didChangeContentWith: snapshot)
+        if delegateLacksCallback { typesLackingSnapshot.insert(kind) }
+        return !delegateLacksCallback
     }
 
     /// The index title of a section: the delegate's, or the default.

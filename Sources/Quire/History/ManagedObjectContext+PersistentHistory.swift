@@ -24,12 +24,19 @@ extension ManagedObjectContext {
                     count: deleted, status: true)
             case .fetch:
                 var transactions: [PersistentHistoryTransaction] = []
-                let withChanges = request.resultType == .transactionsAndChanges
+                let filtersChanges = request.fetchRequest?.entityName == PersistentHistoryChange.entityName
+                let withChanges = request.resultType == .transactionsAndChanges || filtersChanges
                 for (store, backend) in stores {
                     let records = try coordinator.locked { try backend.fetchHistory(after: Self.bound(request.bound, for: store), includingChanges: withChanges) }
                     transactions += records.map { Self.transaction($0, store: store) }
                 }
                 transactions.sort { ($0.timestamp, $0.transactionNumber) < ($1.timestamp, $1.transactionNumber) }
+                if let fetchRequest = request.fetchRequest {
+                    transactions = try Self.narrow(transactions, by: fetchRequest)
+                    if filtersChanges && request.resultType != .transactionsAndChanges {
+                        transactions = transactions.map { $0.withoutChanges }
+                    }
+                }
                 switch request.resultType {
                 case .statusOnly: return PersistentHistoryResult(resultType: .statusOnly, transactions: nil, count: nil, status: true)
                 case .count: return PersistentHistoryResult(resultType: .count, transactions: nil, count: transactions.count, status: true)
@@ -37,6 +44,40 @@ extension ManagedObjectContext {
                 }
             }
         }
+    }
+
+    /// The transactions a history fetch request keeps: those its predicate matches (a transaction request), or
+    /// those with changes it matches, holding only those (a change request); then its offset and limit.
+    ///
+    /// - Throws: ``QuireError/Code/invalidFetchRequest`` for a request of another entity; the predicate's
+    ///   evaluation errors (``QuireError/Code/predicateEvaluation`` for a key the records lack).
+    private static func narrow(
+        _ transactions: [PersistentHistoryTransaction], by fetchRequest: FetchRequest<any PersistentHistoryFetchResult>
+    ) throws -> [PersistentHistoryTransaction] {
+        var kept: [PersistentHistoryTransaction]
+        switch fetchRequest.entityName {
+        case PersistentHistoryTransaction.entityName:
+            guard let predicate = fetchRequest.predicate else {
+                kept = transactions
+                break
+            }
+            kept = try transactions.filter { try predicate.evaluate(with: $0) }
+        case PersistentHistoryChange.entityName:
+            kept = []
+            for transaction in transactions {
+                let changes = try (transaction.changes ?? []).filter { try fetchRequest.predicate?.evaluate(with: $0) ?? true }
+                if !changes.isEmpty { kept.append(transaction.with(changes: changes)) }
+            }
+        default:
+            throw QuireError(
+                .invalidFetchRequest,
+                "A history request's fetch request must be PersistentHistoryTransaction.fetchRequest or "
+                    + "PersistentHistoryChange.fetchRequest, not one of entity '\(fetchRequest.entityName)'.",
+                context: .init(entity: fetchRequest.entityName))
+        }
+        if fetchRequest.fetchOffset > 0 { kept = Array(kept.dropFirst(fetchRequest.fetchOffset)) }
+        if fetchRequest.fetchLimit > 0 { kept = Array(kept.prefix(fetchRequest.fetchLimit)) }
+        return kept
     }
 
     /// A request's bound for one store: a token or transaction of another store reads that store whole.

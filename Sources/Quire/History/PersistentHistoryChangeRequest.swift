@@ -44,6 +44,11 @@ public final class PersistentHistoryChangeRequest: @unchecked Sendable {
     public var resultType: PersistentHistoryResultType = .transactionsAndChanges
     /// The stores to read or delete in; nil for every store of the coordinator.
     public var affectedStores: [PersistentStore]?
+    /// Narrows a fetch (`fetchRequest`): a ``PersistentHistoryTransaction/fetchRequest`` keeps the transactions its
+    /// predicate matches, then applies its `fetchOffset` and `fetchLimit`; a ``PersistentHistoryChange/fetchRequest``
+    /// keeps each transaction's matching changes and the transactions left with one. Nil for every transaction
+    /// after the request's bound. Ignored by deletes.
+    public var fetchRequest: FetchRequest<any PersistentHistoryFetchResult>?
 
     init(_ operation: Operation, _ bound: Bound) {
         self.operation = operation
@@ -53,6 +58,20 @@ public final class PersistentHistoryChangeRequest: @unchecked Sendable {
     /// The transactions after a token (all of them for nil).
     public static func fetchHistory(after token: PersistentHistoryToken?) -> PersistentHistoryChangeRequest {
         .init(.fetch, .token(token))
+    }
+
+    /// The transactions, or the changes, a fetch request of history matches (`fetchHistory(withFetchRequest:)`),
+    /// from the start of the history; see ``fetchRequest``.
+    ///
+    /// ```swift
+    /// let others = PersistentHistoryTransaction.fetchRequest!
+    /// others.predicate = try QueryPredicate(format: "author != %@", "app")
+    /// let result = try context.execute(PersistentHistoryChangeRequest.fetchHistory(withFetchRequest: others))
+    /// ```
+    public static func fetchHistory(withFetchRequest fetchRequest: FetchRequest<any PersistentHistoryFetchResult>) -> PersistentHistoryChangeRequest {
+        let request = PersistentHistoryChangeRequest(.fetch, .all)
+        request.fetchRequest = fetchRequest
+        return request
     }
 
     /// The transactions saved after a date.

@@ -28,6 +28,16 @@ public struct PersistentHistoryTransaction: Sendable, Hashable {
         Notification(name: ManagedObjectContext.didSaveNotification, object: nil, userInfo: contextDidSave.userInfo)
     }
 
+    /// The same transaction with other changes (a history fetch request kept some of them).
+    func with(changes: [PersistentHistoryChange]?) -> PersistentHistoryTransaction {
+        PersistentHistoryTransaction(
+            timestamp: timestamp, changes: changes, transactionNumber: transactionNumber, storeID: storeID, bundleID: bundleID,
+            processID: processID, contextName: contextName, author: author, token: token)
+    }
+
+    /// The same transaction without its changes.
+    var withoutChanges: PersistentHistoryTransaction { with(changes: nil) }
+
     /// The transaction's changes as a did-save payload.
     public var contextDidSave: ContextDidSave {
         var changes = ContextDidSave()

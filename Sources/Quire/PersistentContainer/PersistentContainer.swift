@@ -138,15 +138,10 @@ open class PersistentContainer: @unchecked Sendable {
 
     /// Adds the store a description describes, or finds it when it was added already.
     private func addStore(for description: PersistentStoreDescription) throws -> PersistentStore {
-        let type = description.type
-        let url = type == .inMemory ? nil : description.url
-        if let url, let existing = persistentStoreCoordinator.persistentStore(for: url) { return existing }
-        let options = try description.storeOptions()
-        if let url, description.documentContents == nil, !options.isReadOnly {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if description.type != .inMemory, let url = description.url, let existing = persistentStoreCoordinator.persistentStore(for: url) {
+            return existing
         }
-        return try persistentStoreCoordinator.addPersistentStore(
-            type: type, configuration: description.configuration, at: url, options: options)
+        return try persistentStoreCoordinator.addPersistentStore(with: description)
     }
 
     private static func errorOf(_ body: () throws -> PersistentStore) -> (any Error)? {

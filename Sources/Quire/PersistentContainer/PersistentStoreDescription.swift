@@ -124,10 +124,56 @@ public final class PersistentStoreDescription: @unchecked Sendable, CustomString
         state.withLock { $0.options[key] = option }
     }
 
+    /// How long, in seconds, the store waits for another connection's lock before a request fails
+    /// (`timeout`, kept in ``options`` under `NSPersistentStoreTimeoutOption`); SQLite stores only. 5 seconds
+    /// unless set (Core Data's default is 240).
+    ///
+    /// ```swift
+    /// description.timeout = 30
+    /// ```
+    public var timeout: TimeInterval {
+        get {
+            switch options[StoreOptions.CoreDataKey.timeout] {
+            case let seconds as Double: return seconds
+            case let seconds as Int: return Double(seconds)
+            case let number as NSNumber: return number.doubleValue
+            default: return StoreOptions().timeout
+            }
+        }
+        set { setOption(newValue, forKey: StoreOptions.CoreDataKey.timeout) }
+    }
+
+    /// The SQLite pragmas set on the store's connection when it is added (`sqlitePragmas`), by name: the
+    /// dictionary under `NSSQLitePragmasOption` in ``options``.
+    public var sqlitePragmas: [String: Any] {
+        options[StoreOptions.CoreDataKey.sqlitePragmas] as? [String: Any] ?? [:]
+    }
+
+    /// Sets one SQLite pragma, or removes it with nil (`setValue(_:forPragmaNamed:)`); `journal_mode` chooses
+    /// the journal (``StoreOptions/journalMode``). Names must be identifiers and values identifiers or numbers,
+    /// or adding the store fails with ``QuireError/Code/invalidArgument``.
+    ///
+    /// ```swift
+    /// description.setValue("DELETE", forPragmaNamed: "journal_mode")
+    /// description.setValue(-8000, forPragmaNamed: "cache_size")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The pragma's value: a string or a number; nil removes the pragma.
+    ///   - name: The pragma's name.
+    public func setValue(_ value: Any?, forPragmaNamed name: String) {
+        state.withLock { state in
+            var pragmas = state.options[StoreOptions.CoreDataKey.sqlitePragmas] as? [String: Any] ?? [:]
+            pragmas[name] = value
+            state.options[StoreOptions.CoreDataKey.sqlitePragmas] = pragmas.isEmpty ? nil : pragmas
+        }
+    }
+
     /// The options the coordinator gets: ``options`` read by ``StoreOptions/init(coreDataOptions:)``, then the
     /// read-only and migration properties.
     ///
-    /// - Throws: ``QuireError/Code/invalidArgument`` for an option key or value Quire does not know.
+    /// - Throws: ``QuireError/Code/invalidArgument`` for a value Quire cannot use under a key it knows (keys it
+    ///   does not know are ignored and listed in ``StoreOptions/ignoredCoreDataOptions``).
     public func storeOptions() throws -> StoreOptions {
         let state = state.withLock { $0 }
         var options = try StoreOptions(coreDataOptions: state.options)

@@ -64,6 +64,25 @@ extension ManagedObjectModel {
         } catch {
             throw QuireError(.fileReadNoSuchFile, "The model file '\(url.path)' cannot be read.", context: .init(file: url))
         }
+        // Quire's model files are JSON objects; anything else is not a model of any kind Quire reads, and saying
+        // so beats a JSON parser's complaint.
+        guard data.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") else {
+            throw QuireError(
+                .invalidModel,
+                "'\(url.path)' is not a model file: Quire reads Xcode models (.xcdatamodeld, .xcdatamodel), compiled "
+                    + "models (.mom, .momd) and the JSON model files it writes.",
+                context: .init(file: url))
+        }
+        // JSON of something else (no model's `format` and `entities` at the top) is not a model either.
+        if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            object["format"] == nil || object["entities"] == nil
+        {
+            throw QuireError(
+                .invalidModel,
+                "'\(url.path)' is not a model file: it is JSON, but not a model Quire wrote (it has no "
+                    + "\(object["format"] == nil ? "'format'" : "'entities'")).",
+                context: .init(file: url))
+        }
         do {
             try self.init(serializedRepresentation: data)
         } catch var error as QuireError {
@@ -127,6 +146,8 @@ package struct ModelDocument: Codable {
         package var versionHashModifier: String?
         package var validationPredicates: [String]?
         package var validationWarnings: [String]?
+        /// `isStoredInExternalRecord` ("Store in External Record File"); absent when false.
+        package var storedInExternalRecord: Bool? = nil
     }
 
     package struct Entity: Codable {
@@ -182,7 +203,8 @@ package struct ModelDocument: Codable {
                         indexedBySpotlight: r.isIndexedBySpotlight, userInfo: r.userInfo,
                         renamingIdentifier: r.renamingIdentifier, versionHashModifier: r.versionHashModifier,
                         validationPredicates: Self.formats(r.validationPredicates),
-                        validationWarnings: r.validationPredicates.isEmpty ? nil : r.validationWarnings)
+                        validationWarnings: r.validationPredicates.isEmpty ? nil : r.validationWarnings,
+                        storedInExternalRecord: r.isStoredInExternalRecord ? true : nil)
                 },
                 userInfo: entity.userInfo,
                 renamingIdentifier: entity.renamingIdentifier,
@@ -220,6 +242,7 @@ package struct ModelDocument: Codable {
                 relationship.isOptional = r.optional
                 relationship.isTransient = r.transient
                 relationship.isIndexedBySpotlight = r.indexedBySpotlight
+                relationship.isStoredInExternalRecord = r.storedInExternalRecord ?? false
                 relationship.userInfo = r.userInfo
                 relationship.renamingIdentifier = r.renamingIdentifier
                 relationship.versionHashModifier = r.versionHashModifier

@@ -131,25 +131,6 @@ extension PersistentStoreBackend {
         if slot < row.relationships.count, !row.relationships[slot].isFault { return row.relationships[slot].objectIDs }
         return relationship.isToMany ? try relatedObjectIDs(of: row.objectID, relationship: relationship) : []
     }
-
-    /// Inserts records with the given attribute values (by slot, already of the attributes' types) through
-    /// ``PersistentStoreBackend/save(_:)``, in one transaction or one atomic write, and returns their IDs.
-    package func insertRecords(
-        of entity: EntityDescription, attributes: [[AttributeValue]], transactionAuthor: String? = nil, contextName: String? = nil
-    ) throws -> [ObjectID] {
-        guard !attributes.isEmpty else { return [] }
-        let relationships = entity.allRelationships.map { RelationshipStorage.empty(for: $0) }
-        let owner = ObjectIDOwner.owner(ObjectIDOwner(token: 0, model: store.model), keeping: entity)
-        let changes = attributes.map { values in
-            SaveRequest.Change(
-                objectID: ObjectID.makeTemporary(for: entity, owner: owner), store: store, version: 0, attributes: values,
-                relationships: relationships, committedRelationships: nil)
-        }
-        var request = SaveRequest(inserted: changes)
-        request.transactionAuthor = transactionAuthor
-        request.contextName = contextName
-        return try save(request).permanentIDs
-    }
 }
 
 extension StoreBatchRequest {

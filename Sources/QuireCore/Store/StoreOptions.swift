@@ -69,6 +69,39 @@ public struct StoreOptions: Sendable, Hashable {
     /// and in-memory stores, which Core Data gives no history, in their metadata (a Mac reads neither kind's
     /// history); read it with `PersistentHistoryChangeRequest`. Other store types ignore it.
     public var persistentHistoryTracking = false
+    /// Post `PersistentStore.remoteChangeNotification` (Core Data's `NSPersistentStoreRemoteChange`)
+    /// after every write to the store: this coordinator's saves and batch requests, and what other coordinators
+    /// and other processes write to the same SQLite, XML or binary file or PostgreSQL database
+    /// (`NSPersistentStoreRemoteChangeNotificationPostOptionKey`).
+    public var postsRemoteChangeNotifications = false
+    /// How long, in seconds, a SQLite store waits for another connection's lock (another coordinator or
+    /// process writing the file) before a request fails with a busy error (`NSPersistentStoreTimeoutOption`,
+    /// SQLite's busy timeout); 5 seconds by default (Core Data's default is 240). Other store types ignore it.
+    public var timeout: TimeInterval = 5
+    /// The keys of the Core Data options dictionary given to ``init(coreDataOptions:)`` that Quire does not
+    /// know, sorted. They are ignored, as Core Data ignores options it does not know; the coordinator logs a
+    /// note naming each when the store is added.
+    public var ignoredCoreDataOptions: [String] = []
+    /// The folder the store writes its external record files into (`NSExternalRecordsDirectoryOption`): one
+    /// file per object of every entity with a property marked ``PropertyDescription/isIndexedBySpotlight``,
+    /// holding the values of its properties marked ``PropertyDescription/isStoredInExternalRecord``, written
+    /// and removed with the objects at each save, for desktop search (see <doc:SearchIndexing>). Set it with
+    /// ``externalRecordExtension``; nil (the default) writes no records.
+    public var externalRecordsDirectory: URL?
+    /// The file name extension of external record files, without the dot (`NSExternalRecordExtensionOption`);
+    /// needed with ``externalRecordsDirectory``.
+    public var externalRecordExtension: String?
+    /// The format of external record files (`NSExternalRecordsFileFormatOption`): an XML property list (the
+    /// default, as in Core Data, and the one desktop indexers can read) or a binary one.
+    public var externalRecordsFileFormat: ExternalRecordFormat = .xml
+
+    /// The formats of external record files: property lists of the object's values, keyed by property name.
+    public enum ExternalRecordFormat: String, Sendable, Hashable, CaseIterable {
+        /// An XML property list (`NSXMLExternalRecordType`, Core Data's default).
+        case xml = "NSXMLExternalRecordType"
+        /// A binary property list (`NSBinaryExternalRecordType`).
+        case binary = "NSBinaryExternalRecordType"
+    }
 
     /// Creates default options.
     public init() {}
@@ -85,13 +118,35 @@ public struct StoreOptions: Sendable, Hashable {
         public static let inferMappingModel = "NSInferMappingModelAutomaticallyOption"
         /// `NSPersistentHistoryTrackingKey`.
         public static let persistentHistoryTracking = "NSPersistentHistoryTrackingKey"
+        /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey`.
+        public static let remoteChangeNotificationPost = "NSPersistentStoreRemoteChangeNotificationPostOptionKey"
+        /// `NSPersistentStoreTimeoutOption`: seconds, as a number.
+        public static let timeout = "NSPersistentStoreTimeoutOption"
+        /// `NSExternalRecordsDirectoryOption`: a URL or a path.
+        public static let externalRecordsDirectory = "NSExternalRecordsDirectoryOption"
+        /// `NSExternalRecordExtensionOption`: a string.
+        public static let externalRecordExtension = "NSExternalRecordExtensionOption"
+        /// `NSExternalRecordsFileFormatOption`: an ``ExternalRecordFormat`` raw value (`NSXMLExternalRecordType`,
+        /// `NSBinaryExternalRecordType`), or `XML` or `binary`.
+        public static let externalRecordsFileFormat = "NSExternalRecordsFileFormatOption"
     }
 
     /// Creates options from a Core Data options dictionary.
     ///
-    /// `NSSQLitePragmasOption`'s `journal_mode` sets ``journalMode``; other pragmas go to ``sqlitePragmas``.
+    /// `NSSQLitePragmasOption`'s `journal_mode` sets ``journalMode``; other pragmas go to ``sqlitePragmas``. A key
+    /// Quire does not know (such as iOS's `NSPersistentStoreFileProtectionKey`) is ignored, as Core Data ignores
+    /// unknown options, and listed in ``ignoredCoreDataOptions``.
     ///
-    /// - Throws: ``QuireError/Code/invalidArgument`` for an unknown key or a value of the wrong type.
+    /// ```swift
+    /// let options = try StoreOptions(coreDataOptions: [
+    ///     StoreOptions.CoreDataKey.persistentHistoryTracking: true,
+    ///     StoreOptions.CoreDataKey.remoteChangeNotificationPost: true,
+    ///     "NSPersistentStoreFileProtectionKey": "NSFileProtectionComplete",
+    /// ])
+    /// // options.ignoredCoreDataOptions == ["NSPersistentStoreFileProtectionKey"]
+    /// ```
+    ///
+    /// - Throws: ``QuireError/Code/invalidArgument`` for a value of the wrong type under a key Quire knows.
     public init(coreDataOptions: [String: Any]) throws {
         for (key, value) in coreDataOptions {
             switch key {
@@ -99,6 +154,30 @@ public struct StoreOptions: Sendable, Hashable {
             case CoreDataKey.migrateAutomatically: migratesAutomatically = try Self.bool(value, key)
             case CoreDataKey.inferMappingModel: infersMappingModel = try Self.bool(value, key)
             case CoreDataKey.persistentHistoryTracking: persistentHistoryTracking = try Self.bool(value, key)
+            case CoreDataKey.remoteChangeNotificationPost: postsRemoteChangeNotifications = try Self.bool(value, key)
+            case CoreDataKey.timeout:
+                guard let seconds = Self.number(value), seconds >= 0 else {
+                    throw QuireError(.invalidArgument, "The option \(key) must be a number of seconds, not '\(value)'.")
+                }
+                timeout = seconds
+            case CoreDataKey.externalRecordsDirectory:
+                if let url = value as? URL, url.isFileURL {
+                    externalRecordsDirectory = url
+                } else if let path = value as? String, !path.isEmpty {
+                    externalRecordsDirectory = URL(fileURLWithPath: path, isDirectory: true)
+                } else {
+                    throw QuireError(.invalidArgument, "The option \(key) must be a file URL or a path.")
+                }
+            case CoreDataKey.externalRecordExtension:
+                guard let text = value as? String else { throw QuireError(.invalidArgument, "The option \(key) must be a string.") }
+                externalRecordExtension = text
+            case CoreDataKey.externalRecordsFileFormat:
+                guard let text = value as? String, let format = ExternalRecordFormat(optionValue: text) else {
+                    throw QuireError(
+                        .invalidArgument,
+                        "The option \(key) must be NSXMLExternalRecordType or NSBinaryExternalRecordType, not '\(value)'.")
+                }
+                externalRecordsFileFormat = format
             case CoreDataKey.sqlitePragmas:
                 guard let pragmas = value as? [String: Any] else {
                     throw QuireError(.invalidArgument, "The option \(key) must be a dictionary of pragma names to values.")
@@ -115,7 +194,47 @@ public struct StoreOptions: Sendable, Hashable {
                     }
                 }
             default:
-                throw QuireError(.invalidArgument, "The store option '\(key)' is not one Quire knows.")
+                ignoredCoreDataOptions.append(key)
+            }
+        }
+        ignoredCoreDataOptions.sort()
+    }
+
+    private static func number(_ value: Any) -> Double? {
+        switch value {
+        case let number as Double: return number
+        case let number as Int: return Double(number)
+        case let number as NSNumber: return number.doubleValue
+        default: return nil
+        }
+    }
+
+    /// Checks the external record options together, as Core Data asks: a directory and an extension, or
+    /// neither; the extension one file name component without the dot.
+    ///
+    /// - Throws: ``QuireError/Code/invalidArgument`` naming the option that is missing or malformed.
+    package func checkExternalRecordOptions() throws {
+        switch (externalRecordsDirectory, externalRecordExtension) {
+        case (nil, nil): return
+        case (nil, _?):
+            throw QuireError(
+                .invalidArgument, "The option \(CoreDataKey.externalRecordExtension) needs \(CoreDataKey.externalRecordsDirectory) too.")
+        case (let directory?, nil):
+            throw QuireError(
+                .invalidArgument, "The option \(CoreDataKey.externalRecordsDirectory) needs \(CoreDataKey.externalRecordExtension) too.",
+                context: .init(file: directory))
+        case (let directory?, let fileExtension?):
+            guard directory.isFileURL else {
+                throw QuireError(
+                    .invalidArgument, "The external records directory '\(directory)' is not a file URL.", context: .init(file: directory))
+            }
+            guard !fileExtension.isEmpty, fileExtension.utf8.count <= 64, !fileExtension.hasPrefix("."),
+                !fileExtension.contains(where: { $0 == "/" || $0 == "\0" || $0.isNewline })
+            else {
+                throw QuireError(
+                    .invalidArgument,
+                    "The external record extension '\(fileExtension)' must be a file name extension without the dot "
+                        + "(at most 64 bytes, no '/').")
             }
         }
     }
@@ -124,5 +243,21 @@ public struct StoreOptions: Sendable, Hashable {
         if let bool = value as? Bool { return bool }
         if let number = value as? Int { return number != 0 }
         throw QuireError(.invalidArgument, "The option \(key) must be a Boolean.")
+    }
+}
+
+extension StoreOptions.ExternalRecordFormat {
+    /// The format an option value names: a raw value, or `XML` or `binary` in any case (Core Data does not
+    /// document the strings behind its two constants).
+    init?(optionValue text: String) {
+        if let format = Self(rawValue: text) {
+            self = format
+            return
+        }
+        switch text.lowercased() {
+        case "xml": self = .xml
+        case "binary": self = .binary
+        default: return nil
+        }
     }
 }

@@ -45,7 +45,9 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     private var entityCounts: [Int]?
     var nextKey: Int64 = 1
     /// The size and modification time of the file as last read or written, to notice another writer.
-    private var fileStamp: FileStamp?
+    private(set) var fileStamp: FileStamp?
+    /// The watch for other writers of the file, while the coordinator keeps one (AtomicStore+WriteWatch.swift).
+    var writeWatch: AtomicWriteWatch?
     /// Names of transient properties, which predicates on the cache cannot read (they hold no values).
     private lazy var transientNames: Set<String> = Set(
         model.entities.flatMap { $0.properties.filter(\.isTransient).map(\.name) })
@@ -115,11 +117,11 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
             throw QuireError(
                 .fileReadCorruptFile, "The store path '\(fileURL.path)' is not a regular file.", context: .init(file: fileURL))
         }
-        if !options.isReadOnly && access(fileURL.path, W_OK) != 0 {
+        if !options.isReadOnly, let refusal = StoreFileAccess.writeRefusal(fileURL.path, status, modeBits: false) {
             throw QuireError(
                 .fileWriteNoPermission,
-                "The store '\(fileURL.path)' is a read-only file; add it with the read-only option to read it.",
-                context: .init(file: fileURL))
+                "The store '\(fileURL.path)' is a read-only file (\(refusal.reason)); add it with the read-only option to read it.",
+                context: .init(file: fileURL), underlying: refusal.error)
         }
         let image = try decode(try readFile())
         try checkMetadata(image.metadata)
@@ -268,6 +270,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     }
 
     package func close() throws {
+        stopWatchingForWrites()
         discardStreamedImport()
         if metadataIsDirty && !options.isReadOnly { try writeFile() }
         // Packed records are two allocations: freeing them takes no time.

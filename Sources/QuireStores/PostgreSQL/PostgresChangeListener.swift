@@ -2,18 +2,9 @@ import QuireCore
 import CLibPQ
 import Foundation
 
-extension PersistentStore {
-    /// Posted on `NotificationCenter.default`, with the store as the object, when another coordinator (in this
-    /// process, another one, or on another machine) saved changes to a store that announces them (PostgreSQL's
-    /// `LISTEN`/`NOTIFY`); Core Data's `NSPersistentStoreRemoteChangeNotification`. The user info holds
-    /// `Set<ObjectID>`s of this store under `inserted_objectIDs`, `updated_objectIDs` and `deleted_objectIDs`
-    /// (read them with `ContextDidSave.remoteChange(_:)`), and `everything` = true when the save was too large to
-    /// list. Posted on a thread of the store's own.
-    public static let remoteChangeNotification = Notification.Name("NSPersistentStoreRemoteChangeNotification")
-}
-
-/// Listens on a store's channel with a connection of its own, on a thread of its own, and posts
-/// ``PersistentStore/remoteChangeNotification`` for every save another coordinator announces.
+/// Listens on a store's channel with a connection of its own, on a thread of its own, and hands every save another
+/// coordinator announces to the store's ``PostgresForeignWrites`` (the coordinator posts them as
+/// `PersistentStore.remoteChangeNotification`).
 ///
 /// `@unchecked Sendable`: `stopped` is read and written only under `lock`; the connection is used only by the
 /// listening thread once ``start()`` has run (and closed by it when it stops).
@@ -24,14 +15,19 @@ final class PostgresChangeListener: @unchecked Sendable {
     private let store: PersistentStore
     private let source: String
     private let entities: [Int64: EntityDescription]
+    private let writes: PostgresForeignWrites
 
-    /// Connects and listens; the store's own saves (marked with `source`) are not posted.
-    init(url: PostgresURL, channel: String, source: String, store: PersistentStore, entities: [Int64: EntityDescription]) throws {
+    /// Connects and listens; the store's own saves (marked with `source`) are not reported.
+    init(
+        url: PostgresURL, channel: String, source: String, store: PersistentStore, entities: [Int64: EntityDescription],
+        writes: PostgresForeignWrites
+    ) throws {
         connection = try PostgresConnection(url: url)
         try connection.execute("LISTEN \(PostgresDialect.quoteRaw(channel))")
         self.store = store
         self.source = source
         self.entities = entities
+        self.writes = writes
     }
 
     func start() {
@@ -65,13 +61,13 @@ final class PostgresChangeListener: @unchecked Sendable {
             while let notify = PQnotifies(handle) {
                 let payload = notify.pointee.extra.map { String(cString: $0) } ?? ""
                 PQfreemem(notify)
-                if !isStopped { post(payload) }
+                if !isStopped { report(payload) }
             }
         }
     }
 
     /// `src=<store instance>;i=<ent>:<pk>,…;u=…;d=…`, or `src=…;*`.
-    private func post(_ payload: String) {
+    private func report(_ payload: String) {
         var inserted: Set<ObjectID> = []
         var updated: Set<ObjectID> = []
         var deleted: Set<ObjectID> = []
@@ -94,11 +90,41 @@ final class PostgresChangeListener: @unchecked Sendable {
             default: break
             }
         }
-        NotificationCenter.default.post(
-            name: PersistentStore.remoteChangeNotification, object: store,
-            userInfo: [
-                "inserted_objectIDs": inserted, "updated_objectIDs": updated, "deleted_objectIDs": deleted,
-                "everything": everything, "storeUUID": store.identifier,
-            ])
+        writes.add(StoreWrite(inserted: inserted, updated: updated, deleted: deleted, everything: everything))
+    }
+}
+
+/// The saves other coordinators announced that the coordinator has not taken yet, and whom to tell of new ones.
+///
+/// `@unchecked Sendable`: both members are read and written only under `lock`.
+final class PostgresForeignWrites: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pending: StoreWrite?
+    private var changed: (@Sendable () -> Void)?
+
+    /// Starts or stops telling of new writes.
+    func setHandler(_ handler: (@Sendable () -> Void)?) {
+        lock.withLock {
+            changed = handler
+            if handler == nil { pending = nil }
+        }
+    }
+
+    /// Keeps a write (when someone is told of writes) and tells of it.
+    func add(_ write: StoreWrite) {
+        let handler: (@Sendable () -> Void)? = lock.withLock {
+            guard let changed else { return nil }
+            if pending == nil { pending = write } else { pending?.formUnion(write) }
+            return changed
+        }
+        handler?()
+    }
+
+    /// The writes kept since the last call.
+    func take() -> StoreWrite? {
+        lock.withLock {
+            defer { pending = nil }
+            return pending
+        }
     }
 }

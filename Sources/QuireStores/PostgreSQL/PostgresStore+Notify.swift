@@ -6,13 +6,14 @@ extension PostgresStore {
     /// store, in any process or on any machine, hears of every save and no other store's.
     var notificationChannel: String { "quire_" + identifier.lowercased().replacingOccurrences(of: "-", with: "") }
 
-    /// Starts listening for other coordinators' saves (``PersistentStore/remoteChangeNotification``); a store
-    /// that cannot listen still works, without the notifications.
+    /// Starts listening for other coordinators' saves (`PersistentStore.remoteChangeNotification`, posted by the
+    /// coordinator); a store that cannot listen still works, without the notifications.
     func startListening(_ address: PostgresURL) {
         var entities: [Int64: EntityDescription] = [:]
         for entity in schema.numbers.entitiesInOrder { entities[Int64(schema.numbers.number(of: entity))] = entity }
         listener = try? PostgresChangeListener(
-            url: address, channel: notificationChannel, source: notificationSource, store: store, entities: entities)
+            url: address, channel: notificationChannel, source: notificationSource, store: store, entities: entities,
+            writes: foreignWrites)
         listener?.start()
     }
 
@@ -20,6 +21,7 @@ extension PostgresStore {
     func stopListening() {
         listener?.stop()
         listener = nil
+        foreignWrites.setHandler(nil)
     }
 
     /// Announces a save inside its transaction (`pg_notify`, delivered at commit, never for a rolled-back save):
@@ -38,4 +40,20 @@ extension PostgresStore {
         if payload.utf8.count > 7_900 { payload = "src=\(notificationSource);*" }
         try connection.query("SELECT pg_notify($1::TEXT, $2::TEXT)", [.text(notificationChannel), .text(payload)])
     }
+}
+
+extension PostgresStore: WriteObservingStoreBackend {
+    /// True: a PostgreSQL store announced other coordinators' saves before the option existed, and still does.
+    package var watchesForWritesByDefault: Bool { true }
+
+    /// The listener started with the store; from now on the saves it hears are kept and told of.
+    package func startWatchingForWrites(_ changed: @escaping @Sendable () -> Void) throws {
+        foreignWrites.setHandler(changed)
+    }
+
+    package func stopWatchingForWrites() { foreignWrites.setHandler(nil) }
+
+    /// The saves other coordinators announced since the last call, with the records they changed (or
+    /// ``StoreWrite/everything`` for a save too large to list).
+    package func takeForeignWrites() throws -> StoreWrite? { foreignWrites.take() }
 }

@@ -29,6 +29,8 @@ package final class PostgresStore: ImportingStoreBackend {
     private var address: PostgresURL?
     /// The thread that hears other coordinators' saves.
     var listener: PostgresChangeListener?
+    /// The saves it heard, for the coordinator (PostgresStore+Notify.swift).
+    let foreignWrites = PostgresForeignWrites()
     /// What this store instance signs its save announcements with.
     let notificationSource = UUID().uuidString.prefix(8).lowercased()
 

@@ -36,6 +36,8 @@ package final class SQLiteStore: ImportingStoreBackend {
     package private(set) var connection: SQLiteConnection?
     /// This store's entry in ``OpenFiles`` while its connection is open.
     private var openFileToken: AnyHashable?
+    /// The watch for other connections' commits, while the coordinator keeps one (SQLiteStore+WriteWatch.swift).
+    var writeWatch: SQLiteWriteWatch?
     /// The schema: Core Data's numbering for a new store, the store's own `Z_PRIMARYKEY` numbers once an
     /// existing store is loaded.
     ///
@@ -130,6 +132,9 @@ package final class SQLiteStore: ImportingStoreBackend {
             }
         }
         try connection.execute("PRAGMA synchronous = FULL")
+        // `StoreOptions.timeout` (`NSPersistentStoreTimeoutOption`); a `busy_timeout` pragma of the options wins.
+        let milliseconds = options.timeout.isNaN ? 0 : min(max(0, (options.timeout * 1000).rounded()), Double(Int32.max))
+        try connection.execute("PRAGMA busy_timeout = \(Int(milliseconds))")
         for (name, value) in options.sqlitePragmas.sorted(by: { $0.key < $1.key }) {
             let identifier = name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } && !name.isEmpty
             let plainValue = value.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" } && !value.isEmpty
@@ -378,6 +383,7 @@ package final class SQLiteStore: ImportingStoreBackend {
 
     package func close() throws {
         closeQueryGenerations()
+        stopWatchingForWrites()
         guard let connection else { return }
         if metadataIsDirty && !options.isReadOnly {
             try connection.transaction { try SQLiteStore.write(metadata, connection) }

@@ -5,7 +5,7 @@ import Quire
 import QuireCore
 
 /// Stores are freed once removed (object IDs name them by a token, never by a pointer that could dangle), and
-/// models read from stores are interned, one per content.
+/// models read from stores are freed with them once nothing else uses them.
 @Suite struct StoreLifetimeTests {
     let folder: TemporaryFolder
 

@@ -223,6 +223,15 @@ enum ArticleExamples {
         try coordinator.addPersistentStore(type: nil, at: someURL)   // SQLite, XML or binary, told from the content
     }
 
+    static func remoteChanges(coordinator: PersistentStoreCoordinator, merger: PersistentHistoryMerger) -> any NSObjectProtocol {
+        let observer = NotificationCenter.default.addObserver(
+            forName: .persistentStoreRemoteChange, object: coordinator, queue: nil
+        ) { _ in
+            merger.context.perform { _ = try? merger.mergeNewTransactions() }
+        }
+        return observer
+    }
+
     // MARK: ValidationAndMerging.md
 
     static func validation(model: ManagedObjectModel, context: ManagedObjectContext) throws {

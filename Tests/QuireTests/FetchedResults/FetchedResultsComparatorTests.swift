@@ -3,6 +3,11 @@ import Testing
 
 import Quire
 
+/// A delegate that only lets its controllers track changes.
+private final class Listener: FetchedResultsControllerDelegate {
+    typealias Result = ManagedObject
+}
+
 /// A fetched results controller whose sort key is a Swift comparator: the first fetch and the changes it
 /// tracks order the objects with it, and a cached layout made for one comparator is not reused for another.
 @Suite struct FetchedResultsComparatorTests {
@@ -21,6 +26,9 @@ import Quire
                 ComparatorSortTests.byLength.customComparator?.compare(b, a) ?? .orderedSame
             }]
             let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context, cacheName: "byLength")
+            // A controller tracks changes only with a delegate (or a stream), as in Core Data.
+            let recorder = Listener()
+            controller.delegate = recorder
             try controller.performFetch()
             #expect(Self.names(controller) == ["Émile", "Chloé", "Ann", "ANN"])
 
@@ -29,6 +37,7 @@ import Quire
             shortFirst.predicate = request.predicate
             shortFirst.sortDescriptors = [ComparatorSortTests.byLength]
             let other = FetchedResultsController(fetchRequest: shortFirst, managedObjectContext: context, cacheName: "byLength")
+            other.delegate = recorder
             try other.performFetch()
             #expect(Self.names(other) == ["ANN", "Ann", "Chloé", "Émile"])
 

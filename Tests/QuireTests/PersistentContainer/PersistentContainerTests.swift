@@ -57,7 +57,8 @@ import Quire
         let good = PersistentStoreDescription(url: folder.file("Good.sqlite"))
         good.shouldAddStoreAsynchronously = true
         let bad = PersistentStoreDescription(url: folder.file("Bad.sqlite"))
-        bad.setOption(true, forKey: "NoSuchOption")
+        // A value Quire cannot use under a key it knows (unknown keys are ignored, as in Core Data).
+        bad.setOption("a while", forKey: StoreOptions.CoreDataKey.timeout)
         let garbage = folder.file("Garbage.sqlite")
         try Data("not a database".utf8).write(to: garbage)
         let notAStore = PersistentStoreDescription(url: garbage)
@@ -71,7 +72,7 @@ import Quire
             }
         }
         #expect(results["Good.sqlite"] == "ok")
-        #expect(results["Bad.sqlite"]?.contains("NoSuchOption") == true)
+        #expect(results["Bad.sqlite"]?.contains(StoreOptions.CoreDataKey.timeout) == true)
         #expect(results["Garbage.sqlite"] != "ok")
         #expect(container.persistentStoreCoordinator.persistentStores.map { $0.url?.lastPathComponent } == ["Good.sqlite"])
         // Nothing was written for the refused descriptions, and the garbage file is untouched.

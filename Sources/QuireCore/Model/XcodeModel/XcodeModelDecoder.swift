@@ -419,7 +419,8 @@ package struct XcodeModelDecoder {
             maxCount: maxCount, optional: try flag(element, "optional"), transient: try flag(element, "transient"),
             indexedBySpotlight: try flag(element, "spotlightIndexingEnabled"), userInfo: try userInfo(of: element),
             renamingIdentifier: nonEmpty(element.attributes["elementID"]),
-            versionHashModifier: nonEmpty(element.attributes["versionHashModifier"]))
+            versionHashModifier: nonEmpty(element.attributes["versionHashModifier"]),
+            storedInExternalRecord: try flag(element, "storedInTruthFile") ? true : nil)
     }
 
     // MARK: Fetch requests
@@ -476,7 +477,8 @@ package struct XcodeModelDecoder {
         }
     }
 
-    private func userInfo(of element: XcodeModelElement) throws -> [String: String] {
+    /// The `<userInfo><entry key=… value=…/>…` of an element, empty when it has none.
+    func userInfo(of element: XcodeModelElement) throws -> [String: String] {
         var result: [String: String] = [:]
         for info in element.children(named: "userInfo") {
             for entry in info.children(named: "entry") {

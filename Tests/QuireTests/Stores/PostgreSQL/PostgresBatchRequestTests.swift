@@ -53,7 +53,7 @@ struct PostgresBatchRequestTests {
         try other.addPersistentStore(type: .postgres, at: url)
         let received = PostgresNotificationTests.Received()
         let observer = NotificationCenter.default.addObserver(
-            forName: PersistentStore.remoteChangeNotification, object: other.persistentStores.first, queue: nil
+            forName: PersistentStore.remoteChangeNotification, object: other, queue: nil
         ) { notification in
             if let changes = ContextDidSave.remoteChange(notification) { received.add(changes) }
         }

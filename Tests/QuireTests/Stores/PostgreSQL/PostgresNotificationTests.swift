@@ -50,7 +50,7 @@ struct PostgresNotificationTests {
 
         let received = Received()
         let observer = NotificationCenter.default.addObserver(
-            forName: PersistentStore.remoteChangeNotification, object: coordinator.persistentStores.first, queue: nil
+            forName: PersistentStore.remoteChangeNotification, object: coordinator, queue: nil
         ) { notification in
             if let changes = ContextDidSave.remoteChange(notification) { received.add(changes) }
         }

@@ -205,7 +205,9 @@ import Quire
         #expect(error.code == .persistentStoreOperation)
         #expect(try StoreOptions(coreDataOptions: [StoreOptions.CoreDataKey.readOnly: true]).isReadOnly)
         #expect(try StoreOptions(coreDataOptions: [StoreOptions.CoreDataKey.sqlitePragmas: ["journal_mode": "DELETE"]]).journalMode == .delete)
-        #expect(throws: QuireError.self) { try StoreOptions(coreDataOptions: ["NSBogusOption": true]) }
+        // A key Quire does not know is ignored and listed, as Core Data ignores it; a bad value of a known key is not.
+        #expect(try StoreOptions(coreDataOptions: ["NSBogusOption": true]).ignoredCoreDataOptions == ["NSBogusOption"])
+        #expect(throws: QuireError.self) { try StoreOptions(coreDataOptions: [StoreOptions.CoreDataKey.readOnly: "yes"]) }
     }
 
     @Test func pragmasAndJournalModeApply() throws {
