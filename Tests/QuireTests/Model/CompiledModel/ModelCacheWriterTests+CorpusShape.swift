@@ -106,7 +106,11 @@ extension ModelCacheWriterTests {
                 try written.reference("NSSubentities", of: entity).map(written.entries),
                 try coreData.reference("NSSubentities", of: theirEntity).map(coreData.entries)
             )
-            if subentities.map({ Set($0.keys) }) != theirSubentities.map({ Set($0.keys) }) { differences.append("\(name): sub-entities") }
+            // No sub-entities: older Core Data writes `$null` (XCServerCoreData's caches), newer an empty dictionary
+            // (CartKit's, Notes 15's), as Quire does.
+            if Set(subentities?.keys ?? [:].keys) != Set(theirSubentities?.keys ?? [:].keys) {
+                differences.append("\(name): sub-entities \(subentities?.keys.sorted() ?? []) instead of \(theirSubentities?.keys.sorted() ?? [])")
+            }
             if let tuples = try coreData.reference("NSUniqueTuples", of: theirEntity) {
                 let theirTuples = try coreData.members(tuples).map { try coreData.members($0).compactMap(coreData.string) }
                 let myTuples = try written.reference("NSUniqueTuples", of: entity).map {
