@@ -91,7 +91,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "quire-bench", dependencies: ["Quire", "CSQLite", "CLibPQ"]),
+        .executableTarget(name: "quire-bench", dependencies: ["Quire", "QuireTestSupport", "CSQLite", "CLibPQ"]),
         // The child process the document crash test kills at random moments.
         .executableTarget(name: "quire-crash-worker", dependencies: ["Quire", "QuireTestSupport"]),
         .testTarget(

@@ -234,6 +234,7 @@ if wanted("app-sync-50k") { rows.append(try PortingBench.appSync(folder: folder,
 // Scale rows (DocumentScaleBenchmarks.swift).
 if wanted("fetch-sorted-with-pending-change") { rows.append(try DocumentScaleBench.fetchSortedWithPendingChange(at: quireURL, runs: runs)) }
 if wanted("documents-10k") { rows.append(try DocumentScaleBench.documents(in: folder)) }
+if wanted("documents-10k-own-models") { rows.append(try DocumentScaleBench.documentsWithOwnModels(in: folder)) }
 
 // Store rows: binary and XML stores of the same 100,000 rows, against raw SQLite inserting and fetching them.
 let binaryURL = folder.appendingPathComponent("bench.quire")

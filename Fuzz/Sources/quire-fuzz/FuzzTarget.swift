@@ -23,6 +23,9 @@ enum FuzzTarget: String, CaseIterable {
     case mom
     /// The compiled model Core Data caches in a SQLite store (`Z_MODELCACHE`).
     case modelcache
+    /// A compiled model built from the input by ``FuzzArchiveBuilder``: keyed archives whose objects share
+    /// references (cycles, diamonds, wide fan-outs), which byte mutation of real archives rarely makes.
+    case archive
     /// A model localization (`.strings`) file.
     case strings
     /// A predicate format string.
@@ -66,6 +69,12 @@ enum FuzzTarget: String, CaseIterable {
             }
         case .modelcache:
             _ = try? ManagedObjectModel(modelCache: data)
+        case .archive:
+            FuzzScratch.withFile(named: "Model.mom", FuzzArchiveBuilder.archive(from: data)) { url in
+                let model = try ManagedObjectModel(compiledModelAt: url)
+                // A model that reads is also checked and frozen, as a coordinator does.
+                _ = try PersistentStoreCoordinator(managedObjectModel: model)
+            }
         case .strings:
             FuzzScratch.withFile(named: "Model.strings", data) { url in
                 try ManagedObjectModel().loadLocalization(contentsOf: url)

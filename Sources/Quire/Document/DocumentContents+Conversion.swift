@@ -86,7 +86,7 @@ extension DocumentContents {
         }
         try Self.checkReplaceable(output)
         let (found, source) = try ManagedObjectModel.forStore(at: storeURL, type: self.storeType, modelFile: modelFile)
-        let model = try found.interned()
+        let model = found
         try InspectedStore.checkModel(model, from: source, forStoreAt: storeURL, type: self.storeType)
         // A source with rows the model cannot represent, or with relationships that disagree with their
         // inverses, would be converted into a store that loses, dangles or silently settles them: refused,

@@ -56,7 +56,7 @@ public enum StoreVerification {
         var notes: [String] = []
         problems += try StoreKinds.kind(for: type, url: url).checkFile(url)
         let (found, source) = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile)
-        let model = try found.interned()
+        let model = found
         try InspectedStore.checkModel(model, from: source, forStoreAt: url, type: type)
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
         for problem in metadataProblems(metadata, type: type, model: model) {

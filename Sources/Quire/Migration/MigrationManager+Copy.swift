@@ -151,6 +151,7 @@ extension MigrationManager {
             state.withLock { $0.currentEntityMapping = plan.mapping }
             try runPolicy(plan) { try $0.begin(plan.mapping, manager: self) }
             var planPairs: [(ObjectID, ObjectID)] = []
+            let temporaryOwner = ObjectIDOwner(token: 0, keeping: plan.destination)
             for start in stride(from: 0, to: ids.count, by: batchSize) {
                 try checkCancelled()
                 let batch = Array(ids[start..<min(start + batchSize, ids.count)])
@@ -161,7 +162,7 @@ extension MigrationManager {
                     guard let values = try destinationValues(for: row, plan: plan) else { continue }
                     changes.append(
                         SaveRequest.Change(
-                            objectID: ObjectID.makeTemporary(for: plan.destination), store: destination, version: 0,
+                            objectID: ObjectID.makeTemporary(for: plan.destination, owner: temporaryOwner), store: destination, version: 0,
                             attributes: values, relationships: plan.destination.emptyRelationshipValues,
                             committedRelationships: nil))
                     origins.append(row.objectID)
