@@ -7,7 +7,7 @@ import Quire
 extension DocumentWindow {
     /// Adds a window action; `parameter` is its GVariant type string, if it takes one.
     func addAction(_ name: String, parameter: String? = nil, _ body: @escaping (OpaquePointer?) -> Void) {
-        let action = g_simple_action_new(name, parameter.map { g_variant_type_checked_($0) } ?? nil)!
+        let action = withVariantType(parameter) { g_simple_action_new(name, $0) }!
         onSignalWithPointer(action, "activate", { body(OpaquePointer($0)) })
         g_action_map_add_action(opaque(window), opaque(action))
         actions[name] = action

@@ -210,6 +210,20 @@ func withCStringArray<R>(_ strings: [String], _ body: (UnsafeMutablePointer<Unsa
 
 /// The string of a GVariant of type `s`, or nil for NULL or another type.
 func stringValue(of variant: OpaquePointer?) -> String? {
-    guard let variant, g_variant_is_of_type(variant, g_variant_type_checked_("s")) != 0 else { return nil }
+    guard let variant, let type = g_variant_get_type_string(variant), String(cString: type) == "s" else { return nil }
     return string(g_variant_get_string(variant, nil))
 }
+
+/// A GVariant type made from its type string (`"s"`, `"u"`, `"(sss)"`; nil for none), valid during `body`.
+///
+/// In C, `G_VARIANT_TYPE("s")` casts the string literal, which lives forever. From Swift, a `String` passed as a C
+/// string lives only for the call that receives it, so a type cast from it dangles as soon as that call returns
+/// (the action then took whatever the freed bytes said: `n`, `i`). GLib's copy lives until `body` returns;
+/// `g_simple_action_new` copies the type it is given.
+func withVariantType<R>(_ string: String?, _ body: (OpaquePointer?) -> R) -> R {
+    guard let string else { return body(nil) }
+    let type = g_variant_type_new(string)
+    defer { g_variant_type_free(type) }
+    return body(type)
+}
+

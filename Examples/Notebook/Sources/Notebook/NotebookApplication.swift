@@ -88,7 +88,7 @@ final class NotebookApplication {
 
     /// Adds an app action; `parameter` is its GVariant type string, if it takes one.
     func addAction(_ name: String, parameter: String? = nil, _ body: @escaping (OpaquePointer?) -> Void) {
-        let action = g_simple_action_new(name, parameter.map { g_variant_type_checked_($0) } ?? nil)
+        let action = withVariantType(parameter) { g_simple_action_new(name, $0) }
         onSignalWithPointer(action, "activate", { body(OpaquePointer($0)) })
         g_action_map_add_action(opaque(app), opaque(action))
         unref(action)

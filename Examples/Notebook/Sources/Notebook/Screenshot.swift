@@ -8,7 +8,10 @@ enum Screenshot {
     /// Renders `window` into a PNG at `path`; returns whether it was written.
     static func write(_ window: Widget, to path: String) -> Bool {
         let width = gtk_widget_get_width(window), height = gtk_widget_get_height(window)
-        guard width > 0, height > 0, let renderer = gtk_native_get_renderer(opaque(window)) else { return false }
+        guard width > 0, height > 0, let renderer = gtk_native_get_renderer(opaque(window)) else {
+            FileHandle.standardError.write(Data("screenshot: \(width)x\(height), renderer \(gtk_native_get_renderer(opaque(window)) != nil)\n".utf8))
+            return false
+        }
         let paintable = gtk_widget_paintable_new(window)
         defer { unref(paintable) }
         let snapshot = gtk_snapshot_new()
