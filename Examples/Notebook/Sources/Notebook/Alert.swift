@@ -5,6 +5,18 @@ import Foundation
 /// functions, which Swift cannot call).
 @MainActor
 enum Alert {
+    /// The buttons of the alert on screen, by label without mnemonic marks ("Revert"): what the `alert-button`
+    /// app action presses, as a user clicking it would (tests use it over D-Bus).
+    private static var buttonsOnScreen: [String: Widget] = [:]
+
+    /// Presses a button of the alert on screen (its label without the `_`); returns whether there was one.
+    @discardableResult
+    static func press(_ label: String) -> Bool {
+        guard let button = buttonsOnScreen[label] else { return false }
+        // Emits "clicked", exactly as a click or the keyboard does.
+        return gtk_widget_activate(button) != 0
+    }
+
     /// Shows the alert; each button runs its closure, then the alert closes.
     static func show(parent: UnsafeMutablePointer<GtkWindow>?, title: String, message: String, buttons: [(String, () -> Void)]) {
         let window = gtk_window_new()
@@ -28,9 +40,12 @@ enum Alert {
         gtk_box_append(cast(box), body)
         let row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)
         gtk_widget_set_halign(row, GTK_ALIGN_END)
+        buttonsOnScreen = [:]
         for (label, action) in buttons {
-            let button = gtk_button_new_with_mnemonic(label)
+            let button = gtk_button_new_with_mnemonic(label)!
+            buttonsOnScreen[label.replacingOccurrences(of: "_", with: "")] = button
             onSignal(button, "clicked") {
+                buttonsOnScreen = [:]
                 gtk_window_destroy(asWindow)
                 action()
             }
@@ -38,6 +53,8 @@ enum Alert {
         }
         gtk_box_append(cast(box), row)
         gtk_window_set_child(asWindow, box)
+        // Closed any way (a button, Escape, the window manager): its buttons are gone.
+        onSignal(window, "destroy") { buttonsOnScreen = [:] }
         gtk_window_present(asWindow)
     }
 }

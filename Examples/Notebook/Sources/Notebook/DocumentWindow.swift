@@ -367,6 +367,7 @@ final class DocumentWindow {
     /// What the status action reports (and the tests read).
     struct Status: Codable {
         var title: String
+        var notebookTitle: String
         var file: String?
         var format: String
         var edited: Bool
@@ -391,8 +392,8 @@ final class DocumentWindow {
         guard !isClosed else { return }
         let document = self.document
         let edited = document.isDocumentEdited
-        let (count, canUndo, canRedo, undoTitle) = document.managedObjectContext.performAndWait {
-            (document.noteCount(), document.undoManager?.canUndo ?? false, document.undoManager?.canRedo ?? false,
+        let (count, notebookTitle, canUndo, canRedo, undoTitle) = document.managedObjectContext.performAndWait {
+            (document.noteCount(), document.notebookTitle, document.undoManager?.canUndo ?? false, document.undoManager?.canRedo ?? false,
              document.undoManager?.undoMenuItemTitle ?? "Undo")
         }
         let name = document.macStoreURL?.lastPathComponent ?? document.fileURL?.lastPathComponent ?? "Untitled"
@@ -415,7 +416,7 @@ final class DocumentWindow {
         gtk_label_set_text(cast(statusLabel), line)
         let selected = rows.first { $0.id == selectedID }
         let status = Status(
-            title: title, file: document.fileURL?.path, format: document.format.typeName, edited: edited,
+            title: title, notebookTitle: notebookTitle, file: document.fileURL?.path, format: document.format.typeName, edited: edited,
             readOnly: document.isReadOnly, notes: count, rows: rows.map(\.title), selected: selected?.title,
             selectedHasImage: selected?.image != nil, canUndo: canUndo, canRedo: canRedo, undoTitle: undoTitle,
             importing: importing != nil, imported: importing?.done ?? 0, listRounds: listRounds, message: message,

@@ -7,7 +7,8 @@ import Quire
 /// actions a user (or a test, over D-Bus: GApplication exports every action) activates.
 ///
 /// App actions: `new`, `open` (a file chooser), `open-file` (s: a path; what the chooser, the recent menu and
-/// the command line open), `screenshot` (s: a PNG path; the active window), `quit`. Window actions: see
+/// the command line open), `screenshot` (s: a PNG path; the active window), `alert-button` (s: presses the button
+/// of that label in the alert on screen, such as "Revert"), `quit`. Window actions: see
 /// ``DocumentWindow``.
 @MainActor
 final class NotebookApplication {
@@ -49,6 +50,9 @@ final class NotebookApplication {
         addAction("screenshot", parameter: "s") { [unowned self] value in
             guard let path = stringValue(of: value), let window = self.activeWindow else { return }
             if let widget: Widget = cast(window.window), !Screenshot.write(widget, to: path) { FileHandle.standardError.write(Data("Screenshot failed: \(path)\n".utf8)) }
+        }
+        addAction("alert-button", parameter: "s") { value in
+            if let label = stringValue(of: value) { Alert.press(label) }
         }
         addAction("quit") { [unowned self] _ in self.windows.forEach { $0.requestClose() } }
         let accels: [(String, [String])] = [

@@ -52,10 +52,17 @@ public struct NotebookFormat: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { typeName }
 
+    /// Images larger than this are kept as files beside the store (`_EXTERNAL_DATA`) rather than in it: 32 KB,
+    /// so that a photo or a screenshot goes out (Quire's default, 1 MB, would keep most in the store).
+    public static let externalDataThreshold = 32 * 1024
+
     /// The document type.
     public var documentType: DocumentType {
-        DocumentType(
-            name: typeName, mimeType: Self.mimeType, extensions: [Self.fileExtension], format: container, storeType: store)
+        var options = StoreOptions()
+        options.externalDataThreshold = Self.externalDataThreshold
+        return DocumentType(
+            name: typeName, mimeType: Self.mimeType, extensions: [Self.fileExtension], format: container, storeType: store,
+            storeOptions: options)
     }
 
     /// The format of a registered type name.
