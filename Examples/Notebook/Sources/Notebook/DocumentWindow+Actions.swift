@@ -47,6 +47,11 @@ extension DocumentWindow {
                 self.attachImage(URL(fileURLWithPath: path))
             }
         }
+        addAction("select-note", parameter: "s") { [unowned self] value in
+            // What a click on the row does: the list box's selection, whose "row-selected" loads the editor.
+            guard let title = stringValue(of: value), let index = self.rows.firstIndex(where: { $0.title == title }) else { return }
+            gtk_list_box_select_row(cast(self.list), cast(self.rowWidgets[index]))
+        }
         addAction("remove-image") { [unowned self] _ in self.setImage(nil) }
         addAction("search", parameter: "s") { [unowned self] value in
             // The search field reports the change ("search-changed"), which reloads the list.

@@ -15,7 +15,7 @@ import Quire
 /// Window actions (`win.…`, exported on D-Bus at `/org/quire/Notebook/window/<id>`): `new-note` (s: a title, ""
 /// for "New note"), `delete-note`, `undo`, `redo`, `save`, `save-as` (the chooser), `save-as-file` ((sss):
 /// container, store type and path, as the chooser's choices name them), `revert`, `close`, `import` (u: how
-/// many notes), `attach-image` (s: a path, "" for the chooser), `remove-image`, `search` (s), `search-focus`,
+/// many notes), `attach-image` (s: a path, "" for the chooser), `remove-image`, `select-note` (s: a title; as a click on its row), `search` (s), `search-focus`,
 /// `set-title` (s: the notebook's title), and `status`, whose state is a JSON summary of the window.
 @MainActor
 final class DocumentWindow {

@@ -97,7 +97,9 @@ public final class NotebookDocument: PersistentDocument {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let package = folder.appendingPathComponent("Imported.\(NotebookFormat.fileExtension)")
-        try DocumentContents.writePackage(at: package, storeAt: url, mimeType: NotebookFormat.mimeType, storeType: storeType)
+        try DocumentContents.writePackage(
+            at: package, storeAt: try consolidatedCopy(of: url, storeType: storeType, in: folder), mimeType: NotebookFormat.mimeType,
+            storeType: storeType)
         let type = NotebookFormat(container: .package, store: storeType)
         let document: NotebookDocument
         do {
@@ -111,6 +113,26 @@ public final class NotebookDocument: PersistentDocument {
         document.macStoreURL = url
         document.prepare()
         return document
+    }
+
+    /// A copy of a store in `folder` whose main file holds all of it. Core Data on a Mac keeps an SQLite store in
+    /// WAL mode: the latest transactions may still be in `store-wal` beside it, which a copy of the main file alone
+    /// would lose. The store and its `-wal` and `-shm` are copied together and the copy is opened and closed once
+    /// (SQLite moves the log into the main file when its last connection closes). The Mac's files are only read.
+    static func consolidatedCopy(of url: URL, storeType: StoreType, in folder: URL) throws -> URL {
+        guard storeType == .sqlite else { return url }
+        let copy = folder.appendingPathComponent("Mac-\(url.lastPathComponent)")
+        try FileManager.default.copyItem(at: url, to: copy)
+        for suffix in ["-wal", "-shm"] {
+            let sidecar = URL(fileURLWithPath: url.path + suffix)
+            if FileManager.default.fileExists(atPath: sidecar.path) {
+                try FileManager.default.copyItem(at: sidecar, to: URL(fileURLWithPath: copy.path + suffix))
+            }
+        }
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: NotebookModel.shared)
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: copy)
+        try coordinator.remove(store)
+        return copy
     }
 
     /// What every open document needs: its context merges the saves of background contexts (the import), and
@@ -211,6 +233,10 @@ public final class NotebookDocument: PersistentDocument {
         note.setValue(Date(), forKey: "created")
         note.setValue(Date(), forKey: "modified")
         applyTags(tags, to: note)
+        // The window keeps the note by its ID (the selection, the list's rows) across saves, and a save replaces
+        // a temporary ID: ask for the permanent one now, as Core Data apps do, so that the ID handed out stays
+        // valid (without it, the note could no longer be found by that ID after the next autosave).
+        try? managedObjectContext.obtainPermanentIDs(for: [note])
         endAction("Add Note")
         return note.objectID
     }

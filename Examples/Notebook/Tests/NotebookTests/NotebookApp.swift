@@ -63,7 +63,8 @@ final class NotebookApp {
     @discardableResult
     func call(_ path: String, _ method: String, _ arguments: [String]) throws -> String? {
         let (status, output) = try Products.run(
-            gdbus, ["call", "--session", "--dest", "org.quire.Notebook", "--object-path", path, "--method", method] + arguments)
+            gdbus, ["call", "--session", "--dest", "org.quire.Notebook", "--object-path", path, "--method", method] + arguments,
+            quiet: true)
         return status == 0 ? output : nil
     }
 

@@ -25,7 +25,9 @@ enum Products {
 
     /// Runs a program to its end (two minutes at most) and returns its exit status and standard output.
     @discardableResult
-    static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+    static func run(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], quiet: Bool = false
+    ) throws -> (status: Int32, output: String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("notebook-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -40,7 +42,7 @@ enum Products {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = handle
-        process.standardError = FileHandle.standardError
+        process.standardError = quiet ? FileHandle.nullDevice : FileHandle.standardError
         try process.run()
         let deadline = Date().addingTimeInterval(120)
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
