@@ -115,6 +115,8 @@ final class DocumentWindow {
         gtk_picture_set_can_shrink(cast(picture), 1)
         gtk_box_append(cast(editor), picture)
         gtk_paned_set_end_child(cast(paned), editor)
+        // The list a third of the window, the editor the rest.
+        gtk_paned_set_position(cast(paned), 320)
         gtk_box_append(cast(root), paned)
 
         let bottom = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
