@@ -67,7 +67,7 @@ tsan: deps
 DOCC ?= $(shell command -v docc 2>/dev/null || echo "$$(dirname "$$(readlink -f "$$(command -v $(SWIFT))")")/docc")
 DOCS_DIR := .build/docs
 
-docs: deps
+docs: deps example-screenshots
 	$(SWIFT) package dump-symbol-graph --minimum-access-level public
 	$(SWIFT) Scripts/merge-symbol-graphs.swift "$$(dirname "$$($(SWIFT) build --show-bin-path)")/symbolgraph" $(DOCS_DIR)/symbol-graphs
 	$(DOCC) convert Sources/Quire/Quire.docc --additional-symbol-graph-dir $(DOCS_DIR)/symbol-graphs \
@@ -166,3 +166,13 @@ example-test: deps
 	$(SWIFT) build --package-path $(EXAMPLE_DIR) --build-tests
 	$(SWIFT) build --package-path $(EXAMPLE_DIR) --product quire
 	dbus-run-session -- xvfb-run -a -s "-screen 0 1280x1024x24" $(SWIFT) test --package-path $(EXAMPLE_DIR) --skip-build
+	mkdir -p $(EXAMPLE_SHOTS_DOCC)
+	cp $(EXAMPLE_DIR)/.build/notebook-test/*.png $(EXAMPLE_SHOTS_DOCC)/
+
+# The screenshots of the article "A desktop app" are the ones the example's test takes, copied into the catalog
+# (git-ignored) where DocC finds them by name; `make docs` runs the example's tests when they are missing.
+EXAMPLE_SHOTS_DOCC := Sources/Quire/Quire.docc/Resources/Screenshots
+EXAMPLE_SHOTS := notebook-window.png notebook-editing.png notebook-read-only.png
+.PHONY: example-screenshots
+example-screenshots:
+	@for f in $(EXAMPLE_SHOTS); do test -f $(EXAMPLE_SHOTS_DOCC)/$$f || { $(MAKE) example-test; break; }; done

@@ -1,5 +1,6 @@
 import CGtk
 import Foundation
+import GLibMainQueue
 import NotebookKit
 
 // Notebook: a GTK 4 document app on Quire. Top-level code runs on the main thread (the main actor), which then

@@ -1,6 +1,7 @@
 import CGtk
 import Dispatch
 import Foundation
+import GLibMainQueue
 import NotebookKit
 import Quire
 

@@ -8,11 +8,18 @@ import Quire
 /// `g_unix_fd_add` watches Quire's ``MainQueueEventSource/fileDescriptor`` (readable while the main queue has
 /// blocks) in GLib's default main context, at the default priority, like GTK's own event sources; the callback
 /// runs the queued blocks on the main thread.
-enum GLibMainQueue {
+///
+/// It is a module of its own (`GLibMainQueue`, depending on Quire and GLib) so that any GLib-based app can take
+/// the file as it is; the Notebook and the probe of its test (`main-queue-probe`) both use it.
+///
+/// Safety: `runMainQueue` is a C function pointer with no captures; GLib calls it only from the thread that
+/// runs the default main context, which in a GTK app is the main thread (`g_application_run` runs there), as
+/// ``MainQueueEventSource/runPendingWork()`` requires (it checks, and traps otherwise).
+public enum GLibMainQueue {
     /// Attaches the source to GLib's default main context; returns its ID. Call once, on the main thread, before
     /// `g_application_run`.
     @discardableResult
-    static func attach() -> UInt32 {
+    public static func attach() -> UInt32 {
         g_unix_fd_add_full(G_PRIORITY_DEFAULT, MainQueueEventSource.fileDescriptor, G_IO_IN, runMainQueue, nil, nil)
     }
 }
