@@ -114,31 +114,37 @@ struct UserSessionTests {
         #expect(info.status == 0)
         #expect(info.output.contains("EXTERNAL_DATA") || info.output.lowercased().contains("external data"), "quire info: \(info.output)")
 
-        // Reopened (as the desktop opens a file: `notebook FILE`), edited, autosaved, reverted.
+        // Reopened (as the desktop opens a file: `notebook FILE`), edited, reverted.
         do {
-            let app = try NotebookApp(arguments: [zip.path], home: home, autosaveSeconds: 1)
+            let app = try NotebookApp(arguments: [zip.path], home: home)
             var status = try app.waitFor("the saved notebook") { $0.file == zip.path && $0.notes == 1003 }
             #expect(status.notebookTitle == "Trip to Lisbon")
             #expect(!status.edited)
             #expect(status.format == "Notebook (zip, SQLite)")
 
-            // An edit, autosaved in place after a second (NOTEBOOK_AUTOSAVE_SECONDS=1).
-            try app.window("new-note", "'Ginjinha'")
-            try app.waitFor("the new note selected") { $0.selected == "Ginjinha" }
-            status = try app.waitFor("the autosave") { $0.notes == 1004 && !$0.edited && $0.message == "Autosaved" }
-            #expect(status.selected == "Ginjinha", "the autosave lost the selection")
-
-            // Another edit, then File ▸ Revert to Saved, confirmed in its alert.
-            try app.window("select-note", "'Ginjinha'")
-            try app.waitFor("the note selected") { $0.selected == "Ginjinha" }
+            // A note deleted, then File ▸ Revert to Saved, confirmed in its alert: the note is back.
+            try app.window("select-note", "'Pastel de nata'")
+            try app.waitFor("the note selected") { $0.selected == "Pastel de nata" }
             try app.window("delete-note")
-            try app.waitFor("the note deleted") { $0.notes == 1003 && $0.edited }
+            try app.waitFor("the note deleted") { $0.notes == 1002 && $0.edited && !$0.rows.contains("Pastel de nata") }
             try app.window("revert")
             try app.app("alert-button", "'Revert'")
             status = try app.waitFor("the revert") { $0.message == "Reverted" }
-            #expect(status.notes == 1004)
+            #expect(status.notes == 1003)
             #expect(!status.edited)
-            #expect(status.rows.contains("Ginjinha"))
+            #expect(status.rows.contains("Pastel de nata"))
+            #expect(try app.quit() == 0)
+        }
+
+        // Reopened with autosave every second (NOTEBOOK_AUTOSAVE_SECONDS=1): a new note is written in place without
+        // a Save, and the selection survives the save (the note keeps its ID).
+        do {
+            let app = try NotebookApp(arguments: [zip.path], home: home, autosaveSeconds: 1)
+            try app.waitFor("the saved notebook") { $0.file == zip.path && $0.notes == 1003 }
+            try app.window("new-note", "'Ginjinha'")
+            try app.waitFor("the new note selected") { $0.selected == "Ginjinha" }
+            let status = try app.waitFor("the autosave") { $0.notes == 1004 && !$0.edited && $0.message == "Autosaved" }
+            #expect(status.selected == "Ginjinha", "the autosave lost the selection")
             #expect(try app.quit() == 0)
         }
         let after = try quire(["verify", zip.path])
