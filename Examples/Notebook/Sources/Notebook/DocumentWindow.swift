@@ -53,7 +53,7 @@ final class DocumentWindow {
     var message = ""
     /// Counts the rounds of list changes applied (the status reports it).
     var listRounds = 0
-    var autosaveTimer: Timer?
+    var autosaveTimer: GLibTimer?
     var actions: [String: OpaquePointer] = [:]
     var isClosed = false
 
@@ -140,7 +140,7 @@ final class DocumentWindow {
         loadNotebookTitle()
         reloadList()
         loadEditor(nil)
-        autosaveTimer = Timer(seconds: application.autosaveSeconds) { [weak self] in
+        autosaveTimer = GLibTimer(seconds: application.autosaveSeconds) { [weak self] in
             self?.autosave()
             return self != nil
         }

@@ -155,9 +155,10 @@ func onSignalReturningBool<P: GObjectPointer>(_ instance: P?, _ signal: String, 
 
 // MARK: Timers
 
-/// A repeating GLib timer running a closure on the main thread until it returns false or is removed.
+/// A repeating GLib timer running a closure on the main thread until it returns false or is removed (not
+/// Foundation's `Timer`, which needs a running `RunLoop`).
 @MainActor
-final class Timer {
+final class GLibTimer {
     let body: () -> Bool
     private(set) var sourceID: UInt32 = 0
 
@@ -179,11 +180,11 @@ final class Timer {
 
 private let timerThunk: GSourceFunc = { data in
     guard let data else { return 0 }
-    let timer = Unmanaged<Timer>.fromOpaque(data).takeUnretainedValue()
+    let timer = Unmanaged<GLibTimer>.fromOpaque(data).takeUnretainedValue()
     return MainActor.assumeIsolated { timer.body() ? 1 : 0 }
 }
 private let releaseTimer: GDestroyNotify = { data in
-    if let data { Unmanaged<Timer>.fromOpaque(data).release() }
+    if let data { Unmanaged<GLibTimer>.fromOpaque(data).release() }
 }
 
 // MARK: Values
