@@ -48,11 +48,17 @@ demo: deps
 
 # make test also installs the PostgreSQL server (the PostgreSQL store's tests) and Tracker for TrackerExtractTests
 # (tracker3 extract; about 40 s on Debian bookworm).
-test: APT_PACKAGES += postgresql tracker tracker-extract dbus-daemon shared-mime-info
+test: APT_PACKAGES += postgresql tracker tracker-extract dbus-daemon shared-mime-info graphviz
 # The PostgreSQL store's tests run against a throwaway server scripts/with-postgres.sh starts and stops.
+# It also draws the sample library's model with `quire model --graph` (Graphviz renders it) into
+# $(MODEL_PNG), which the CLI article links to, and checks that the file is a PNG.
+MODEL_PNG := .build/model/Library-model.png
 test: deps
 	$(SWIFT) build --build-tests
 	scripts/with-postgres.sh $(SWIFT) test --skip-build
+	@mkdir -p $(dir $(MODEL_PNG))
+	$(QUIRE) model SampleDocuments/Library-sqlite.quiredoc --graph $(MODEL_PNG) --force
+	@head -c 8 $(MODEL_PNG) | od -An -tx1 | tr -d ' \n' | grep -qx 89504e470d0a1a0a || { echo "$(MODEL_PNG) is not a PNG"; exit 1; }
 
 # The thread sanitizer needs its own build: mixing sanitized and plain objects in .build would force full
 # rebuilds each way.
@@ -120,13 +126,17 @@ fuzz: fuzz-build
 		exit 1; \
 	fi
 
-# Installs quire, its man page (generated from the argument definitions) and its bash, zsh and fish completion
-# scripts under $(DESTDIR)$(PREFIX). INSTALL_CONFIG=debug installs the debug build (no second build);
-# install-files installs an executable already built (QUIRE_BIN=path).
+# Installs quire, its man page (generated from the argument definitions), its bash, zsh and fish completion
+# scripts, and the desktop files of Resources/freedesktop (the MIME type, a .desktop entry, the icon and the
+# Tracker extract rule of the sample notebook type) under $(DESTDIR)$(PREFIX). Installs no packages (no
+# apt-get): build first with `make build`, or name an executable already built (install-files QUIRE_BIN=path).
+# INSTALL_CONFIG=debug installs the debug build (no second build). Without DESTDIR, the MIME database and the
+# icon cache are refreshed when their tools are there.
 PREFIX ?= /usr/local
 INSTALL_CONFIG ?= release
+FREEDESKTOP := Resources/freedesktop
 .PHONY: install install-files uninstall
-install: deps
+install:
 	$(SWIFT) build -c $(INSTALL_CONFIG) --product quire
 	$(MAKE) install-files QUIRE_BIN="$$($(SWIFT) build -c $(INSTALL_CONFIG) --show-bin-path)/quire"
 
@@ -134,17 +144,35 @@ install-files:
 	@test -x "$(QUIRE_BIN)" || { echo "QUIRE_BIN must name the built quire executable"; exit 1; }
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1" \
 		"$(DESTDIR)$(PREFIX)/share/bash-completion/completions" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" \
-		"$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"
+		"$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d" "$(DESTDIR)$(PREFIX)/share/mime/packages" \
+		"$(DESTDIR)$(PREFIX)/share/applications" "$(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/mimetypes" \
+		"$(DESTDIR)$(PREFIX)/share/tracker3-miners/extract-rules"
 	install -m 755 "$(QUIRE_BIN)" "$(DESTDIR)$(PREFIX)/bin/quire"
 	"$(QUIRE_BIN)" --generate-manual > "$(DESTDIR)$(PREFIX)/share/man/man1/quire.1"
 	"$(QUIRE_BIN)" --generate-completion-script bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/quire"
 	"$(QUIRE_BIN)" --generate-completion-script zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_quire"
 	"$(QUIRE_BIN)" --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/quire.fish"
+	install -m 644 $(FREEDESKTOP)/quire-notebook.xml "$(DESTDIR)$(PREFIX)/share/mime/packages/quire-notebook.xml"
+	install -m 644 $(FREEDESKTOP)/org.quire.Quire.desktop "$(DESTDIR)$(PREFIX)/share/applications/org.quire.Quire.desktop"
+	install -m 644 $(FREEDESKTOP)/application-x-quire-notebook.svg \
+		"$(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/mimetypes/application-x-quire-notebook.svg"
+	install -m 644 $(FREEDESKTOP)/10-quire-notebook.rule "$(DESTDIR)$(PREFIX)/share/tracker3-miners/extract-rules/10-quire-notebook.rule"
+	install -m 644 $(FREEDESKTOP)/quire-record.xml "$(DESTDIR)$(PREFIX)/share/mime/packages/quire-record.xml"
+	install -m 644 $(FREEDESKTOP)/10-quire-record.rule "$(DESTDIR)$(PREFIX)/share/tracker3-miners/extract-rules/10-quire-record.rule"
+	@if [ -z "$(DESTDIR)" ]; then \
+		command -v update-mime-database >/dev/null && update-mime-database "$(PREFIX)/share/mime" || true; \
+		command -v gtk-update-icon-cache >/dev/null && gtk-update-icon-cache -q -t "$(PREFIX)/share/icons/hicolor" || true; \
+	fi
 
 uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/bin/quire" "$(DESTDIR)$(PREFIX)/share/man/man1/quire.1" \
 		"$(DESTDIR)$(PREFIX)/share/bash-completion/completions/quire" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_quire" \
-		"$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/quire.fish"
+		"$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/quire.fish" \
+		"$(DESTDIR)$(PREFIX)/share/mime/packages/quire-notebook.xml" "$(DESTDIR)$(PREFIX)/share/applications/org.quire.Quire.desktop" \
+		"$(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/mimetypes/application-x-quire-notebook.svg" \
+		"$(DESTDIR)$(PREFIX)/share/tracker3-miners/extract-rules/10-quire-notebook.rule" \
+		"$(DESTDIR)$(PREFIX)/share/mime/packages/quire-record.xml" \
+		"$(DESTDIR)$(PREFIX)/share/tracker3-miners/extract-rules/10-quire-record.rule"
 
 # The Notebook example (Examples/Notebook): a GTK 4 document app in a package of its own that depends on Quire by
 # path, so Quire itself never depends on GTK. It builds Quire again in its own .build (Examples/Notebook/.build).

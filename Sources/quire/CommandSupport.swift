@@ -39,15 +39,60 @@ struct CommandFailure: Error {
 
     /// One line naming the file and the problem.
     static func describe(_ error: any Error, _ url: URL) -> String {
-        let text: String
+        var text: String
         if let failure = error as? CommandFailure {
             text = failure.message
+        } else if let error = error as? QuireError, let words = Messages.words(for: error) {
+            text = words
         } else if let error = error as? QuireError {
             text = error.message.contains(url.path) || error.context.file != nil ? error.message : "'\(url.path)': \(error.message)"
+            // A system error's reason, when the sentence does not give it (permission denied, no space left).
+            if let cause = error.underlying as? SystemCallError {
+                let reason = String(cString: strerror(cause.code)).lowercased()
+                if !text.lowercased().contains(reason) {
+                    text = (text.hasSuffix(".") ? String(text.dropLast()) : text) + ": \(reason)."
+                }
+            } else if let cause = error.underlying, [NSCocoaErrorDomain, NSPOSIXErrorDomain].contains((cause as NSError).domain) {
+                let reason = plainReason(cause)
+                if !text.lowercased().contains(reason) {
+                    text = (text.hasSuffix(".") ? String(text.dropLast()) : text) + ": \(reason)."
+                }
+            }
         } else {
-            text = "'\(url.path)': \(error)"
+            text = "'\(url.path)': \(plainReason(error))."
         }
+        text = Messages.naming(text)
         return text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+}
+
+/// Runs `body`, which works on a document's files (an archive's are in a private working copy), with its errors
+/// naming the document and its entries instead (see ``DocumentContents/errorNamingDocument(_:)``).
+func naming<T>(_ contents: DocumentContents?, _ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let failure as CommandFailure {
+        throw failure
+    } catch {
+        throw contents?.errorNamingDocument(error) ?? error
+    }
+}
+
+/// Runs `body`, which reads `source` and writes the output (in its staging folder): an error about the source is
+/// an input failure, one about any other file, or a write error, an output failure naming `output`.
+func copying<T>(from source: URL, to output: URL, _ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let failure as CommandFailure {
+        throw failure
+    } catch {
+        let failure = error as? QuireError
+        let write = failure.map { (512...642).contains($0.code.rawValue) } ?? false
+        if let file = failure?.context.file?.standardizedFileURL.path {
+            let ofSource = file == source.standardizedFileURL.path || file.hasPrefix(source.standardizedFileURL.path + "/")
+            throw ofSource && !write ? CommandFailure.input(error, source) : CommandFailure.output(error, output)
+        }
+        throw write ? CommandFailure.output(error, output) : CommandFailure.input(error, source)
     }
 }
 
@@ -85,8 +130,12 @@ func printError(_ line: String) {
 
 /// Prints JSON with sorted keys.
 func printJSON(_ value: Any) throws {
-    let data = try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-    print(String(decoding: data, as: UTF8.self))
+    print(String(decoding: try jsonData(value), as: UTF8.self))
+}
+
+/// JSON with sorted keys, as ``printJSON(_:)`` prints it.
+func jsonData(_ value: Any) throws -> Data {
+    try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
 }
 
 /// The store types the command line names.
@@ -157,9 +206,16 @@ func stagingFolder(beside output: URL) throws -> URL {
     let parent = output.deletingLastPathComponent()
     WorkingFolders.collectStale(in: parent, prefix: ".\(output.lastPathComponent).quire-")
     let folder = parent.appendingPathComponent(".\(output.lastPathComponent).quire-\(WorkingFolders.token()).staging")
-    try writing(output) {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+    // The output is built beside where it goes: a folder that takes no new entry refuses it (said as the library
+    // says it for a conversion).
+    guard mkdir(folder.path, 0o755) == 0 else {
+        let reason = String(cString: strerror(errno)).lowercased()
+        throw CommandFailure(
+            status: .unwritableOutput,
+            message: "'\(output.path)' cannot be written: its folder '\(parent.path)' does not take new files (\(reason)).")
     }
+    // What is built in it is the output: messages about its files name the output.
+    Messages.show(folder, as: output.path)
     return folder
 }
 
@@ -192,15 +248,23 @@ func checkOutputFree(_ output: URL, force: Bool, folderMayBeMissing: Bool = fals
     var isDirectory: ObjCBool = false
     let parent = output.deletingLastPathComponent()
     if folderMayBeMissing && !FileManager.default.fileExists(atPath: parent.path) { return }
-    guard FileManager.default.fileExists(atPath: parent.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+    guard FileManager.default.fileExists(atPath: parent.path, isDirectory: &isDirectory) else {
         throw CommandFailure(status: .unwritableOutput, message: "The folder of '\(output.path)' does not exist.")
+    }
+    guard isDirectory.boolValue else {
+        throw CommandFailure(
+            status: .unwritableOutput, message: "'\(output.path)' cannot be written: '\(parent.path)' is a file, not a folder.")
     }
 }
 
 /// Opens a document or store for reading, mapping failures to the input exit status.
 func openContents(_ path: String) throws -> DocumentContents {
     let url = fileURL(path)
-    return try reading(url) { try DocumentContents(contentsOf: url) }
+    let contents = try reading(url) { try DocumentContents(contentsOf: url) }
+    if contents.container == .zipArchive || contents.container == .tarArchive, let work = contents.packageURL {
+        CleanupOnSignal.register(work)
+    }
+    return contents
 }
 
 /// The canonical dump of a document or store.
@@ -215,7 +279,8 @@ struct ModelOption: ParsableArguments {
         help: ArgumentHelp(
             "The application's model (.xcdatamodeld, .xcdatamodel, .mom or .momd), for a store Quire did not write.",
             discussion: "Used when the store embeds no Quire model; without it, the model Core Data cached in the store.",
-            valueName: "path"))
+            valueName: "path"),
+        completion: .file(extensions: ["xcdatamodeld", "xcdatamodel", "mom", "momd"]))
     var path: String?
 
     /// The model file's URL, when one was named.

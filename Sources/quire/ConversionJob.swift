@@ -13,6 +13,10 @@ struct ConversionJob: Sendable {
     var output: String
     /// The container asked for, nil to choose it from the output's name (the single-file form).
     var container: DocumentContents.Container?
+    /// The file read when it is not `input` (a private copy of standard input).
+    var inputFile: String? = nil
+    /// The file written when it is not `output` (a private file streamed to standard output).
+    var outputFile: String? = nil
 
     /// What a conversion did, for the summary.
     struct Outcome: Sendable {
@@ -21,6 +25,8 @@ struct ConversionJob: Sendable {
         var externalDataBytes: Int64
         var json: [String: any Sendable]
         var line: String
+        /// What the source had that the output could not hold, in words.
+        var notKept: [String] = []
     }
 
     /// The choices of the command line that apply to every file.
@@ -37,14 +43,14 @@ struct ConversionJob: Sendable {
 
     /// A tracker for the progress bar, sized from the input's files (before it is opened).
     func makeTracker(settings: Settings) -> ConversionTracker {
-        let url = fileURL(input)
+        let url = fileURL(inputFile ?? input)
         let container = try? DocumentContents.container(at: url)
         var storeBytes = Self.size(of: url)
         if container == .package {
             storeBytes = Self.treeSize(url)
         }
         let archive = self.container?.documentFormat?.isArchive
-            ?? (settings.archive != nil || OutputKind.archiveExtensions[fileURL(output).pathExtension.lowercased()] != nil)
+            ?? (settings.archive != nil || OutputKind.archiveExtensions[fileURL(outputFile ?? output).pathExtension.lowercased()] != nil)
         return ConversionTracker(storeBytes: storeBytes, externalDataBytes: 0, writesArchive: archive)
     }
 
@@ -52,16 +58,25 @@ struct ConversionJob: Sendable {
     ///
     /// - Throws: ``CommandFailure`` with the input status (3) or the output status (4), or a usage failure.
     func run(settings: Settings, tracker: ConversionTracker) throws -> Outcome {
-        let inputURL = fileURL(input)
-        let outputURL = fileURL(output)
-        let source = try openContents(input)
+        let inputURL = fileURL(inputFile ?? input)
+        let outputURL = fileURL(outputFile ?? output)
+        let source = try openContents(inputFile ?? input)
         defer { source.close() }
         let container = try self.container
             ?? OutputKind.container(
                 for: outputURL, package: settings.package, archive: settings.archive, input: inputURL,
                 inputContainer: source.container)
         let ext = outputURL.pathExtension.lowercased()
-        let storeType = settings.storeType ?? (container == .storeFile ? OutputKind.storeExtensions[ext] : nil) ?? source.storeType
+        let named = container == .storeFile ? OutputKind.storeExtensions[ext] : nil
+        if let asked = settings.storeType, let named, asked != named, outputFile == nil {
+            // `--to xml o.sqlite` would put XML in a file every tool takes for SQLite.
+            throw CommandFailure(
+                status: .usage,
+                message: "'\(outputURL.lastPathComponent)' is named like a\(named == .xml ? "n" : "") \(named) store, but --to asks for "
+                    + "\(asked): name it '\(outputURL.deletingPathExtension().lastPathComponent).\(OutputKind.storeExtension(asked))' "
+                    + "or drop --to.")
+        }
+        let storeType = settings.storeType ?? named ?? source.storeType
         guard outputURL != inputURL else {
             throw CommandFailure(status: .usage, message: "'\(outputURL.path)' is the input; convert to a new location.")
         }
@@ -100,6 +115,7 @@ struct ConversionJob: Sendable {
         }
         var line = "Converted \(from) to \(to): \(summary.objectCount) objects, \(blobs.count) external data files "
             + "(\(byteCount(summary.externalDataBytes)))."
+        for item in summary.notKept { line += "\n  not kept: \(item)" }
         if settings.verbose {
             line += "\n" + tracker.phaseTimes(until: Date()).map { "  \($0.phase): \(String(format: "%.2f", $0.seconds)) s" }
                 .joined(separator: "\n")
@@ -110,8 +126,8 @@ struct ConversionJob: Sendable {
             json: [
                 "input": inputJSON, "output": outputJSON, "objects": summary.objectCount,
                 "externalDataFiles": blobs.count, "externalDataBytes": summary.externalDataBytes,
-            ],
-            line: line)
+            ].merging(summary.notKept.isEmpty ? [:] : ["notKept": summary.notKept]) { a, _ in a },
+            line: line, notKept: summary.notKept)
     }
 
     /// The size of a file, zero when unknown.

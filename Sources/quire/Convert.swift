@@ -23,16 +23,34 @@ struct Convert: ParsableCommand {
             .zip, .tar: an archive; .quiredoc: a package; no extension: the input's container); other extensions are \
             refused. Its store type comes from --to, else a store file's extension, else the input's type. \
             Metadata and external data are carried over. Nothing is left behind on failure. Exit status 0 when \
-            every conversion succeeded, else the highest status of those that failed. Either path of the two-path             form may be a PostgreSQL store, 'postgresql://user@host/db?schema=name' (see the PostgreSQL article).
+            every conversion succeeded, else the highest status of those that failed. Either path of the two-path \
+            form may be a PostgreSQL store, 'postgresql://user@host/db?schema=name' (see the PostgreSQL article), \
+            or '-' for standard input or output (a store file or an archive; name a file called '-' as './-'). \
+            What the input has besides its store (search metadata, other package files, extended attributes, the \
+            file mode) is kept where the output can hold it; the summary says what could not be.
+
+            Examples:
+              quire convert Report.quiredoc Report.zip --to xml
+              quire convert Report.zip Report.sqlite
+              quire convert Mac.sqlite Copy.quiredoc --model App.xcdatamodeld
+              quire convert Documents/ Converted/ --archive zip --jobs 2
+              quire convert Report.quiredoc 'postgresql://me@localhost/db?schema=report' --dry-run
+              cat Report.zip | quire convert - - --archive tar > Report.tar
             """)
 
-    @Argument(help: ArgumentHelp("INPUT OUTPUT, or SOURCE... OUTDIR.", valueName: "path"))
+    @Argument(help: ArgumentHelp("INPUT OUTPUT, or SOURCE... OUTDIR ('-': standard input or output).", valueName: "path"), completion: .file())
     var paths: [String] = []
 
+    @Option(name: .customLong("to"), help: ArgumentHelp("The output's store type: sqlite, xml or binary.", valueName: "type"))
+    var to: StoreTypeArgument?
+
     @Option(
-        name: [.customLong("to"), .customLong("type")],
-        help: ArgumentHelp("The output's store type: sqlite, xml or binary.", valueName: "type"))
-    var type: StoreTypeArgument?
+        name: .customLong("type"),
+        help: ArgumentHelp("Another name for --to (sqlite, xml or binary); give one of the two.", valueName: "type"))
+    var typeAlias: StoreTypeArgument?
+
+    /// The store type asked for with `--to` or `--type`.
+    var type: StoreTypeArgument? { to ?? typeAlias }
 
     @Flag(help: "Write document packages (folders).")
     var package = false
@@ -65,6 +83,11 @@ struct Convert: ParsableCommand {
 
     func validate() throws {
         if paths.count < 2 { throw ValidationError("convert needs an input and an output (INPUT OUTPUT or SOURCE... OUTDIR).") }
+        if to != nil && typeAlias != nil { throw ValidationError("--to and --type name the same thing; give one of them.") }
+        if paths.dropFirst().dropLast().contains("-") || (paths.count > 2 && paths.last == "-") {
+            throw ValidationError("'-' (standard input or output) works only with one input and one output.")
+        }
+
         if package && archive != nil { throw ValidationError("--package and --archive cannot be used together.") }
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together.") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be 1 or more.") }
@@ -93,17 +116,74 @@ struct Convert: ParsableCommand {
             try runBatch()
             return
         }
-        let job = ConversionJob(input: paths[0], output: paths[1], container: nil)
+        var job = ConversionJob(input: paths[0], output: paths[1], container: nil)
+        var spooled: URL?
+        defer { if let spooled { try? FileManager.default.removeItem(at: spooled.deletingLastPathComponent()) } }
+        if paths[0] == "-" {
+            let file = try StandardStreams.spoolInput()
+            spooled = file
+            Messages.show(file, as: "standard input")
+            job.input = "standard input"
+            job.inputFile = file.path
+        }
+        var streamed: URL?
+        defer { if let streamed { try? FileManager.default.removeItem(at: streamed) } }
+        if paths[1] == "-" {
+            let folder = try StandardStreams.privateFolder()
+            streamed = folder
+            let name = try streamName(input: job.inputFile ?? job.input)
+            Messages.show(folder.appendingPathComponent(name), as: "standard output")
+            job.output = "standard output"
+            job.outputFile = folder.appendingPathComponent(name).path
+            job.container = try streamContainer(input: job.inputFile ?? job.input)
+        }
+        CleanupOnSignal.watch(fileURL(job.outputFile ?? job.output))
         let tracker = job.makeTracker(settings: settings)
         let progress = ProgressBar(mode: dryRun ? .off : ProgressBar.mode(quiet: quiet, json: json), jobs: [tracker])
         progress.begin(tracker)
         defer { progress.stop() }
         let outcome = try job.run(settings: settings, tracker: tracker)
         progress.stop()
+        if let streamed, !dryRun, let file = job.outputFile {
+            let support = streamed.appendingPathComponent("." + fileURL(file).lastPathComponent + "_SUPPORT")
+            if FileManager.default.fileExists(atPath: support.path) {
+                throw CommandFailure(
+                    status: .unwritableOutput,
+                    message: "standard output: the store has external data files, which a store file keeps in a folder beside it; "
+                        + "write an archive instead (--archive zip).")
+            }
+            try StandardStreams.send(fileURL(file))
+        }
+        // With the document on standard output, the summary goes to standard error.
+        let toStandardError = paths[1] == "-"
         if json {
-            try printJSON(outcome.json)
+            if toStandardError { printError(String(decoding: try jsonData(outcome.json), as: UTF8.self)) } else { try printJSON(outcome.json) }
         } else if !quiet {
-            print(outcome.line)
+            if toStandardError { printError(outcome.line) } else { print(outcome.line) }
+        }
+    }
+
+    /// The container written to standard output: an archive or a store file, never a folder.
+    private func streamContainer(input: String) throws -> DocumentContents.Container {
+        if package {
+            throw CommandFailure(status: .usage, message: "A package is a folder and cannot go to standard output; pass --archive zip or tar.")
+        }
+        if let archive { return DocumentContents.Container(archive.format) }
+        if type != nil { return .storeFile }
+        let container = try reading(fileURL(input)) { try DocumentContents.container(at: fileURL(input)) }
+        if container == .package {
+            throw CommandFailure(
+                status: .usage, message: "'\(paths[0])' is a package (a folder): pass --archive zip or tar to write it to standard output.")
+        }
+        return container
+    }
+
+    /// The private file name of an output written to standard output.
+    private func streamName(input: String) throws -> String {
+        switch try streamContainer(input: input) {
+        case .zipArchive: return "output.zip"
+        case .tarArchive: return "output.tar"
+        default: return "output." + (type.map { OutputKind.storeExtension($0.storeType) } ?? "store")
         }
     }
 
@@ -201,7 +281,12 @@ struct Convert: ParsableCommand {
                 switch result {
                 case .success(let outcome):
                     progress.end(trackers[index], line: "\(job.input) -> \(job.output): done", succeeded: true)
-                    if (verbose || settings.dryRun) && !json && !quiet { progress.printAbove(outcome.line, toStandardError: false) }
+                    if (verbose || settings.dryRun) && !json && !quiet {
+                        progress.printAbove(outcome.line, toStandardError: false)
+                    } else if !outcome.notKept.isEmpty && !json && !quiet {
+                        // Never silent: what the output could not hold is said even without --verbose.
+                        for item in outcome.notKept { progress.printAbove("\(job.input) -> \(job.output): not kept: \(item)", toStandardError: false) }
+                    }
                 case .failure(let failure):
                     progress.end(trackers[index], line: "\(job.input) -> \(job.output): failed", succeeded: false)
                     if !json { progress.printAbove("quire: \(failure.message)", toStandardError: true) }

@@ -8,7 +8,12 @@ import QuireStores
 /// stack and prints what it holds.
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Build a sample store of the tutorial's Run entity, save it, reopen it and print it.")
+        abstract: "Build a sample store of the tutorial's Run entity, save it, reopen it and print it.",
+        discussion: """
+            Examples:
+              quire demo
+              quire demo --output Runs.sqlite
+            """)
 
     @Option(name: .shortAndLong, help: "Where to write the store (default: a temporary folder).")
     var output: String?

@@ -35,11 +35,24 @@ enum DocumentFinder {
             if name.hasSuffix("-wal") || name.hasSuffix("-shm") || name.hasSuffix("-journal") { continue }
             let url = folder.appendingPathComponent(name)
             let path = relative.isEmpty ? name : relative + "/" + name
+            // Xcode models (their `contents` files are XML, but not stores) are never walked into.
+            if ["xcdatamodeld", "xcdatamodel", "momd"].contains(url.pathExtension.lowercased()) { continue }
             if let container = try? DocumentContents.container(at: url) {
+                guard container != .storeFile || isStore(url) else { continue }
                 found.append(Found(relativePath: path, container: container))
             } else if isPlainFolder(url), (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) == nil {
                 try walk(url, relative: path, into: &found)
             }
         }
+    }
+
+    /// Whether a file taken for a store is one: an XML file is a store only when its root is Core Data's
+    /// `<database>` (any other XML, such as an Xcode model's `contents`, is not).
+    static func isStore(_ url: URL) -> Bool {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+        defer { try? handle.close() }
+        let head = String(decoding: (try? handle.read(upToCount: 4096)) ?? Data(), as: UTF8.self)
+        guard head.hasPrefix("<?xml") || head.hasPrefix("<") else { return true }
+        return head.contains("<database") || head.contains("<!DOCTYPE database")
     }
 }

@@ -26,10 +26,9 @@ final class ProgressBar: Sendable {
         var started: Date?
         var timer: DispatchSourceTimer?
         var drawn = false
-        /// The bytes done at the last redraw, when, and the rate smoothed over the redraws.
-        var lastDone: Int64 = 0
-        var lastTime: Date?
-        var rate: Double = 0
+        /// The fraction last shown (the bar never goes back) and the recent rate of progress.
+        var shownFraction: Double = 0
+        var estimate = RateEstimate()
     }
 
     private let mode: Mode
@@ -106,46 +105,54 @@ final class ProgressBar: Sendable {
 
     private func redraw() {
         state.withLock { state in
-            guard state.timer != nil, let started = state.started else { return }
+            guard state.timer != nil, state.started != nil else { return }
             state.drawn = true
             let now = Date()
-            let done = jobs.reduce(Int64(0)) { $0 + $1.snapshot().done }
-            // The rate is smoothed over the last redraws rather than taken since the start: a phase that is done
-            // at once (external data hard-linked) would otherwise make the time left far too short.
-            if let last = state.lastTime, now.timeIntervalSince(last) > 0 {
-                let recent = Double(done - state.lastDone) / now.timeIntervalSince(last)
-                state.rate = state.rate > 0 ? 0.8 * state.rate + 0.2 * recent : recent
-            } else {
-                let elapsed = now.timeIntervalSince(started)
-                state.rate = elapsed > 0 ? Double(done) / elapsed : 0
-            }
-            state.lastDone = done
-            state.lastTime = now
+            // The bar never goes back: the archive's size is known only once it is being written, which can
+            // make the total grow; the fraction shown stays where it was until the work catches up.
+            let fraction = max(Self.fraction(jobs: jobs), state.shownFraction)
+            state.shownFraction = fraction
+            state.estimate.add(fraction: fraction, at: now)
             let line = Self.render(
-                jobs: jobs, finished: state.finishedFiles, fileCount: fileCount, rate: state.rate,
-                width: Self.terminalWidth())
+                jobs: jobs, finished: state.finishedFiles, fileCount: fileCount, fraction: fraction,
+                timeLeft: state.estimate.timeLeft(fraction: fraction), width: Self.terminalWidth())
             FileHandle.standardError.write(Data(("\r\u{1B}[2K" + line).utf8))
         }
     }
 
-    /// The progress line for the conversions so far, at `rate` bytes per second, cut to `width` columns.
-    static func render(jobs: [ConversionTracker], finished: Int, fileCount: Int, rate: Double, width: Int) -> String {
+    /// The fraction of the work done over every conversion.
+    static func fraction(jobs: [ConversionTracker]) -> Double {
+        var done: Int64 = 0
+        var total: Int64 = 0
+        for job in jobs {
+            let snapshot = job.snapshot()
+            done += snapshot.done
+            total += snapshot.total
+        }
+        return min(Double(done) / Double(max(total, done, 1)), 1)
+    }
+
+    /// The progress line for the conversions so far, `fraction` done with `timeLeft` seconds left (nil when
+    /// the recent rate does not tell), cut to `width` columns. The phases named are those running now.
+    static func render(
+        jobs: [ConversionTracker], finished: Int, fileCount: Int, fraction: Double, timeLeft: Double?, width: Int
+    ) -> String {
         var done: Int64 = 0
         var total: Int64 = 0
         var copied = 0
         var objects = 0
-        var phase: String?
+        var phases: [String] = []
         for job in jobs {
             let snapshot = job.snapshot()
             done += snapshot.done
             total += snapshot.total
             copied += snapshot.objectsCopied
             objects += snapshot.objectCount
-            if snapshot.begun && !snapshot.finished { phase = phase ?? snapshot.phase.description }
+            if snapshot.begun && !snapshot.finished && !phases.contains(snapshot.phase.description) {
+                phases.append(snapshot.phase.description)
+            }
         }
         total = max(total, done, 1)
-        let fraction = min(Double(done) / Double(total), 1)
-        let left = rate > 0 ? Double(total - done) / rate : 0
         let barWidth = 20
         let filled = Int(fraction * Double(barWidth))
         var parts = [
@@ -153,11 +160,10 @@ final class ProgressBar: Sendable {
             String(format: "%3d%%", Int(fraction * 100)),
         ]
         if fileCount > 1 { parts.append("\(finished)/\(fileCount) files") }
-        if let phase { parts.append(phase) }
-        parts.append("\(copied)/\(objects) objects")
+        if !phases.isEmpty { parts.append(phases.joined(separator: ", ")) }
+        if objects > 0 { parts.append("\(copied)/\(objects) objects") }
         parts.append("\(byteCount(done))/\(byteCount(total))")
-        parts.append("\(byteCount(Int64(rate)))/s")
-        parts.append(rate > 0 ? "ETA \(duration(left))" : "ETA --")
+        parts.append(timeLeft.map { "ETA \($0 < 1 && fraction < 1 ? "<1s" : duration($0))" } ?? "ETA --")
         let line = parts.joined(separator: "  ")
         return width > 0 && line.count > width - 1 ? String(line.prefix(width - 1)) : line
     }

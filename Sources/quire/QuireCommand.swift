@@ -20,23 +20,24 @@ struct QuireCommand: ParsableCommand {
         discussion: "Exit status: 0 success, 1 differences (diff), 2 usage, 3 unreadable or invalid input, 4 output not written.",
         version: version,
         subcommands: [
-            Convert.self, Info.self, Metadata.self, Dump.self, Diff.self, Verify.self, Pack.self, Unpack.self,
+            Convert.self, Info.self, Metadata.self, Dump.self, Diff.self, ModelCommand.self, Verify.self, Pack.self, Unpack.self,
             Samples.self, Demo.self,
         ])
 
     /// Parses and runs a command, mapping every failure to the documented exit statuses.
     static func main() {
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        let arguments = ModelCommand.rewriteBareGraph(Array(CommandLine.arguments.dropFirst()))
         if arguments == ["--generate-manual"] {
             Foundation.exit(ManualPage.printManual())
         }
         let json = wantsJSON(arguments)
+        CleanupOnSignal.install()
         if let failure = unknownSubcommand(in: arguments) {
             Foundation.exit(report(failure, json: json))
         }
         let status: Int32
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments)
             try command.run()
             status = 0
         } catch let failure as CommandFailure {

@@ -13,9 +13,12 @@ struct Samples: ParsableCommand {
             documents the same bytes. The SQLite and binary store files carry values of each save, and external \
             data files (Library) have random UUID names, so those documents differ in bytes between runs while \
             `quire diff` reports them equal.
+
+            Examples:
+              quire samples ~/QuireSamples
             """)
 
-    @Argument(help: "The folder to write into (created; it must not hold the samples yet unless --force).")
+    @Argument(help: "The folder to write into (created; it must not hold the samples yet unless --force).", completion: .directory)
     var folder: String
 
     @Flag(help: "Replace existing samples.")

@@ -11,12 +11,18 @@ extension DocumentContents {
         public var externalDataFiles: Int
         /// Their total size in bytes.
         public var externalDataBytes: Int64
+        /// What the source had that the output could not hold, in words (`search metadata (title, keywords):
+        /// a store file has none`); empty when everything was kept.
+        public var notKept: [String] = []
     }
 
     /// Save As into any store type and container (what `quire convert` does): the store is migrated with
     /// ``PersistentStoreCoordinator/migratePersistentStore(_:to:options:type:progress:)`` into a hidden staging
     /// folder beside `output`, wrapped in a package or archive when asked, then renamed into place. Metadata and
-    /// external data files are carried over; the new store gets a new UUID.
+    /// external data files are carried over; the new store gets a new UUID. So is what the document has besides
+    /// its store, where the output can hold it (see ``extras()``): the search metadata's title, keywords,
+    /// authors, description and indexed values, the package's other files, the extended attributes and the
+    /// permission bits; ``ConversionSummary/notKept`` says what a store file output could not hold.
     ///
     /// ```swift
     /// let source = try DocumentContents(contentsOf: packageURL)
@@ -50,6 +56,26 @@ extension DocumentContents {
         progress: (@Sendable (_ copied: Int, _ total: Int) -> Void)? = nil,
         onProgress: (@Sendable (ConversionProgress) -> Void)? = nil
     ) throws -> ConversionSummary {
+        let staging = SafeSave.sibling(of: output, token: SafeSave.newToken(), suffix: "convert")
+        do {
+            return try convert(
+                to: output, staging: staging, container: container, storeType: storeType, mimeType: mimeType,
+                replacing: replacing, modelFile: modelFile, willCopy: willCopy, didCopy: didCopy, progress: progress,
+                onProgress: onProgress)
+        } catch let error as QuireError {
+            // The staging folder and an archive's working copy are private: errors name the output being written
+            // and the document's entries instead.
+            let output = Self.renamingFiles(in: error, under: staging, file: output) { _ in output.path }
+            throw errorNamingDocument(output)
+        }
+    }
+
+    private func convert(
+        to output: URL, staging: URL, container: Container, storeType: StoreType, mimeType: String?, replacing: Bool,
+        modelFile: URL?, willCopy: (URL) -> Void, didCopy: () -> Void,
+        progress: (@Sendable (_ copied: Int, _ total: Int) -> Void)?,
+        onProgress: (@Sendable (ConversionProgress) -> Void)?
+    ) throws -> ConversionSummary {
         onProgress?(ConversionProgress(phase: .verifying))
         if !replacing && DocumentFiles.kind(of: output) != .missing {
             throw QuireError(
@@ -57,7 +83,9 @@ extension DocumentContents {
                 context: .init(file: output))
         }
         try Self.checkReplaceable(output)
-        let model = try ManagedObjectModel.forStore(at: storeURL, type: self.storeType, modelFile: modelFile).model.interned()
+        let (found, source) = try ManagedObjectModel.forStore(at: storeURL, type: self.storeType, modelFile: modelFile)
+        let model = try found.interned()
+        try InspectedStore.checkModel(model, from: source, forStoreAt: storeURL, type: self.storeType)
         // A source with rows the model cannot represent would be converted into a store that loses or
         // dangles them: refused, naming the first.
         let damaged = try StoreKinds.kind(for: self.storeType, url: storeURL).checkContents(storeURL, model)
@@ -68,11 +96,10 @@ extension DocumentContents {
                     + (damaged.count > 1 ? " (\(damaged.count - 1) more; quire verify lists them)" : ""),
                 context: .init(file: storeURL))
         }
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
-        var readOnly = StoreOptions()
-        readOnly.isReadOnly = true
-        let store = try coordinator.addPersistentStore(type: self.storeType, at: storeURL, options: readOnly)
-        defer { try? coordinator.remove(store) }
+        let inspected = try InspectedStore(at: storeURL, type: self.storeType, modelFile: modelFile)
+        defer { inspected.close() }
+        let coordinator = inspected.coordinator
+        let store = inspected.store
         let context = ManagedObjectContext()
         context.persistentStoreCoordinator = coordinator
         let objectCount = try context.performAndWait {
@@ -84,12 +111,34 @@ extension DocumentContents {
         }
         let blobs = externalDataFiles()
         let blobBytes = blobs.reduce(0) { $0 + $1.size }
+        let extras = try self.extras()
+        var notKept: [String] = []
+        if container == .storeFile {
+            let fields = extras.searchMetadataFields
+            if !fields.isEmpty {
+                notKept.append("search metadata (\(fields.joined(separator: ", "))): a store file has none")
+            }
+            let files = extras.packageFiles.filter { !$0.hasSuffix("/") }
+            if !files.isEmpty {
+                let shown = files.prefix(3).joined(separator: ", ") + (files.count > 3 ? " and \(files.count - 3) more" : "")
+                notKept.append("package files \(shown): a store file holds no other files")
+            }
+        }
         onProgress?(ConversionProgress(phase: .copyingStore, objectCount: objectCount))
 
         // Staging folders of conversions that were killed are removed first.
         WorkingFolders.collectStale(in: output.deletingLastPathComponent(), prefix: "." + output.lastPathComponent + SafeSave.marker)
-        let staging = SafeSave.sibling(of: output, token: SafeSave.newToken(), suffix: "convert")
-        try DocumentFiles.makeDirectory(staging, mode: 0o700)
+        do {
+            try DocumentFiles.makeDirectory(staging, mode: 0o700)
+        } catch let error as QuireError {
+            // The output is built beside where it goes: a folder that takes no new entry refuses it.
+            let reason = (error.underlying as? SystemCallError).map { String(cString: strerror($0.code)).lowercased() }
+            throw QuireError(
+                error.code,
+                "'\(output.path)' cannot be written: its folder '\(output.deletingLastPathComponent().path)' does not "
+                    + "take new files" + (reason.map { " (\($0))" } ?? "") + ".",
+                context: .init(file: output), underlying: error.underlying)
+        }
         defer { DocumentFiles.removeTree(staging) }
         let work = staging.appendingPathComponent("work", isDirectory: true)
         try DocumentFiles.makeDirectory(work, mode: 0o700)
@@ -115,8 +164,10 @@ extension DocumentContents {
         onProgress?(
             ConversionProgress(
                 phase: .copyingExternalData, objectsCopied: objectCount, objectCount: objectCount, bytesTotal: blobBytes))
+        let finishing = ConversionProgress(phase: .finishing, objectsCopied: objectCount, objectCount: objectCount)
         switch container {
         case .storeFile:
+            onProgress?(finishing)
             let support = ExternalDataFolder.supportFolder(forStore: target, type: storeType)
             let outputSupport = ExternalDataFolder.supportFolder(forStore: output, type: storeType)
             if DocumentFiles.kind(of: support) == .directory {
@@ -131,6 +182,7 @@ extension DocumentContents {
                     }
                     DocumentFiles.removeTree(outputSupport)
                 }
+                notKept += Self.apply(extras, to: target)
                 try Self.moveIntoPlace(target, to: output)
                 do {
                     try DocumentFiles.rename(support, to: outputSupport)
@@ -139,15 +191,22 @@ extension DocumentContents {
                     throw error
                 }
             } else {
+                notKept += Self.apply(extras, to: target)
                 try Self.moveIntoPlace(target, to: output)
             }
         case .package:
             let built = staging.appendingPathComponent("package", isDirectory: true)
-            try Self.writePackage(at: built, storeAt: target, mimeType: mimeType, objectCount: objectCount, storeType: storeType)
+            try Self.writePackage(
+                at: built, storeAt: target, mimeType: mimeType, objectCount: objectCount, storeType: storeType,
+                extras: extras, extrasPackage: packageURL)
+            notKept += Self.apply(extras, to: built)
+            onProgress?(finishing)
             try Self.moveIntoPlace(built, to: output)
         case .zipArchive, .tarArchive:
             let built = staging.appendingPathComponent("package", isDirectory: true)
-            try Self.writePackage(at: built, storeAt: target, mimeType: mimeType, objectCount: objectCount, storeType: storeType)
+            try Self.writePackage(
+                at: built, storeAt: target, mimeType: mimeType, objectCount: objectCount, storeType: storeType,
+                extras: extras, extrasPackage: packageURL)
             let file = staging.appendingPathComponent("archive")
             try Self.writeArchive(
                 ofPackage: built, to: file, format: container.documentFormat ?? .zipArchive,
@@ -159,11 +218,13 @@ extension DocumentContents {
                                 bytesDone: written, bytesTotal: total))
                     }
                 })
-            onProgress?(ConversionProgress(phase: .finishing, objectsCopied: objectCount, objectCount: objectCount))
+            onProgress?(finishing)
+            notKept += Self.apply(extras, to: file)
             try Self.moveIntoPlace(file, to: output)
         }
         try DocumentFiles.fsyncDirectory(output.deletingLastPathComponent())
-        return ConversionSummary(objectCount: objectCount, externalDataFiles: blobs.count, externalDataBytes: blobBytes)
+        return ConversionSummary(
+            objectCount: objectCount, externalDataFiles: blobs.count, externalDataBytes: blobBytes, notKept: notKept)
     }
 
     /// Renames a finished file or folder over `destination`, removing what was there (a file or a document

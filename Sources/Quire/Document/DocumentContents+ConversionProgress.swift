@@ -28,7 +28,7 @@ extension DocumentContents {
                 switch self {
                 case .verifying: return "verifying the source"
                 case .copyingStore: return "copying the store"
-                case .copyingExternalData: return "copying external data"
+                case .copyingExternalData: return "assembling the output"
                 case .writingArchive: return "writing the archive"
                 case .finishing: return "finishing"
                 }

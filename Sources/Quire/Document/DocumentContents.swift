@@ -91,12 +91,10 @@ public final class DocumentContents {
             do {
                 try FlatArchive.extract(url, into: folder, limits: limits)
                 try DocumentPackage.validate(folder)
-            } catch var error as QuireError {
+            } catch let error as QuireError {
                 DocumentFiles.removeTree(folder)
-                if error.context.file == nil || error.context.file?.path.hasPrefix(folder.path) == true {
-                    error.context.file = url
-                }
-                throw error
+                // The working copy is private: the message names the archive and its entries instead.
+                throw Self.namingEntries(error, of: folder, in: url)
             } catch {
                 DocumentFiles.removeTree(folder)
                 throw error
@@ -114,10 +112,74 @@ public final class DocumentContents {
             } else {
                 storeType = try StoreKinds.detectType(at: storeURL)
             }
+        } catch var error as QuireError {
+            if let workingFolder {
+                DocumentFiles.removeTree(workingFolder)
+                // The working copy is private: the message names the archive and its entry instead.
+                error = Self.namingEntries(error, of: workingFolder, in: url)
+            }
+            throw error
         } catch {
             if let workingFolder { DocumentFiles.removeTree(workingFolder) }
             throw error
         }
+    }
+
+    /// An error about a file of an archive's private working copy, rewritten to name the archive and the entry
+    /// (`'doc.zip: entry StoreContent/persistentStore'`).
+    static func namingEntries(_ error: QuireError, of workingFolder: URL, in archive: URL) -> QuireError {
+        renamingFiles(in: error, under: workingFolder, file: archive, folderShown: "a private working copy of '\(archive.path)'") {
+            entry in "\(archive.path): entry \(entry)"
+        }
+    }
+
+    /// An error whose message or file names a file under `folder` (a private working copy or a staging folder),
+    /// rewritten so that it names the file the user knows instead: each path under `folder` in the message
+    /// (quoted, as messages quote paths, or bare) becomes `shown(relative path)`, the folder alone becomes
+    /// `folderShown` (quotes included; by default `file` quoted), and a context file under the folder becomes
+    /// `file`. The paths are the exact ones this code made, not patterns of a message's wording.
+    static func renamingFiles(
+        in error: QuireError, under folder: URL, file: URL, folderShown: String? = nil, _ shown: (Substring) -> String
+    ) -> QuireError {
+        var error = error
+        let folderPath = folder.standardizedFileURL.path
+        var message = error.message
+        for prefix in ["'" + folderPath + "/", folderPath + "/"] {
+            var searchStart = message.startIndex
+            while let range = message.range(of: prefix, range: searchStart..<message.endIndex) {
+                let quoted = prefix.hasPrefix("'")
+                let rest = message[range.upperBound...]
+                let end = quoted ? rest.firstIndex(of: "'") : rest.firstIndex { $0 == " " || $0 == "," || $0 == ")" || $0 == ";" }
+                let relative = rest[..<(end ?? rest.endIndex)]
+                let after = end.map { quoted ? rest.index(after: $0) : $0 } ?? rest.endIndex
+                let replacement = quoted ? "'\(shown(relative))'" : shown(relative)
+                let offset = message.distance(from: message.startIndex, to: range.lowerBound) + replacement.count
+                message.replaceSubrange(range.lowerBound..<after, with: replacement)
+                searchStart = message.index(message.startIndex, offsetBy: offset)
+            }
+        }
+        message = message.replacingOccurrences(of: "'\(folderPath)'", with: folderShown ?? "'\(file.path)'")
+        error.message = message.replacingOccurrences(of: folderPath, with: file.path)
+        if error.context.file?.standardizedFileURL.path.hasPrefix(folderPath) ?? true { error.context.file = file }
+        return error
+    }
+
+    /// An error of reading this document, rewritten so that it names the document the caller opened rather
+    /// than the private working copy of an archive (`'doc.zip: entry StoreContent/persistentStore'`); other
+    /// errors, and every error of a package or store file, unchanged.
+    ///
+    /// Use it around work on ``storeURL`` or ``packageURL``, which for an archive are in the working copy:
+    ///
+    /// ```swift
+    /// do {
+    ///     let dump = try ObjectGraphDump(storeAt: contents.storeURL, type: contents.storeType)
+    /// } catch {
+    ///     throw contents.errorNamingDocument(error)
+    /// }
+    /// ```
+    public func errorNamingDocument(_ error: any Error) -> any Error {
+        guard let workingFolder, let failure = error as? QuireError else { return error }
+        return Self.namingEntries(failure, of: workingFolder, in: url)
     }
 
     deinit { close() }
@@ -194,6 +256,15 @@ public final class DocumentContents {
     public static func writePackage(
         at destination: URL, storeAt store: URL, mimeType: String, objectCount: Int? = nil, storeType: StoreType? = nil
     ) throws {
+        try writePackage(at: destination, storeAt: store, mimeType: mimeType, objectCount: objectCount, storeType: storeType, extras: nil)
+    }
+
+    /// ``writePackage(at:storeAt:mimeType:objectCount:storeType:)`` with what a converted document had besides its
+    /// store: its search metadata's own fields and its other package files (read from `extrasPackage`).
+    static func writePackage(
+        at destination: URL, storeAt store: URL, mimeType: String, objectCount: Int?, storeType: StoreType?,
+        extras: DocumentExtras?, extrasPackage: URL? = nil
+    ) throws {
         guard !mimeType.isEmpty, mimeType.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
             throw QuireError(.invalidArgument, "The MIME type '\(mimeType)' is not one word of printable ASCII.")
         }
@@ -213,8 +284,11 @@ public final class DocumentContents {
                     try DocumentFiles.linkOrCopy(from: blob, to: into.appendingPathComponent(blob.lastPathComponent))
                 }
             }
-            var search = SearchMetadata()
+            var search = extras?.searchMetadata ?? SearchMetadata()
             search.objectCount = objectCount
+            if let extras, let extrasPackage, !extras.packageFiles.isEmpty {
+                try copyPackageFiles(extras.packageFiles, from: extrasPackage, into: destination)
+            }
             let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: nil, at: target)
             for (key, value) in metadata {
                 if let text = value.stringValue { search.storeMetadata[key] = text }

@@ -30,6 +30,12 @@ public struct ObjectGraphDump: Sendable, Equatable, Codable {
         /// Every persistent attribute's value, by name, when the dump was made `includingValues` (for typed
         /// JSON, ``typedJSON()``); empty otherwise. Not encoded, not compared.
         public var values: [String: AttributeValue] = [:]
+        /// The object's primary key in its store, when the store has one. Not encoded, not compared.
+        public var primaryKey: Int64?
+        /// A name of the object that does not depend on its store (see ``ObjectGraphDump/identityKind``):
+        /// `Author[name="Ada"]` from a uniqueness constraint or a key attribute, else `Author#1a2b3c4d` from a
+        /// hash of its attribute values. Not encoded, not compared.
+        public var identity: String = ""
 
         private enum CodingKeys: String, CodingKey {
             case key, entity, attributes, relationships
@@ -44,6 +50,15 @@ public struct ObjectGraphDump: Sendable, Equatable, Codable {
 
     /// The objects, by entity name and then by key.
     public var objects: [Object]
+
+    /// The UUID of the store the dump was made from (`NSStoreUUID`), nil when unknown. Two dumps of the same
+    /// UUID are of one store (a copy, or the same file before and after an edit), whose objects ``differences(from:)``
+    /// matches by primary key. Not encoded, not compared.
+    public var storeUUID: String?
+
+    /// How each entity's objects are named by ``Object/identity``: `uniqueness constraint`, `key attribute name`
+    /// or `content hash`. Not encoded, not compared.
+    public var identityKind: [String: String] = [:]
 
     /// The type of every persistent attribute, by entity and attribute name, when the dump was made
     /// `includingValues`; empty otherwise. Not encoded, not compared.
@@ -119,10 +134,17 @@ public struct ObjectGraphDump: Sendable, Equatable, Codable {
                     let (attributes, values) = ObjectGraphDump.attributes(of: object, keepingValues: includingValues)
                     result.append(Object(
                         key: keys[object.objectID] ?? "?", entity: entity.name,
-                        attributes: attributes, relationships: relationships, values: values))
+                        attributes: attributes, relationships: relationships, values: values,
+                        primaryKey: object.objectID.primaryKey))
                 }
             }
             return result
+        }
+        if let store = context.persistentStoreCoordinator?.persistentStores.first {
+            storeUUID = context.persistentStoreCoordinator?.metadata(for: store)[StoreMetadataKey.storeUUID]?.stringValue
+        }
+        if let model = context.persistentStoreCoordinator?.managedObjectModel {
+            assignIdentities(model: model)
         }
     }
 
@@ -134,16 +156,14 @@ public struct ObjectGraphDump: Sendable, Equatable, Codable {
     ///   - type: Its store type.
     ///   - modelFile: The application's model, for a store that embeds none.
     ///   - includingValues: Whether objects keep their typed values, for ``typedJSON()``.
-    /// - Throws: ``QuireError`` when the file is not a readable store of that type.
+    /// - Throws: ``QuireError`` when the file is not a readable store of that type;
+    ///   ``QuireError/Code/persistentStoreIncompatibleVersionHash`` naming the model and what differs when the
+    ///   store was written with another model than the one found.
     public init(storeAt url: URL, type: StoreType, modelFile: URL? = nil, includingValues: Bool = false) throws {
-        let model = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile).model.interned()
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
-        var options = StoreOptions()
-        options.isReadOnly = true
-        let store = try coordinator.addPersistentStore(type: type, at: url, options: options)
-        defer { try? coordinator.remove(store) }
+        let inspected = try InspectedStore(at: url, type: type, modelFile: modelFile)
+        defer { inspected.close() }
         let context = ManagedObjectContext()
-        context.persistentStoreCoordinator = coordinator
+        context.persistentStoreCoordinator = inspected.coordinator
         try self.init(context: context, includingValues: includingValues)
     }
 

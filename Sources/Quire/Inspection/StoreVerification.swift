@@ -26,7 +26,9 @@ public enum StoreVerification {
     public static func problems(inStoreAt url: URL, type: StoreType, modelFile: URL? = nil) throws -> [String] {
         var problems: [String] = []
         problems += try StoreKinds.kind(for: type, url: url).checkFile(url)
-        let model = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile).model.interned()
+        let (found, source) = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile)
+        let model = try found.interned()
+        try InspectedStore.checkModel(model, from: source, forStoreAt: url, type: type)
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
         problems += metadataProblems(metadata, type: type, model: model)
 
@@ -35,13 +37,10 @@ public enum StoreVerification {
         let contents = try StoreKinds.kind(for: type, url: url).checkContents(url, model)
         if !contents.isEmpty { return problems + contents }
 
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
-        var options = StoreOptions()
-        options.isReadOnly = true
-        let store = try coordinator.addPersistentStore(type: type, at: url, options: options)
-        defer { try? coordinator.remove(store) }
+        let inspected = try InspectedStore(at: url, type: type, modelFile: modelFile)
+        defer { inspected.close() }
         let context = ManagedObjectContext()
-        context.persistentStoreCoordinator = coordinator
+        context.persistentStoreCoordinator = inspected.coordinator
         let support = ExternalDataFolder.supportFolder(forStore: url, type: type).appendingPathComponent("_EXTERNAL_DATA")
         problems += try context.performAndWait { () throws -> [String] in
             var found: [String] = []

@@ -24,6 +24,20 @@ extension ManagedObjectModel {
     /// `storeHashes` when one is, else the current version, else the newest (a `.momd` whose `VersionInfo.plist`
     /// names no current version, as CartKit's).
     package convenience init(compiledModelAt url: URL, matchingStoreHashes storeHashes: [String: Data]?) throws {
+        if url.pathExtension == "mom", !SafeFileReader.isDirectory(url),
+            let handle = FileHandle(forReadingAtPath: url.path)
+        {
+            // A .mom file is a keyed archive (a binary property list); anything else named .mom is not a model,
+            // whatever else its bytes could be taken for.
+            let head = (try? handle.read(upToCount: 8)) ?? Data()
+            try? handle.close()
+            guard BinaryPropertyList.hasBinaryHeader(head) else {
+                throw QuireError(
+                    .invalidModel,
+                    "'\(url.path)' is not a compiled model: a .mom file is a binary property list, and this file is not one.",
+                    context: .init(file: url))
+            }
+        }
         let compiled: CompiledModel
         do {
             compiled = try CompiledModelDecoder.decode(contentsOf: url, matchingStoreHashes: storeHashes)
@@ -84,7 +98,8 @@ extension CompiledModelError {
         default: code = .fileReadCorruptFile
         }
         let place = file.map { "The compiled model '\($0.path)'" } ?? "The compiled model"
-        return QuireError(code, "\(place) cannot be read: \(description).", context: .init(file: file), underlying: self)
+        let reason = description.hasSuffix(".") ? String(description.dropLast()) : description
+        return QuireError(code, "\(place) cannot be read: \(reason).", context: .init(file: file), underlying: self)
     }
 }
 
@@ -136,7 +151,7 @@ extension ModelDocument {
                 if let value = attribute.defaultValue {
                     defaultValue = value.attributeValue(for: type)
                     if defaultValue == nil {
-                        unsupported.append("\(entity.name).\(attribute.name): default value \(value) is not kept")
+                        unsupported.append("\(entity.name).\(attribute.name): its default value (\(value.plainDescription)) is not kept")
                     }
                 }
                 attributes.append(Attribute(

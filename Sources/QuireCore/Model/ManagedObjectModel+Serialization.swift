@@ -58,6 +58,25 @@ extension ManagedObjectModel {
         } catch {
             throw QuireError(.fileReadNoSuchFile, "The model file '\(url.path)' cannot be read.", context: .init(file: url))
         }
+        // Quire's model files are JSON objects; anything else is not a model of any kind Quire reads, and saying
+        // so beats a JSON parser's complaint.
+        guard data.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") else {
+            throw QuireError(
+                .invalidModel,
+                "'\(url.path)' is not a model file: Quire reads Xcode models (.xcdatamodeld, .xcdatamodel), compiled "
+                    + "models (.mom, .momd) and the JSON model files it writes.",
+                context: .init(file: url))
+        }
+        // JSON of something else (no model's `format` and `entities` at the top) is not a model either.
+        if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            object["format"] == nil || object["entities"] == nil
+        {
+            throw QuireError(
+                .invalidModel,
+                "'\(url.path)' is not a model file: it is JSON, but not a model Quire wrote (it has no "
+                    + "\(object["format"] == nil ? "'format'" : "'entities'")).",
+                context: .init(file: url))
+        }
         do {
             try self.init(serializedRepresentation: data)
         } catch var error as QuireError {

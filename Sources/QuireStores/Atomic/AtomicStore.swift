@@ -117,11 +117,11 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
             throw QuireError(
                 .fileReadCorruptFile, "The store path '\(fileURL.path)' is not a regular file.", context: .init(file: fileURL))
         }
-        if !options.isReadOnly && access(fileURL.path, W_OK) != 0 {
+        if !options.isReadOnly, let refusal = StoreFileAccess.writeRefusal(fileURL.path, status, modeBits: false) {
             throw QuireError(
                 .fileWriteNoPermission,
-                "The store '\(fileURL.path)' is a read-only file; add it with the read-only option to read it.",
-                context: .init(file: fileURL))
+                "The store '\(fileURL.path)' is a read-only file (\(refusal.reason)); add it with the read-only option to read it.",
+                context: .init(file: fileURL), underlying: refusal.error)
         }
         let image = try decode(try readFile())
         try checkMetadata(image.metadata)

@@ -38,11 +38,11 @@ package enum SQLiteFileCheck {
             throw QuireError(
                 .fileReadCorruptFile, "The store path '\(path)' is not a regular file.", context: .init(file: url))
         }
-        if !readOnly && ((status.st_mode & 0o222) == 0 || access(path, W_OK) != 0) {
+        if !readOnly, let refusal = StoreFileAccess.writeRefusal(path, status) {
             throw QuireError(
                 .fileWriteNoPermission,
-                "The store '\(path)' is a read-only file; add it with the read-only option to read it.",
-                context: .init(file: url))
+                "The store '\(path)' is a read-only file (\(refusal.reason)); add it with the read-only option to read it.",
+                context: .init(file: url), underlying: refusal.error)
         }
         let size = Int64(status.st_size)
         if size == 0 { return .empty }

@@ -92,7 +92,7 @@ import Testing
         let lines = verbose.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first == "Converted Runs.quiredoc (package, SQLite) to Loud.tar (tar archive, XML): 5 objects, 0 external data files (0 bytes).")
         #expect(lines.dropFirst().map { $0.split(separator: ":").first.map(String.init) ?? "" } == [
-            "  verifying the source", "  copying the store", "  copying external data", "  writing the archive", "  finishing",
+            "  verifying the source", "  copying the store", "  assembling the output", "  writing the archive", "  finishing",
             "  total",
         ])
         #expect(try cli.run("convert", "-q", "-v", "Runs.quiredoc", "X.zip").status == 2)
@@ -158,7 +158,7 @@ import Testing
         let root = try #require(
             (JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])?["command"] as? [String: Any])
         let commands = try #require(root["subcommands"] as? [[String: Any]]).filter { ($0["commandName"] as? String) != "help" }
-        #expect(commands.count == 10)
+        #expect(commands.count == 11)
         for command in commands {
             let name = try #require(command["commandName"] as? String)
             #expect(page.stdout.contains(".SS \"quire \(name)\""), "\(name)")
@@ -189,7 +189,7 @@ import Testing
             let warnings = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             man.waitUntilExit()
             #expect(text.contains("   quire convert\n"), "\(text.prefix(2000))")
-            #expect(text.contains("--to, --type type"), "\(text.prefix(2000))")
+            #expect(text.contains("--to type"), "\(text.prefix(2000))")
             #expect(warnings.isEmpty, "\(warnings)")
         }
     }

@@ -98,8 +98,8 @@ import Testing
         }
         for store in coordinator.persistentStores { try coordinator.remove(store) }
         #expect(try cli.run("diff", "A.quiredoc", "C.sqlite") == .init(status: 1, stdout: """
-            A.quiredoc and C.sqlite differ ("here" is A.quiredoc, "there" C.sqlite):
-              Run#5.processID: 1004 here, 9 there
+            A.quiredoc and C.sqlite differ ("-" only in A.quiredoc, "+" only in C.sqlite, "old -> new"):
+              Run#96ac5316.processID: 1004 -> 9
 
             """, stderr: ""))
     }
@@ -194,6 +194,29 @@ import Testing
         #expect(first == again)
     }
 
+    @Test func helpOfTheNewCommandsAndOptions() throws {
+        let cli = try harness()
+        let model = try cli.run("model", "--help")
+        #expect(model.status == 0)
+        #expect(model.stdout.hasPrefix("OVERVIEW: Show the model of a document, store or model file"), "\(model)")
+        for text in ["--graph <file>", "--export <path>", "quire model Library.quiredoc --graph Library.png", "--json"] {
+            #expect(model.stdout.contains(text), "\(text): \(model)")
+        }
+        let diff = try cli.run("diff", "--help")
+        for text in ["--stat", "--brief", "--json", "--max-lines <max-lines>", "quire diff --stat Before.quiredoc After.zip"] {
+            #expect(diff.stdout.contains(text), "\(text): \(diff)")
+        }
+        let dump = try cli.run("dump", "--help")
+        for text in ["--entity <entity>", "--where <predicate>", "--limit <limit>", "--entity Car --where \"maker == 'FIAT'\""] {
+            #expect(dump.stdout.contains(text), "\(text): \(dump)")
+        }
+        let metadata = try cli.run("metadata", "--help")
+        for text in ["--title <title>", "--keyword <keyword>"] { #expect(metadata.stdout.contains(text), "\(text): \(metadata)") }
+        let top = try cli.run("help")
+        #expect(top.stdout.contains("  model "), "\(top)")
+        #expect(try cli.run("convert", "--help").stdout.contains("Examples:"))
+    }
+
     // MARK: Errors
 
     @Test func usageErrorsExitTwo() throws {
@@ -210,11 +233,11 @@ import Testing
             (["metadata", "Runs.quiredoc", "--remove", "NSStoreUUID"],
              "quire: The key 'NSStoreUUID' belongs to the store and cannot be changed. (see 'quire help')\n"),
             (["frobnicate"],
-             "quire: 'frobnicate' is not a quire command. Commands: convert, info, metadata, dump, diff, verify, pack, "
+             "quire: 'frobnicate' is not a quire command. Commands: convert, info, metadata, dump, diff, model, verify, pack, "
                 + "unpack, samples, demo (see 'quire help').\n"),
             (["conver", "Runs.quiredoc", "Runs.zip"],
              "quire: 'conver' is not a quire command. Did you mean 'convert'? Commands: convert, info, metadata, dump, "
-                + "diff, verify, pack, unpack, samples, demo (see 'quire help').\n"),
+                + "diff, model, verify, pack, unpack, samples, demo (see 'quire help').\n"),
             (["convert", "Runs.quiredoc", "Runs.docx"],
              "quire: Cannot tell what to write to 'Runs.docx': the extension '.docx' is unknown; known: store files "
                 + ".sqlite, .sqlite3, .db (SQLite), .xml (XML), .binary, .bin, .quire (binary); archives .zip, .tar; "

@@ -16,6 +16,10 @@ struct CLIHarness {
 
     /// The `quire` executable next to the test bundle, nil when it was not built.
     static var executable: URL? {
+        // QUIRE_TEST_EXECUTABLE runs the CLI tests against another build (an older one, to see a test fail).
+        if let path = ProcessInfo.processInfo.environment["QUIRE_TEST_EXECUTABLE"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
         let candidates = [
             URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("quire"),
             Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("quire"),
@@ -50,6 +54,12 @@ struct CLIHarness {
         self.executable = executable
     }
 
+    /// A harness running in a folder the caller made.
+    init(folder: TemporaryFolder, executable: URL) {
+        self.folder = folder
+        self.executable = executable
+    }
+
     /// Copies a sample document into the folder.
     func copySample(_ name: String, as newName: String? = nil) throws {
         try FileManager.default.copyItem(
@@ -59,11 +69,24 @@ struct CLIHarness {
     /// Runs `quire` with arguments in the folder.
     func run(_ arguments: String...) throws -> Result { try run(arguments) }
 
-    /// Runs `quire` with arguments in the folder, with `environment` added to this process's.
-    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// Runs `quire` with arguments in the folder, every file it writes limited to `blocks` blocks of 1024 bytes
+    /// (the shell's `ulimit -f`, with `SIGXFSZ` ignored so that a write past it fails with `EFBIG` instead of
+    /// ending the process): a real write failure in the middle of building an output.
+    func run(fileSizeLimit blocks: Int, _ arguments: [String]) throws -> Result {
+        try run(arguments, shell: "trap '' XFSZ; ulimit -f \(blocks); exec \"$0\" \"$@\"")
+    }
+
+    /// Runs `quire` with arguments in the folder, with `environment` added to this process's; through
+    /// `/bin/sh -c shell` when given (the script gets the executable as `$0` and the arguments as `$@`).
+    func run(_ arguments: [String], environment: [String: String] = [:], shell: String? = nil) throws -> Result {
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        if let shell {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", shell, executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         }

@@ -39,6 +39,21 @@ import Testing
         #expect(try contents("share/bash-completion/completions/quire").contains("complete -o filenames -F _quire quire"))
         #expect(try contents("share/zsh/site-functions/_quire").hasPrefix("#compdef quire"))
         #expect(try contents("share/fish/vendor_completions.d/quire.fish").contains("complete -c 'quire'"))
+        // The desktop files of Resources/freedesktop (issue 30).
+        #expect(try contents("share/mime/packages/quire-notebook.xml").contains("application/x-quire-notebook"))
+        #expect(try contents("share/applications/org.quire.Quire.desktop").contains("MimeType=application/x-quire-notebook;"))
+        #expect(try contents("share/icons/hicolor/scalable/mimetypes/application-x-quire-notebook.svg").contains("<svg"))
+        #expect(try contents("share/tracker3-miners/extract-rules/10-quire-notebook.rule").contains("libextract-oasis.so"))
+        // External record files (issue 33): their MIME type and Tracker rule.
+        #expect(try contents("share/mime/packages/quire-record.xml").contains("application/x-quire-record"))
+        #expect(try contents("share/tracker3-miners/extract-rules/10-quire-record.rule").contains("libextract-html.so"))
+        #expect(page.contains(".SS \"quire model\""))
+        #expect(page.contains("quire model Library.quiredoc \\-\\-graph Library.png") || page.contains("quire model Library.quiredoc --graph Library.png"), "\(page)")
+        // Completion of paths: positional arguments complete files.
+        #expect(try contents("share/bash-completion/completions/quire").contains("__quire_add_completions -f"))
+        // make install itself installs no packages.
+        let makefile = try String(contentsOf: Self.root.appendingPathComponent("Makefile"), encoding: .utf8)
+        #expect(makefile.contains("\ninstall:\n\t$(SWIFT) build"), "install must not depend on deps (apt-get)")
         // The installed tool runs.
         let installed = try CLIHarness(executable: prefix.appendingPathComponent("bin/quire"))
         #expect(try installed.run("--version") == .init(status: 0, stdout: "0.9.0-dev\n", stderr: ""))

@@ -136,3 +136,51 @@ import Quire
         #expect(subject.components(separatedBy: "\n").sorted() == ["Buy zucchini", "Call the plumber"])
     }
 }
+
+extension TrackerExtractTests {
+    /// Issue 30: a notebook `quire convert` wrote keeps the title Tracker reads, and `quire metadata --title` sets
+    /// the one it reads next.
+    @Test(.enabled(if: trackerIsInstalled, "needs tracker3, dbus-daemon and update-mime-database (apt-get install tracker tracker-extract dbus-daemon shared-mime-info)"))
+    func trackerReadsTheTitleOfANotebookQuireConverted() throws {
+        let executable = try #require(CLIHarness.executable, "quire is not built; run swift build --build-tests first")
+        let folder = try TemporaryFolder()
+        DocumentTypeRegistry.shared.register(.sampleNotebook)
+        let document = try PersistentDocument(type: DocumentType.sampleNotebook.name, model: DocumentFixtures.model())
+        document.searchMetadata = SearchMetadata(title: "Errands", keywords: ["home"])
+        DocumentFixtures.fill(document, titles: ["Buy zucchini"])
+        try document.save(to: folder.file("Errands.quirenb"), ofType: DocumentType.sampleNotebook.name, for: .saveAs)
+        document.close()
+        let cli = CLIHarness(folder: folder, executable: executable)
+        let converted = try cli.run("convert", "Errands.quirenb", "Copy.quirenb", "--to", "xml")
+        #expect(converted.status == 0, "\(converted)")
+
+        let rules = folder.file("extract-rules")
+        let mime = folder.file("share/mime")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: mime.appendingPathComponent("packages"), withIntermediateDirectories: true)
+        for rule in try FileManager.default.contentsOfDirectory(atPath: Self.systemRules.path) where rule.hasSuffix(".rule") {
+            try FileManager.default.copyItem(at: Self.systemRules.appendingPathComponent(rule), to: rules.appendingPathComponent(rule))
+        }
+        try FileManager.default.copyItem(
+            at: Self.freedesktop.appendingPathComponent("10-quire-notebook.rule"), to: rules.appendingPathComponent("10-quire-notebook.rule"))
+        try FileManager.default.copyItem(
+            at: Self.freedesktop.appendingPathComponent("quire-notebook.xml"), to: mime.appendingPathComponent("packages/quire-notebook.xml"))
+        _ = try Self.run("update-mime-database", [mime.path], in: folder)
+        let bus = try SessionBus()
+        func extract() throws -> [String: Any] {
+            let output = try Self.run(
+                "tracker3", ["extract", "--output-format", "json-ld", folder.file("Copy.quirenb").path],
+                environment: [
+                    "DBUS_SESSION_BUS_ADDRESS": bus.address, "XDG_DATA_HOME": folder.file("share").path,
+                    "TRACKER_EXTRACTOR_RULES_DIR": rules.path,
+                ], in: folder)
+            return try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any], "\(String(decoding: output, as: UTF8.self))")
+        }
+        #expect(try extract()["nie:title"] as? String == "Errands")
+        #expect(try cli.run("metadata", "Copy.quirenb", "--title", "Chores", "--keyword", "house").status == 0)
+        let json = try extract()
+        #expect(json["nie:title"] as? String == "Chores")
+        let keywords = (json["nie:keyword"] as? [String]) ?? [json["nie:keyword"] as? String].compactMap { $0 }
+        #expect(keywords == ["house"])
+    }
+}

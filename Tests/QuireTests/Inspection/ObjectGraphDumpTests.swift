@@ -46,7 +46,7 @@ import Quire
         let folder = try TemporaryFolder()
         let a = try ObjectGraphDump(storeAt: try writeCompany(folder, "A.sqlite", reversed: false), type: .sqlite)
         let b = try ObjectGraphDump(storeAt: try writeCompany(folder, "B.sqlite", reversed: false, salaryOfGrace: 250), type: .sqlite)
-        #expect(a.differences(from: b) == ["Employee#2.salary: 200 here, 250 there"])
+        #expect(a.differences(from: b) == ["Employee[name=\"Grace\"].salary: 200 -> 250"])
     }
 
     @Test func blobsDumpAsSizeAndDigest() throws {

@@ -52,3 +52,25 @@ package indirect enum ModelValue: Sendable, Hashable {
         }
     }
 }
+
+extension ModelValue {
+    /// The value in words, for messages: `"default cover"`, `42`, `an archived MyApp.Cover`, `an array of 3
+    /// values`; never Swift's debug form.
+    package var plainDescription: String {
+        switch self {
+        case .null: return "no value"
+        case .boolean(let value): return value ? "YES" : "NO"
+        case .integer(let value): return String(value)
+        case .real(let value): return "\(value)"
+        case .string(let value): return "\"\(value)\""
+        case .decimal(let value): return value.description
+        case .date(let value): return "the date \(value.timeIntervalSinceReferenceDate) (seconds since 2001)"
+        case .data(let value): return "\(value.count) bytes of data"
+        case .uuid(let value): return value.uuidString
+        case .url(let value): return value
+        case .array(let values): return "an array of \(values.count) value\(values.count == 1 ? "" : "s")"
+        case .dictionary(let values): return "a dictionary of \(values.count) entr\(values.count == 1 ? "y" : "ies")"
+        case .archivedObject(let className, _): return "an archived \(className)"
+        }
+    }
+}

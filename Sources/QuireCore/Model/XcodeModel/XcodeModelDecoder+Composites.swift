@@ -57,7 +57,7 @@ extension XcodeModelDecoder {
         }
         return ModelDocument.Composite(
             name: name, optional: element.attributes["optional"] == "YES", transient: element.attributes["transient"] == "YES",
-            userInfo: [:], renamingIdentifier: element.attributes["elementID"].flatMap { $0.isEmpty ? nil : $0 },
+            userInfo: try userInfo(of: element), renamingIdentifier: element.attributes["elementID"].flatMap { $0.isEmpty ? nil : $0 },
             versionHashModifier: element.attributes["versionHashModifier"].flatMap { $0.isEmpty ? nil : $0 },
             elements: elements, composites: nested.isEmpty ? nil : nested)
     }

@@ -477,7 +477,8 @@ package struct XcodeModelDecoder {
         }
     }
 
-    private func userInfo(of element: XcodeModelElement) throws -> [String: String] {
+    /// The `<userInfo><entry key=… value=…/>…` of an element, empty when it has none.
+    func userInfo(of element: XcodeModelElement) throws -> [String: String] {
         var result: [String: String] = [:]
         for info in element.children(named: "userInfo") {
             for entry in info.children(named: "entry") {
