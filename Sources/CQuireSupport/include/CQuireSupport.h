@@ -59,4 +59,14 @@ size_t quire_heap_block_size(const void *pointer);
 /// The errno of the calling thread (Swift reaches it, but this keeps call sites uniform).
 int quire_errno(void);
 
+/// The file descriptor (an eventfd) that becomes readable when Dispatch's main queue has blocks to run
+/// (`_dispatch_get_main_queue_handle_4CF`, which libdispatch exports for CoreFoundation's run loop but does not
+/// declare in its installed headers). -1 where libdispatch has no such handle (not Linux).
+int quire_main_queue_file_descriptor(void);
+
+/// Resets that descriptor and runs the blocks queued on the main queue (`_dispatch_main_queue_callback_4CF`).
+/// Only on the main thread, and only in a process that never called `dispatch_main()` (libdispatch traps
+/// otherwise): the caller checks the first; the second is the application's choice of loop.
+void quire_main_queue_run_pending(void);
+
 #endif
