@@ -8,7 +8,7 @@ extension ManagedObject {
     func hasLoadedRelationship(_ relationship: RelationshipDescription) -> Bool {
         guard relationship.isToMany else { return true }
         fireFaultIfNeeded()
-        if let packed = packedValues { return !packed.relationship(at: relationship.slot).isFault }
+        if let packed = packedValues { return !packed.relationship(at: relationship.slot, owner: nil).isFault }
         return relationship.slot < relationshipStorage.count && !relationshipStorage[relationship.slot].isFault
     }
 }

@@ -26,8 +26,7 @@ public final class ManagedObjectModelReference: Sendable {
                 .migrationMissingSourceModel,
                 "The model referenced with the version checksum \(versionChecksum) has the checksum \(model.versionChecksum).")
         }
-        // Models of migrations are frozen, and frozen models live for the process: one per content.
-        self.resolvedModel = (try? model.interned()) ?? model
+        self.resolvedModel = model
         self.versionChecksum = versionChecksum
     }
 

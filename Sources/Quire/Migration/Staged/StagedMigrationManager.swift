@@ -129,7 +129,7 @@ public final class StagedMigrationManager: StoreStagedMigration, Sendable {
                     "The migration stage '\(stage.label)' names the model version checksum \(checksum), which no version of the "
                         + "model's bundle or of the custom stages has.")
             }
-            return (try? found.interned()) ?? found
+            return found
         }
         var steps: [Step] = []
         var last: ManagedObjectModel?
@@ -151,7 +151,7 @@ public final class StagedMigrationManager: StoreStagedMigration, Sendable {
                 lastStage = stage
             }
         }
-        if let lastStage { reach((try? model.interned()) ?? model, in: lastStage) }
+        if let lastStage { reach(model, in: lastStage) }
         return steps
     }
 
