@@ -182,7 +182,12 @@ extension ModelCacheWriterTests {
                 "NSFetchIndexDescription", "NSDecimalNumberPlaceholder", "NSFetchedPropertyDescription", "NSDerivedAttributeDescription",
                 "NSComparisonPredicate", "NSCompoundPredicate",
             ]
-            #expect(!leftOut.isDisjoint(with: held), "\(store) refused (\(unsupported)) though it holds none of \(leftOut.sorted())")
+            // Older caches (Moody's) hold compound indexes the legacy way, as an entity's `NSCompoundIndexes` (Quire
+            // reads them as fetch indexes), which the encoder leaves out too.
+            let legacyIndexes = coreData.archive.objects.indices.contains { (try? coreData.reference("NSCompoundIndexes", of: UInt64($0))) != nil }
+            #expect(
+                !leftOut.isDisjoint(with: held) || legacyIndexes,
+                "\(store) refused (\(unsupported)) though it holds none of \(leftOut.sorted()) nor NSCompoundIndexes")
             return
         }
         let written = try RawArchive(archive)
