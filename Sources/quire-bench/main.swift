@@ -4,9 +4,37 @@ import QuireCore
 import QuireStores
 
 // quire-bench: Quire's speed against raw SQLite, measured in the same run on the same data.
-//   swift run -c release quire-bench [--json] [--runs N]
+//   swift run -c release quire-bench [--json] [--runs N] [--only ROW] [--scale] (--help lists the options)
 
 let arguments = CommandLine.arguments.dropFirst()
+let usage = """
+    USAGE: quire-bench [--json] [--runs N] [--only ROW] [--scale]
+
+    Runs every benchmark row (or only ROW and what it needs) and prints each as Quire's time against raw SQLite
+    (or raw libpq) measured in the same run, with peak memory. The rows and their targets: Docs/Benchmarks.md.
+
+    OPTIONS:
+      --json        print the rows as JSON
+      --runs N      best of N runs per row (1 to 100; default 3)
+      --only ROW    run one row, e.g. --only fetch-all-100k
+      --scale       also run the long scale rows
+      -h, --help    show this help
+
+    """
+// Unknown arguments are refused, so a mistyped flag never starts the whole (long) run.
+var argumentIndex = arguments.startIndex
+while argumentIndex < arguments.endIndex {
+    switch arguments[argumentIndex] {
+    case "-h", "--help":
+        print(usage, terminator: "")
+        exit(0)
+    case "--json", "--scale": argumentIndex += 1
+    case "--runs", "--only": argumentIndex += 2
+    default:
+        FileHandle.standardError.write(Data("quire-bench: unknown argument '\(arguments[argumentIndex])'.\n\n\(usage)".utf8))
+        exit(2)
+    }
+}
 let asJSON = arguments.contains("--json")
 var runs = 3
 /// `--only NAME`: run one row (and what it needs), for profiling.
