@@ -42,27 +42,27 @@ extension PersistentStoreCoordinator {
             ?? ModelDifference(
                 storeVersionHashes: ManagedObjectModel.versionHashes(fromStoreMetadata: contents.metadata), model: managedObjectModel)
         let options = failed.options
-        let place = PostgresURL.storeDescription(url)
+        let place = StoreKinds.storeDescription(url)
         guard options.migratesAutomatically else {
             throw QuireError(
                 .persistentStoreIncompatibleVersionHash,
                 "The store \(place) was written with an incompatible model (\(difference)); "
                     + Self.migrationOptionsAdvice,
-                context: .init(file: PostgresURL.safeURL(url)), underlying: error)
+                context: .init(file: StoreKinds.safeURL(url)), underlying: error)
         }
         guard options.infersMappingModel else {
             throw QuireError(
                 .migrationMissingMappingModel,
                 "The store \(place) was written with an incompatible model (\(difference)) and no mapping model was "
                     + "given; " + Self.mappingOptionAdvice,
-                context: .init(file: PostgresURL.safeURL(url)), underlying: error)
+                context: .init(file: StoreKinds.safeURL(url)), underlying: error)
         }
         guard !options.isReadOnly else {
             throw QuireError(
                 .persistentStoreIncompatibleVersionHash,
                 "The store \(place) was written with an incompatible model (\(difference)) and was added read-only, "
                     + "so it cannot be migrated.",
-                context: .init(file: PostgresURL.safeURL(url)), underlying: error)
+                context: .init(file: StoreKinds.safeURL(url)), underlying: error)
         }
         guard let storedModel else {
             throw QuireError(
@@ -70,7 +70,7 @@ extension PersistentStoreCoordinator {
                 "The store \(place) was written with an incompatible model (\(difference)); it does not embed or "
                     + "cache the model it was written with, and no version of the model's .xcdatamodeld has its version "
                     + "hashes; migrate it with MigrationManager and that model.",
-                context: .init(file: PostgresURL.safeURL(url)), underlying: error)
+                context: .init(file: StoreKinds.safeURL(url)), underlying: error)
         }
         do {
             if let chain = source?.chain {

@@ -20,7 +20,7 @@ package final class SQLiteSchema {
         package let name: String
         package let root: EntityDescription
         /// Every column after `Z_PK, Z_ENT, Z_OPT`, in order.
-        var columns: [Column] = []
+        package internal(set) var columns: [Column] = []
         package init(name: String, root: EntityDescription) {
             self.name = name
             self.root = root
@@ -67,13 +67,13 @@ package final class SQLiteSchema {
 
     package let model: ManagedObjectModel
     /// The store's entity numbers (`Z_ENT`).
-    let numbers: SQLiteEntityNumbers
-    private(set) var tables: [Table] = []
-    private(set) var tablesByRoot: [ObjectIdentifier: Table] = [:]
-    private(set) var mappings: [ObjectIdentifier: EntityMapping] = [:]
+    package let numbers: SQLiteEntityNumbers
+    package private(set) var tables: [Table] = []
+    package private(set) var tablesByRoot: [ObjectIdentifier: Table] = [:]
+    package private(set) var mappings: [ObjectIdentifier: EntityMapping] = [:]
     /// Join tables keyed by both the relationship and its inverse.
-    private(set) var joinTables: [ObjectIdentifier: JoinTable] = [:]
-    private(set) var allJoinTables: [JoinTable] = []
+    package private(set) var joinTables: [ObjectIdentifier: JoinTable] = [:]
+    package private(set) var allJoinTables: [JoinTable] = []
 
     /// The schema of a model in a store numbering its entities with `numbers` (Core Data's numbering by default,
     /// which is what a new store gets).
