@@ -79,8 +79,8 @@ tsan: deps
 	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan
 
 # The DocC catalog Sources/Quire/Quire.docc with the toolchain's own docc (no package plugin, so Quire's users get
-# no extra dependency): the public symbol graphs of the four library targets, merged into the one module
-# `import Quire` shows (Scripts/merge-symbol-graphs.swift), then `docc convert` with warnings as errors, into
+# no extra dependency): the public symbol graphs of the library targets (QuirePostgres too), merged into the one
+# module `import Quire` shows (Scripts/merge-symbol-graphs.swift), then `docc convert` with warnings as errors, into
 # $(DOCS_DIR)/Quire.doccarchive (static hosting layout: serve the folder, open /documentation/quire).
 DOCC ?= $(shell command -v docc 2>/dev/null || echo "$$(dirname "$$(readlink -f "$$(command -v $(SWIFT))")")/docc")
 DOCS_DIR := .build/docs

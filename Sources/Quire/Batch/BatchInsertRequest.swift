@@ -31,7 +31,12 @@ import QuireCore
 /// it is and the row dropped; under ``MergePolicy/error`` (the default) the request throws
 /// ``QuireError/Code/managedObjectConstraintMerge``, writing nothing. See the Batch requests section of
 /// <doc:PortingFromCoreData>.
-public final class BatchInsertRequest: @unchecked Sendable {
+///
+/// Not `Sendable`, as Core Data's `NSPersistentStoreRequest` is not: its properties are set after it is made, and it
+/// holds values of any type and closures that are called on the executing context's queue, so a request stays on the
+/// thread or queue that configures and executes it, and the compiler checks that it does (make it inside `perform` when
+/// the context has a queue of its own).
+public final class BatchInsertRequest {
     /// The entity of the inserted objects.
     public let entityName: String
     /// The objects, as attribute dictionaries (`objectsToInsert`), when given as an array.
