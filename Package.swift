@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -19,6 +20,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        // The `@ManagedProperty` macro (Core Data's `@NSManaged`, usable in extensions) is built with swift-syntax.
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0"),
     ],
     targets: [
         // System libraries, never vendored: found through pkg-config, installed from Debian's packages.
@@ -78,7 +81,16 @@ let package = Package(
                 "QuireStores",
                 "CArchive",
                 "CQuireSupport",
+                "QuireMacros",
                 .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
+        // The compiler plug-in of `@ManagedProperty`, which the Quire target declares.
+        .macro(
+            name: "QuireMacros",
+            dependencies: [
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
             ]
         ),
         .target(name: "QuireTestSupport", dependencies: ["Quire"]),

@@ -3,6 +3,8 @@ import CArchive
 // layers below come with it.
 @_exported import QuireCore
 @_exported import QuireStores
+// As `import CoreData` brings Foundation, so does `import Quire`: ported code uses `Date`, `URL`, `NSNull`, … as it is.
+@_exported import Foundation
 
 /// Versions of the system libraries Quire was built against and runs with.
 public enum QuireLibraries {

@@ -30,8 +30,8 @@ package enum PostgresSchema {
                 let indexed: Bool
                 switch column.role {
                 case .attribute(let attribute): indexed = attribute.isIndexed
-                case .foreignKey: indexed = true
-                case .foreignEntity, .orderKey: indexed = false
+                case .foreignKey, .ownerKey: indexed = true
+                case .foreignEntity, .orderKey, .ownerOrderKey: indexed = false
                 }
                 guard indexed else { continue }
                 sql.append("CREATE INDEX \(q("\(table.name)_\(column.name)_INDEX")) ON \(q(table.name)) (\(q(column.name)))")
@@ -45,7 +45,7 @@ package enum PostgresSchema {
                         switch column.role {
                         case .attribute(let attribute): return attribute.name == name && entity.isKind(of: attribute.entity ?? entity)
                         case .foreignKey(let relationship): return relationship.name == name && entity.isKind(of: relationship.entity ?? entity)
-                        case .foreignEntity, .orderKey: return false
+                        case .foreignEntity, .orderKey, .ownerKey, .ownerOrderKey: return false
                         }
                     }
                 }

@@ -185,15 +185,11 @@ extension PostgresStore: RowReadingStore {
         else { return answer }
         let q = PostgresDialect.quote
         let sql: String
-        if SQLiteSchema.usesForeignKey(relationship), let inverse = relationship.resolvedInverse,
-            let inverseOwner = inverse.entity, let mapping = schema.mapping(for: inverseOwner)
-        {
-            let foreignKey = q(mapping.table.columns[mapping.foreignKeyColumns[inverse.slot]].name)
+        if let key = schema.memberKey(for: relationship) {
+            let foreignKey = q(key.column)
             var order = "t0.\(foreignKey)"
-            if relationship.isOrdered, mapping.orderKeyColumns[inverse.slot] >= 0 {
-                order += ", t0.\(q(mapping.table.columns[mapping.orderKeyColumns[inverse.slot]].name))"
-            }
-            sql = "SELECT t0.z_pk, t0.z_ent, t0.\(foreignKey) FROM \(q(destinationTable.name)) t0 "
+            if let column = key.orderColumn { order += ", t0.\(q(column))" }
+            sql = "SELECT t0.z_pk, t0.z_ent, t0.\(foreignKey) FROM \(q(key.table.name)) t0 "
                 + "WHERE t0.\(foreignKey) = ANY($1::BIGINT[]) ORDER BY \(order), t0.z_pk"
         } else if let join = schema.joinTable(for: relationship) {
             let forward = join.relationship === relationship
@@ -201,7 +197,7 @@ extension PostgresStore: RowReadingStore {
             let member = q(forward ? join.destinationColumn : join.sourceColumn)
             var order = "j.\(source)"
             if let column = forward ? join.orderColumn : join.inverseOrderColumn { order += ", j.\(q(column))" }
-            sql = "SELECT d.z_pk, d.z_ent, j.\(source) FROM \(q(join.name)) j JOIN \(q(destinationTable.name)) d "
+            sql = "SELECT d.z_pk, d.z_ent, j.\(source) FROM \(join.readSource(q)) j JOIN \(q(destinationTable.name)) d "
                 + "ON d.z_pk = j.\(member) WHERE j.\(source) = ANY($1::BIGINT[]) ORDER BY \(order), d.z_pk"
         } else {
             return answer

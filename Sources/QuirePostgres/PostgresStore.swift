@@ -157,13 +157,17 @@ package final class PostgresStore: ImportingStoreBackend {
             SQLiteEntityNumbers.Row(number: Int(rows.int64($0, 0)), name: rows.string($0, 1) ?? "", superNumber: Int(rows.int64($0, 2)))
         }
         let numbers = try SQLiteEntityNumbers.read(keys, model: model, url: errorURL ?? URL(fileURLWithPath: "/"))
-        let schema = SQLiteSchema(model: model, numbers: numbers)
         let columns = try connection.queryOnce(
             "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema()")
         var present: [String: Set<String>] = [:]
+        var listed: [String: [String]] = [:]
         for row in 0..<columns.count {
             present[columns.string(row, 0) ?? "", default: []].insert(columns.string(row, 1) ?? "")
+            listed[columns.string(row, 0) ?? "", default: []].append(columns.string(row, 1) ?? "")
         }
+        // Join tables and columns named as the database has them (a store of an older Quire keeps a to-many
+        // without an inverse in a join table).
+        let schema = SQLiteSchema(model: model, numbers: numbers, storeTables: SQLiteSchema.StoreTables(listed))
         for (table, expected) in schema.expectedColumns().sorted(by: { $0.key < $1.key }) {
             guard let existing = present[table.lowercased()] else {
                 throw QuireError(

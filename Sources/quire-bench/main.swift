@@ -222,6 +222,12 @@ rows.append(try queryRow("fetch-keypath-to-one", queries: (1...20).map { owner i
 
 if wanted("fetch-repeated-shape") { rows.append(try FetchPlanBench.repeatedShape(quireURL: quireURL, rawURL: rawURL, runs: runs)) }
 
+// App-shaped rows of ported Core Data code (PortingBenchmarks.swift, issue 29).
+if wanted("evaluate-keypath-100k") { rows.append(try PortingBench.evaluateKeyPath(quireURL: quireURL, runs: runs)) }
+if wanted("registered-objects-100k") { rows.append(try PortingBench.registeredObjects(folder: folder, runs: runs)) }
+if wanted("changed-values-10k") { rows.append(try PortingBench.changedValues(folder: folder, runs: runs)) }
+if wanted("app-sync-50k") { rows.append(try PortingBench.appSync(folder: folder, runs: runs)) }
+
 // Scale rows (DocumentScaleBenchmarks.swift).
 if wanted("fetch-sorted-with-pending-change") { rows.append(try DocumentScaleBench.fetchSortedWithPendingChange(at: quireURL, runs: runs)) }
 if wanted("documents-10k") { rows.append(try DocumentScaleBench.documents(in: folder)) }

@@ -29,7 +29,9 @@ import QuireCore
 /// value of the row, an upsert (nil values and the defaults of attributes the row left out included, as on the
 /// Mac); under ``MergePolicy/mergeByPropertyStoreTrump`` and ``MergePolicy/rollback`` the stored record is kept as
 /// it is and the row dropped; under ``MergePolicy/error`` (the default) the request throws
-/// ``QuireError/Code/managedObjectConstraintMerge``, writing nothing. See the Batch requests section of
+/// ``QuireError/Code/managedObjectConstraintMerge``, writing nothing. A subclass of ``MergePolicy`` acts here as the
+/// policy its ``MergePolicy/mergeType`` names: the rows never become objects, so its `resolve` methods do not run. See
+/// the Batch requests section of
 /// <doc:PortingFromCoreData>.
 ///
 /// Not `Sendable`, as Core Data's `NSPersistentStoreRequest` is not: its properties are set after it is made, and it

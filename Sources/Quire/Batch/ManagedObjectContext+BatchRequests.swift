@@ -164,14 +164,17 @@ extension ManagedObjectContext {
         }
     }
 
-    /// What a batch insert does with rows that meet a uniqueness constraint's values: what the merge policy says.
+    /// What a batch insert does with rows that meet a uniqueness constraint's values: what the merge policy's kind
+    /// says. The rows never become objects, so no `resolve` method runs: a subclass of a standard policy acts as the
+    /// policy it was made with (its ``MergePolicy/mergeType``), as on the Mac.
     private var batchInsertConflictRule: BatchInsertConflictRule {
-        let policy = mergePolicy
-        if policy == .mergeByPropertyObjectTrump { return .objectTrump }
-        if policy == .mergeByPropertyStoreTrump { return .storeTrump }
-        if policy == .overwrite { return .overwrite }
-        if policy == .rollback { return .rollback }
-        return .fail
+        switch mergePolicy.mergeType {
+        case .mergeByPropertyObjectTrumpMergePolicyType: .objectTrump
+        case .mergeByPropertyStoreTrumpMergePolicyType: .storeTrump
+        case .overwriteMergePolicyType: .overwrite
+        case .rollbackMergePolicyType: .rollback
+        case .errorMergePolicyType: .fail
+        }
     }
 
     /// Runs a batch delete or update in the stores, recorded in history with this context's author and name.

@@ -28,6 +28,7 @@ extension EntityDescription {
         set {
             objectClass = newValue == ManagedObject.self
                 ? .base : .init(type: newValue, keysWithValidationMethods: newValue.keysWithValidationMethods)
+            ManagedObjectClassRegistry.noteBinding(newValue, to: self)
         }
     }
 }

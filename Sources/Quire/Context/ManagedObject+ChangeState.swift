@@ -16,9 +16,13 @@ final class ManagedObjectChangeState {
     /// The entity of a model that was still editable when the object was made: kept alive by the object
     /// (frozen entities live for the rest of the process and are not retained).
     var entityOwner: EntityDescription?
+    /// The sets `changedValues()` built for changed to-many relationships, by slot, with the relationship's value
+    /// they were built from (a set is built again only when the relationship changed since).
+    var changedSetCache: [Int: (storage: RelationshipStorage, value: Any)] = [:]
 
     /// Whether every part is empty, so the object can let the record go.
     var isEmpty: Bool {
+        // The set cache does not count: it goes with the record.
         committedAttributes == nil && committedRelationships == nil && deferredMembers.isEmpty && entityOwner == nil
     }
 }
@@ -65,6 +69,18 @@ extension ManagedObject {
             ensuredChangeState().deferredMembers = newValue
             releaseChangeStateIfEmpty()
         }
+    }
+
+    /// The set `changedValues()` built for a to-many relationship from `storage`, if it is still that value.
+    func cachedChangedSet(slot: Int, storage: RelationshipStorage) -> Any? {
+        guard let cached = changeState?.changedSetCache[slot], cached.storage == storage else { return nil }
+        return cached.value
+    }
+
+    /// Keeps the set `changedValues()` built for a to-many relationship from `storage`, until the object's
+    /// change state goes (at its save, rollback or refresh).
+    func cacheChangedSet(_ value: Any, slot: Int, storage: RelationshipStorage) {
+        ensuredChangeState().changedSetCache[slot] = (storage, value)
     }
 
     /// Keeps an editable model's entity alive for as long as the object (see ``ManagedObjectChangeState``).

@@ -26,6 +26,17 @@ extension ManagedObject {
         return relationship.slot < relationshipStorage.count && relationshipStorage[relationship.slot].isFault
     }
 
+    /// Whether changes to a to-many relationship's members can be kept recorded while the set is not loaded, as
+    /// ``defersMembers(of:)`` asks, whatever the set's state now: an unordered to-many with a to-one inverse, or
+    /// one whose store writes recorded members.
+    func defersMembers(toManyWithInverse relationship: RelationshipDescription) -> Bool {
+        guard relationship.isToMany, !relationship.isTransient, let context = managedObjectContext, context.parent == nil, !insertedFlag
+        else { return false }
+        if !relationship.isOrdered && relationship.resolvedInverse.map({ !$0.isToMany }) == true { return true }
+        guard let store = objectID.persistentStore else { return false }
+        return store.backend is any MemberChangeApplyingBackend
+    }
+
     /// Whether `object` is a member of this object's `relationship`, when that is known without loading a
     /// to-many set: from the changes recorded on either side, a to-one inverse, or a loaded inverse set;
     /// `nil` when only loading would tell.

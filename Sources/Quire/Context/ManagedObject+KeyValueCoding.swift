@@ -8,12 +8,17 @@ extension ManagedObject {
 
     /// The value of a property (`value(forKey:)`), firing the fault when needed.
     ///
-    /// Attributes give Swift's natural type for their attribute type (`Int64` for integer64, `Int16` for
-    /// integer16, `String`, `Date`, …) or `nil`; a to-one relationship gives the related ``ManagedObject``
-    /// or `nil`; a to-many relationship a `Set<ManagedObject>`, an ordered one an `OrderedSet<ManagedObject>`.
-    /// An unknown key traps, as Core Data's `NSUndefinedKeyException` does: for keys that come from input use
-    /// ``validatedValue(forKey:)``, which throws. An integer stored outside its attribute's range (which fails
-    /// validation at save) reads as an `Int64`.
+    /// Attributes give what Core Data gives: numbers (every integer width, double, float, Boolean) as `NSNumber`
+    /// and decimals as `NSDecimalNumber`, so that `value(forKey:) as? Int`, `as? Int64`, `as? Int16`,
+    /// `as? Double`, `as? Bool` and `as? NSNumber` all give the value when it fits the type exactly, as on the
+    /// Mac; `String`, `Date`, `Data`, `UUID`, `URL`, a transformable attribute's value, or `nil`. A to-one
+    /// relationship gives the related ``ManagedObject`` or `nil`; a to-many relationship a `Set<ManagedObject>`,
+    /// an ordered one an `OrderedSet<ManagedObject>`. An unknown key traps, as Core Data's
+    /// `NSUndefinedKeyException` does: for keys that come from input use ``validatedValue(forKey:)``, which throws.
+    ///
+    /// Casting an `NSNumber` is Foundation's bridging, which costs several thousand instructions a value: to read
+    /// many values, declare ``ManagedProperty()`` properties (or use ``attributeValue(forKey:)``), which read the
+    /// stored value without boxing it.
     public func value(forKey key: String) -> Any? {
         // The precomputed property index (one scan of machine words for keys that are the names themselves).
         let hint = Int(nextKeyHint)
@@ -24,7 +29,7 @@ extension ManagedObject {
             if faultFlag { fireFaultIfNeeded() }
             if let row = unretainedPackedValues { return packedAnyValue(at: keyed.index, in: row) }
             let stored = attributeValue(at: keyed.index)
-            if case .externalData = stored {} else { return stored.anyValue }
+            if case .externalData = stored {} else { return stored.bridgedValue }
         }
         let entity = self.entity
         if let (index, _) = keyed {
@@ -179,6 +184,14 @@ extension ManagedObject {
 
     /// The stored value of an attribute as an ``AttributeValue``; `.null` for an unknown key.
     public func attributeValue(forKey key: String) -> AttributeValue {
+        // The precomputed property index, as value(forKey:) finds it: attributes come first, so an index below
+        // the attribute count is an attribute's slot.
+        let hint = Int(nextKeyHint)
+        if let keyed = withEntity({ $0.keyedPropertyIndex(forKey: key, hint: hint) }) {
+            nextKeyHint = UInt8(truncatingIfNeeded: keyed.index &+ 1)
+            guard keyed.index < withEntity({ $0.frozenAttributeCount }) else { return .null }
+            return attributeValue(at: keyed.index)
+        }
         guard let attribute = entity.propertiesByName[key] as? AttributeDescription else { return .null }
         return attributeValue(at: attribute.slot)
     }
@@ -204,24 +217,66 @@ extension ManagedObject {
     // MARK: Changes
 
     /// The properties changed since the last save or fetch, with their new values (`changedValues()`).
+    ///
+    /// An inserted object lists every attribute that has a value and every relationship that holds objects. A
+    /// saved object lists the attributes whose values differ from the saved ones and the relationships that
+    /// changed, to-many relationships changed while still faults included (`country.moods` after
+    /// `mood.country = country`; the set is loaded to give its value). Nil values are `NSNull`. A to-many's set
+    /// is built once per change and kept, so calling this again (from `willSave()`, say) costs what the object's
+    /// own changes cost, not what its sets hold.
     public func changedValues() -> [String: Any] {
         var result: [String: Any] = [:]
+        let entity = self.entity
         if let committed = committedAttributes {
-            for attribute in entity.allAttributes where committed[attribute.slot] != attributeStorage[attribute.slot] {
-                result[attribute.name] = ValueCoercion.publicValue(attributeStorage[attribute.slot], for: attribute) ?? NSNull()
+            let current = attributeStorage
+            for attribute in entity.allAttributes where committed[attribute.slot] != current[attribute.slot] {
+                result[attribute.name] = ValueCoercion.publicValue(current[attribute.slot], for: attribute) ?? NSNull()
             }
         } else if insertedFlag {
-            for attribute in entity.allAttributes where !attributeStorage[attribute.slot].isNull {
-                result[attribute.name] = ValueCoercion.publicValue(attributeStorage[attribute.slot], for: attribute)
+            let current = attributeStorage
+            for attribute in entity.allAttributes where !current[attribute.slot].isNull {
+                result[attribute.name] = ValueCoercion.publicValue(current[attribute.slot], for: attribute)
             }
+        }
+        if insertedFlag {
+            // Every relationship an inserted object holds objects in is its own doing.
+            let current = relationshipStorage
+            for relationship in entity.allRelationships where relationship.slot < current.count {
+                switch current[relationship.slot] {
+                case .fault, .toOne(nil): continue
+                case .toMany(let ids) where ids.isEmpty: continue
+                case .ordered(let ids) where ids.isEmpty: continue
+                default: result[relationship.name] = changedRelationshipValue(relationship)
+                }
+            }
+            return result
         }
         if let committed = committedRelationships {
             for relationship in entity.allRelationships
-            where !committed[relationship.slot].isFault && committed[relationship.slot] != relationshipStorage[relationship.slot] {
-                result[relationship.name] = relatedObjects(for: relationship) ?? NSNull()
+            where relationship.slot < committed.count && !committed[relationship.slot].isFault
+                && committed[relationship.slot] != relationshipStorage[relationship.slot] {
+                result[relationship.name] = changedRelationshipValue(relationship)
+            }
+        }
+        if let deferred = changeState?.deferredMembers, !deferred.isEmpty {
+            // To-many relationships changed through their inverses while they were faults.
+            for (slot, members) in deferred where !members.isEmpty {
+                guard let relationship = entity.allRelationships.first(where: { $0.slot == slot }) else { continue }
+                result[relationship.name] = changedRelationshipValue(relationship)
             }
         }
         return result
+    }
+
+    /// A changed relationship's value for ``changedValues()``: the related object or `NSNull`, or the set, built
+    /// once for each value of the relationship and kept in the change state while the object stays changed.
+    private func changedRelationshipValue(_ relationship: RelationshipDescription) -> Any {
+        guard relationship.isToMany else { return relatedObjects(for: relationship) ?? NSNull() }
+        let storage = loadedStorage(for: relationship)
+        if let cached = cachedChangedSet(slot: relationship.slot, storage: storage) { return cached }
+        let value = relatedObjects(for: relationship) ?? NSNull()
+        cacheChangedSet(value, slot: relationship.slot, storage: storage)
+        return value
     }
 
     /// The values of the given keys (all persistent keys for `nil`) as last saved or fetched

@@ -13,7 +13,7 @@ extension ManagedObject {
         guard let keyed = withEntity({ $0.keyedPropertyIndex(forKey: key, hint: hint) }), keyed.isPlainAttribute else { return nil }
         nextKeyHint = UInt8(truncatingIfNeeded: keyed.index &+ 1)
         switch attributeValue(at: keyed.index) {
-        case .integer(let value): return Self.exactly(value, as: Value.self)
+        case .integer(let value): return Self.exactly(value, as: Value.self) ?? Self.integer(value, as: Value.self)
         case .double(let value): return Self.exactly(value, as: Value.self)
         case .string(let value): return Self.exactly(value, as: Value.self)
         case .boolean(let value): return Self.exactly(value, as: Value.self)
@@ -29,6 +29,16 @@ extension ManagedObject {
     @usableFromInline
     func convertedValue<Value: ManagedPropertyValue>(forKey key: String, as type: Value.Type) -> Value {
         Value.fromManagedValue(value(forKey: key), of: entity.property(named: key))
+    }
+
+    /// An integer as `Int`, `Int32` or `Int16` (or their optionals) when it fits exactly, as `NSNumber` converts;
+    /// nil for other types and values (the general path then converts).
+    @inline(__always)
+    private static func integer<Value>(_ value: Int64, as: Value.Type) -> Value? {
+        if Value.self == Int.self || Value.self == Int?.self { return exactly(Int(value), as: Value.self) }
+        if Value.self == Int32.self || Value.self == Int32?.self { return Int32(exactly: value).flatMap { exactly($0, as: Value.self) } }
+        if Value.self == Int16.self || Value.self == Int16?.self { return Int16(exactly: value).flatMap { exactly($0, as: Value.self) } }
+        return nil
     }
 
     /// `value` as a `Value` when that is its own type or its optional, without a dynamic cast.

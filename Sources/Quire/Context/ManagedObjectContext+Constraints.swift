@@ -52,14 +52,31 @@ extension ManagedObjectContext {
         for _ in 0..<Self.maximumMergeAttempts {
             let found = try findConstraintConflicts(changed)
             guard !found.isEmpty else { return changed }
-            guard mergePolicy != .error else { throw constraintError(found) }
-            for conflict in found { resolve(conflict) }
-            processPendingChanges()
+            try mergePolicy.resolve(mergeConflicts: found.map(constraintConflict))
+            runWillSaveOnResolvedObjects()
             changed = changedObjectsInOrder()
         }
         let found = try findConstraintConflicts(changed)
-        guard found.isEmpty else { throw constraintError(found) }
+        guard found.isEmpty else { throw constraintError(found.map(constraintConflict)) }
         return changed
+    }
+
+    /// Calls `willSave()` on the objects a merge policy's resolution changed (noted since the context last
+    /// processed its pending changes), and on those their `willSave()` changes in turn, as the save did before
+    /// the resolution: an object whose relationships the resolution moved (a to-many that gained the duplicates'
+    /// members) recomputes what depends on them.
+    private func runWillSaveOnResolvedObjects() {
+        var seen = Set<ObjectIdentifier>()
+        var rounds = 0
+        while rounds < 10 {
+            rounds += 1
+            let noted = changeNotes.inserted + changeNotes.updated + changeNotes.deleted
+            processPendingChanges()
+            let fresh = noted.filter { $0.hasChanges && seen.insert(ObjectIdentifier($0)).inserted }
+            guard !fresh.isEmpty else { return }
+            for object in fresh { object.willSave() }
+        }
+        processPendingChanges()
     }
 
     /// The conflicts among `changed` and with the stored records.
@@ -216,7 +233,8 @@ extension ManagedObjectContext {
         return try fetch(request)
     }
 
-    /// Resolves one conflict by the merge policy, as Core Data's `resolve(constraintConflicts:)` does.
+    /// Resolves one conflict as a standard merge policy type does (what ``MergePolicy/resolve(constraintConflicts:)``
+    /// does for each conflict), as Core Data's `resolve(constraintConflicts:)` does.
     ///
     /// With a stored record (the database object): under `.overwrite` the saved object wins outright, taking the
     /// record's to-many members, and the record is deleted; under `.rollback` the saved objects are discarded
@@ -225,18 +243,18 @@ extension ManagedObjectContext {
     ///
     /// Among saved objects only: one survives (see ``constraintSurvivor(_:)``); under `.overwrite` and `.rollback`
     /// the others are deleted as they are, under the by-property policies their values are merged into it first.
-    private func resolve(_ conflict: FoundConstraintConflict) {
-        if let database = conflict.databaseObject {
-            switch mergePolicy {
-            case .error:
+    func resolveConstraint(database: ManagedObject?, conflicting: [ManagedObject], type: MergePolicyType) {
+        if let database {
+            switch type {
+            case .errorMergePolicyType:
                 return
-            case .overwrite:
-                guard let winner = conflict.conflicting.first else { return }
+            case .overwriteMergePolicyType:
+                guard let winner = conflicting.first else { return }
                 moveToManyMembers(of: database, onto: winner)
                 delete(database)
                 return
-            case .rollback:
-                for loser in conflict.conflicting {
+            case .rollbackMergePolicyType:
+                for loser in conflicting {
                     if loser.insertedFlag {
                         detachRelationships(of: loser)
                         delete(loser)
@@ -245,23 +263,24 @@ extension ManagedObjectContext {
                     }
                 }
                 return
-            case .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump:
-                for loser in conflict.conflicting {
-                    merge(loser, into: database, mergePolicy == .mergeByPropertyStoreTrump ? .storeTrumpOntoRecord : .objectTrumpOntoRecord)
+            case .mergeByPropertyObjectTrumpMergePolicyType, .mergeByPropertyStoreTrumpMergePolicyType:
+                for loser in conflicting {
+                    merge(loser, into: database, type == .mergeByPropertyStoreTrumpMergePolicyType ? .storeTrumpOntoRecord : .objectTrumpOntoRecord)
                     detachRelationships(of: loser)
                     delete(loser)
                 }
             }
             return
         }
-        let survivor = Self.constraintSurvivor(conflict.conflicting)
-        for loser in conflict.conflicting where loser !== survivor {
-            switch mergePolicy {
-            case .error:
+        guard !conflicting.isEmpty else { return }
+        let survivor = Self.constraintSurvivor(conflicting)
+        for loser in conflicting where loser !== survivor {
+            switch type {
+            case .errorMergePolicyType:
                 return
-            case .overwrite, .rollback:
+            case .overwriteMergePolicyType, .rollbackMergePolicyType:
                 delete(loser)
-            case .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump:
+            case .mergeByPropertyObjectTrumpMergePolicyType, .mergeByPropertyStoreTrumpMergePolicyType:
                 merge(loser, into: survivor, .amongSaved)
                 detachRelationships(of: loser)
                 delete(loser)
@@ -367,29 +386,33 @@ extension ManagedObjectContext {
         }
     }
 
+    /// A conflict found before a save as a merge policy gets it, its objects filled in.
+    private func constraintConflict(_ conflict: FoundConstraintConflict) -> ConstraintConflict {
+        var result = ConstraintConflict(
+            entityName: conflict.group.owner.name, constraint: conflict.group.constraint,
+            constraintValues: Dictionary(
+                zip(conflict.group.constraint, conflict.group.values).map { name, value in
+                    switch value {
+                    case .attribute(let value): return (name, value)
+                    case .object(let id): return (name, AttributeValue.uri(id.uriRepresentation()))
+                    }
+                }, uniquingKeysWith: { first, _ in first }),
+            databaseObjectID: conflict.databaseObject?.objectID,
+            conflictingObjectIDs: conflict.conflicting.map(\.objectID),
+            conflictingValues: conflict.conflicting.map {
+                MergeConflict.snapshot(of: $0.entity, attributes: $0.attributeStorage, relationships: $0.relationshipStorage)
+            },
+            databaseValues: conflict.databaseObject.map {
+                MergeConflict.snapshot(
+                    of: $0.entity, attributes: $0.committedAttributes ?? $0.attributeValues(),
+                    relationships: $0.committedRelationships ?? $0.relationshipStorage)
+            })
+        result.source = ConflictObjects([conflict.databaseObject ?? NSNull()] + conflict.conflicting)
+        return result
+    }
+
     /// The error of a save whose constraint conflicts the merge policy does not resolve.
-    private func constraintError(_ found: [FoundConstraintConflict]) -> QuireError {
-        let conflicts = found.map { conflict in
-            ConstraintConflict(
-                entityName: conflict.group.owner.name, constraint: conflict.group.constraint,
-                constraintValues: Dictionary(
-                    zip(conflict.group.constraint, conflict.group.values).map { name, value in
-                        switch value {
-                        case .attribute(let value): return (name, value)
-                        case .object(let id): return (name, AttributeValue.uri(id.uriRepresentation()))
-                        }
-                    }, uniquingKeysWith: { first, _ in first }),
-                databaseObjectID: conflict.databaseObject?.objectID,
-                conflictingObjectIDs: conflict.conflicting.map(\.objectID),
-                conflictingSnapshots: conflict.conflicting.map {
-                    MergeConflict.snapshot(of: $0.entity, attributes: $0.attributeStorage, relationships: $0.relationshipStorage)
-                },
-                databaseSnapshot: conflict.databaseObject.map {
-                    MergeConflict.snapshot(
-                        of: $0.entity, attributes: $0.committedAttributes ?? $0.attributeValues(),
-                        relationships: $0.committedRelationships ?? $0.relationshipStorage)
-                })
-        }
+    func constraintError(_ conflicts: [ConstraintConflict]) -> QuireError {
         let first = conflicts.first
         var error = QuireError(
             .managedObjectConstraintMerge,

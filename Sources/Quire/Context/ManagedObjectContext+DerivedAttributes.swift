@@ -168,6 +168,7 @@ extension ManagedObject {
             let numbers = members.compactMap { member -> Double? in
                 guard let keyPath else { return nil }
                 switch member.value(forKeyPath: keyPath) {
+                case let number as NSNumber: return number.doubleValue
                 case let number as any BinaryInteger: return Double(number)
                 case let number as Double: return number
                 case let number as Float: return Double(number)

@@ -159,9 +159,9 @@ extension ManagedObjectContext {
         object.managedObjectContext = nil
     }
 
-    /// Resolves optimistic-locking conflicts by the merge policy, changing the conflicting objects so that
-    /// saving again succeeds (see ``MergePolicy``).
-    func resolve(_ conflicts: [MergeConflict]) {
+    /// Resolves optimistic-locking conflicts as a standard merge policy type does, changing the conflicting
+    /// objects so that saving again succeeds (what ``MergePolicy/resolve(optimisticLockingConflicts:)`` does).
+    func resolveOptimisticLocking(_ conflicts: [MergeConflict], type: MergePolicyType) {
         resolvedConflictCount += conflicts.count
         for conflict in conflicts {
             guard let object = changedObject(with: conflict.objectID) else { continue }
@@ -171,7 +171,7 @@ extension ManagedObjectContext {
                 continue
             }
             if object.deletedFlag {
-                if mergePolicy == .rollback {
+                if type == .rollbackMergePolicyType {
                     object.rebase(on: row, rule: .discard)
                     pendingDeletes.removeAll { $0 === object }
                 } else {
@@ -179,12 +179,12 @@ extension ManagedObjectContext {
                 }
                 continue
             }
-            switch mergePolicy {
-            case .error: return
-            case .rollback: object.rebase(on: row, rule: .discard)
-            case .overwrite: object.rebase(on: row, rule: .overwrite)
-            case .mergeByPropertyObjectTrump: object.rebase(on: row, rule: .objectTrump)
-            case .mergeByPropertyStoreTrump: object.rebase(on: row, rule: .storeTrump)
+            switch type {
+            case .errorMergePolicyType: return
+            case .rollbackMergePolicyType: object.rebase(on: row, rule: .discard)
+            case .overwriteMergePolicyType: object.rebase(on: row, rule: .overwrite)
+            case .mergeByPropertyObjectTrumpMergePolicyType: object.rebase(on: row, rule: .objectTrump)
+            case .mergeByPropertyStoreTrumpMergePolicyType: object.rebase(on: row, rule: .storeTrump)
             }
         }
     }
@@ -195,12 +195,14 @@ extension ManagedObjectContext {
         return changeLog.first { $0.objectID == id }
     }
 
-    /// The conflicts with the values each object read (its cached snapshot) filled in.
+    /// The conflicts with their objects and the values each object read (its cached snapshot) filled in.
     func withCachedSnapshots(_ conflicts: [MergeConflict]) -> [MergeConflict] {
         conflicts.map { conflict in
             var conflict = conflict
-            if let object = changedObject(with: conflict.objectID), !object.faultFlag {
-                conflict.cachedSnapshot = MergeConflict.snapshot(
+            guard let object = changedObject(with: conflict.objectID) else { return conflict }
+            conflict.source = ConflictObjects([object])
+            if !object.faultFlag {
+                conflict.cachedValues = MergeConflict.snapshot(
                     of: object.entity, attributes: object.committedAttributes ?? object.attributeStorage,
                     relationships: object.committedRelationships ?? object.relationshipStorage)
             }
@@ -209,7 +211,7 @@ extension ManagedObjectContext {
     }
 
     /// The error of a save whose conflicts the merge policy does not resolve.
-    func mergeError(_ conflicts: [MergeConflict], cause: QuireError) -> QuireError {
+    func mergeError(_ conflicts: [MergeConflict], cause: QuireError?) -> QuireError {
         let first = conflicts.first
         var error = QuireError(
             .managedObjectMerge,
@@ -217,7 +219,7 @@ extension ManagedObjectContext {
                 + "deleted in the store since this context read \(conflicts.count == 1 ? "it" : "them") "
                 + "(\(conflicts.prefix(5).map(\.description).joined(separator: "; "))\(conflicts.count > 5 ? "; …" : "")).",
             context: .init(
-                file: cause.context.file, entity: first?.objectID.entity.name, object: first?.objectID.uriRepresentation(),
+                file: cause?.context.file, entity: first?.objectID.entity.name, object: first?.objectID.uriRepresentation(),
                 objectID: first?.objectID),
             underlying: cause)
         error.conflicts = conflicts
@@ -265,11 +267,35 @@ extension ManagedObject {
         let cachedRelationships = committedRelationships ?? relationshipStorage
         var relationships = relationshipStorage
         var committedRelationships = self.committedRelationships
+        var deferred = deferredMembers
         for relationship in entity.allRelationships where !relationship.isTransient {
             let slot = relationship.slot
             guard slot < relationships.count, slot < row.relationships.count else { continue }
             if relationship.isToMany {
-                if rule == .discard { relationships[slot] = .fault }
+                if rule == .discard {
+                    relationships[slot] = .fault
+                } else if rule != .overwrite, !relationship.isOrdered {
+                    // Merging: the store's members now, with the object's own additions and removals on top (as
+                    // Core Data's refresh with merging reapplies them), so that counts kept from the set see what
+                    // other contexts added. Members the store has not read yet are loaded when first needed.
+                    let local = relationshipStorage[slot]
+                    let cached = cachedRelationships[slot]
+                    let store = row.relationships[slot]
+                    guard !local.isFault, !cached.isFault else { continue }
+                    var changes = DeferredMembers()
+                    let localIDs = Set(local.objectIDs)
+                    let cachedIDs = Set(cached.objectIDs)
+                    for id in local.objectIDs where !cachedIDs.contains(id) { changes.add(id) }
+                    for id in cached.objectIDs where !localIDs.contains(id) { changes.remove(id) }
+                    if !store.isFault {
+                        relationships[slot] = changes.applied(to: store)
+                        committedRelationships?[slot] = store
+                    } else if changes.isEmpty || defersMembers(toManyWithInverse: relationship) {
+                        relationships[slot] = .fault
+                        committedRelationships?[slot] = .fault
+                        if changes.isEmpty { deferred[slot] = nil } else { deferred[slot] = changes }
+                    }
+                }
                 continue
             }
             let local = relationshipStorage[slot]
@@ -284,6 +310,7 @@ extension ManagedObject {
         }
         attributeStorage = merged
         relationshipStorage = relationships
+        if deferred != deferredMembers { deferredMembers = deferred }
         version = row.version
         if rule == .discard {
             self.committedAttributes = nil

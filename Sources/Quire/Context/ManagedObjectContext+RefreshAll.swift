@@ -7,6 +7,8 @@ extension ManagedObjectContext {
     /// changed ones reload the stores' values and keep their unsaved changes on top.
     public func refreshAllObjects() {
         performAndWait {
+            // Objects only the registry holds go first (a later fetch makes them afresh); the rest are refreshed.
+            registry.prune()
             for object in registeredObjects { refresh(object, mergeChanges: true) }
         }
     }

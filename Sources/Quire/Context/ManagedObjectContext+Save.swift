@@ -95,10 +95,10 @@ extension ManagedObjectContext {
                 } catch let error as QuireError where !error.conflicts.isEmpty {
                     let conflicts = withCachedSnapshots(error.conflicts)
                     attempts += 1
-                    guard mergePolicy != .error, attempts <= Self.maximumMergeAttempts else {
-                        throw mergeError(conflicts, cause: error)
-                    }
-                    resolve(conflicts)
+                    guard attempts <= Self.maximumMergeAttempts else { throw mergeError(conflicts, cause: error) }
+                    pendingConflictCause = error
+                    defer { pendingConflictCause = nil }
+                    try mergePolicy.resolve(mergeConflicts: conflicts)
                     changed = changedObjectsInOrder()
                 }
             }

@@ -30,6 +30,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
         case privateQueue
         /// The context runs on the main queue.
         case mainQueue
+
+        /// Core Data's name for ``privateQueue`` (`NSManagedObjectContextConcurrencyType.privateQueueConcurrencyType`).
+        public static var privateQueueConcurrencyType: ConcurrencyType { .privateQueue }
+        /// Core Data's name for ``mainQueue`` (`.mainQueueConcurrencyType`).
+        public static var mainQueueConcurrencyType: ConcurrencyType { .mainQueue }
     }
 
     /// How the context runs its work.
@@ -81,6 +86,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// How saves resolve optimistic-locking conflicts (``MergePolicy/error`` by default, as in Core Data).
     public var mergePolicy: MergePolicy = .error
+    /// The store's conflict error while the merge policy resolves its conflicts (the cause of the error the
+    /// error policy throws).
+    var pendingConflictCause: QuireError?
+    /// The application's own values kept with the context (`userInfo`), as Core Data's `NSMutableDictionary` keeps
+    /// them; Quire never reads it. Use it on the context's queue.
+    public var userInfo: [AnyHashable: Any] = [:]
     /// The author recorded with this context's saves in persistent history (`transactionAuthor`).
     public var transactionAuthor: String?
     /// How old, in seconds, a row read earlier may be and still fill this context's faults
@@ -207,13 +218,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     // MARK: Registration and uniquing
-
-    /// Every object the context currently knows (`registeredObjects`): changed objects and those the
-    /// application still holds.
-    public var registeredObjects: Set<ManagedObject> {
-        registry.prune()
-        return Set(changeLog).union(registry.all)
-    }
 
     /// The registered object with an ID, if the context has one alive.
     public func registeredObject(for objectID: ObjectID) -> ManagedObject? {

@@ -7,7 +7,8 @@ import QuireStores
 /// holds are dropped lazily: ``prune(keepingRecentlyFetched:)`` removes the entries the registry alone
 /// references, which is what Core Data's weakly retaining registry does, at a fraction of the cost. The
 /// automatic prunes (when the registry has doubled since the last one) spare once the objects a fetch returned
-/// since the last prune, so repeated queries find their objects again; `registeredObjects` prunes fully.
+/// since the last prune, so repeated queries find their objects again; `registeredObjects` skips the objects a
+/// prune would drop, walking the tables by their occupied-slot bits.
 ///
 /// Records have small, dense primary keys per entity hierarchy, so objects with permanent IDs sit in arrays
 /// indexed by key, one array per store and hierarchy: finding one is an array access, not a hash lookup, and
@@ -22,19 +23,41 @@ struct ObjectRegistry {
         private(set) var slots: UnsafeMutablePointer<ManagedObject?>
         private(set) var capacity = 0
         var count = 0
+        /// One bit per slot, set while the slot holds an object: walking the objects (``ManagedObjectContext/registeredObjects``)
+        /// skips 64 empty slots a word, so a table whose keys grew far beyond the objects it still holds costs what
+        /// its objects cost.
+        private(set) var occupied: UnsafeMutablePointer<UInt64>
+        private(set) var wordCount = 0
 
         init() {
             slots = UnsafeMutablePointer<ManagedObject?>.allocate(capacity: 0)
+            occupied = UnsafeMutablePointer<UInt64>.allocate(capacity: 0)
         }
 
         deinit {
             slots.deinitialize(count: capacity)
             slots.deallocate()
+            occupied.deallocate()
         }
 
         subscript(index: Int) -> ManagedObject? {
             get { slots[index] }
-            set { slots[index] = newValue }
+            set {
+                slots[index] = newValue
+                if newValue == nil { clearOccupied(index) } else { setOccupied(index) }
+            }
+        }
+
+        /// Marks a slot as holding an object (every write of an object into `slots` calls it).
+        @inline(__always)
+        func setOccupied(_ index: Int) {
+            occupied[index &>> 6] |= 1 &<< UInt64(index & 63)
+        }
+
+        /// Marks a slot as empty (every write of nil into `slots` calls it).
+        @inline(__always)
+        func clearOccupied(_ index: Int) {
+            occupied[index &>> 6] &= ~(1 &<< UInt64(index & 63))
         }
 
         /// Makes `index` a valid slot, growing geometrically so that filling a table key by key costs
@@ -48,6 +71,13 @@ struct ObjectRegistry {
             slots.deallocate()
             slots = grown
             capacity = newCapacity
+            let newWordCount = (newCapacity + 63) / 64
+            let words = UnsafeMutablePointer<UInt64>.allocate(capacity: newWordCount)
+            words.initialize(from: occupied, count: wordCount)
+            (words + wordCount).initialize(repeating: 0, count: newWordCount - wordCount)
+            occupied.deallocate()
+            occupied = words
+            wordCount = newWordCount
         }
 
         /// Empties every slot and releases the buffer.
@@ -57,6 +87,9 @@ struct ObjectRegistry {
             slots = UnsafeMutablePointer<ManagedObject?>.allocate(capacity: 0)
             capacity = 0
             count = 0
+            occupied.deallocate()
+            occupied = UnsafeMutablePointer<UInt64>.allocate(capacity: 0)
+            wordCount = 0
         }
     }
 
@@ -94,6 +127,7 @@ struct ObjectRegistry {
         func fill(with object: ManagedObject) {
             unretainedTable._withUnsafeGuaranteedRef { table in
                 (table.slots + index).pointee = object
+                table.setOccupied(index)
                 table.count += 1
             }
         }
@@ -263,6 +297,7 @@ struct ObjectRegistry {
             for index in 0..<table.capacity where slots[index] != nil {
                 if isKnownUniquelyReferenced(&slots[index]), let object = slots[index], drops(object) {
                     slots[index] = nil
+                    table.clearOccupied(index)
                     table.count -= 1
                     count -= 1
                 }
@@ -292,6 +327,7 @@ struct ObjectRegistry {
                         slots[slot.index]?.hasChanges == false
                     else { return }
                     slots[slot.index] = nil
+                    table.clearOccupied(slot.index)
                     table.count -= 1
                     count -= 1
                 }
@@ -302,6 +338,11 @@ struct ObjectRegistry {
                 count -= 1
             }
         }
+    }
+
+    /// The registry's tables and its objects outside them, as ``RegisteredObjects`` walks them.
+    var walkableParts: (tables: [DenseTable], others: [ManagedObject]) {
+        (Array(tables.values) + [temporaries], Array(sparse.values))
     }
 
     /// Every registered object: by key within each store and hierarchy, then the others.

@@ -195,8 +195,10 @@ enum SaveValidation {
                     ValidationMessages.message(.validationMissingMandatoryProperty, property: relationship, entity: entity)))
             }
         } else {
-            let minimum = max(relationship.minCount, relationship.isOptional ? 0 : 1)
-            // An optional relationship may be empty whatever its minimum, as in Core Data.
+            // Core Data enforces the counts only: a required (non-optional) to-many with no minimum may be empty
+            // (NSRelationshipDescription: "0 means undefined"; objc.io's Moody saves its required `Country.moods`
+            // empty once the last mood left), and an optional one may be empty whatever its minimum.
+            let minimum = relationship.minCount
             if count < minimum && !(count == 0 && relationship.isOptional) {
                 errors.append(error(
                     .validationRelationshipLacksMinimumCount, object, relationship, value: .integer(Int64(count)),

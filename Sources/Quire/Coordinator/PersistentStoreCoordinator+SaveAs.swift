@@ -114,8 +114,12 @@ extension PersistentStoreCoordinator {
                 made = target
                 try target.backend.load()
                 target.identifier = UUID().uuidString
-                target.metadata = StoreMetadataKey.migrated(store.metadata, type: type, uuid: target.identifier, model: managedObjectModel)
+                target.metadata = StoreMetadataKey.migrated(
+                    store.metadata, type: type, uuid: target.identifier, model: managedObjectModel, keepsLayout: true)
                 target.metadataIsDirty = true
+                // The copy opens without the application: it embeds the model it was copied with (a Mac store's
+                // copy has only Core Data's cache, or no model at all).
+                try target.backend.embedModel(managedObjectModel)
                 let names = try StoreMigration.checkedExternalData(of: store)
                 if let from = store.backend.externalDataFolder, let to = target.backend.externalDataFolder, !names.isEmpty {
                     try to.createIfNeeded()
@@ -195,13 +199,18 @@ extension PersistentStoreCoordinator {
 
 extension StoreMetadataKey {
     /// The metadata of a store made by Save As: the source's keys, the new type and UUID, the model's hashes; not
-    /// the source's persistent history (the new store's starts empty, as in Core Data).
+    /// the source's persistent history (the new store's starts empty, as in Core Data). A copy of the source's file
+    /// (`keepsLayout`) keeps the source's `NSPersistenceFrameworkVersion`: its tables are still laid out, and its
+    /// indexes named, as that version of Core Data made them.
     package static func migrated(
-        _ metadata: [String: PropertyListValue], type: StoreType, uuid: String, model: ManagedObjectModel
+        _ metadata: [String: PropertyListValue], type: StoreType, uuid: String, model: ManagedObjectModel, keepsLayout: Bool = false
     ) -> [String: PropertyListValue] {
         var result = metadata
         result[persistentHistory] = nil
-        for (key, value) in standard(type: type, uuid: uuid, model: model) { result[key] = value }
+        for (key, value) in standard(type: type, uuid: uuid, model: model) {
+            if keepsLayout && key == persistenceFrameworkVersion && metadata[key] != nil { continue }
+            result[key] = value
+        }
         return result
     }
 }

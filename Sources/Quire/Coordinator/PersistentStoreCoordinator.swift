@@ -45,6 +45,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     ///   inverse, a duplicate name).
     public init(managedObjectModel: ManagedObjectModel) throws {
         self.managedObjectModel = managedObjectModel
+        // Classes by the model's class names (`representedClassName`), before the model is frozen.
+        ManagedObjectClassRegistry.bindClasses(of: managedObjectModel)
         try managedObjectModel.freeze()
     }
 

@@ -218,7 +218,9 @@ extension PersistentDocument {
                     for object in page where budget > 0 {
                         for (index, attribute) in attributes.enumerated() where budget > 0 {
                             guard let value = object.value(forKey: attribute.name) else { continue }
-                            let text = value as? String ?? (value as? Date)?.formatted(.iso8601) ?? "\(value)"
+                            // Booleans as `true`/`false` (an `NSNumber` prints them as 1 and 0).
+                            let boolean = attribute.attributeType == .boolean ? (value as? Bool).map { "\($0)" } : nil
+                            let text = value as? String ?? boolean ?? (value as? Date)?.formatted(.iso8601) ?? "\(value)"
                             guard !text.isEmpty, seen[index].insert(text).inserted else { continue }
                             budget -= SearchMetadata.escapedSize(text)
                             lists[index].append(text)

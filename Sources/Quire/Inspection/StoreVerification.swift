@@ -12,8 +12,20 @@ import Foundation
 /// let problems = try StoreVerification.problems(inStoreAt: url, type: .sqlite)
 /// problems.isEmpty    // true for a sound store
 /// ```
+///
+/// What Core Data itself writes is not a problem: ``report(inStoreAt:type:modelFile:)`` lists it apart, as notes
+/// (a one-to-one relationship whose inverse side is empty, which Apple Notes' stores hold; an XML store without
+/// `NSStoreModelVersionHashes`, whose metadata Core Data may leave empty).
 public enum StoreVerification {
-    /// The problems found in a store file, one readable sentence each; empty when the store is sound.
+    /// What ``report(inStoreAt:type:modelFile:)`` found.
+    public struct Report: Sendable, Hashable {
+        /// What is wrong with the store, one readable sentence each; empty when it is sound.
+        public var problems: [String] = []
+        /// What is unusual but written so by Core Data itself, one sentence each: not a problem.
+        public var notes: [String] = []
+    }
+
+    /// The problems found in a store file (``Report/problems`` of ``report(inStoreAt:type:modelFile:)``).
     ///
     /// - Parameters:
     ///   - url: A closed store file.
@@ -24,26 +36,52 @@ public enum StoreVerification {
     /// - Throws: ``QuireError`` when the file cannot be opened at all (missing, of no known type, no
     ///   embedded model): such a file is unreadable rather than inconsistent.
     public static func problems(inStoreAt url: URL, type: StoreType, modelFile: URL? = nil) throws -> [String] {
+        try report(inStoreAt: url, type: type, modelFile: modelFile).problems
+    }
+
+    /// The problems found in a store file, and what Core Data itself writes that looks like one (notes).
+    ///
+    /// - Parameters:
+    ///   - url: A closed store file.
+    ///   - type: The store's type.
+    ///   - modelFile: The application's model, for a store that embeds none (see
+    ///     ``ManagedObjectModel/forStore(at:type:modelFile:)``).
+    /// - Returns: The problems and notes, each in the order found.
+    /// - Throws: ``QuireError`` when the file cannot be opened at all (missing, of no known type, no
+    ///   embedded model): such a file is unreadable rather than inconsistent.
+    public static func report(inStoreAt url: URL, type: StoreType, modelFile: URL? = nil) throws -> Report {
         var problems: [String] = []
+        var notes: [String] = []
         problems += try StoreKinds.kind(for: type, url: url).checkFile(url)
         let (found, source) = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile)
         let model = try found.interned()
         try InspectedStore.checkModel(model, from: source, forStoreAt: url, type: type)
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
-        problems += metadataProblems(metadata, type: type, model: model)
+        for problem in metadataProblems(metadata, type: type, model: model) {
+            // Core Data's XML stores may carry no hashes at all (their metadata plist can be empty).
+            if type == .xml && metadata[StoreMetadataKey.modelVersionHashes] == nil
+                && problem.contains(StoreMetadataKey.modelVersionHashes)
+            {
+                notes.append(
+                    "Metadata: NSStoreModelVersionHashes is missing, as Core Data's XML stores may have it (their metadata can be empty).")
+            } else {
+                problems.append(problem)
+            }
+        }
 
         // Rows the model cannot represent (checked in SQL, naming table, row and column): reading the objects
         // would stop at the first of them, so they are the report.
         let contents = try StoreKinds.kind(for: type, url: url).checkContents(url, model)
-        if !contents.isEmpty { return problems + contents }
+        if !contents.isEmpty { return Report(problems: problems + contents, notes: notes) }
 
         let inspected = try InspectedStore(at: url, type: type, modelFile: modelFile)
         defer { inspected.close() }
         let context = ManagedObjectContext()
         context.persistentStoreCoordinator = inspected.coordinator
         let support = ExternalDataFolder.supportFolder(forStore: url, type: type).appendingPathComponent("_EXTERNAL_DATA")
-        problems += try context.performAndWait { () throws -> [String] in
+        let (objectProblems, oneSided) = try context.performAndWait { () throws -> ([String], [String]) in
             var found: [String] = []
+            var oneSided: [String] = []
             for entity in model.entities.sorted(by: { $0.name < $1.name }) where !entity.isAbstract {
                 let request = FetchRequest<ManagedObject>(entityName: entity.name)
                 request.includesSubentities = false
@@ -68,18 +106,25 @@ public enum StoreVerification {
                     }
                     for relationship in entity.allRelationships where !relationship.isTransient {
                         guard let inverseName = relationship.inverseRelationshipName else { continue }
-                        for related in relatedObjects(object, relationship.name)
-                        where !relatedObjects(related, inverseName).contains(where: { $0.objectID == object.objectID }) {
-                            found.append(
-                                "\(name).\(relationship.name) holds \(related.entity.name) \(related.objectID.primaryKey ?? 0), "
-                                    + "whose inverse \(inverseName) does not hold it back.")
+                        for related in relatedObjects(object, relationship.name) {
+                            let back = relatedObjects(related, inverseName)
+                            if back.contains(where: { $0.objectID == object.objectID }) { continue }
+                            let holds = "\(name).\(relationship.name) holds \(related.entity.name) \(related.objectID.primaryKey ?? 0)"
+                            // A one-to-one whose other side is empty: Core Data keeps some on one side only (Apple
+                            // Notes' `cloudState` ↔ `cloudSyncingObject`). Pointing elsewhere is a problem.
+                            if !relationship.isToMany, relationship.resolvedInverse?.isToMany == false, back.isEmpty {
+                                oneSided.append(
+                                    "\(holds), whose inverse \(inverseName) is empty (a one-to-one kept on one side, as Core Data writes some).")
+                            } else {
+                                found.append("\(holds), whose inverse \(inverseName) does not hold it back.")
+                            }
                         }
                     }
                 }
             }
-            return found
+            return (found, oneSided)
         }
-        return problems
+        return Report(problems: problems + objectProblems, notes: notes + oneSided)
     }
 
     /// The objects a relationship holds, whatever its kind.

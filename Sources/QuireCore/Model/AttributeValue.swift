@@ -62,6 +62,49 @@ public enum AttributeValue: Sendable, Hashable {
         }
     }
 
+    /// The value as Core Data's API gives it through `Any`: numbers (integers of every width, doubles, floats,
+    /// Booleans) as `NSNumber` and decimals as `NSDecimalNumber`, so that `as? Int`, `as? Int64`, `as? Double`,
+    /// `as? Bool` and `as? NSNumber` give the value as on the Mac (Foundation bridges `NSNumber` to every numeric
+    /// type it fits exactly); other cases as ``anyValue``. What `value(forKey:)`, `changedValues()` and the other
+    /// `Any`-valued reads return.
+    public var bridgedValue: Any? {
+        switch self {
+        case .integer(let v): return NSNumber(value: v)
+        case .double(let v): return NSNumber(value: v)
+        case .float(let v): return NSNumber(value: v)
+        case .boolean(let v): return NSNumber(value: v)
+        case .decimal(let v): return NSDecimalNumber(decimal: v)
+        default: return anyValue
+        }
+    }
+
+    /// The `NSNumber` (or `NSDecimalNumber`) an `Any` holds, found by its class alone: a Swift number in an `Any`
+    /// is not one (asking `as? NSNumber` would bridge it, at the cost of an allocation).
+    package static func number(in value: Any) -> NSNumber? {
+        guard type(of: value) is NSNumber.Type else { return nil }
+        return unsafeDowncast(value as AnyObject, to: NSNumber.self)
+    }
+
+    /// A number's value by the type it was made with: Booleans as ``boolean(_:)``, integers as ``integer(_:)``
+    /// (nil beyond `Int64`), doubles and floats, decimals as ``decimal(_:)``.
+    package init?(number: NSNumber) {
+        if let decimal = number as? NSDecimalNumber {
+            self = .decimal(decimal.decimalValue)
+            return
+        }
+        switch UInt8(bitPattern: number.objCType.pointee) {
+        case UInt8(ascii: "c"), UInt8(ascii: "B"):
+            // Booleans are `CFBoolean`s, whose type is that of a char; an Int8 number is a char too.
+            self = String(describing: type(of: number)).hasSuffix("Boolean") ? .boolean(number.boolValue) : .integer(number.int64Value)
+        case UInt8(ascii: "d"): self = .double(number.doubleValue)
+        case UInt8(ascii: "f"): self = .float(number.floatValue)
+        case UInt8(ascii: "Q"), UInt8(ascii: "L"):
+            guard let value = Int64(exactly: number.uint64Value) else { return nil }
+            self = .integer(value)
+        default: self = .integer(number.int64Value)
+        }
+    }
+
     /// The value as a double, for numeric cases (integers, doubles, floats, decimals, Booleans).
     public var doubleValue: Double? {
         switch self {
@@ -79,6 +122,11 @@ public enum AttributeValue: Sendable, Hashable {
     public init?(converting value: Any?) {
         guard let value else {
             self = .null
+            return
+        }
+        if let number = Self.number(in: value) {
+            guard let converted = AttributeValue(number: number) else { return nil }
+            self = converted
             return
         }
         switch value {

@@ -110,16 +110,22 @@ extension ModelDocument {
         for entity in compiled.entities {
             // Uniqueness constraints, fetch indexes, fetched properties and derivations are kept in the model; what
             // Quire does not act on is listed by `ModelDocument.unsupportedFeatures`, in the words the Xcode reader uses.
-            for compound in entity.compoundIndexes {
-                unsupported.append("\(entity.name): compound index (\(compound.joined(separator: ", "))) is not created")
-            }
-            let fetchIndexes = entity.fetchIndexes.map { index in
+            var fetchIndexes = entity.fetchIndexes.map { index in
                 FetchIndexDescription(
                     name: index.name,
                     elements: index.elements.map {
                         .init(propertyName: $0.propertyName, collationType: $0.type == 1 ? .rTree : .binary, isAscending: $0.ascending)
                     },
                     partialIndexPredicate: index.partialIndexPredicate)
+            }
+            // Compound indexes (models of Xcode 8 and before) become fetch indexes, as the Xcode reader makes
+            // them and Core Data converts them; the SQLite store names them as the Core Data version of the store.
+            // Later caches list each fetch index as a compound index too (CoreDataPlus's `SampleModel_V2`): those
+            // are the fetch index already.
+            for compound in entity.compoundIndexes where !compound.isEmpty
+                && !fetchIndexes.contains(where: { $0.elements.map(\.propertyName) == compound }) {
+                fetchIndexes.append(FetchIndexDescription(
+                    name: "compoundIndex_" + compound.joined(separator: "_"), elements: compound.map { .init(propertyName: $0) }))
             }
             let fetchedProperties = entity.fetchedProperties.map { fetched in
                 FetchedPropertyDescription(

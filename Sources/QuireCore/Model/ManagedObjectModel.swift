@@ -210,7 +210,11 @@ public final class ManagedObjectModel: @unchecked Sendable, CustomStringConverti
                                 + "'\(destination.name).\(inverseName)' do not point back at each other.",
                             entity: entity.name, key: relationship.name)
                     }
-                    guard entity.isKind(of: inverse.resolvedEntityForValidation(byName)) else {
+                    // The inverse points back at the entity, an ancestor, or one of its sub-entities: Core Data
+                    // accepts an inverse whose destination is a sub-entity of the source (Photos 10.15:
+                    // `GenericAsset.extendedAttributes` ↔ `ExtendedAttributes.asset`, whose destination is `Asset`).
+                    let inverseDestination = inverse.resolvedEntityForValidation(byName)
+                    guard entity.isKind(of: inverseDestination) || inverseDestination.isKind(of: entity) else {
                         throw invalid(
                             "The inverse '\(destination.name).\(inverseName)' of '\(entity.name).\(relationship.name)' "
                                 + "points at another entity.",

@@ -15,21 +15,20 @@ package enum ValueCoercion {
         guard let value else { return .null }
         if attribute.attributeType == .transformable {
             if let stored = value as? AttributeValue { return stored }
-            let name = attribute.valueTransformerName ?? ValueTransformerRegistry.defaultTransformerName
-            guard let transformer = ValueTransformerRegistry.transformer(forName: name) else {
-                throw mismatch(value, attribute, "no value transformer is registered under '\(name)'")
-            }
-            return .data(try transformer.transformedValue(value))
+            return .data(try ValueTransformerRegistry.transformer(for: attribute).transformedValue(value))
         }
-        // Fast paths: the value already has the attribute's natural Swift type.
-        switch attribute.attributeType {
-        case .string: if let string = value as? String { return .string(string) }
-        case .integer64: if let integer = value as? Int64 { return .integer(integer) }
-        case .double: if let double = value as? Double { return .double(double) }
-        case .boolean: if let bool = value as? Bool { return .boolean(bool) }
-        case .date: if let date = value as? Date { return .date(date) }
-        case .binaryData: if let data = value as? Data { return .data(data) }
-        default: break
+        // Fast paths: the value already has the attribute's natural Swift type (an `NSNumber`, as `value(forKey:)`
+        // gives numbers, is converted by its own type, without bridging casts).
+        if AttributeValue.number(in: value) == nil {
+            switch attribute.attributeType {
+            case .string: if let string = value as? String { return .string(string) }
+            case .integer64: if let integer = value as? Int64 { return .integer(integer) }
+            case .double: if let double = value as? Double { return .double(double) }
+            case .boolean: if let bool = value as? Bool { return .boolean(bool) }
+            case .date: if let date = value as? Date { return .date(date) }
+            case .binaryData: if let data = value as? Data { return .data(data) }
+            default: break
+            }
         }
         guard let converted = AttributeValue(converting: value) else {
             throw mismatch(value, attribute, "its type \(type(of: value)) is not an attribute value type")
@@ -81,21 +80,19 @@ package enum ValueCoercion {
         }
     }
 
-    /// The Swift value an application sees for a stored value: `Int16`/`Int32`/`Int64` by integer width,
-    /// `Double`, `Float`, `Decimal`, `String`, `Bool`, `Date`, `Data`, `UUID`, `URL`, or the reverse-transformed
-    /// value of a transformable attribute.
+    /// The value an application sees for a stored value through `Any`, as Core Data gives it: numbers as `NSNumber`
+    /// (integers by width, so `as? Int16` works as `as? Int` and `as? Int64` do), decimals as `NSDecimalNumber`,
+    /// `String`, `Date`, `Data`, `UUID`, `URL`, or the reverse-transformed value of a transformable attribute.
     package static func publicValue(_ value: AttributeValue, for attribute: AttributeDescription) -> Any? {
         switch (attribute.attributeType, value) {
         case (_, .null): return nil
         // A value outside the type's range (stored by setValue, failing validation at save) reads as the
         // Int64 it is rather than a truncated one.
-        case (.integer16, .integer(let v)): return Int16(exactly: v).map { $0 as Any } ?? v
-        case (.integer32, .integer(let v)): return Int32(exactly: v).map { $0 as Any } ?? v
+        case (.integer16, .integer(let v)): return Int16(exactly: v).map { NSNumber(value: $0) } ?? NSNumber(value: v)
+        case (.integer32, .integer(let v)): return Int32(exactly: v).map { NSNumber(value: $0) } ?? NSNumber(value: v)
         case (.transformable, .data(let data)):
-            let name = attribute.valueTransformerName ?? ValueTransformerRegistry.defaultTransformerName
-            guard let transformer = ValueTransformerRegistry.transformer(forName: name) else { return data }
-            return (try? transformer.reverseTransformedValue(data)) ?? data
-        default: return value.anyValue
+            return (try? ValueTransformerRegistry.transformer(for: attribute).reverseTransformedValue(data)) ?? data
+        default: return value.bridgedValue
         }
     }
 

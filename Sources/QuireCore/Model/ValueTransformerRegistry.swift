@@ -37,6 +37,32 @@ public enum ValueTransformerRegistry {
     public static func transformer(forName name: String) -> (any AttributeValueTransformer)? {
         transformers.withLock { $0[name] }
     }
+
+    /// The names attributes asked for while no transformer was registered under them, so that the default
+    /// transformer stood in (see ``transformer(for:)``).
+    public static var unregisteredNamesUsed: Set<String> { fallbacks.withLock { $0 } }
+
+    private static let fallbacks = LockedValue<Set<String>>([])
+
+    /// The transformer of a transformable attribute: the one registered under its `valueTransformerName`, or the
+    /// default one when the attribute names none.
+    ///
+    /// When the attribute names a transformer that is not registered, the default transformer stands in, as Core
+    /// Data falls back to its default transformer: the first time a name is missed, a note naming it and the
+    /// attribute goes to standard error, and the name joins ``unregisteredNamesUsed``. Register the transformer
+    /// before the attribute is first used (as the application does on the Mac) to store values its way.
+    public static func transformer(for attribute: AttributeDescription) -> any AttributeValueTransformer {
+        let name = attribute.valueTransformerName ?? defaultTransformerName
+        if let transformer = transformer(forName: name) { return transformer }
+        let first = fallbacks.withLock { $0.insert(name).inserted }
+        if first {
+            let owner = attribute.entity.map { "'\($0.name).\(attribute.name)'" } ?? "'\(attribute.name)'"
+            FileHandle.standardError.write(Data(
+                ("Quire note: no value transformer is registered under '\(name)' (attribute \(owner)); the default "
+                    + "transformer (\(defaultTransformerName)) stands in, as Core Data falls back to its default.\n").utf8))
+        }
+        return transformer(forName: defaultTransformerName) ?? PropertyListTransformer()
+    }
 }
 
 /// Stores property-list values as a binary property list.

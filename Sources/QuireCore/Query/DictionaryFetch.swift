@@ -236,7 +236,7 @@ package struct DictionaryFetch {
             case .object(let id):
                 dictionary[column.name] = id
             case .values(let values):
-                dictionary[column.name] = values.compactMap(\.anyValue)
+                dictionary[column.name] = values.compactMap(\.bridgedValue)
             case .value(let raw):
                 guard !raw.isNull else { continue }
                 if let resultType = column.resultType, let description = column.resultDescription {
@@ -244,7 +244,7 @@ package struct DictionaryFetch {
                 } else if let attribute = column.attribute {
                     dictionary[column.name] = ValueCoercion.publicValue(raw, for: attribute)
                 } else {
-                    dictionary[column.name] = raw.anyValue
+                    dictionary[column.name] = raw.bridgedValue
                 }
             }
         }

@@ -70,6 +70,27 @@ public final class FetchRequest<Result>: CustomStringConvertible {
     /// True for a template of a frozen model (``ManagedObjectModel/fetchRequestTemplate(forName:)``).
     package var isImmutable = false
 
+    /// The entity to fetch (`entity`): setting it sets ``entityName``; reading it gives the entity last set, while
+    /// ``entityName`` still names it (a request made by name has none: the context finds the entity in its model).
+    ///
+    /// ```swift
+    /// let request = FetchRequest<Mood>()
+    /// request.entity = Mood.entity()
+    /// ```
+    public var entity: EntityDescription? {
+        get { assignedEntity.flatMap { $0.name == entityName ? $0 : nil } }
+        set {
+            assignedEntity = newValue
+            if let newValue { entityName = newValue.name }
+        }
+    }
+    private var assignedEntity: EntityDescription?
+
+    /// Creates a request with no entity yet (`init()`): set ``entity`` or ``entityName`` before fetching.
+    public convenience init() {
+        self.init(entityName: "")
+    }
+
     /// Creates a request for the objects of an entity.
     public init(entityName: String) {
         self.entityName = entityName

@@ -43,7 +43,13 @@ package struct PredicateEvaluator {
     }
 
     private func evaluate(_ comparison: QueryComparison, on object: PredicateValue) throws -> Bool {
-        let left = try value(of: comparison.left, on: object)
+        let left: PredicateValue
+        if let path = comparison.leftKeyPath {
+            // The key path as split when the comparison was made.
+            left = try Self.resolve(keys: path.keys, on: object)
+        } else {
+            left = try value(of: comparison.left, on: object)
+        }
         let right = try value(of: comparison.right, on: object)
         let op = comparison.operator
         let options = comparison.options
@@ -251,8 +257,13 @@ package struct PredicateEvaluator {
     /// Follows a dotted key path from a value: through objects, through each element of collections
     /// (flattening them), and through nil to nil.
     package static func resolve(_ keyPath: String, on base: PredicateValue) throws -> PredicateValue {
+        try resolve(keys: QueryExpression.components(of: keyPath), on: base)
+    }
+
+    /// ``resolve(_:on:)`` of a key path already split into its keys.
+    package static func resolve(keys: [String], on base: PredicateValue) throws -> PredicateValue {
         var current = normalized(base)
-        for key in QueryExpression.components(of: keyPath) {
+        for key in keys {
             current = try step(current, key: key)
         }
         return current

@@ -120,7 +120,12 @@ public struct QueryComparison: Hashable, Sendable {
     }
 
     /// The left expression.
-    public var left: QueryExpression
+    public var left: QueryExpression {
+        didSet { leftKeyPath = SplitKeyPath(left) }
+    }
+    /// The left expression's key path split into its keys, once, when the left expression is a key path: what
+    /// in-memory evaluation follows for every object (not part of the comparison's value).
+    package private(set) var leftKeyPath: SplitKeyPath?
     /// The operator.
     public var `operator`: Operator
     /// The right expression.
@@ -154,5 +159,34 @@ public struct QueryComparison: Hashable, Sendable {
         self.right = right
         self.modifier = modifier
         self.options = options
+        self.leftKeyPath = SplitKeyPath(left)
+    }
+
+    /// Comparisons are equal when their expressions, operator, modifier and options are.
+    public static func == (lhs: QueryComparison, rhs: QueryComparison) -> Bool {
+        lhs.left == rhs.left && lhs.operator == rhs.operator && lhs.right == rhs.right && lhs.modifier == rhs.modifier
+            && lhs.options == rhs.options
+    }
+
+    /// Hashes the expressions, operator, modifier and options.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(left)
+        hasher.combine(`operator`)
+        hasher.combine(right)
+        hasher.combine(modifier)
+        hasher.combine(options)
+    }
+}
+
+/// A key path split into its keys once, so that evaluating a comparison in memory over many objects does not split
+/// it again for each (`QueryComparison.leftKeyPath`).
+package final class SplitKeyPath: Sendable {
+    /// The keys, in order.
+    package let keys: [String]
+
+    /// The keys of a key-path expression; nil for other expressions.
+    package init?(_ expression: QueryExpression) {
+        guard case .keyPath(let keyPath) = expression else { return nil }
+        keys = QueryExpression.components(of: keyPath)
     }
 }

@@ -97,6 +97,15 @@ public struct SortKey: Hashable, Sendable {
         self.comparator = comparator
     }
 
+    /// Creates a sort key under Core Data's labels (`NSSortDescriptor(key:ascending:)`).
+    ///
+    /// - Parameters:
+    ///   - key: The key path whose values are compared.
+    ///   - ascending: True for ascending order.
+    public init(key: String, ascending: Bool) {
+        self.init(key, ascending: ascending)
+    }
+
     /// The same key in the opposite order.
     public var reversed: SortKey {
         var key = SortKey(keyPath, ascending: !ascending, comparator: comparator)

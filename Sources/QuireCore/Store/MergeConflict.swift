@@ -4,8 +4,9 @@ import Foundation
 /// One object a save could not write because its record changed in the store since the context read it
 /// (`NSMergeConflict`): the object's values, the values it read, and the store's values now.
 ///
-/// A save under the ``MergePolicy/error`` policy throws ``QuireError/Code/managedObjectMerge`` with one
-/// conflict per such object in ``QuireError/conflicts``:
+/// A merge policy's `resolve(optimisticLockingConflicts:)` gets them (a subclass of `MergePolicy` can look at
+/// them and change the objects), and a save under the error policy throws ``QuireError/Code/managedObjectMerge``
+/// with one conflict per such object in ``QuireError/conflicts``:
 ///
 /// ```swift
 /// do {
@@ -13,14 +14,15 @@ import Foundation
 /// } catch let error as QuireError where error.code == .managedObjectMerge {
 ///     for conflict in error.conflicts {
 ///         print(conflict.objectID, conflict.oldVersion, "→", conflict.newVersion)
-///         print(conflict.cachedSnapshot?["salary"], conflict.objectSnapshot["salary"], conflict.persistedSnapshot?["salary"])
+///         print(conflict.cachedValues?["salary"], conflict.objectValues["salary"], conflict.persistedValues?["salary"])
 ///     }
 /// }
 /// ```
 ///
-/// Snapshots are keyed by property name: attributes give their values; to-one relationships give the related
-/// object's URI (``ObjectID/uriRepresentation()``) or ``AttributeValue/null``. Transient properties and to-many
-/// relationships are left out.
+/// The `…Values` dictionaries are keyed by property name: attributes give their values; to-one relationships give
+/// the related object's URI (``ObjectID/uriRepresentation()``) or ``AttributeValue/null``. Transient properties and
+/// to-many relationships are left out. The context layer adds Core Data's shapes of them (`objectSnapshot`,
+/// `cachedSnapshot`, `persistedSnapshot` as `[String: Any]?`) and the conflicting object (`sourceObject`).
 public struct MergeConflict: Sendable, CustomStringConvertible {
     /// The object's ID.
     public let objectID: ObjectID
@@ -29,13 +31,16 @@ public struct MergeConflict: Sendable, CustomStringConvertible {
     /// The record's version in the store now; 0 when the record was deleted.
     public let newVersion: Int64
     /// The values the context tried to save.
-    public let objectSnapshot: [String: AttributeValue]
+    public let objectValues: [String: AttributeValue]
     /// The values the context read (before its unsaved changes).
-    public package(set) var cachedSnapshot: [String: AttributeValue]?
+    public package(set) var cachedValues: [String: AttributeValue]?
     /// The store's values now; `nil` when the record was deleted.
-    public var persistedSnapshot: [String: AttributeValue]? {
+    public var persistedValues: [String: AttributeValue]? {
         storeRow.map { MergeConflict.snapshot(of: objectID.entity, attributes: $0.attributes, relationships: $0.relationships) }
     }
+    /// The conflicting object of the context, type-erased (this layer cannot name it): set by the context
+    /// before the conflict reaches a merge policy or an error.
+    package var source: ConflictObjects?
     /// Whether another context or coordinator deleted the record.
     public var isDeletedInStore: Bool { storeRow == nil }
 
@@ -47,7 +52,7 @@ public struct MergeConflict: Sendable, CustomStringConvertible {
         self.oldVersion = oldVersion
         self.newVersion = storeRow?.version ?? 0
         self.storeRow = storeRow
-        self.objectSnapshot = MergeConflict.snapshot(of: objectID.entity, attributes: attributes, relationships: relationships)
+        self.objectValues = MergeConflict.snapshot(of: objectID.entity, attributes: attributes, relationships: relationships)
     }
 
     /// Property values by name, from values by slot.
@@ -71,45 +76,17 @@ public struct MergeConflict: Sendable, CustomStringConvertible {
     }
 }
 
-/// How a save resolves optimistic-locking conflicts (`NSMergePolicy`): what happens when another context or
-/// coordinator saved the same objects since this context read them.
+/// The context's objects of a conflict (``MergeConflict``, ``ConstraintConflict``), type-erased: this layer cannot
+/// name the context layer's `ManagedObject`, which reads them back.
 ///
-/// ```swift
-/// context.mergePolicy = .mergeByPropertyObjectTrump
-/// try context.save()   // properties this context changed win; the others take the store's values
-/// ```
-///
-/// Every policy but ``error`` resolves the conflicts and saves again, under the coordinator's lock, so no other
-/// context of the coordinator can save in between. An object whose record was deleted in the store cannot be
-/// saved back: every policy but ``error`` drops it from the context (its unsaved changes are lost with it).
-///
-/// The policy also resolves uniqueness-constraint conflicts (``ConstraintConflict``), as Core Data's
-/// `resolve(constraintConflicts:)` does: the stored record survives, takes the duplicates' values as the policy says
-/// (object trump: the properties they changed; overwrite: all of them; store trump: only where it has none;
-/// rollback: none), and the duplicates are deleted (rollback reverts an updated one instead).
-public enum MergePolicy: Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    /// The save fails with ``QuireError/Code/managedObjectMerge``, listing the conflicts; nothing is written
-    /// and the context is unchanged (the default, as in Core Data).
-    case error
-    /// Property by property: a property the store changed takes the store's value, even when this context
-    /// changed it too; the other properties this context changed keep its values.
-    case mergeByPropertyStoreTrump
-    /// Property by property: a property this context changed keeps its value; the others take the store's.
-    case mergeByPropertyObjectTrump
-    /// This context's version of each conflicting object replaces the store's, every property of it.
-    case overwrite
-    /// The store's version of each conflicting object wins: the object's unsaved changes are discarded and the
-    /// rest of the save goes ahead.
-    case rollback
-
-    /// Core Data's name for the policy (`NSErrorMergePolicy`, …).
-    public var description: String {
-        switch self {
-        case .error: return "NSErrorMergePolicy"
-        case .mergeByPropertyStoreTrump: return "NSMergeByPropertyStoreTrumpMergePolicy"
-        case .mergeByPropertyObjectTrump: return "NSMergeByPropertyObjectTrumpMergePolicy"
-        case .overwrite: return "NSOverwriteMergePolicy"
-        case .rollback: return "NSRollbackMergePolicy"
-        }
-    }
+/// Safety of `@unchecked Sendable`: the references are immutable after the context makes them, and the objects
+/// they point at are managed objects, which are used only on their context's queue, as everywhere else. A
+/// conflict is handed to a merge policy on that queue, and a conflict carried in a thrown error gives its objects
+/// only through accessors documented, as Core Data's `NSMergeConflict.sourceObject` is, to be used on the
+/// context's queue; the struct's own storage is never written after it is made.
+package struct ConflictObjects: @unchecked Sendable {
+    /// The objects, in the order the conflict names them.
+    package let objects: [AnyObject]
+    /// Wraps the objects.
+    package init(_ objects: [AnyObject]) { self.objects = objects }
 }

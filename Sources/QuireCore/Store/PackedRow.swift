@@ -289,20 +289,21 @@ package final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
         let tag = take(UInt8.self, at: &cursor)
         let value: Any?
         switch tag {
-        case Tag.integer.rawValue: value = take(Int64.self, at: &cursor)
-        case Tag.double.rawValue: value = take(Double.self, at: &cursor)
+        // Numbers as `NSNumber`, as `AttributeValue.bridgedValue` gives them (`value(forKey:) as? Int` works).
+        case Tag.integer.rawValue: value = NSNumber(value: take(Int64.self, at: &cursor))
+        case Tag.double.rawValue: value = NSNumber(value: take(Double.self, at: &cursor))
         case Tag.string.rawValue:
             let count = takeLength(at: &cursor)
             value = String(decoding: UnsafeRawBufferPointer(start: cursor, count: count), as: UTF8.self)
             cursor += count
-        case Tag.booleanTrue.rawValue: value = true
-        case Tag.booleanFalse.rawValue: value = false
+        case Tag.booleanTrue.rawValue: value = NSNumber(value: true)
+        case Tag.booleanFalse.rawValue: value = NSNumber(value: false)
         case Tag.date.rawValue: value = Date(timeIntervalSinceReferenceDate: take(Double.self, at: &cursor))
         case Tag.data.rawValue:
             let count = takeLength(at: &cursor)
             value = count == 0 ? Data() : Data(bytes: cursor, count: count)
             cursor += count
-        case Tag.float.rawValue: value = take(Float.self, at: &cursor)
+        case Tag.float.rawValue: value = NSNumber(value: take(Float.self, at: &cursor))
         default: value = nil
         }
         note(slot, endingAt: cursor, header, start)

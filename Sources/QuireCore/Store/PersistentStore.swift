@@ -166,7 +166,13 @@ public enum StoreMetadataKey {
             modelVersionChecksum: .string(CoreDataVersionHash.checksum(hashes)),
             modelVersionHashesVersion: .integer(3),
             modelVersionIdentifiers: .array(model.versionIdentifiers.sorted().map { .string($0) }),
-            persistenceFrameworkVersion: .integer(1),
+            persistenceFrameworkVersion: .integer(Int64(quireFrameworkVersion)),
         ]
     }
+
+    /// The Core Data version (`NSPersistenceFrameworkVersion`) Quire writes for the stores it creates: Core Data
+    /// 1344 (macOS 14, iOS 17), whose SQLite layout, index and constraint names, persistent-history tables and
+    /// metadata keys (the hashes' digest and checksum) new SQLite stores follow (see the SQLiteStoreFormat
+    /// article). Stores Quire wrote before 2026-12 say 1.
+    package static let quireFrameworkVersion = 1344
 }

@@ -295,8 +295,8 @@ private struct BatchInsertPlan {
         return ConstraintConflict(
             entityName: constraint.owner.name, constraint: constraint.names,
             constraintValues: Dictionary(zip(constraint.names, key.values), uniquingKeysWith: { first, _ in first }),
-            databaseObjectID: database?.objectID, conflictingObjectIDs: [], conflictingSnapshots: conflicting,
-            databaseSnapshot: database.map {
+            databaseObjectID: database?.objectID, conflictingObjectIDs: [], conflictingValues: conflicting,
+            databaseValues: database.map {
                 MergeConflict.snapshot(of: $0.objectID.entity, attributes: $0.attributes, relationships: $0.relationships)
             })
     }

@@ -77,6 +77,11 @@ package protocol PersistentStoreBackend: AnyObject {
     /// is needed beside the copy; single-file stores: a clone of the file as last written).
     func writeSnapshot(to destination: URL) throws
 
+    /// Makes the store's file carry `model`, so that it opens without the application (Save As of a store to a
+    /// copy of its file: a copy of a Mac store has only Core Data's model cache, or no model at all). SQLite
+    /// writes `Z_QUIREMODEL`; the default does nothing (atomic stores write their model with every save).
+    func embedModel(_ model: ManagedObjectModel) throws
+
     /// The folder of the store's external data files (nil for a store without a file).
     var externalDataFolder: ExternalDataFolder? { get }
     /// Whether the store keeps large binary values in files beside it.
@@ -193,6 +198,7 @@ extension PersistentStoreBackend {
         guard let url else { throw unsupported("snapshot") }
         try FileClone.clone(url, to: destination)
     }
+    package func embedModel(_ model: ManagedObjectModel) throws {}
     package var keepsExternalDataFiles: Bool { url != nil && !options.storesExternalDataInline }
     package func recordedLength(ofExternalData name: String) -> Int64? { nil }
 

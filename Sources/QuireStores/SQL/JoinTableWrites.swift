@@ -26,6 +26,10 @@ package enum JoinTableWrites {
         guard let pk = id.primaryKey else { return }
         let q = dialect.quote
         for relationship in id.entity.allRelationships where relationship.isToMany {
+            if let key = schema.memberKey(for: relationship), key.isHidden {
+                if !inverseSides { try visitHiddenKeys(change, relationship, key, owner: pk, map: map, dialect: dialect, run) }
+                continue
+            }
             guard let join = schema.joinTable(for: relationship) else { continue }
             let current = change.relationships[relationship.slot]
             if current.isFault { continue }
@@ -68,6 +72,46 @@ package enum JoinTableWrites {
         }
     }
 
+    /// The statements of a to-many relationship without an inverse, kept in a hidden column of the members'
+    /// rows (Core Data's `Z<n><REL>`): the members it no longer has lose the owner's key (where it is still this
+    /// owner's), every member gets it (and its position, when ordered). A member is one owner's at a time, as in
+    /// Core Data: adding it to another owner's relationship moves it.
+    private static func visitHiddenKeys(
+        _ change: SaveRequest.Change, _ relationship: RelationshipDescription, _ key: SQLiteSchema.MemberKey, owner pk: Int64,
+        map: [ObjectID: ObjectID], dialect: SQLDialect, _ run: (_ sql: String, _ parameters: Parameters) throws -> Void
+    ) rethrows {
+        let current = change.relationships[relationship.slot]
+        if current.isFault { return }
+        let q = dialect.quote
+        let members = current.objectIDs.map { map[$0] ?? $0 }
+        let committed = (change.committedRelationships?[relationship.slot]).flatMap { $0.isFault ? nil : $0.objectIDs } ?? []
+        if !committed.isEmpty {
+            let kept = Set(members)
+            let clearOrder = key.orderColumn.map { ", \(q($0)) = NULL" } ?? ""
+            let sql = "UPDATE \(q(key.table.name)) SET \(q(key.column)) = NULL\(clearOrder) "
+                + "WHERE \(q("Z_PK")) = \(parameter(1, dialect)) AND \(q(key.column)) = \(parameter(2, dialect))"
+            for old in committed where !kept.contains(old) {
+                guard let oldKey = (map[old] ?? old).primaryKey else { continue }
+                try run(sql, Parameters(first: oldKey, second: pk, third: nil))
+            }
+        }
+        if let order = key.orderColumn {
+            let sql = "UPDATE \(q(key.table.name)) SET \(q(key.column)) = \(parameter(1, dialect)), \(q(order)) = \(parameter(2, dialect)) "
+                + "WHERE \(q("Z_PK")) = \(parameter(3, dialect))"
+            for (position, member) in members.enumerated() {
+                guard let memberKey = member.primaryKey else { continue }
+                try run(sql, Parameters(first: pk, second: Int64(position + 1), third: memberKey))
+            }
+        } else {
+            let sql = "UPDATE \(q(key.table.name)) SET \(q(key.column)) = \(parameter(1, dialect)) "
+                + "WHERE \(q("Z_PK")) = \(parameter(2, dialect))"
+            for member in members {
+                guard let memberKey = member.primaryKey else { continue }
+                try run(sql, Parameters(first: pk, second: memberKey, third: nil))
+            }
+        }
+    }
+
     /// Calls `run` with each UPDATE setting the `Z_FOK_` order key of a member of one of `change`'s ordered
     /// to-many relationships kept by the members' foreign keys: its position, then its key.
     package static func visitOrderKeys(
@@ -89,7 +133,8 @@ package enum JoinTableWrites {
     }
 
     /// Calls `run` with the DELETE of the join-table rows a deleted object of `entity` is part of, on either
-    /// side; its one parameter is the object's key.
+    /// side, and the UPDATE clearing its key from the members of its to-many relationships without an inverse;
+    /// each statement's one parameter is the object's key.
     package static func visitRemovals(
         of entity: EntityDescription, schema: SQLiteSchema, dialect: SQLDialect, _ run: (_ sql: String) throws -> Void
     ) rethrows {
@@ -98,6 +143,14 @@ package enum JoinTableWrites {
                 guard let owner, entity.isKind(of: owner) else { continue }
                 try run("DELETE FROM \(dialect.quote(join.name)) WHERE \(dialect.quote(column)) = \(parameter(1, dialect))")
             }
+        }
+        // The members of a deleted owner's to-many relationships without an inverse no longer name it.
+        for (relationship, key) in schema.hiddenMemberKeys {
+            guard let owner = relationship.entity, entity.isKind(of: owner) else { continue }
+            let clearOrder = key.orderColumn.map { ", \(dialect.quote($0)) = NULL" } ?? ""
+            try run(
+                "UPDATE \(dialect.quote(key.table.name)) SET \(dialect.quote(key.column)) = NULL\(clearOrder) "
+                    + "WHERE \(dialect.quote(key.column)) = \(parameter(1, dialect))")
         }
     }
 

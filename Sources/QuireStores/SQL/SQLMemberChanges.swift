@@ -4,8 +4,10 @@ import QuireCore
 /// to and removed from to-many relationships that were faults when they changed, written without reading the
 /// relationships (issue 15).
 ///
-/// - Join tables (many-to-many, inverse-less to-many): the owning side deletes the removed members' rows and
-///   inserts the added ones; an ordered owning side numbers them after its current last position
+/// - To-many relationships without an inverse (a hidden column of the members' rows): the removed members lose
+///   the owner's key, the added ones get it (numbered after the owner's last member when ordered).
+/// - Join tables (many-to-many, and inverse-less to-many in stores Quire wrote before 2026-12): the owning side
+///   deletes the removed members' rows and inserts the added ones; an ordered owning side numbers them after its current last position
 ///   (`MAX(Z_FOK_…) + 1`); a row already there keeps its place. An ordered inverse side numbers, after its
 ///   last position, the rows that have no position on its side yet (the ones the owning side just wrote).
 /// - Ordered to-many kept by the members' foreign keys: the added members (whose own saves wrote the foreign
@@ -48,7 +50,9 @@ package struct SQLMemberChanges {
             let relationship = relationships[slot]
             let added = members.added.compactMap { (map[$0] ?? $0).primaryKey }
             let removed = members.removed.compactMap { (map[$0] ?? $0).primaryKey }.sorted()
-            if let join = schema.joinTable(for: relationship) {
+            if let key = schema.memberKey(for: relationship), key.isHidden {
+                if !inverseSides { try writeHiddenKeys(key, owner: pk, added: added, removed: removed) }
+            } else if let join = schema.joinTable(for: relationship) {
                 let forward = join.relationship === relationship
                 if forward == inverseSides { continue }
                 if forward {
@@ -78,6 +82,27 @@ package struct SQLMemberChanges {
         let insert = "INSERT INTO \(table) (\(source), \(destination), \(order)) "
             + "VALUES (\(placeholder(1)), \(placeholder(2)), \(placeholder(3))) ON CONFLICT DO NOTHING"
         for member in added where try run(insert, [owner, member, next + 1]) == 1 { next += 1 }
+    }
+
+    /// A to-many relationship without an inverse (a hidden column of the members' rows): the removed members lose
+    /// the owner's key where it is still this owner's, the added ones get it, numbered after the owner's last
+    /// member when ordered.
+    private func writeHiddenKeys(_ key: SQLiteSchema.MemberKey, owner: Int64, added: [Int64], removed: [Int64]) throws {
+        let (table, column, pk) = (quote(key.table.name), quote(key.column), quote("Z_PK"))
+        let clearOrder = key.orderColumn.map { ", \(quote($0)) = NULL" } ?? ""
+        let clear = "UPDATE \(table) SET \(column) = NULL\(clearOrder) WHERE \(pk) = \(placeholder(1)) AND \(column) = \(placeholder(2))"
+        for member in removed { _ = try run(clear, [member, owner]) }
+        guard !added.isEmpty else { return }
+        guard let order = key.orderColumn.map(quote) else {
+            let set = "UPDATE \(table) SET \(column) = \(placeholder(1)) WHERE \(pk) = \(placeholder(2))"
+            for member in added { _ = try run(set, [owner, member]) }
+            return
+        }
+        var next = try scalar("SELECT MAX(\(order)) FROM \(table) WHERE \(column) = \(placeholder(1))", [owner]) ?? 0
+        // A member already this owner's keeps its place.
+        let set = "UPDATE \(table) SET \(column) = \(placeholder(1)), \(order) = \(placeholder(2)) "
+            + "WHERE \(pk) = \(placeholder(3)) AND (\(column) IS NULL OR \(column) <> \(placeholder(4)))"
+        for member in added where try run(set, [owner, next + 1, member, owner]) == 1 { next += 1 }
     }
 
     private func numberInverseSide(_ join: SQLiteSchema.JoinTable, column: String, owner: Int64, added: [Int64]) throws {

@@ -698,10 +698,8 @@ package struct SQLitePredicateCompiler {
                 // A nil to-one step inside the collection would contribute a nil element in memory.
                 guard !afterToOne else { throw Unsupported(reason: "a to-many step after a to-one step in a collection") }
                 let alias = counter.make()
-                if SQLiteSchema.usesForeignKey(relationship), let inverse = relationship.resolvedInverse,
-                    let foreignKey = schema.foreignKeyColumn(of: inverse)
-                {
-                    let condition = "\(alias).\(dialect.quote(foreignKey)) = \(row.alias).Z_PK"
+                if let key = schema.memberKey(for: relationship) {
+                    let condition = "\(alias).\(dialect.quote(key.column)) = \(row.alias).Z_PK"
                     if from.isEmpty {
                         from = "\(table) \(alias)"
                         conditions.append(condition)
@@ -715,11 +713,12 @@ package struct SQLitePredicateCompiler {
                     let link = counter.make()
                     let condition = "\(link).\(source) = \(row.alias).Z_PK"
                     let destinationJoin = "JOIN \(table) \(alias) ON \(alias).Z_PK = \(link).\(member)"
+                    let rows = join.readSource(dialect.quote)
                     if from.isEmpty {
-                        from = "\(dialect.quote(join.name)) \(link) \(destinationJoin)"
+                        from = "\(rows) \(link) \(destinationJoin)"
                         conditions.append(condition)
                     } else {
-                        from += " JOIN \(dialect.quote(join.name)) \(link) ON \(condition) \(destinationJoin)"
+                        from += " JOIN \(rows) \(link) ON \(condition) \(destinationJoin)"
                     }
                 } else {
                     throw Unsupported(reason: "'\(key)' has no foreign key or join table")

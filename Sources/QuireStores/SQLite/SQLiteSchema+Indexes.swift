@@ -9,7 +9,7 @@ extension SQLiteSchema {
             switch column.role {
             case .attribute(let attribute): return attribute.name == name && entity.isKind(of: attribute.entity ?? entity)
             case .foreignKey(let relationship): return relationship.name == name && entity.isKind(of: relationship.entity ?? entity)
-            case .foreignEntity, .orderKey: return false
+            case .foreignEntity, .orderKey, .ownerKey, .ownerOrderKey: return false
             }
         }
     }
@@ -29,16 +29,22 @@ extension SQLiteSchema {
             && index.elements.allSatisfy { $0.collationType == .binary }
     }
 
-    /// The DDL of the entities' fetch indexes and uniqueness constraints, named and shaped as Core Data writes them:
+    /// The DDL of the entities' fetch indexes, indexed attributes and uniqueness constraints, named and shaped as
+    /// the Core Data version `style` names writes them; since Core Data 836:
     ///
     /// ```sql
     /// CREATE INDEX Z_Car_byMakerAndNumberPlate ON ZCAR (ZMAKER COLLATE BINARY ASC, ZNUMBERPLATE COLLATE BINARY ASC)
+    /// CREATE INDEX Z_Bot_identifier ON ZBOT (ZIDENTIFIER COLLATE BINARY ASC)
     /// CREATE UNIQUE INDEX Z_Person_UNIQUE_firstName_lastName ON ZPERSON (ZFIRSTNAME COLLATE BINARY ASC, ZLASTNAME COLLATE BINARY ASC)
     /// ```
     ///
-    /// Both sit on the table of the entity's hierarchy and keep the model's spelling (`Z_Author_UNIQUE_alias` is on
-    /// `ZWRITER`); one statement per fetch index, in the model's order, then one per uniqueness constraint.
-    func entityIndexStatements() -> [String] {
+    /// (an attribute marked indexed becomes a fetch index named after it, as Core Data turns the flag into one),
+    /// before it `ZMOOD_ZMARKEDFORREMOTEDELETION_ZMARKEDFORDELETIONDATE_ZDATE ON ZMOOD (ZMARKEDFORREMOTEDELETION,
+    /// ZMARKEDFORDELETIONDATE, ZDATE)` for a compound index, indexed attributes being `<TABLE>_<COLUMN>_INDEX` and
+    /// uniqueness declared in the table (``inlineUniquenessConstraints(of:style:)``). All sit on the table of the
+    /// entity's hierarchy and keep the model's spelling (`Z_Author_UNIQUE_alias` is on `ZWRITER`); per entity, its
+    /// fetch indexes in the model's order, then its indexed attributes, then its uniqueness constraints.
+    func entityIndexStatements(style: DDLStyle = .quire) -> [String] {
         var sql: [String] = []
         for entity in numbers.entitiesInOrder {
             guard let table = table(for: entity) else { continue }
@@ -47,11 +53,30 @@ extension SQLiteSchema {
                     column(named: element.propertyName, of: entity, in: table).map { ($0, element.isAscending) }
                 }
                 guard columns.count == index.elements.count else { continue }
+                if style.indexesAttributesByColumn {
+                    // An indexed attribute's own index is written with its column; others are compound indexes.
+                    if index.isSingleAscendingIndex, entity.attributesByName[index.elements[0].propertyName]?.isIndexed == true { continue }
+                    let names = columns.map(\.0.name)
+                    sql.append(
+                        "CREATE INDEX \(Self.ddlName(([table.name] + names).joined(separator: "_"))) ON \(Self.ddlName(table.name)) ("
+                            + names.map(Self.ddlName).joined(separator: ", ") + ")")
+                    continue
+                }
                 sql.append(
                     "CREATE INDEX \(Self.ddlName("Z_\(entity.name)_\(index.name)")) ON \(Self.ddlName(table.name)) ("
                         + columns.map { "\(Self.ddlName($0.0.name)) COLLATE BINARY \($0.1 ? "ASC" : "DESC")" }
                         .joined(separator: ", ") + ")")
             }
+            if !style.indexesAttributesByColumn {
+                for case let attribute as AttributeDescription in entity.properties
+                where attribute.isIndexed && !attribute.isTransient && !isCoveredByFetchIndex(attribute) {
+                    guard let column = column(named: attribute.name, of: entity, in: table) else { continue }
+                    sql.append(
+                        "CREATE INDEX \(Self.ddlName("Z_\(entity.name)_\(attribute.name)")) ON \(Self.ddlName(table.name)) "
+                            + "(\(Self.ddlName(column.name)) COLLATE BINARY ASC)")
+                }
+            }
+            guard !style.declaresUniquenessInline else { continue }
             for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
                 let columns = constraint.compactMap { column(named: $0, of: entity, in: table) }
                 guard columns.count == constraint.count else { continue }
@@ -62,5 +87,22 @@ extension SQLiteSchema {
             }
         }
         return sql
+    }
+
+    /// The uniqueness constraints of a table's entities as Core Data before 836 declares them inside `CREATE TABLE`
+    /// (Moody, Core Data 637: `CONSTRAINT ZNUMERICISO3166CODE_ZUNIQUENESSDUMMY UNIQUE (ZNUMERICISO3166CODE,
+    /// ZUNIQUENESSDUMMY)`); none for later versions.
+    func inlineUniquenessConstraints(of table: Table, style: DDLStyle) -> [String] {
+        guard style.declaresUniquenessInline else { return [] }
+        var clauses: [String] = []
+        for entity in numbers.entitiesInOrder where entity.rootEntity === table.root {
+            for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
+                let columns = constraint.compactMap { column(named: $0, of: entity, in: table)?.name }
+                guard columns.count == constraint.count else { continue }
+                let names = columns.map(Self.ddlName).joined(separator: ", ")
+                clauses.append("CONSTRAINT \(Self.ddlName(columns.joined(separator: "_"))) UNIQUE (\(names))")
+            }
+        }
+        return clauses
     }
 }

@@ -51,16 +51,11 @@ extension SQLiteStore {
         guard let destination = relationship.resolvedDestination, let destinationTable = schema.table(for: destination)
         else { return result }
         let sql: String
-        if SQLiteSchema.usesForeignKey(relationship), let inverse = relationship.resolvedInverse,
-            let foreignKey = schema.foreignKeyColumn(of: inverse), let inverseOwner = inverse.entity,
-            let mapping = schema.mapping(for: inverseOwner)
-        {
-            var order = "t0.\(SQLiteSchema.quote(foreignKey))"
-            if relationship.isOrdered, mapping.orderKeyColumns[inverse.slot] >= 0 {
-                order += ", t0.\(SQLiteSchema.quote(mapping.table.columns[mapping.orderKeyColumns[inverse.slot]].name))"
-            }
-            sql = "SELECT t0.\(SQLiteSchema.quote(foreignKey)), t0.Z_PK, t0.Z_ENT FROM "
-                + "\(SQLiteSchema.quote(destinationTable.name)) t0 WHERE t0.\(SQLiteSchema.quote(foreignKey)) IN "
+        if let key = schema.memberKey(for: relationship) {
+            let column = SQLiteSchema.quote(key.column)
+            var order = "t0.\(column)"
+            if let orderColumn = key.orderColumn { order += ", t0.\(SQLiteSchema.quote(orderColumn))" }
+            sql = "SELECT t0.\(column), t0.Z_PK, t0.Z_ENT FROM \(SQLiteSchema.quote(key.table.name)) t0 WHERE t0.\(column) IN "
                 + "(SELECT value FROM json_each(?1)) ORDER BY \(order), t0.Z_PK"
         } else if let join = schema.joinTable(for: relationship) {
             let forward = join.relationship === relationship
@@ -70,7 +65,7 @@ extension SQLiteStore {
             if let column = forward ? join.orderColumn : join.inverseOrderColumn {
                 order += ", j.\(SQLiteSchema.quote(column))"
             }
-            sql = "SELECT j.\(source), d.Z_PK, d.Z_ENT FROM \(SQLiteSchema.quote(join.name)) j JOIN "
+            sql = "SELECT j.\(source), d.Z_PK, d.Z_ENT FROM \(join.readSource(SQLiteSchema.quote)) j JOIN "
                 + "\(SQLiteSchema.quote(destinationTable.name)) d ON d.Z_PK = j.\(member) WHERE j.\(source) IN "
                 + "(SELECT value FROM json_each(?1)) ORDER BY \(order), d.Z_PK"
         } else {

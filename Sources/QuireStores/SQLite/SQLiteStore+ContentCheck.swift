@@ -17,10 +17,10 @@ extension SQLiteStore {
         defer { connection.close() }
         try model.freeze()
         let tables = try connection.tableNames()
-        // The store's own entity numbers (Z_PRIMARYKEY), as every read and write of its rows uses them.
-        let numbers = tables.contains("Z_PRIMARYKEY")
-            ? try SQLiteEntityNumbers.read(try primaryKeyRows(connection, url: url), model: model, url: url) : nil
-        let schema = SQLiteSchema(model: model, numbers: numbers)
+        // The store's own entity numbers (Z_PRIMARYKEY) and names (its join tables and columns), as every read and
+        // write of its rows uses them.
+        let schema = tables.contains("Z_PRIMARYKEY")
+            ? try resolvedSchema(connection, tables: tables, model: model, url: url).0 : SQLiteSchema(model: model)
         var problems: [String] = []
         func hierarchy(_ entity: EntityDescription) -> String {
             schema.numbers.hierarchyNumbers(of: entity).map(String.init).joined(separator: ", ")
@@ -68,7 +68,15 @@ extension SQLiteStore {
                             ? "(\(owner).\(relationship.name)) refers to Z_PK \(value) of \(destination.name), which does not exist"
                             : "(\(owner).\(relationship.name)) holds the \(storage) \(value), not the key of a row"
                     }))
-                case .foreignEntity, .orderKey:
+                case .ownerKey(let relationship):
+                    guard let owner = relationship.entity, let condition = dangling(quoted, owner) else { continue }
+                    checks.append((condition, column.name, { storage, value in
+                        storage == "integer"
+                            ? "(the owner of \(owner.name).\(relationship.name)) refers to Z_PK \(value) of \(owner.name), "
+                                + "which does not exist"
+                            : "(the owner of \(owner.name).\(relationship.name)) holds the \(storage) \(value), not the key of a row"
+                    }))
+                case .foreignEntity, .orderKey, .ownerOrderKey:
                     continue
                 }
             }
@@ -77,7 +85,10 @@ extension SQLiteStore {
 
         for join in schema.allJoinTables where tables.contains(join.name) {
             let columns = try connection.columnNames(of: join.name)
-            guard let owner = join.relationship.entity, let destination = join.relationship.resolvedDestination else { continue }
+            // A join table without the columns the model needs is a schema difference, which opening reports.
+            guard columns.contains(join.sourceColumn), columns.contains(join.destinationColumn), let owner = join.relationship.entity,
+                let destination = join.relationship.resolvedDestination
+            else { continue }
             var checks: [(condition: String, column: String, describe: (String, String) -> String)] = []
             for (column, entity) in [(join.sourceColumn, owner), (join.destinationColumn, destination)] where columns.contains(column) {
                 guard let condition = dangling("t." + SQLiteSchema.quote(column), entity) else { continue }

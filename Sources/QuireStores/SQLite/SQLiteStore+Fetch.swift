@@ -205,21 +205,18 @@ extension SQLiteStore: RowReadingStore {
             let destinationTable = schema.table(for: destination)
         else { return [] }
         let statement: SQLiteStatement
-        if SQLiteSchema.usesForeignKey(relationship), let inverse = relationship.resolvedInverse,
-            let inverseOwner = inverse.entity, let mapping = schema.mapping(for: inverseOwner)
-        {
-            let foreignKey = mapping.table.columns[mapping.foreignKeyColumns[inverse.slot]].name
-            var sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(SQLiteSchema.quote(destinationTable.name)) t0 WHERE t0.\(SQLiteSchema.quote(foreignKey)) = ?"
-            if relationship.isOrdered, mapping.orderKeyColumns[inverse.slot] >= 0 {
-                sql += " ORDER BY t0.\(SQLiteSchema.quote(mapping.table.columns[mapping.orderKeyColumns[inverse.slot]].name)), t0.Z_PK"
-            }
+        if let key = schema.memberKey(for: relationship) {
+            var sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(SQLiteSchema.quote(key.table.name)) t0 "
+                + "WHERE t0.\(SQLiteSchema.quote(key.column)) = ?"
+            if let order = key.orderColumn { sql += " ORDER BY t0.\(SQLiteSchema.quote(order)), t0.Z_PK" }
             statement = try db().cachedStatement(sql)
         } else if let join = schema.joinTable(for: relationship) {
             let forward = join.relationship === relationship
             let source = forward ? join.sourceColumn : join.destinationColumn
             let member = forward ? join.destinationColumn : join.sourceColumn
             let orderColumn = forward ? join.orderColumn : join.inverseOrderColumn
-            var sql = "SELECT d.Z_PK, d.Z_ENT FROM \(SQLiteSchema.quote(join.name)) j JOIN \(SQLiteSchema.quote(destinationTable.name)) d "
+            var sql = "SELECT d.Z_PK, d.Z_ENT FROM \(join.readSource(SQLiteSchema.quote)) j "
+                + "JOIN \(SQLiteSchema.quote(destinationTable.name)) d "
                 + "ON d.Z_PK = j.\(SQLiteSchema.quote(member)) WHERE j.\(SQLiteSchema.quote(source)) = ?"
             if let orderColumn { sql += " ORDER BY j.\(SQLiteSchema.quote(orderColumn)), d.Z_PK" }
             statement = try db().cachedStatement(sql)

@@ -24,6 +24,21 @@ extension SQLiteStore {
         return model
     }
 
+    /// Writes `model` into the open store's `Z_QUIREMODEL` (creating the table in a store Core Data wrote), so that
+    /// the file opens without the application: what Save As does to a copy of a store's file.
+    package func embedModel(_ model: ManagedObjectModel) throws {
+        guard !options.isReadOnly else { throw readOnlyError() }
+        let data = try model.serializedRepresentation()
+        let connection = try db()
+        try connection.transaction {
+            try connection.execute("CREATE TABLE IF NOT EXISTS Z_QUIREMODEL (Z_VERSION INTEGER PRIMARY KEY, Z_CONTENT BLOB)")
+            let insert = try connection.prepare("INSERT OR REPLACE INTO Z_QUIREMODEL (Z_VERSION, Z_CONTENT) VALUES (1, ?)")
+            defer { insert.finalize() }
+            insert.bind(data, at: 1)
+            try insert.run()
+        }
+    }
+
     /// Reads the compiled model Core Data keeps in `Z_MODELCACHE` (stores written since 2017), read-only; nil
     /// when the store has none.
     package static func readModelCache(at url: URL) throws -> Data? {

@@ -195,12 +195,8 @@ package final class SQLiteStore: ImportingStoreBackend {
         // The first difference between the store's schema and the model's, if any.
         var difference: QuireError?
         do {
-            let numbers = try SQLiteEntityNumbers.read(try Self.primaryKeyRows(connection, url: storeURL), model: model, url: storeURL)
-            let schema = SQLiteSchema(model: model, numbers: numbers)
-            var present: [String: Set<String>] = [:]
-            for table in tables { present[table] = try connection.columnNames(of: table) }
-            schema.adoptNames(present: present)
-            if let first = Self.schemaDifferences(schema, present: present).first {
+            let (schema, differences) = try Self.resolvedSchema(connection, tables: tables, model: model, url: storeURL)
+            if let first = differences.first {
                 throw QuireError(
                     .persistentStoreIncompatibleSchema, "The store '\(storeURL.path)' does not match its model: \(first).",
                     context: .init(file: storeURL))
@@ -218,6 +214,23 @@ package final class SQLiteStore: ImportingStoreBackend {
         if let difference { throw difference }
         identifier = uuid
         self.metadata = metadata
+    }
+
+    /// The schema of a model in an open store, every name it has a choice about taken from the file (its entity
+    /// numbers from `Z_PRIMARYKEY`, its join tables and columns from `PRAGMA table_info`; see
+    /// ``SQLiteSchema/StoreTables``), and how the store's tables differ from it, first difference first.
+    ///
+    /// - Throws: ``QuireError/Code/persistentStoreIncompatibleSchema`` when `Z_PRIMARYKEY` does not match the
+    ///   model (naming the first difference).
+    package static func resolvedSchema(
+        _ connection: SQLiteConnection, tables: Set<String>, model: ManagedObjectModel, url: URL
+    ) throws -> (SQLiteSchema, differences: [String]) {
+        let numbers = try SQLiteEntityNumbers.read(try primaryKeyRows(connection, url: url), model: model, url: url)
+        var present: [String: [String]] = [:]
+        for table in tables { present[table] = try connection.columnNames(of: table).sorted() }
+        let storeTables = SQLiteSchema.StoreTables(present)
+        let schema = SQLiteSchema(model: model, numbers: numbers, storeTables: storeTables)
+        return (schema, schemaDifferences(schema, present: storeTables.columnsByTable))
     }
 
     /// The attributes a store's derived-attribute triggers maintain. Core Data names them
@@ -242,7 +255,7 @@ package final class SQLiteStore: ImportingStoreBackend {
     }
 
     /// The rows of a store's `Z_PRIMARYKEY` table.
-    static func primaryKeyRows(_ connection: SQLiteConnection, url: URL) throws -> [SQLiteEntityNumbers.Row] {
+    package static func primaryKeyRows(_ connection: SQLiteConnection, url: URL) throws -> [SQLiteEntityNumbers.Row] {
         let statement = try connection.prepare("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY")
         defer { statement.finalize() }
         var rows: [SQLiteEntityNumbers.Row] = []

@@ -157,6 +157,50 @@ final class Quake: ManagedObject {
         }
     }
 
+    /// An app's own policy, as Moody's: a subclass of a standard policy that counts the conflicts a save hands it.
+    final class CountingMergePolicy: MergePolicy {
+        var resolved = 0
+        override func resolve(constraintConflicts list: [ConstraintConflict]) throws {
+            resolved += list.count
+            try super.resolve(constraintConflicts: list)
+        }
+    }
+
+    @Test(arguments: types)
+    func aSubclassOfAStandardPolicyUpsertsAsItsBasePolicy(type: StoreType) throws {
+        // Object trump: the stored record is updated, as under `.mergeByPropertyObjectTrump`.
+        let trumping = try Stack(type)
+        let a = try trumping.seed()
+        let policy = CountingMergePolicy(merge: .mergeByPropertyObjectTrumpMergePolicyType)
+        trumping.context.mergePolicy = policy
+        let request = BatchInsertRequest(entityName: "Quake", objects: Self.feed)
+        request.resultType = .objectIDs
+        let ids = try #require(try trumping.context.execute(request).objectIDs)
+        #expect(ids.count == 2 && ids[0] == a)
+        let updated = try trumping.storedQuakes()
+        #expect(Set(updated.keys) == ["A", "B", "C"])
+        #expect(updated["A"]?.magnitude == 5.5 && updated["A"]?.place == "new place" && updated["A"]?.region == "Pacific")
+        // The rows never became objects: the policy's own resolution did not run.
+        #expect(policy.resolved == 0)
+
+        // Rollback: the stored record is kept, as under `.rollback`.
+        let keeping = try Stack(type)
+        try keeping.seed()
+        keeping.context.mergePolicy = CountingMergePolicy(merge: .rollbackMergePolicyType)
+        let kept = BatchInsertRequest(entityName: "Quake", objects: Self.feed)
+        kept.resultType = .count
+        #expect(try keeping.context.execute(kept).count == 1)
+        let stored = try keeping.storedQuakes()
+        #expect(Set(stored.keys) == ["A", "B", "C"] && stored["A"]?.magnitude == 1.0 && stored["A"]?.place == "old place")
+
+        // Error: refused, as under `.error`.
+        let refusing = try Stack(type)
+        try refusing.seed()
+        refusing.context.mergePolicy = CountingMergePolicy(merge: .errorMergePolicyType)
+        #expect(throws: QuireError.self) { try refusing.context.execute(BatchInsertRequest(entityName: "Quake", objects: Self.feed)) }
+        #expect(Set(try refusing.storedQuakes().keys) == ["A", "B"])
+    }
+
     @Test(arguments: types)
     func theErrorPolicyRefusesTheRequestAndWritesNothing(type: StoreType) throws {
         let stack = try Stack(type)
@@ -169,7 +213,7 @@ final class Quake: ManagedObject {
             // Core Data's constraint error with its conflicts, not a store's raw "UNIQUE constraint failed".
             #expect(error.code == .managedObjectConstraintMerge)
             let conflict = try #require(error.constraintConflicts.first)
-            #expect(conflict.constraint == ["code"] && conflict.constraintValues["code"] == .string("A"))
+            #expect(conflict.constraint == ["code"] && conflict.constraintValues["code"] as? String == "A")
             #expect(conflict.databaseObjectID == a)
         }
         let stored = try stack.storedQuakes()
@@ -236,6 +280,7 @@ struct PostgresBatchInsertUpsertTests {
         try shared.objectTrumpAndOverwriteUpdateTheStoredRecord(type: .postgres)
         try shared.storeTrumpAndRollbackKeepTheStoredRecord(type: .postgres)
         try shared.theErrorPolicyRefusesTheRequestAndWritesNothing(type: .postgres)
+        try shared.aSubclassOfAStandardPolicyUpsertsAsItsBasePolicy(type: .postgres)
         try shared.rowsOfOneRequestWithTheSameValuesMakeOneRecord(type: .postgres)
         try shared.aManagedObjectHandlerFillsObjectsOfTheEntitysClass(type: .postgres)
     }

@@ -58,5 +58,27 @@ import Testing
         #expect(info.stdout.contains("Book  4 objects"))
         #expect(try cli.run("convert", "Books.sqlite", "Books.quiredoc", "--package", "--model", "Model.xcdatamodeld").status == 0)
         #expect(try cli.run("diff", "Books.sqlite", "Books.quiredoc", "--model", "Model.xcdatamodeld").status == 0)
+        // Every conversion opens alone afterwards: it embeds the model it was made with.
+        for output in ["Books.quiredoc", "Books.zip", "Books.tar", "Books-copy.sqlite"] {
+            if output != "Books.quiredoc" {
+                #expect(try cli.run("convert", "Books.sqlite", output, "--model", "Model.xcdatamodeld").status == 0, "\(output)")
+            }
+            let alone = try cli.run("info", output)
+            #expect(alone.status == 0, "\(output): \(alone.stderr)")
+            #expect(alone.stdout.contains("Model: the model embedded by Quire"), "\(output)")
+            #expect(try cli.run("verify", output).status == 0, "\(output)")
+        }
+    }
+
+    @Test func verifyTellsWhatCoreDataWritesFromProblems() throws {
+        let cli = try harness()
+        try copy("AppleNotes/NoteStore-macOS-15-Seqoia.sqlite", to: cli, as: "NoteStore.sqlite")
+        // Apple Notes keeps its objects' `cloudState` one-to-one on one side only: notes, and the store passes.
+        let verified = try cli.run("verify", "NoteStore.sqlite")
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(verified.stderr.isEmpty)
+        #expect(verified.stdout.hasPrefix(
+            "NoteStore.sqlite: note: ICAccount 2.cloudState holds ICCloudState 3, whose inverse cloudSyncingObject is empty"))
+        #expect(verified.stdout.hasSuffix("NoteStore.sqlite: OK (store file, SQLite store)\n"))
     }
 }

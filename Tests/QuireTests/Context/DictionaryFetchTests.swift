@@ -194,7 +194,8 @@ struct DictionaryFetchTests {
         request.propertiesToGroupBy = ["active"]
         request.sortDescriptors = [SortKey("active")]
         request.predicate = try QueryPredicate(format: "notes == nil")
-        #expect(try Self.both(library, request, inSQL: false) == ["n=1", "active=false,n=2", "active=true,n=3"])
+        // Booleans come back as NSNumbers, as in Core Data, and print as 0 and 1.
+        #expect(try Self.both(library, request, inSQL: false) == ["n=1", "active=0,n=2", "active=1,n=3"])
     }
 
     @Test(arguments: types)

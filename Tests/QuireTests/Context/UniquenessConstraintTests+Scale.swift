@@ -16,6 +16,6 @@ extension UniquenessConstraintTests {
         try Self.person(context, email: "p42@example.com", name: "Again")
         let error = try #require(throws: QuireError.self) { try context.save() }
         #expect(error.constraintConflicts.count == 1)
-        #expect(error.constraintConflicts.first?.constraintValues["email"] == .string("p42@example.com"))
+        #expect(error.constraintConflicts.first?.constraintAttributeValues["email"] == .string("p42@example.com"))
     }
 }

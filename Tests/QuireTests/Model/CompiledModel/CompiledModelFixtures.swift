@@ -8,7 +8,11 @@ import FoundationXML
 /// Access to the files under `Fixtures/` (see `Fixtures/SOURCES.md`).
 enum CompiledModelFixtures {
     /// The stores whose model cache is a fixture (every corpus store that has a `Z_MODELCACHE`).
-    static let modelCacheStores = ["SampleModel_V1", "SampleModel_V2", "SampleModel2_V1", "SampleModel2_V2", "SampleModel3_V1"]
+    static let modelCacheStores = [
+        "SampleModel_V1", "SampleModel_V2", "SampleModel2_V1", "SampleModel2_V2", "SampleModel3_V1", "CartStorage_v1",
+        "NoteStore-macOS-15-Seqoia", "XCServerCoreData_1.2.0", "XCServerCoreData_2.0.0_empty", "XCServerCoreData_2.0.1",
+        "Moody", "Moody 2", "Moody 3",
+    ]
 
     static func url(_ path: String) throws -> URL {
         guard let base = Bundle.module.resourceURL else { throw CompiledModelFixtureError.missing(path) }

@@ -13,8 +13,9 @@ import QuireTestSupport
 struct PostgresContentionTests {
     static var saves: Int { ProcessInfo.processInfo.environment["QUIRE_PG_CONTENTION_SAVES"].flatMap { Int($0) } ?? 2_500 }
 
-    @Test(arguments: MergePolicy.allCases)
-    func manyProcessesLoseNoUpdate(policy: MergePolicy) throws {
+    @Test(arguments: MergePolicyType.allCases)
+    func manyProcessesLoseNoUpdate(policy: MergePolicyType) throws {
+        let policy = MergePolicy(merge: policy)
         let worker = try #require(CrashTests.worker, "quire-crash-worker is not built; run swift build --build-tests first")
         let url = try #require(PostgresTestServer.storeURL())
         try PostgresContention.seed(url)

@@ -113,7 +113,7 @@ import Quire
         #expect((error.underlying as? QuireError)?.code == .persistentStoreSaveConflicts)
         #expect(error.message.contains(run.objectID.description))
         #expect(error.conflicts.map(\.objectID) == [run.objectID])
-        #expect(error.conflicts.first?.persistedSnapshot?["processID"] == .integer(2))
+        #expect(error.conflicts.first?.persistedValues?["processID"] == .integer(2))
         #expect(run.isUpdated)
         #expect(try sqlite3(url, "SELECT ZPROCESSID, Z_OPT FROM ZRUN") == "2|2")
 

@@ -1,0 +1,109 @@
+import QuireCore
+
+/// The objects a context has registered (``ManagedObjectContext/registeredObjects``), walked where the context keeps
+/// them rather than copied into a set: getting it costs nothing, and iterating it costs what its objects cost.
+///
+/// ```swift
+/// for object in context.registeredObjects where !object.isFault {
+///     if let mood = object as? Mood, try predicate.evaluate(with: mood) { return mood }
+/// }
+/// ```
+///
+/// It holds what Core Data's `registeredObjects` set holds: every changed object and every object the application
+/// still references; an object only the context still held is left out (Core Data's registry would have let it
+/// go), and the context lets it go at its next prune. Each object appears once. Objects registered while a loop
+/// walks the sequence may or may not be visited. Like the context, use it on the context's queue; `Set(…)` makes a
+/// set of it when one is needed.
+public struct RegisteredObjects: Sequence {
+    private let tables: [ObjectRegistry.DenseTable]
+    private let others: [ManagedObject]
+
+    init(tables: [ObjectRegistry.DenseTable], others: [ManagedObject]) {
+        self.tables = tables
+        self.others = others
+    }
+
+    /// Walks the objects, table by table in key order, then the others.
+    public struct Iterator: IteratorProtocol {
+        private let tables: [ObjectRegistry.DenseTable]
+        private let others: [ManagedObject]
+        private var tableIndex = 0
+        private var wordIndex = 0
+        private var bits: UInt64 = 0
+        private var otherIndex = 0
+
+        init(tables: [ObjectRegistry.DenseTable], others: [ManagedObject]) {
+            self.tables = tables
+            self.others = others
+            if let first = tables.first, first.wordCount > 0 { bits = first.occupied[0] }
+        }
+
+        /// The next object that is changed or held outside the context.
+        public mutating func next() -> ManagedObject? {
+            while tableIndex < tables.count {
+                let table = tables[tableIndex]
+                while true {
+                    if bits == 0 {
+                        wordIndex += 1
+                        // The table may have grown or emptied since the last step: read its bounds each time.
+                        guard wordIndex < table.wordCount else { break }
+                        bits = table.occupied[wordIndex]
+                        continue
+                    }
+                    let bit = bits.trailingZeroBitCount
+                    bits &= bits &- 1
+                    let index = wordIndex &* 64 &+ bit
+                    guard index < table.capacity else { continue }
+                    let slots = table.slots
+                    // An object only the registry holds, with no changes, is one Core Data's registry would have
+                    // dropped: skipped (the next prune lets it go).
+                    if isKnownUniquelyReferenced(&slots[index]), slots[index]?.hasChanges == false { continue }
+                    if let object = slots[index] { return object }
+                }
+                tableIndex += 1
+                wordIndex = 0
+                bits = tableIndex < tables.count && tables[tableIndex].wordCount > 0 ? tables[tableIndex].occupied[0] : 0
+            }
+            while otherIndex < others.count {
+                defer { otherIndex += 1 }
+                return others[otherIndex]
+            }
+            return nil
+        }
+    }
+
+    /// An iterator over the objects.
+    public func makeIterator() -> Iterator {
+        Iterator(tables: tables, others: others)
+    }
+
+    /// The number of objects (walks them).
+    public var count: Int {
+        var count = 0
+        var iterator = makeIterator()
+        while iterator.next() != nil { count += 1 }
+        return count
+    }
+
+    /// Whether there are none.
+    public var isEmpty: Bool {
+        var iterator = makeIterator()
+        return iterator.next() == nil
+    }
+
+    /// Whether the object is among them (`registeredObjects.contains(object)`).
+    public func contains(_ object: ManagedObject) -> Bool {
+        guard let context = object.managedObjectContext else { return false }
+        return context.registeredObject(for: object.objectID) === object
+    }
+}
+
+extension ManagedObjectContext {
+    /// Every object the context currently knows (`registeredObjects`): changed objects and those the application
+    /// still holds, walked in place (see ``RegisteredObjects``): no set is built, and nothing is pruned, per call.
+    public var registeredObjects: RegisteredObjects {
+        // Objects outside the tables (keys far beyond the rest) are few, and all kept.
+        let (tables, others) = registry.walkableParts
+        return RegisteredObjects(tables: tables, others: others)
+    }
+}
