@@ -105,7 +105,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "quire-bench", dependencies: ["Quire", "QuirePostgres", "CSQLite", "CLibPQ"]),
+        .executableTarget(name: "quire-bench", dependencies: ["Quire", "QuirePostgres", "QuireTestSupport", "CSQLite", "CLibPQ"]),
         // The child process the document crash test kills at random moments.
         .executableTarget(name: "quire-crash-worker", dependencies: ["Quire", "QuirePostgres", "QuireTestSupport", "QuirePostgresTestSupport"]),
         .testTarget(

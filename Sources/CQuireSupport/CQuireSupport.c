@@ -49,6 +49,10 @@ int quire_rename_noreplace(const char *from, const char *to) {
     return quire_renameat2(from, to, RENAME_NOREPLACE);
 }
 
+int quire_start_writeback(int descriptor, off_t offset, off_t length) {
+    return sync_file_range(descriptor, offset, length, SYNC_FILE_RANGE_WRITE);
+}
+
 int quire_fsync_directory(const char *path) {
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {

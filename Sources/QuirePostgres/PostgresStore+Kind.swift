@@ -12,7 +12,7 @@ extension StoreKind {
             readMetadata: { url, _ in try PostgresStore.readMetadata(at: url) },
             writeMetadata: { metadata, url, _ in try PostgresStore.writeMetadata(metadata, at: url) })
         kind.readModel = { try PostgresStore.readModel(at: $0) }
-        kind.stagingURL = { PostgresURL.withSchema($0) { String($0.prefix(40)) + "_saveas_" + UUID().uuidString.prefix(8).lowercased() } }
+        kind.stagingURL = { PostgresURL.withSchema($0) { PostgresURL.stagingSchema(for: $0) } }
         kind.removeStore = { try PostgresStore.dropSchema(at: $0) }
         kind.urlSchemes = ["postgresql", "postgres"]
         kind.describeURL = { PostgresURL.storeDescription($0) }

@@ -286,6 +286,7 @@ package final class PostgresStore: ImportingStoreBackend {
     package func snapshot(for objectID: ObjectID) throws -> RowSnapshot? { try pgSnapshots(for: [objectID]).first }
     package func faultRow(for objectID: ObjectID) throws -> FaultRow? { try pgFaultRow(for: objectID) }
     package func snapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] { try pgSnapshots(for: objectIDs) }
+    package func keepsInverseApart(_ relationship: RelationshipDescription) -> Bool { SQLiteSchema.keepsInverseApart(relationship) }
     package func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
         try pgRelatedObjectIDs(of: [objectID], relationship: relationship)[objectID] ?? []
     }

@@ -40,9 +40,16 @@ package struct PostgresURL: Sendable {
         items.removeAll { $0.name == "schema" }
         components.queryItems = items.isEmpty ? nil : items
         let schema = schemaItem?.value ?? "public"
-        guard !schema.isEmpty, schema.utf8.count <= 63 else {
+        guard !schema.isEmpty, schema.utf8.count <= Self.maximumSchemaLength else {
             throw QuireError(
-                .invalidArgument, "The schema named in '\(PostgresURL.redact(url.absoluteString))' must be 1 to 63 bytes long.",
+                .invalidArgument,
+                "The schema named in '\(PostgresURL.redact(url.absoluteString))' must be 1 to \(Self.maximumSchemaLength) bytes long.",
+                context: .init(file: url))
+        }
+        // libpq takes C strings: a NUL would cut the name short where the server sees it.
+        guard !schema.utf8.contains(0) else {
+            throw QuireError(
+                .invalidArgument, "The schema named in '\(PostgresURL.redact(url.absoluteString))' contains a NUL character.",
                 context: .init(file: url))
         }
         self.schema = schema
@@ -58,6 +65,25 @@ package struct PostgresURL: Sendable {
             components.queryItems = items.map { $0.name == "password" ? URLQueryItem(name: "password", value: "***") : $0 }
         }
         return components.string ?? text
+    }
+
+    /// The longest schema name PostgreSQL keeps, in bytes (`NAMEDATALEN - 1`): a longer one would be truncated.
+    package static let maximumSchemaLength = 63
+
+    /// The schema Save As writes a new store into before renaming it to `schema`: the name cut to whole
+    /// characters so that the name and the suffix `_saveas_` plus eight hexadecimal digits stay within
+    /// ``maximumSchemaLength`` bytes, as valid UTF-8.
+    package static func stagingSchema(for schema: String, token: String = String(UUID().uuidString.prefix(8)).lowercased()) -> String {
+        let suffix = "_saveas_" + token
+        var kept = ""
+        var bytes = 0
+        for character in schema {
+            let length = character.utf8.count
+            guard bytes + length + suffix.utf8.count <= maximumSchemaLength else { break }
+            kept.append(character)
+            bytes += length
+        }
+        return kept + suffix
     }
 
     /// A store URL with its schema replaced (`schema` set when it had none).

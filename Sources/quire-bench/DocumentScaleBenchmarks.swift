@@ -1,7 +1,9 @@
+import CQuireSupport
 import Foundation
 import Quire
 import QuireCore
 import QuireStores
+import QuireTestSupport
 
 /// The scale rows of issue 15 this file owns: many documents in one process (memory must come back), and a
 /// sorted fetch while the context has an unsaved change.
@@ -41,8 +43,50 @@ enum DocumentScaleBench {
             name: "documents-10k", quireMilliseconds: quire, baselineMilliseconds: raw,
             note: String(
                 format: "RSS growth after the first 1,000: %.2f MB (target ≤ 1 MB); ObjectGraphDump of 20-item stores; "
-                    + "stores alive after: %d, interned models: %d",
-                Double(growth) / 1_048_576, StoreHandles.shared.liveCount, InternedModels.shared.count))
+                    + "stores alive after: %d, models alive after: %d",
+                Double(growth) / 1_048_576, StoreHandles.shared.liveCount, ManagedObjectModel.liveCount))
+    }
+
+    /// `documents-10k-own-models`: 10,000 documents, each opened with the model read from it (or from the model
+    /// file beside it) through one of the public ways to get a model (``ModelPerDocument``), in turn: document `i`
+    /// through entry point `i % 10`. The note gives the heap's growth per document from document 1,000 to 10,000
+    /// (glibc's bytes in use; target ≤ 200) and the models still alive after. The compiled-model entry points read
+    /// the documents' model as Quire compiles it (`.mom`, model cache). The baseline opens the same SQLite files
+    /// with raw SQLite.
+    static func documentsWithOwnModels(in folder: URL, count: Int = 10_000) throws -> BenchmarkRow {
+        let root = folder.appendingPathComponent("own-models")
+        try? FileManager.default.removeItem(at: root)
+        defer { try? FileManager.default.removeItem(at: root) }
+        var sets: [ModelPerDocument] = []
+        for entryPoint in ModelPerDocument.EntryPoint.allCases {
+            let place = root.appendingPathComponent(entryPoint.rawValue)
+            try FileManager.default.createDirectory(at: place, withIntermediateDirectories: true)
+            sets.append(try ModelPerDocument(folder: place, entryPoint: entryPoint))
+        }
+        var heapAtThousand = 0
+        var modelsAtThousand = 0
+        var objects = 0
+        let quire = try measure {
+            for index in 0..<count {
+                if index == 1_000 {
+                    heapAtThousand = quire_heap_bytes_in_use()
+                    modelsAtThousand = ManagedObjectModel.liveCount
+                }
+                objects += try sets[index % sets.count].open(index / sets.count)
+            }
+        }
+        let growth = Double(quire_heap_bytes_in_use() - heapAtThousand) / Double(count - 1_000)
+        let sqliteFiles = sets.filter { $0.entryPoint != .persistentDocument && $0.entryPoint != .embeddedXML && $0.entryPoint != .embeddedBinary }
+            .flatMap(\.documents)
+        let raw = try measure {
+            for index in 0..<count { _ = try RawSQLite.readEveryTable(at: sqliteFiles[index % sqliteFiles.count]) }
+        }
+        return BenchmarkRow(
+            name: "documents-10k-own-models", quireMilliseconds: quire, baselineMilliseconds: raw,
+            note: String(
+                format: "heap growth after the first 1,000: %.0f bytes a document (target ≤ 200); %d entry points in turn, "
+                    + "%d objects read; models alive after: %d (at document 1,000: %d)",
+                growth, sets.count, objects, ManagedObjectModel.liveCount, modelsAtThousand))
     }
 
     /// `fetch-sorted-with-pending-change`: 10 fetches of the 10 items with the largest `d1` (sorted, limit 10)

@@ -201,7 +201,7 @@ enum RawSQLite {
         """
 
     /// The columns read back, in `BenchRow` order.
-    private static let columns = "Z_PK, ZI1, ZI2, ZD1, ZD2, ZS1, ZS2, ZS3, ZFLAG, ZDATE, ZBLOB, ZTAG"
+    static let columns = "Z_PK, ZI1, ZI2, ZD1, ZD2, ZS1, ZS2, ZS3, ZFLAG, ZDATE, ZBLOB, ZTAG"
 
     /// Returns a path for a store in a new temporary folder of its own.
     ///
@@ -374,6 +374,47 @@ enum RawSQLite {
         return rows
     }
 
+    /// documents-10k-own-models' baseline: reads every column of every row of every entity table (`Z…`, not
+    /// Core Data's `Z_…` bookkeeping) into values, as a tool that knows no model would.
+    ///
+    /// - Parameter url: A store.
+    /// - Returns: How many rows were read.
+    /// - Throws: ``RawSQLiteError`` if SQLite fails.
+    static func readEveryTable(at url: URL) throws -> Int {
+        let connection = try RawConnection(url: url, create: false)
+        defer { connection.close() }
+        let tables = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'Z[A-Z]*'")
+        var names: [String] = []
+        while sqlite3_step(tables) == SQLITE_ROW {
+            if let text = sqlite3_column_text(tables, 0) { names.append(String(cString: text)) }
+        }
+        sqlite3_finalize(tables)
+        var count = 0
+        for name in names {
+            let statement = try connection.prepare("SELECT * FROM \"\(name)\"")
+            defer { sqlite3_finalize(statement) }
+            while true {
+                let result = sqlite3_step(statement)
+                if result == SQLITE_DONE { break }
+                try connection.check(result, "reading \(name)", expecting: SQLITE_ROW)
+                var values: [Any?] = []
+                for column in 0..<sqlite3_column_count(statement) {
+                    switch sqlite3_column_type(statement, column) {
+                    case SQLITE_INTEGER: values.append(sqlite3_column_int64(statement, column))
+                    case SQLITE_FLOAT: values.append(sqlite3_column_double(statement, column))
+                    case SQLITE_TEXT: values.append(sqlite3_column_text(statement, column).map { String(cString: $0) })
+                    case SQLITE_BLOB:
+                        let bytes = sqlite3_column_blob(statement, column)
+                        values.append(bytes.map { Data(bytes: $0, count: Int(sqlite3_column_bytes(statement, column))) })
+                    default: values.append(nil)
+                    }
+                }
+                withExtendedLifetime(values) { count += 1 }
+            }
+        }
+        return count
+    }
+
     /// iterate-1m's baseline: selects every row of `ZITEM`, materializing every column of each row into a
     /// ``BenchRow`` that is dropped before the next (a walk in bounded memory, as a batched fetch is).
     ///
@@ -427,7 +468,7 @@ enum RawSQLite {
     }
 
     /// Reads the current row of a statement selecting ``columns``.
-    private static func readRow(_ statement: OpaquePointer) -> BenchRow {
+    static func readRow(_ statement: OpaquePointer) -> BenchRow {
         BenchRow(
             primaryKey: sqlite3_column_int64(statement, 0),
             i1: sqlite3_column_int64(statement, 1),
@@ -506,11 +547,11 @@ enum RawSQLite {
 }
 
 /// SQLite's `SQLITE_TRANSIENT`: SQLite copies bound text and blobs before the bind call returns.
-private let benchSQLiteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+let benchSQLiteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// An open raw connection handed to the query baselines.
 final class RawQueryConnection {
-    fileprivate let connection: RawConnection
+    let connection: RawConnection
 
     fileprivate init(connection: RawConnection) {
         self.connection = connection

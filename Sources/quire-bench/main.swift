@@ -220,6 +220,9 @@ rows.append(try queryRow("fetch-keypath-to-one", queries: (1...20).map { owner i
 }))
 }
 
+// migrate-mapping-100k: two migration steps through mapping models with policies (MappingBenchmarks.swift).
+if wanted("migrate-mapping-100k") { rows.append(try MappingBench.row(source: quireURL, folder: folder, runs: runs)) }
+
 if wanted("fetch-repeated-shape") { rows.append(try FetchPlanBench.repeatedShape(quireURL: quireURL, rawURL: rawURL, runs: runs)) }
 
 // App-shaped rows of ported Core Data code (PortingBenchmarks.swift, issue 29).
@@ -231,6 +234,7 @@ if wanted("app-sync-50k") { rows.append(try PortingBench.appSync(folder: folder,
 // Scale rows (DocumentScaleBenchmarks.swift).
 if wanted("fetch-sorted-with-pending-change") { rows.append(try DocumentScaleBench.fetchSortedWithPendingChange(at: quireURL, runs: runs)) }
 if wanted("documents-10k") { rows.append(try DocumentScaleBench.documents(in: folder)) }
+if wanted("documents-10k-own-models") { rows.append(try DocumentScaleBench.documentsWithOwnModels(in: folder)) }
 
 // Store rows: binary and XML stores of the same 100,000 rows, against raw SQLite inserting and fetching them.
 let binaryURL = folder.appendingPathComponent("bench.quire")
@@ -240,8 +244,10 @@ if needsStores {
     let storeRows = (0..<BenchData.rowCount).map(BenchData.row)
     let rawSave = try measure(bestOf: runs) { try RawSQLite.insert(storeRows, at: rawURL) }
     let rawLoad = try measureIncludingFreeing(bestOf: runs) { try RawSQLite.fetchAll(at: rawURL) }
-    for (type, url, name) in [(StoreType.binary, binaryURL, "binary"), (.xml, xmlURL, "xml")] {
-        let save = try StoreBench.save(url, type: type, runs: runs)
+    // A store is written only for the rows that use it (saving the XML store takes a few seconds).
+    for (type, url, name) in [(StoreType.binary, binaryURL, "binary"), (.xml, xmlURL, "xml")]
+    where wanted("\(name)-save-100k") || wanted("\(name)-load-100k") || wanted("metadata-read-100k") {
+        let save = try StoreBench.save(url, type: type, runs: wanted("\(name)-save-100k") ? runs : 1)
         if wanted("\(name)-save-100k") {
             rows.append(BenchmarkRow(
                 name: "\(name)-save-100k", quireMilliseconds: save, baselineMilliseconds: rawSave, target: type == .binary ? 1 : 5,

@@ -3,6 +3,7 @@
 //   quire-crash-worker fsize <document> <format> <store type> <limit in bytes>
 //   quire-crash-worker pg-writer <store URL> <writer> <saves> <merge policy>   (PostgresWriter.swift)
 //   quire-crash-worker pg-chunks <store URL> <bytes>   (PostgresChunkMemory.swift)
+//   quire-crash-worker model-memory <folder> <entry point> <documents> [<compiled model>]   (ModelMemory.swift)
 // `loop` saves the document until killed; `fsize` saves once under a file size limit and prints the error.
 import Foundation
 import Quire
@@ -13,6 +14,7 @@ import QuireTestSupport
 let arguments = CommandLine.arguments
 if arguments.count > 1, arguments[1] == "pg-writer" { exit(PostgresWriter.run(Array(arguments.dropFirst(2)))) }
 if arguments.count > 1, arguments[1] == "pg-chunks" { exit(PostgresChunkMemory.run(Array(arguments.dropFirst(2)))) }
+if arguments.count > 1, arguments[1] == "model-memory" { exit(ModelMemory.run(Array(arguments.dropFirst(2)))) }
 guard arguments.count == 6, let format = DocumentType.Format(rawValue: arguments[3]) else {
     FileHandle.standardError.write(Data("usage: quire-crash-worker loop|fsize <document> <format> <store type> <status file|limit>\n".utf8))
     exit(2)

@@ -68,10 +68,14 @@ extension Convert {
         progress.begin(tracker)
         defer { progress.stop() }
         tracker.update(.init(phase: .verifying))
+        // What DocumentContents.convert refuses (rows the model cannot represent, relationships that disagree with
+        // their inverses) is refused here too.
+        try reading(source.url) { try StoreVerification.checkConvertible(storeAt: source.storeURL, type: source.storeType, model: model) }
         let coordinator = try reading(source.url) { try PersistentStoreCoordinator(managedObjectModel: model) }
         var readOnly = StoreOptions()
         readOnly.isReadOnly = true
         let store = try reading(source.url) { try coordinator.addPersistentStore(type: source.storeType, at: source.storeURL, options: readOnly) }
+        try reading(source.url) { try StoreVerification.checkConvertible(store, in: coordinator) }
         let count = try reading(source.url) { try objectCount(coordinator) }
         tracker.update(.init(phase: .copyingStore, objectCount: count))
         do {

@@ -55,6 +55,13 @@ enum FuzzSeeds {
             files(below: fixtures, where: { $0.pathExtension == "mom" || $0.pathExtension == "elements" }).forEach(add)
         case .modelcache:
             files(below: fixtures, where: { $0.pathExtension == "modelcache" }).forEach(add)
+        case .archive:
+            // Any bytes are a program for FuzzArchiveBuilder: some patterns, and real caches' bytes.
+            seeds.append(("counting", Data((0...255).map { UInt8($0) })))
+            seeds.append(("entities", Data([40] + [UInt8](repeating: 6, count: 64) + (0..<192).map { UInt8(truncatingIfNeeded: $0 &* 37) })))
+            seeds.append(("predicates", Data([60] + (0..<255).map { UInt8([11, 12, 13, 14][$0 % 4] &+ UInt8(truncatingIfNeeded: $0 &* 20)) })))
+            seeds.append(("wide", Data([8, 3, 0, 255, 255, 2, 16, 255, 255, 9] + [UInt8](repeating: 5, count: 100))))
+            files(below: fixtures, where: { $0.pathExtension == "modelcache" }).forEach(add)
         case .strings:
             seeds.append(("Model.strings", Data("""
                 /* A model's localization */
@@ -77,6 +84,9 @@ enum FuzzSeeds {
             ].enumerated() {
                 seeds.append(("predicate-\(index)", Data(format.utf8)))
             }
+        case .mappingmodel:
+            files(below: fixtures, where: { $0.lastPathComponent == "xcmapping.xml" || $0.path.contains("/CoreData/XML/") && $0.pathExtension == "xml" })
+                .forEach(add)
         case .record:
             let path = "/home/ann/Records/8E8B457A-1208-4662-83FA-3A831AA55A1D/Note/p12.quirerecord\n"
             let values: [String: PropertyListValue] = [

@@ -23,10 +23,16 @@ enum FuzzTarget: String, CaseIterable {
     case mom
     /// The compiled model Core Data caches in a SQLite store (`Z_MODELCACHE`).
     case modelcache
+    /// A compiled model built from the input by ``FuzzArchiveBuilder``: keyed archives whose objects share
+    /// references (cycles, diamonds, wide fan-outs), which byte mutation of real archives rarely makes.
+    case archive
     /// A model localization (`.strings`) file.
     case strings
     /// A predicate format string.
     case predicate
+    /// An Xcode mapping model's `xcmapping.xml` (an XML store of Xcode's mapping entities, with archived models,
+    /// expressions and user info inside).
+    case mappingmodel
     /// An external record file as a desktop search hands it over: the first line a path (only parsed, never
     /// written), the rest the bytes of a record and of its store's support file.
     case record
@@ -63,12 +69,23 @@ enum FuzzTarget: String, CaseIterable {
             }
         case .modelcache:
             _ = try? ManagedObjectModel(modelCache: data)
+        case .archive:
+            FuzzScratch.withFile(named: "Model.mom", FuzzArchiveBuilder.archive(from: data)) { url in
+                let model = try ManagedObjectModel(compiledModelAt: url)
+                // A model that reads is also checked and frozen, as a coordinator does.
+                _ = try PersistentStoreCoordinator(managedObjectModel: model)
+            }
         case .strings:
             FuzzScratch.withFile(named: "Model.strings", data) { url in
                 try ManagedObjectModel().loadLocalization(contentsOf: url)
             }
         case .predicate:
             _ = try? QueryPredicate(format: String(decoding: data, as: UTF8.self))
+        case .mappingmodel:
+            FuzzScratch.withFile(named: "Mapping.xcmappingmodel/xcmapping.xml", data) { url in
+                let mapping = try MappingModel(contentsOf: url.deletingLastPathComponent())
+                _ = mapping.entityMappings.flatMap { ($0.attributeMappings + $0.relationshipMappings).map { $0.valueExpression?.format } }
+            }
         case .record:
             let newline = data.firstIndex(of: 0x0A) ?? data.endIndex
             let path = String(decoding: data[data.startIndex..<newline], as: UTF8.self)

@@ -40,6 +40,13 @@ int quire_syncfs_of_directory(const char *path);
 /// not export `copy_file_range`. Returns 0 for a clone, 1 for a copy, or -1 with errno set.
 int quire_clone_file(int source, int destination);
 
+/// Starts writing the dirty pages of `length` bytes of the open file `descriptor` from `offset` to the disk,
+/// without waiting for them (`sync_file_range(SYNC_FILE_RANGE_WRITE)`): a large file written in pieces, each
+/// started as it is written, leaves little for its final `fsync` and never piles up dirty pages. Advisory; no
+/// data is made durable by it. Wrapped because Glibc's module does not export `sync_file_range` (a GNU
+/// extension). Returns 0 or -1 with errno set.
+int quire_start_writeback(int descriptor, off_t offset, off_t length);
+
 /// The bytes of the heap blocks in use, their headers included (glibc's `mallinfo2().uordblks`): what the
 /// process holds on the heap, whether or not freed blocks were reused. 0 where glibc is not the allocator.
 /// Used to count what objects take (benchmarks, tests); Glibc's module does not export `malloc.h`.
@@ -51,5 +58,15 @@ size_t quire_heap_block_size(const void *pointer);
 
 /// The errno of the calling thread (Swift reaches it, but this keeps call sites uniform).
 int quire_errno(void);
+
+/// The file descriptor (an eventfd) that becomes readable when Dispatch's main queue has blocks to run
+/// (`_dispatch_get_main_queue_handle_4CF`, which libdispatch exports for CoreFoundation's run loop but does not
+/// declare in its installed headers). -1 where libdispatch has no such handle (not Linux).
+int quire_main_queue_file_descriptor(void);
+
+/// Resets that descriptor and runs the blocks queued on the main queue (`_dispatch_main_queue_callback_4CF`).
+/// Only on the main thread, and only in a process that never called `dispatch_main()` (libdispatch traps
+/// otherwise): the caller checks the first; the second is the application's choice of loop.
+void quire_main_queue_run_pending(void);
 
 #endif

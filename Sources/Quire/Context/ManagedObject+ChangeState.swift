@@ -14,7 +14,7 @@ final class ManagedObjectChangeState {
     /// Changes to to-many relationships made while they were faults, by slot (see `deferMember`).
     var deferredMembers: [Int: DeferredMembers] = [:]
     /// The entity of a model that was still editable when the object was made: kept alive by the object
-    /// (frozen entities live for the rest of the process and are not retained).
+    /// (a frozen entity's model is kept alive by the object's ID, see `ObjectIDOwner`).
     var entityOwner: EntityDescription?
     /// The sets `changedValues()` built for changed to-many relationships, by slot, with the relationship's value
     /// they were built from (a set is built again only when the relationship changed since).

@@ -22,7 +22,12 @@ extension ManagedObjectInstantiating where Self: ManagedObject {
     ///     ``ManagedObjectContext/insert(_:)``.
     public init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         self = Self.instantiate(entity)
-        if let context { context.insert(self) }
+        if let context {
+            context.insert(self)
+        } else if entity.isFrozen {
+            // Kept by the application outside any context: the object's ID keeps the entity's model alive.
+            objectID = .unassigned(for: entity, keepingAlive: true)
+        }
     }
 
     /// An object of the entity's class when it is `Self` or a subclass of it, else of `Self`, in no context.

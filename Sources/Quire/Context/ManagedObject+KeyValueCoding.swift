@@ -321,7 +321,7 @@ extension ManagedObject {
             context.fulfillFault(of: self)
         } else if let held = heldRow, attributeStorage.isEmpty {
             // The context is gone: a fault that kept its fetched row still reads that row's values.
-            (attributeStorage, relationshipStorage) = held.unpacked()
+            (attributeStorage, relationshipStorage) = held.unpacked(owner: objectID.idOwner)
         }
     }
 
@@ -376,7 +376,7 @@ extension ManagedObject {
         fireFaultIfNeeded()
         if let packed = packedValues {
             // A to-one read from packed values leaves them packed; a to-many fault is loaded below.
-            let storage = packed.relationship(at: relationship.slot)
+            let storage = packed.relationship(at: relationship.slot, owner: objectID.idOwner)
             if !storage.isFault { return storage }
         }
         guard relationship.slot < relationshipStorage.count else { return .empty(for: relationship) }
@@ -413,7 +413,12 @@ extension ManagedObject {
     }
 
     private func setRelated(_ value: Any?, for relationship: RelationshipDescription) {
-        let newObjects = objects(from: value, for: relationship)
+        setRelatedObjects(objects(from: value, for: relationship), for: relationship)
+    }
+
+    /// Sets a relationship to objects, as `setValue(_:forKey:)` does, for callers that hold the objects unboxed
+    /// (migrations setting relationships of many objects).
+    func setRelatedObjects(_ newObjects: [ManagedObject], for relationship: RelationshipDescription) {
         if !relationship.isToMany {
             precondition(newObjects.count <= 1, "To-one relationship '\(relationship.name)' takes one object.")
             if let object = newObjects.first {

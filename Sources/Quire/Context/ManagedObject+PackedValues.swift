@@ -86,6 +86,6 @@ extension ManagedObject {
     @inline(never)
     private func unpackValues(_ packed: PackedRow) {
         heldRow = nil
-        (storedAttributes, storedRelationships) = packed.unpacked()
+        (storedAttributes, storedRelationships) = packed.unpacked(owner: objectID.idOwner)
     }
 }

@@ -28,17 +28,17 @@ import OrderedCollections
 open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's entity.
     public var entity: EntityDescription { entityHandle.takeUnretainedValue() }
-    /// Frozen entities live for the rest of the process, so objects refer to them without retaining them;
-    /// an object made from an entity whose model is still editable keeps it alive through its change state
-    /// (`ManagedObjectChangeState.entityOwner`). `Unmanaged`, so that keyed access can use the entity without
+    /// Objects refer to their entity without retaining it: a frozen entity's model is kept alive by the object's
+    /// ID (its `ObjectIDOwner`); an object made from an entity whose model is still editable keeps it alive
+    /// through its change state (`ManagedObjectChangeState.entityOwner`). `Unmanaged`, so that keyed access can use the entity without
     /// even a passing retain (`withEntity(_:)`).
     private let entityHandle: Unmanaged<EntityDescription>
 
     /// Runs `body` with the object's entity, without retaining it: keyed reads and writes, once a value each.
     @inline(__always)
     func withEntity<Result>(_ body: (EntityDescription) -> Result) -> Result {
-        // Safe: the entity outlives the object (a frozen entity lives for the rest of the process, an editable
-        // one is kept alive by the object's change state), so it is alive for the whole of `body`.
+        // Safe: the entity outlives the object (a frozen entity's model is kept alive by the object's ID, an
+        // editable one by the object's change state), so it is alive for the whole of `body`.
         entityHandle._withUnsafeGuaranteedRef(body)
     }
 
@@ -108,7 +108,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// `required init(entity:)` calling `super`) to initialize a subclass's own stored properties.
     ///
     /// Applications call ``init(entity:insertInto:)`` instead, which makes an object of the entity's
-    /// ``EntityDescription/managedObjectClass`` and inserts it.
+    /// ``EntityDescription/managedObjectClass`` and inserts it, or, given no context, makes the object keep its
+    /// model alive (an object made by this initializer alone relies on its context, or on the application, to
+    /// keep a frozen model alive).
     ///
     /// - Parameter entity: The object's entity.
     public required init(entity: EntityDescription) {

@@ -40,7 +40,7 @@ extension ManagedObjectContext {
                     object.storedRelationships = []
                     object.heldRow = held
                 } else {
-                    (object.storedAttributes, object.storedRelationships) = held.unpacked()
+                    (object.storedAttributes, object.storedRelationships) = held.unpacked(owner: object.objectID.idOwner)
                 }
                 object.faultFlag = false
                 object.awakeFromFetch()

@@ -72,7 +72,7 @@ extension ManagedObjectContext {
             object.heldRow = values
         } else {
             object.heldRow = nil
-            (object.storedAttributes, object.storedRelationships) = values.unpacked()
+            (object.storedAttributes, object.storedRelationships) = values.unpacked(owner: object.objectID.idOwner)
         }
         object.version = version
         object.faultFlag = false

@@ -117,6 +117,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// One object per record (see ``ObjectRegistry``). Used only on the context's queue, so its accesses are
     /// not checked for exclusivity at run time (a check costs as much as a lookup).
     @exclusivity(unchecked) var registry = ObjectRegistry()
+    /// The coordinator's ``PersistentStoreCoordinator/temporaryIDOwner``, once read (see `temporaryIDOwner`).
+    @exclusivity(unchecked) private var cachedTemporaryIDOwner: ObjectIDOwner?
     /// Every object changed since the last save, in the order of its first change (saves are deterministic).
     /// It holds changed objects strongly until they are saved or rolled back; their flags say how they
     /// changed. Used only on the context's queue, like the registry, so its accesses are not checked at run time.
@@ -210,6 +212,15 @@ public final class ManagedObjectContext: @unchecked Sendable {
             preconditionFailure("The context has no persistent store coordinator.")
         }
         return coordinator
+    }
+
+    /// What the temporary IDs of the objects the context inserts retain: its coordinator's (read once; the
+    /// coordinator is set before the context is used and not changed).
+    var temporaryIDOwner: ObjectIDOwner? {
+        if let cached = cachedTemporaryIDOwner { return cached }
+        let owner = persistentStoreCoordinator?.temporaryIDOwner
+        cachedTemporaryIDOwner = owner
+        return owner
     }
 
     /// The entity whose managed object class is `type`, in the coordinator's model.
@@ -363,13 +374,15 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         precondition(object.managedObjectContext == nil, "The object already belongs to another context.")
         object.managedObjectContext = self
-        if object.objectID.isUnassigned { object.objectID = ObjectID.makeTemporary(for: object.entity) }
+        if object.objectID.isUnassigned {
+            object.objectID = ObjectID.makeTemporary(for: object.entity, owner: temporaryIDOwner)
+        }
         object.insertedFlag = true
         object.faultFlag = false
         if let held = object.heldRow {
             // A fault of a context that is gone brings the values of the row it kept.
             object.heldRow = nil
-            (object.attributeStorage, object.relationshipStorage) = held.unpacked()
+            (object.attributeStorage, object.relationshipStorage) = held.unpacked(owner: object.objectID.idOwner)
         }
         if object.attributeStorage.count != object.entity.frozenAttributeCount {
             object.attributeStorage = object.entity.defaultAttributeValues

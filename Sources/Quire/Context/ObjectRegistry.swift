@@ -93,7 +93,8 @@ struct ObjectRegistry {
         }
     }
 
-    /// A store and a root entity, by address (both live for the rest of the process).
+    /// A store's token and a root entity, by address (the token is never reused; the entity's model lives as long
+    /// as the context's coordinator, which the context holds).
     private struct TableKey: Hashable {
         let store: UnsafeMutableRawPointer
         let root: UnsafeMutableRawPointer

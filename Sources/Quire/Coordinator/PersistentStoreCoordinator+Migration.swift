@@ -35,26 +35,30 @@ extension PersistentStoreCoordinator {
         guard let url = failed.url, let kind = try? StoreKinds.kind(for: failed.type),
             let contents = try? kind.readContents(at: url)
         else { throw error }
+        let options = failed.options
+        let place = StoreKinds.storeDescription(url)
+        if let staged = options.stagedMigrationManager as? StagedMigrationManager {
+            guard !options.isReadOnly else {
+                throw QuireError(
+                    .persistentStoreIncompatibleVersionHash,
+                    "The store \(place) was written with an earlier model version and was added read-only, so its staged migration "
+                        + "cannot run.",
+                    context: .init(file: StoreKinds.safeURL(url)), underlying: error)
+            }
+            try staged.migrateStore(at: url, type: failed.type, options: options, to: managedObjectModel)
+            return try reopened(failed, at: url, options: options)
+        }
         let source = try migrationSource(storeAt: url, kind: kind, contents: contents)
         let storedModel = source?.model
         let difference =
             storedModel.map { ModelDifference(from: $0, to: managedObjectModel) }
             ?? ModelDifference(
                 storeVersionHashes: ManagedObjectModel.versionHashes(fromStoreMetadata: contents.metadata), model: managedObjectModel)
-        let options = failed.options
-        let place = StoreKinds.storeDescription(url)
         guard options.migratesAutomatically else {
             throw QuireError(
                 .persistentStoreIncompatibleVersionHash,
                 "The store \(place) was written with an incompatible model (\(difference)); "
                     + Self.migrationOptionsAdvice,
-                context: .init(file: StoreKinds.safeURL(url)), underlying: error)
-        }
-        guard options.infersMappingModel else {
-            throw QuireError(
-                .migrationMissingMappingModel,
-                "The store \(place) was written with an incompatible model (\(difference)) and no mapping model was "
-                    + "given; " + Self.mappingOptionAdvice,
                 context: .init(file: StoreKinds.safeURL(url)), underlying: error)
         }
         guard !options.isReadOnly else {
@@ -72,12 +76,25 @@ extension PersistentStoreCoordinator {
                     + "hashes; migrate it with MigrationManager and that model.",
                 context: .init(file: StoreKinds.safeURL(url)), underlying: error)
         }
+        let searched = mappingModelSearchURLs(options)
         do {
             if let chain = source?.chain {
-                // Through each version of the bundle, inferring each step, as a chain of lightweight migrations.
-                try MigrationManager.migrateStore(at: url, type: failed.type, options: options, versions: chain)
+                // Through each version of the bundle: each step with the application's mapping model for it, or
+                // inferred.
+                try MigrationManager.migrateStore(
+                    at: url, type: failed.type, options: options, versions: chain, mappingModelURLs: searched,
+                    infersMappingModels: options.infersMappingModel)
             } else {
-                let mapping = try MappingModel.inferredMappingModel(forSourceModel: storedModel, destinationModel: managedObjectModel)
+                let found = try MappingModel(from: searched, forSourceModel: storedModel, destinationModel: managedObjectModel)
+                guard let mapping = try found ?? (options.infersMappingModel
+                    ? MappingModel.inferredMappingModel(forSourceModel: storedModel, destinationModel: managedObjectModel) : nil)
+                else {
+                    throw QuireError(
+                        .migrationMissingMappingModel,
+                        "The store \(place) was written with an incompatible model (\(difference)) and no mapping model maps it to "
+                            + "the new one; " + Self.mappingOptionAdvice,
+                        context: .init(file: StoreKinds.safeURL(url)), underlying: error)
+                }
                 try MigrationManager(sourceModel: storedModel, destinationModel: managedObjectModel)
                     .migrateStore(at: url, type: failed.type, options: options, mapping: mapping)
             }
@@ -87,6 +104,23 @@ extension PersistentStoreCoordinator {
             failure.context.file = url
             throw failure
         }
+        return try reopened(failed, at: url, options: options)
+    }
+
+    /// Where automatic migration looks for mapping models: the options' folders and files, and the mapping models
+    /// beside the coordinator's `.xcdatamodeld` (as Core Data finds them in the application's bundle).
+    private func mappingModelSearchURLs(_ options: StoreOptions) -> [URL] {
+        var urls = options.mappingModelURLs
+        if let bundle = managedObjectModel.versionBundleURL {
+            let folder = bundle.deletingLastPathComponent()
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            urls += names.filter { $0.hasSuffix(".xcmappingmodel") }.sorted().map { folder.appendingPathComponent($0) }
+        }
+        return urls
+    }
+
+    /// The store, opened again once migrated.
+    private func reopened(_ failed: PersistentStore, at url: URL, options: StoreOptions) throws -> PersistentStore {
         let store = try StoreKinds.makeStore(
             type: failed.type, url: url, configuration: failed.configurationName, options: options, model: managedObjectModel)
         try store.backend.load()

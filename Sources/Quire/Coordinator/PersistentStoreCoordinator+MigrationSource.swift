@@ -20,29 +20,26 @@ extension PersistentStoreCoordinator {
     /// (`NSStoreModelVersionHashes`); else the model Core Data cached in the store (`Z_MODELCACHE`), or the version of
     /// the bundle with the same hashes as that cache. Nil when none is found.
     func migrationSource(storeAt url: URL, kind: StoreKind, contents: StoreKind.FileContents) throws -> MigrationSource? {
-        // Models read here are interned (one per content for the process): migrations freeze them, and frozen
-        // models are never freed.
-        func shared(_ model: ManagedObjectModel) -> ManagedObjectModel { (try? model.interned()) ?? model }
         if let data = contents.model, let model = try? ManagedObjectModel(serializedRepresentation: data) {
-            return MigrationSource(model: shared(model), chain: nil, origin: "the model embedded by Quire")
+            return MigrationSource(model: model, chain: nil, origin: "the model embedded by Quire")
         }
         let bundle = try managedObjectModel.versionBundleURL.map { try ModelBundle(contentsOf: $0) }
         /// The versions from `start` to the coordinator's model; nil when `start` is not older than it.
         func chain(from start: Int, in bundle: ModelBundle) -> [ManagedObjectModel]? {
             let destination = bundle.models.lastIndex { $0.hasVersionHashes(managedObjectModel.entityVersionHashesByName) } ?? bundle.models.count
             guard start < destination else { return nil }
-            return bundle.models[start..<destination].map(shared) + [managedObjectModel]
+            return bundle.models[start..<destination] + [managedObjectModel]
         }
         if let bundle, let start = bundle.models.lastIndex(where: { $0.isConfiguration(nil, compatibleWithStoreMetadata: contents.metadata) }) {
             return MigrationSource(
-                model: shared(bundle.models[start]), chain: chain(from: start, in: bundle),
+                model: bundle.models[start], chain: chain(from: start, in: bundle),
                 origin: "version '\(bundle.versionNames[start])' of '\(bundle.url.lastPathComponent)', by its version hashes")
         }
         if let cache = try kind.readModelCache(url) {
-            let cached = shared(try ManagedObjectModel(modelCache: cache, file: url))
+            let cached = try ManagedObjectModel(modelCache: cache, file: url)
             if let bundle, let start = bundle.models.lastIndex(where: { $0.hasVersionHashes(cached.entityVersionHashesByName) }) {
                 return MigrationSource(
-                    model: shared(bundle.models[start]), chain: chain(from: start, in: bundle),
+                    model: bundle.models[start], chain: chain(from: start, in: bundle),
                     origin: "version '\(bundle.versionNames[start])' of '\(bundle.url.lastPathComponent)', the model cached in the store")
             }
             return MigrationSource(model: cached, chain: nil, origin: "the model Core Data cached in the store (Z_MODELCACHE)")

@@ -106,8 +106,9 @@ extension PersistentStoreCoordinator {
             let target: PersistentStore
             let map: StoreMigrationMap
             if let staging, copiesByFile(store, to: type, options: options) {
-                // The same kind of file with the same model: a copy of the file (SQLite's backup API for SQLite)
-                // is the new store, given a UUID of its own; its external data files are linked, not read.
+                // The same kind of file with the same model: a copy of the file (for SQLite the checkpointed file,
+                // or the backup API's copy) is the new store, given a UUID of its own; its external data files are
+                // linked, not read.
                 try store.backend.writeSnapshot(to: staging)
                 target = try StoreKinds.makeStore(
                     type: type, url: staging, configuration: store.configurationName, options: writable, model: managedObjectModel)

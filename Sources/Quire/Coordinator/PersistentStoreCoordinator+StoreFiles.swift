@@ -27,7 +27,7 @@ extension PersistentStoreCoordinator {
     }
 
     /// Writes a consistent copy of an attached store's file to a new path, under the coordinator's lock (the
-    /// safe save of documents; SQLite uses its backup API).
+    /// safe save of documents; SQLite copies its checkpointed file, or uses its backup API).
     func writeSnapshot(of store: PersistentStore, to destination: URL) throws {
         try locked { try store.backend.writeSnapshot(to: destination) }
     }

@@ -48,7 +48,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         // Classes by the model's class names (`representedClassName`), before the model is frozen.
         ManagedObjectClassRegistry.bindClasses(of: managedObjectModel)
         try managedObjectModel.freeze()
+        temporaryIDOwner = ObjectIDOwner(token: 0, model: managedObjectModel)
     }
+
+    /// What the temporary IDs of objects its contexts insert retain (see ``ObjectIDOwner``): the model, so that
+    /// an ID the application keeps never outlives its entity.
+    let temporaryIDOwner: ObjectIDOwner
 
     deinit {
         for store in stores {

@@ -46,8 +46,10 @@ extension DocumentContents {
     ///   - onProgress: Called at the start of each phase and as it goes (objects copied, archive bytes
     ///     written), from the calling thread or the copy's; see ``ConversionProgress``.
     /// - Returns: What was copied.
-    /// - Throws: ``QuireError`` naming the file: the source's when it cannot be read, the output's (or a file in
-    ///   its staging folder) when the result cannot be written. Nothing is left behind on failure.
+    /// - Throws: ``QuireError`` naming the file: the source's when it cannot be read or cannot be converted
+    ///   faithfully (rows its model cannot represent, relationships that disagree with their inverses: what
+    ///   ``StoreVerification`` reports about them), the output's (or a file in its staging folder) when the
+    ///   result cannot be written. Nothing is left behind on failure.
     @discardableResult
     public func convert(
         to output: URL, container: Container, storeType: StoreType, mimeType: String? = nil, replacing: Bool = false,
@@ -84,22 +86,17 @@ extension DocumentContents {
         }
         try Self.checkReplaceable(output)
         let (found, source) = try ManagedObjectModel.forStore(at: storeURL, type: self.storeType, modelFile: modelFile)
-        let model = try found.interned()
+        let model = found
         try InspectedStore.checkModel(model, from: source, forStoreAt: storeURL, type: self.storeType)
-        // A source with rows the model cannot represent would be converted into a store that loses or
-        // dangles them: refused, naming the first.
-        let damaged = try StoreKinds.kind(for: self.storeType, url: storeURL).checkContents(storeURL, model)
-        if let first = damaged.first {
-            throw QuireError(
-                .fileReadCorruptFile,
-                "'\(storeURL.path)' cannot be converted faithfully: \(first)"
-                    + (damaged.count > 1 ? " (\(damaged.count - 1) more; quire verify lists them)" : ""),
-                context: .init(file: storeURL))
-        }
+        // A source with rows the model cannot represent, or with relationships that disagree with their
+        // inverses, would be converted into a store that loses, dangles or silently settles them: refused,
+        // naming the first, for every source type (what `quire verify` reports).
+        try StoreVerification.checkConvertible(storeAt: storeURL, type: self.storeType, model: model)
         let inspected = try InspectedStore(at: storeURL, type: self.storeType, modelFile: modelFile)
         defer { inspected.close() }
         let coordinator = inspected.coordinator
         let store = inspected.store
+        try StoreVerification.checkConvertible(store, in: coordinator)
         let context = ManagedObjectContext()
         context.persistentStoreCoordinator = coordinator
         let objectCount = try context.performAndWait {

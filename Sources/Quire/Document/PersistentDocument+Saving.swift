@@ -134,7 +134,8 @@ extension PersistentDocument {
 
     // MARK: Writing a version
 
-    /// Writes a consistent copy of the store (SQLite: the backup API, no `-wal`; other stores: their file).
+    /// Writes a consistent copy of the store (SQLite: its checkpointed file or the backup API's copy, no `-wal`;
+    /// other stores: their file).
     func snapshotStore(to destination: URL) throws {
         guard let store = persistentStoreCoordinator.persistentStores.first else {
             throw QuireError(.document, "The document has no store to save.", context: .init(file: destination))

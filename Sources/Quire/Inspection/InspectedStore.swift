@@ -20,7 +20,7 @@ struct InspectedStore {
     ///   ``ManagedObjectModel/forStore(at:type:modelFile:)`` and of adding the store.
     init(at url: URL, type: StoreType, modelFile: URL?) throws {
         let (found, source) = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile)
-        let model = try found.interned()
+        let model = found
         try Self.checkModel(model, from: source, forStoreAt: url, type: type)
         coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
         var options = StoreOptions()

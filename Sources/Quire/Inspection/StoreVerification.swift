@@ -5,8 +5,10 @@ import Foundation
 /// Integrity checks of a closed store file, opened read-only with the model it embeds (what `quire verify`
 /// runs): SQLite's integrity check, the store's metadata against its type and model, the rows the model cannot
 /// represent (SQLite: keys below 1, unknown entity numbers, wrong storage classes, out-of-range integers,
-/// keys that refer to no row; when there are any, they are the report), every external data file present with
-/// the size its reference records, and every relationship matched by its inverse.
+/// keys that refer to no row; when there are any, they are the report), the store's key counters (SQLite:
+/// `Z_MAX` below its table's keys, negative, or at its end), every attribute that is not optional holding a
+/// value, every external data file present with the size its reference or the store records, and every
+/// relationship matched by its inverse.
 ///
 /// ```swift
 /// let problems = try StoreVerification.problems(inStoreAt: url, type: .sqlite)
@@ -54,7 +56,7 @@ public enum StoreVerification {
         var notes: [String] = []
         problems += try StoreKinds.kind(for: type, url: url).checkFile(url)
         let (found, source) = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile)
-        let model = try found.interned()
+        let model = found
         try InspectedStore.checkModel(model, from: source, forStoreAt: url, type: type)
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
         for problem in metadataProblems(metadata, type: type, model: model) {
@@ -74,69 +76,12 @@ public enum StoreVerification {
         let contents = try StoreKinds.kind(for: type, url: url).checkContents(url, model)
         if !contents.isEmpty { return Report(problems: problems + contents, notes: notes) }
 
+        problems += try StoreKinds.kind(for: type, url: url).checkBookkeeping(url, model)
+
         let inspected = try InspectedStore(at: url, type: type, modelFile: modelFile)
         defer { inspected.close() }
-        let context = ManagedObjectContext()
-        context.persistentStoreCoordinator = inspected.coordinator
-        let support = ExternalDataFolder.supportFolder(forStore: url, type: type).appendingPathComponent("_EXTERNAL_DATA")
-        let (objectProblems, oneSided) = try context.performAndWait { () throws -> ([String], [String]) in
-            var found: [String] = []
-            var oneSided: [String] = []
-            for entity in model.entities.sorted(by: { $0.name < $1.name }) where !entity.isAbstract {
-                let request = FetchRequest<ManagedObject>(entityName: entity.name)
-                request.includesSubentities = false
-                request.returnsObjectsAsFaults = false
-                let objects = try context.fetch(request).sorted {
-                    ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0)
-                }
-                for object in objects {
-                    let name = "\(entity.name) \(object.objectID.primaryKey ?? 0)"
-                    for attribute in entity.allAttributes where !attribute.isTransient {
-                        guard case .externalData(let reference) = object.attributeValue(forKey: attribute.name) else { continue }
-                        let file = support.appendingPathComponent(reference.uuid)
-                        switch DocumentFiles.kind(of: file) {
-                        case .file(let size):
-                            if let length = reference.length, Int64(size) != length {
-                                found.append(
-                                    "\(name).\(attribute.name): the external data file \(reference.uuid) has \(size) bytes, not \(length).")
-                            }
-                        default:
-                            found.append("\(name).\(attribute.name): the external data file \(reference.uuid) is missing.")
-                        }
-                    }
-                    for relationship in entity.allRelationships where !relationship.isTransient {
-                        guard let inverseName = relationship.inverseRelationshipName else { continue }
-                        for related in relatedObjects(object, relationship.name) {
-                            let back = relatedObjects(related, inverseName)
-                            if back.contains(where: { $0.objectID == object.objectID }) { continue }
-                            let holds = "\(name).\(relationship.name) holds \(related.entity.name) \(related.objectID.primaryKey ?? 0)"
-                            // A one-to-one whose other side is empty: Core Data keeps some on one side only (Apple
-                            // Notes' `cloudState` ↔ `cloudSyncingObject`). Pointing elsewhere is a problem.
-                            if !relationship.isToMany, relationship.resolvedInverse?.isToMany == false, back.isEmpty {
-                                oneSided.append(
-                                    "\(holds), whose inverse \(inverseName) is empty (a one-to-one kept on one side, as Core Data writes some).")
-                            } else {
-                                found.append("\(holds), whose inverse \(inverseName) does not hold it back.")
-                            }
-                        }
-                    }
-                }
-            }
-            return (found, oneSided)
-        }
-        return Report(problems: problems + objectProblems, notes: notes + oneSided)
-    }
-
-    /// The objects a relationship holds, whatever its kind.
-    private static func relatedObjects(_ object: ManagedObject, _ name: String) -> [ManagedObject] {
-        let value = object.value(forKey: name)
-        switch value {
-        case let single as ManagedObject: return [single]
-        case let set as Set<ManagedObject>: return Array(set)
-        default:
-            guard let sequence = value as? any Sequence else { return [] }
-            return sequence.compactMap { $0 as? ManagedObject }
-        }
+        let records = try recordProblems(of: inspected.store, in: inspected.coordinator, checking: .all)
+        return Report(problems: problems + records.problems, notes: notes + records.notes)
     }
 
     /// Metadata that disagrees with the store's type or model.

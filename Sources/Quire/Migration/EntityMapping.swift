@@ -38,8 +38,12 @@ public struct EntityMapping: Sendable {
     /// Which source objects to migrate (Core Data's source expression); nil for all objects of the source entity
     /// (not of its sub-entities, which have mappings of their own).
     public var sourceFilter: QueryPredicate?
-    /// Custom code run for this mapping.
+    /// Custom code run for this mapping, as a value (see ``MigrationPolicy``).
     public var migrationPolicy: (any MigrationPolicy)?
+    /// The name of the ``EntityMigrationPolicy`` subclass that runs this mapping
+    /// (`entityMigrationPolicyClassName`), as Xcode's mapping-model editor records it ("Custom Policy"): the
+    /// migration finds the class in ``EntityMigrationPolicyRegistry``, where the application registered it.
+    public var entityMigrationPolicyClassName: String?
     /// Application data attached to the mapping.
     public var userInfo: [String: String]
 
@@ -80,6 +84,26 @@ public struct EntityMapping: Sendable {
         self.userInfo = [:]
     }
 
+    /// The mapping's types as Xcode's editor names them (`mappingTypeName`): `Undefined` (then decided by which
+    /// entities the mapping names), `Custom`, `Add`, `Remove`, `Copy`, `Transform`.
+    static func mappingType(named name: String?, source: String?, destination: String?, policy: String?) -> MappingType? {
+        switch name ?? "Undefined" {
+        case "Add": return .add
+        case "Remove": return .remove
+        case "Copy": return .copy
+        case "Transform": return .transform
+        case "Custom": return .custom
+        case "Undefined":
+            // What Xcode's compiler makes of it (CoreDataPlus's V2toV3.cdm): custom with a policy, copy without.
+            switch (source, destination) {
+            case (nil, _): return .add
+            case (_, nil): return .remove
+            default: return policy == nil ? .copy : .custom
+            }
+        default: return nil
+        }
+    }
+
     /// Whether the mapping carries objects over (copy, transform, custom).
     var migratesObjects: Bool {
         switch mappingType {
@@ -116,18 +140,4 @@ public struct PropertyMapping: Sendable {
     public static func copy(_ name: String, from sourceKey: String? = nil) -> PropertyMapping {
         PropertyMapping(name: name, valueExpression: .sourceValue(sourceKey ?? name))
     }
-}
-
-/// Where a destination property's value comes from (Core Data's property value expressions).
-public enum MappingExpression: Sendable {
-    /// The source object's value for a key, Core Data's `$source.<key>`. For a relationship, the destination
-    /// objects migrated from the source object's related objects.
-    case sourceValue(String)
-    /// A constant (attributes only).
-    case constant(AttributeValue)
-    /// An expression in the predicate language, evaluated with `SELF` and `$source` both standing for the source
-    /// object, such as `$source.pages` or `$source.chapters.@count` (attributes only).
-    case expression(QueryExpression)
-    /// Swift code computing the value from the source object (attributes only).
-    case custom(@Sendable (MigrationSourceObject) throws -> AttributeValue)
 }

@@ -30,8 +30,9 @@ extension MappingModel {
     /// - Parameters:
     ///   - source: The model the store was written with.
     ///   - destination: The model to migrate to.
-    /// - Returns: One entity mapping per destination entity (copy or transform when it has a source, add
-    ///   otherwise) and one remove mapping per source entity left over.
+    /// - Returns: One entity mapping per concrete destination entity (copy or transform when it has a source, add
+    ///   otherwise; an abstract entity has no objects of its own, its sub-entities' mappings carry theirs) and one
+    ///   remove mapping per source entity left over.
     /// - Throws: ``QuireError/Code/inferredMappingModel`` naming the entity and property inference cannot map.
     public static func inferredMappingModel(
         forSourceModel source: ManagedObjectModel, destinationModel destination: ManagedObjectModel
@@ -65,6 +66,9 @@ extension MappingModel {
             if new.isAbstract && !old.isAbstract {
                 throw cannotInfer("entity '\(new.name)' is abstract but its old version '\(old.name)' is not", entity: new.name)
             }
+            // An abstract entity has no objects of its own: its sub-entities' mappings carry them (each fetches
+            // its own entity's objects only), with the properties they inherit.
+            if new.isAbstract { continue }
             var mapping = EntityMapping(
                 mappingType: old.versionHash == new.versionHash && old.name == new.name ? .copy : .transform,
                 sourceEntityName: old.name, destinationEntityName: new.name)

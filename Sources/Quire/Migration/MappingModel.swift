@@ -19,6 +19,13 @@ import Foundation
 public struct MappingModel: Sendable {
     /// The entity mappings, in the order they run.
     public var entityMappings: [EntityMapping]
+    /// Where the mapping model was read from (``init(contentsOf:)``), nil for one made in code.
+    public var url: URL?
+    /// The path of the source model version Xcode's editor recorded (`Migrations/Moody.xcdatamodeld/Moody 4.xcdatamodel`),
+    /// for messages; matching uses the entities' version hashes.
+    public var sourceModelPath: String?
+    /// The path of the destination model version Xcode's editor recorded.
+    public var destinationModelPath: String?
 
     /// Creates a mapping model.
     ///

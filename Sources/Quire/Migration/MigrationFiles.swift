@@ -17,7 +17,17 @@ enum MigrationFiles {
 
     /// Creates a fresh private folder beside a store, first removing folders a crashed migration of the same
     /// store left behind.
+    /// - Throws: ``QuireError/Code/migrationManagerSourceStore`` for a store that is not a file (a PostgreSQL
+    ///   schema), before anything is written.
     static func makeWorkFolder(for store: URL) throws -> URL {
+        guard store.isFileURL else {
+            throw QuireError(
+                .migrationManagerSourceStore,
+                "The store \(StoreKinds.storeDescription(store)) is not a file: Quire migrates stores between model versions only "
+                    + "in files (SQLite, XML, binary and custom atomic stores). Move it into a file (migratePersistentStore), migrate "
+                    + "it there and move it back.",
+                context: .init(file: StoreKinds.safeURL(store)))
+        }
         let parent = store.deletingLastPathComponent()
         let prefix = workFolderPrefix(for: store)
         if let leftovers = try? FileManager.default.contentsOfDirectory(atPath: parent.path) {

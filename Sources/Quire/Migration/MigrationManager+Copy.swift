@@ -11,12 +11,13 @@ extension MigrationManager {
         let destination: EntityDescription
         /// Destination attributes and where their values come from.
         let attributes: [(AttributeDescription, MappingExpression)]
-        /// Destination relationships and the source relationships whose objects they take over.
-        let relationships: [(RelationshipDescription, RelationshipDescription)]
+        /// Destination relationships, the source relationships whose objects they take over, and the entity
+        /// mapping whose objects they take (nil: whichever mapping made them).
+        let relationships: [(RelationshipDescription, RelationshipDescription, String?)]
         /// Whether the relationships are linked twice: ordered to-many relationships whose inverse is also
         /// to-many keep an order on both sides, which some stores write from whichever side comes second.
         var linksTwice: Bool {
-            relationships.contains { new, _ in
+            relationships.contains { new, _, _ in
                 guard new.isToMany, let inverse = new.resolvedInverse, inverse.isToMany else { return false }
                 return new.isOrdered || inverse.isOrdered
             }
@@ -25,13 +26,14 @@ extension MigrationManager {
 
     // MARK: One hop
 
-    /// Writes the migrated version of the store at `sourceURL` as a new store at `destinationURL` (which must not
-    /// exist), carrying the external data files over, writing the metadata and syncing the file. Nothing is
-    /// written anywhere else.
+    /// Writes the migrated version of the store at `sourceURL` as a new store at `destinationURL`, carrying the
+    /// external data files over, writing the metadata and syncing the file. Nothing is written anywhere else.
+    /// `destinationURL` must not exist, unless `appending`: then it is a private copy of a store of the
+    /// destination model, which keeps its objects and its identity and gets the migrated ones added.
     func writeMigratedStore(
         from sourceURL: URL, type sourceType: StoreType, options sourceOptions: StoreOptions, mapping: MappingModel,
         to destinationURL: URL, type destinationType: StoreType, options destinationOptions: StoreOptions,
-        keepsIdentity: Bool
+        keepsIdentity: Bool, appending: Bool = false
     ) throws {
         report(.preparing, fraction: 0)
         let destinationKind = try StoreKinds.kind(for: destinationType)
@@ -68,19 +70,31 @@ extension MigrationManager {
         var destinationOpen = true
         defer { if destinationOpen { try? destinationCoordinator.remove(destinationStore) } }
 
-        try copyObjects(
-            mapping: mapping, from: sourceStore, in: sourceCoordinator, to: destinationStore, in: destinationCoordinator)
+        let existing = appending ? try MigrationCounts.count(destinationStore, in: destinationCoordinator) : [:]
+        let made: [String: Int]
+        if Self.needsManagedObjects(mapping) {
+            made = try migrateManagedObjects(
+                mapping: mapping, from: sourceStore, in: sourceCoordinator, to: destinationStore, in: destinationCoordinator)
+        } else {
+            made = try copyObjects(
+                mapping: mapping, from: sourceStore, in: sourceCoordinator, to: destinationStore, in: destinationCoordinator)
+        }
+        try MigrationCounts.check(destinationStore, in: destinationCoordinator, existing: existing, made: made)
 
         report(.finishing, fraction: 1)
-        var metadata = sourceStore.metadata
+        var metadata = appending ? destinationStore.metadata : sourceStore.metadata
         metadata[StoreMetadataKey.persistentHistory] = nil  // the history names the old records
         let standard = StoreMetadataKey.standard(
-            type: destinationType, uuid: keepsIdentity ? sourceStore.identifier : destinationStore.identifier,
+            type: destinationType, uuid: keepsIdentity && !appending ? sourceStore.identifier : destinationStore.identifier,
             model: destinationModel)
         for (key, value) in standard { metadata[key] = value }
         destinationOpen = false
         try destinationCoordinator.remove(destinationStore)
-        try destinationKind.writeMetadata(metadata, destinationURL, StoreOptions())
+        if let write = destinationKind.writeMetadataWithModel {
+            try write(metadata, destinationURL, destinationModel)
+        } else {
+            try destinationKind.writeMetadata(metadata, destinationURL, StoreOptions())
+        }
         try MigrationFiles.sync(destinationURL)
         if state.withLock({ $0.failurePoint }) == .beforeSwap {
             throw QuireError(.migration, "Injected failure before the migrated store replaces the old one.")
@@ -101,11 +115,14 @@ extension MigrationManager {
     /// Copies every object the mapping carries over: first the objects with their attribute values, entity
     /// mapping by entity mapping, in batches; then their relationships, mapped through the IDs the first pass
     /// recorded.
+    ///
+    /// - Returns: How many objects of each destination entity were written, by entity name.
     func copyObjects(
         mapping: MappingModel, from source: PersistentStore, in sourceCoordinator: PersistentStoreCoordinator,
         to destination: PersistentStore, in destinationCoordinator: PersistentStoreCoordinator
-    ) throws {
-        let plans = try mapping.entityMappings.filter(\.migratesObjects).map(resolve)
+    ) throws -> [String: Int] {
+        let mappingNames = Set(mapping.entityMappings.map(\.name))
+        let plans = try mapping.entityMappings.filter(\.migratesObjects).map { try resolve($0, mappingNames: mappingNames) }
         var sourceIDs: [[ObjectID]] = []
         for plan in plans {
             let fetch = StoreFetch(
@@ -128,11 +145,13 @@ extension MigrationManager {
         // Pass 1: objects and attribute values.
         var destinationIDs: [ObjectID: ObjectID] = [:]
         var pairs: [[(ObjectID, ObjectID)]] = []
+        var made: [String: Int] = [:]
         var written = 0
         for (plan, ids) in zip(plans, sourceIDs) {
             state.withLock { $0.currentEntityMapping = plan.mapping }
             try runPolicy(plan) { try $0.begin(plan.mapping, manager: self) }
             var planPairs: [(ObjectID, ObjectID)] = []
+            let temporaryOwner = ObjectIDOwner(token: 0, keeping: plan.destination)
             for start in stride(from: 0, to: ids.count, by: batchSize) {
                 try checkCancelled()
                 let batch = Array(ids[start..<min(start + batchSize, ids.count)])
@@ -143,7 +162,7 @@ extension MigrationManager {
                     guard let values = try destinationValues(for: row, plan: plan) else { continue }
                     changes.append(
                         SaveRequest.Change(
-                            objectID: ObjectID.makeTemporary(for: plan.destination), store: destination, version: 0,
+                            objectID: ObjectID.makeTemporary(for: plan.destination, owner: temporaryOwner), store: destination, version: 0,
                             attributes: values, relationships: plan.destination.emptyRelationshipValues,
                             committedRelationships: nil))
                     origins.append(row.objectID)
@@ -162,7 +181,25 @@ extension MigrationManager {
                 advance(batch.count, .copyingObjects, plan)
             }
             try runPolicy(plan) { try $0.end(plan.mapping, manager: self) }
+            // Without a policy or a filter every source object makes one destination object: anything else loses
+            // objects.
+            if plan.mapping.migrationPolicy == nil && plan.mapping.sourceFilter == nil && planPairs.count != ids.count {
+                throw QuireError(
+                    .migration,
+                    "The entity mapping '\(plan.mapping.name)' wrote \(planPairs.count) objects of '\(plan.destination.name)' from "
+                        + "\(ids.count) objects of '\(plan.source.name)'; the migration would lose objects.",
+                    context: .init(entity: plan.destination.name))
+            }
+            made[plan.destination.name, default: 0] += planPairs.count
             pairs.append(planPairs)
+        }
+        // The objects each mapping named by a relationship made, by source object.
+        var makerIDs: [String: [ObjectID: ObjectID]] = [:]
+        for plan in plans {
+            for (_, _, maker) in plan.relationships {
+                guard let maker, makerIDs[maker] == nil, let index = plans.firstIndex(where: { $0.mapping.name == maker }) else { continue }
+                makerIDs[maker] = Dictionary(pairs[index], uniquingKeysWith: { first, _ in first })
+            }
         }
 
         // Pass 2: relationships, once every destination object exists.
@@ -175,7 +212,7 @@ extension MigrationManager {
                     let batch = Array(planPairs[start..<min(start + batchSize, planPairs.count)])
                     try linkRelationships(
                         batch, plan: plan, from: source, in: sourceCoordinator, to: destination, in: destinationCoordinator,
-                        destinationIDs: destinationIDs)
+                        destinationIDs: destinationIDs, makerIDs: makerIDs)
                     advance(batch.count, .linkingRelationships, plan)
                 }
                 // Objects the filter or the policy left out count as done.
@@ -183,10 +220,11 @@ extension MigrationManager {
             }
         }
         state.withLock { $0.currentEntityMapping = nil }
+        return made
     }
 
     /// Checks an entity mapping against both models.
-    private func resolve(_ mapping: EntityMapping) throws -> Plan {
+    private func resolve(_ mapping: EntityMapping, mappingNames: Set<String>) throws -> Plan {
         func invalid(_ reason: String, key: String? = nil) -> QuireError {
             QuireError(
                 .migration, "The entity mapping '\(mapping.name)' \(reason).",
@@ -225,18 +263,32 @@ extension MigrationManager {
             }
             attributes.append((attribute, expression))
         }
-        var relationships: [(RelationshipDescription, RelationshipDescription)] = []
+        var relationships: [(RelationshipDescription, RelationshipDescription, String?)] = []
         for property in relationshipMappings {
             guard let relationship = destination.relationshipsByName[property.name], !relationship.isTransient else {
                 throw invalid("maps '\(property.name)', which is not a stored relationship of '\(destinationName)'", key: property.name)
             }
             guard let expression = property.valueExpression else { continue }
-            guard case .sourceValue(let key) = expression, let old = source.relationshipsByName[key], !old.isTransient else {
+            var key: String?
+            var maker: String?
+            switch expression {
+            case .sourceValue(let name): key = name
+            case .expression(let query), .destinationInstancesForSourceRelationship(_, let query):
+                key = MappingExpressionScan.directSourceKey(query)
+            case .destinationInstances(let name, let query):
+                key = MappingExpressionScan.directSourceKey(query)
+                maker = name
+                guard mappingNames.contains(name) else {
+                    throw invalid("maps '\(property.name)' with objects of the entity mapping '\(name)', which the mapping model does not have", key: property.name)
+                }
+            default: key = nil
+            }
+            guard let key, let old = source.relationshipsByName[key], !old.isTransient else {
                 throw invalid(
                     "maps the relationship '\(property.name)' with something other than a stored relationship of "
                         + "'\(sourceName)' ($source.<relationship>)", key: property.name)
             }
-            relationships.append((relationship, old))
+            relationships.append((relationship, old, maker))
         }
         return Plan(mapping: mapping, source: source, destination: destination, attributes: attributes, relationships: relationships)
     }
@@ -328,13 +380,17 @@ extension MigrationManager {
             }
         case .custom(let compute):
             return try compute(object)
+        case .destinationInstances, .sourceInstances, .destinationInstancesForSourceRelationship, .policyFunction:
+            // Such mappings run on managed objects (see needsManagedObjects); this is not reached.
+            throw QuireError(.predicateEvaluation, "the expression \(expression) needs the migration's managed objects")
         }
     }
 
     /// Writes the relationships of a batch of migrated objects.
     private func linkRelationships(
         _ batch: [(ObjectID, ObjectID)], plan: Plan, from source: PersistentStore, in sourceCoordinator: PersistentStoreCoordinator,
-        to destination: PersistentStore, in destinationCoordinator: PersistentStoreCoordinator, destinationIDs: [ObjectID: ObjectID]
+        to destination: PersistentStore, in destinationCoordinator: PersistentStoreCoordinator, destinationIDs: [ObjectID: ObjectID],
+        makerIDs: [String: [ObjectID: ObjectID]]
     ) throws {
         let origins = batch.map(\.0)
         let (sourceRows, related) = try sourceCoordinator.locked { () throws -> ([ObjectID: RowSnapshot], [String: [ObjectID: [ObjectID]]]) in
@@ -343,7 +399,7 @@ extension MigrationManager {
                 for row in try source.backend.snapshots(for: origins) { rows[row.objectID] = row }
             }
             var related: [String: [ObjectID: [ObjectID]]] = [:]
-            for (_, old) in plan.relationships where old.isToMany && related[old.name] == nil {
+            for (_, old, _) in plan.relationships where old.isToMany && related[old.name] == nil {
                 related[old.name] = try source.backend.relatedObjectIDs(of: origins, relationship: old)
             }
             return (rows, related)
@@ -355,7 +411,7 @@ extension MigrationManager {
         for (origin, id) in batch {
             guard let row = destinationRows[id] else { continue }
             var relationships = plan.destination.emptyRelationshipValues
-            for (new, old) in plan.relationships {
+            for (new, old, maker) in plan.relationships {
                 let members: [ObjectID]
                 if old.isToMany {
                     members = related[old.name]?[origin] ?? []
@@ -364,7 +420,7 @@ extension MigrationManager {
                 } else {
                     members = []
                 }
-                let mapped = members.compactMap { destinationIDs[$0] }
+                let mapped = maker.map { name in members.compactMap { makerIDs[name]?[$0] } } ?? members.compactMap { destinationIDs[$0] }
                 if !new.isToMany {
                     relationships[new.slot] = .toOne(mapped.first)
                 } else if new.isOrdered {

@@ -47,9 +47,22 @@ public final class MigrationManager: Sendable {
         /// The stage this manager runs within a multi-version migration, and how many there are.
         var stage = 1
         var stageCount = 1
+        /// Whether a migration on managed objects is running (one at a time per manager).
+        var isRunningManagedObjects = false
+        /// The error a policy cancelled the migration with (`cancelMigrationWithError`).
+        var cancellationError: QuireError?
+        var policyRegistry = EntityMigrationPolicyRegistry.shared
     }
 
     let state = LockedValue(State())
+
+    /// The running migration on managed objects, while its stages run.
+    ///
+    /// Safe to keep in a `Sendable` manager although the run is not `Sendable`: it is set and cleared by
+    /// `migrateManagedObjects` on the migration's thread, inside both of the run's contexts' blocks, and
+    /// ``currentRun()`` hands it out only to code running inside the run's source context's block on the
+    /// current thread (`RunningContexts`), which is that same thread: no other thread ever gets the reference.
+    let activeRun = LockedValue<ManagedObjectMigration?>(nil)
 
     /// Creates a manager for one pair of model versions.
     ///
@@ -95,10 +108,28 @@ public final class MigrationManager: Sendable {
         return stream
     }
 
-    /// Stops the running migration at the next batch (`cancelMigrationWithError`); it then throws
-    /// ``QuireError/Code/migrationCancelled`` and leaves the source store as it was.
+    /// Stops the running migration at the next batch; it then throws ``QuireError/Code/migrationCancelled`` and
+    /// leaves the source store as it was.
     public func cancel() {
         state.withLock { $0.isCancelled = true }
+    }
+
+    /// Stops the running migration, with the reason a policy gives (`cancelMigrationWithError(_:)`): it throws
+    /// ``QuireError/Code/migrationCancelled`` with `error` as the underlying cause once the current step returns,
+    /// and leaves the source store as it was.
+    public func cancelMigration(with error: any Error) {
+        let cause = (error as? QuireError) ?? QuireError(.migrationCancelled, "\(error)")
+        state.withLock {
+            $0.isCancelled = true
+            $0.cancellationError = cause
+        }
+    }
+
+    /// Where the migration finds the ``EntityMigrationPolicy`` classes its mapping models name
+    /// (``EntityMigrationPolicyRegistry/shared`` by default).
+    public var policyRegistry: EntityMigrationPolicyRegistry {
+        get { state.withLock { $0.policyRegistry } }
+        set { state.withLock { $0.policyRegistry = newValue } }
     }
 
     // MARK: Migrating
@@ -125,7 +156,19 @@ public final class MigrationManager: Sendable {
 
     /// Migrates a store into another location or store type
     /// (`migrateStore(from:type:options:mapping:to:type:options:)`), leaving the source as it is unless both URLs
-    /// are the same. An existing store at the destination is replaced, atomically, once the migration is complete.
+    /// are the same.
+    ///
+    /// As in Core Data, when a store already exists at the destination (a store of the destination model), the
+    /// migrated objects are added to it: that is how a migration runs in several passes, one mapping model at a
+    /// time into the same destination (a later pass's policies find the objects of earlier passes in
+    /// ``destinationContext``). The destination is replaced atomically once the pass is complete, so a failed pass
+    /// leaves it as the previous pass left it.
+    ///
+    /// ```swift
+    /// for pass in [usersFirst, booksAndFiles] {
+    ///     try manager.migrateStore(from: old, type: .sqlite, mapping: pass, to: new, type: .sqlite)
+    /// }
+    /// ```
     ///
     /// - Parameters:
     ///   - sourceURL: The store to read.
@@ -142,25 +185,42 @@ public final class MigrationManager: Sendable {
         to destinationURL: URL, type destinationType: StoreType, options destinationOptions: StoreOptions = StoreOptions()
     ) throws {
         defer { finishStreams() }
-        state.withLock { $0.isCancelled = false }
+        state.withLock {
+            $0.isCancelled = false
+            $0.cancellationError = nil
+        }
         let mapping = try mapping ?? MappingModel.inferredMappingModel(forSourceModel: sourceModel, destinationModel: destinationModel)
         let inPlace = sourceURL.standardizedFileURL == destinationURL.standardizedFileURL
         let work = try MigrationFiles.makeWorkFolder(for: destinationURL)
         defer { MigrationFiles.removeWorkFolder(work) }
         let staged = work.appendingPathComponent(destinationURL.lastPathComponent)
+        let appending = !inPlace && FileManager.default.fileExists(atPath: destinationURL.path)
+        if appending {
+            do {
+                try StoreKinds.kind(for: destinationType).cloneFiles(from: destinationURL, to: staged)
+            } catch let error as QuireError {
+                throw QuireError(
+                    .migrationManagerDestinationStore, "Cannot copy the existing store '\(destinationURL.path)' to add to it: \(error.message)",
+                    context: .init(file: destinationURL), underlying: error)
+            }
+        }
         try writeMigratedStore(
             from: sourceURL, type: sourceType, options: sourceOptions, mapping: mapping, to: staged,
-            type: destinationType, options: destinationOptions, keepsIdentity: inPlace)
+            type: destinationType, options: destinationOptions, keepsIdentity: inPlace, appending: appending)
         try swapIn(staged, at: destinationURL, type: destinationType)
     }
 
     /// Brings a store written with any of several model versions up to the last one, hop by hop (v1 → v2 → v3),
-    /// each hop with the given mapping model or an inferred one. The hops run on private copies and the store is
-    /// replaced once, at the end: an error in any hop leaves it at its original version.
+    /// each hop with its mapping model: the one given, else the one found among `mappingModelURLs` for the two
+    /// versions (``MappingModel/init(from:forSourceModel:destinationModel:)``), else an inferred one. The hops
+    /// run on private copies and the store is replaced once, at the end: an error in any hop leaves it at its
+    /// original version.
     ///
     /// ```swift
     /// let bundle = try ModelBundle(contentsOf: modelURL)
-    /// let migrated = try MigrationManager.migrateStore(at: url, type: .sqlite, versions: bundle.models) { progress in
+    /// let migrated = try MigrationManager.migrateStore(
+    ///     at: url, type: .sqlite, versions: bundle.models, mappingModelURLs: [mappingModelsFolder]
+    /// ) { progress in
     ///     print(progress)
     /// }
     /// ```
@@ -171,15 +231,20 @@ public final class MigrationManager: Sendable {
     ///   - options: Options for opening it.
     ///   - versions: Every model version, oldest first; the last one is the destination.
     ///   - mappingModels: `mappingModels[i]` maps `versions[i]` to `versions[i + 1]`; missing or nil entries are
-    ///     inferred.
+    ///     searched for, then inferred.
+    ///   - mappingModelURLs: Folders and mapping-model files to search for the hops without a given mapping model.
+    ///   - infersMappingModels: Whether a hop without a mapping model gets an inferred one (true), or fails.
     ///   - progressHandler: Called with the progress across all hops.
     /// - Returns: Whether the store was migrated (false when it already has the last version).
     /// - Throws: ``QuireError/Code/migrationMissingSourceModel`` when no version matches the store's version
-    ///   hashes; otherwise as ``migrateStore(at:type:options:mapping:)``.
+    ///   hashes; ``QuireError/Code/migrationMissingMappingModel`` for a given mapping model of other versions, for
+    ///   two mapping models found for one hop, and for a hop without one when inference is off; otherwise as
+    ///   ``migrateStore(at:type:options:mapping:)``.
     @discardableResult
     public static func migrateStore(
         at url: URL, type: StoreType, options: StoreOptions = StoreOptions(), versions: [ManagedObjectModel],
-        mappingModels: [MappingModel?] = [], progressHandler: (@Sendable (MigrationProgress) -> Void)? = nil
+        mappingModels: [MappingModel?] = [], mappingModelURLs: [URL] = [], infersMappingModels: Bool = true,
+        progressHandler: (@Sendable (MigrationProgress) -> Void)? = nil
     ) throws -> Bool {
         let contents = try StoreKinds.kind(for: type, url: url).readContents(at: url)
         guard let start = versions.lastIndex(where: { $0.isConfiguration(nil, compatibleWithStoreMetadata: contents.metadata) })
@@ -208,7 +273,21 @@ public final class MigrationManager: Sendable {
                     "The mapping model for versions \(hop + 1) to \(hop + 2) was made for other versions of the entities.",
                     context: .init(file: url))
             }
-            let mapping = try given ?? MappingModel.inferredMappingModel(forSourceModel: versions[hop], destinationModel: versions[hop + 1])
+            let mapping: MappingModel
+            if let given {
+                mapping = given
+            } else if !mappingModelURLs.isEmpty,
+                let found = try MappingModel(from: mappingModelURLs, forSourceModel: versions[hop], destinationModel: versions[hop + 1])
+            {
+                mapping = found
+            } else if infersMappingModels {
+                mapping = try MappingModel.inferredMappingModel(forSourceModel: versions[hop], destinationModel: versions[hop + 1])
+            } else {
+                throw QuireError(
+                    .migrationMissingMappingModel,
+                    "No mapping model maps versions \(hop + 1) and \(hop + 2) of the \(versions.count) model versions, and inference is off.",
+                    context: .init(file: url))
+            }
             let hopFolder = work.appendingPathComponent("\(position + 1)")
             try MigrationFiles.createFolder(hopFolder)
             let next = hopFolder.appendingPathComponent(url.lastPathComponent)
@@ -257,8 +336,10 @@ public final class MigrationManager: Sendable {
 
     /// Throws when the migration was cancelled.
     func checkCancelled() throws {
-        if state.withLock({ $0.isCancelled }) {
-            throw QuireError(.migrationCancelled, "The migration was cancelled; the source store is unchanged.")
+        let (cancelled, cause) = state.withLock { ($0.isCancelled, $0.cancellationError) }
+        if cancelled {
+            let reason = cause.map { ": \($0.message)" } ?? ""
+            throw QuireError(.migrationCancelled, "The migration was cancelled\(reason); the source store is unchanged.", underlying: cause)
         }
     }
 }

@@ -348,8 +348,13 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         !_derivedSlotFlags.isEmpty && slot < _derivedSlotFlags.count && _derivedSlotFlags[slot]
     }
 
-    /// The root entity, cached when the model is frozen (models are immortal then, so unowned(unsafe) holds).
+    /// The root entity, cached when the model is frozen (an entity of the same model: the model keeps both alive,
+    /// so unowned(unsafe) holds for as long as this entity is reachable through it).
     @exclusivity(unchecked) private unowned(unsafe) var frozenRoot: EntityDescription?
+
+    /// The address of the frozen model the entity belongs to (nil until it freezes): what an ``ObjectIDOwner``
+    /// compares, without retaining either, to know that it keeps the entity alive.
+    @exclusivity(unchecked) @usableFromInline package private(set) var frozenModelAddress: UnsafeMutableRawPointer?
 
     /// The address of the root entity, cached with `frozenRoot`; read on every object lookup, and written
     /// once, when the model freezes, before any context can read it.
@@ -361,6 +366,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     }
 
     package func computeHierarchy() {
+        frozenModelAddress = managedObjectModel.map { Unmanaged.passUnretained($0).toOpaque() }
         frozenRoot = rootEntity
         frozenRootAddress = Unmanaged.passUnretained(rootEntity).toOpaque()
         var result: [EntityDescription] = []

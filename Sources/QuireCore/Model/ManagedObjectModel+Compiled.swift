@@ -14,6 +14,9 @@ extension ManagedObjectModel {
     /// What the model says that Quire cannot represent yet (uniqueness constraints, compound fetch indexes,
     /// fetched properties, derived attributes) is listed in ``unsupportedFeatures``, never dropped silently.
     ///
+    /// The model is an ordinary object, freed once nothing uses it (object IDs of it included); reading a
+    /// model per document leaves nothing behind (see ``ManagedObjectModel``, "Lifetime").
+    ///
     /// - Throws: ``QuireError/Code/invalidModel`` for a model Quire cannot read, ``QuireError/Code/fileReadCorruptFile``
     ///   for a damaged archive, ``QuireError/Code/archiveLimitExceeded`` past the size limits, each naming the file.
     public convenience init(compiledModelAt url: URL) throws {
@@ -58,6 +61,9 @@ extension ManagedObjectModel {
     /// - Parameters:
     ///   - data: The `Z_CONTENT` blob.
     ///   - file: The store it came from, named in errors.
+    /// The model is an ordinary object, freed once nothing uses it (object IDs of it included); reading a
+    /// model per document leaves nothing behind (see ``ManagedObjectModel``, "Lifetime").
+    ///
     /// - Throws: As ``init(compiledModelAt:)``.
     public convenience init(modelCache data: Data, file: URL? = nil) throws {
         let compiled: CompiledModel
@@ -166,7 +172,7 @@ extension ModelDocument {
                     allowsExternalStorage: attribute.allowsExternalBinaryDataStorage,
                     indexedBySpotlight: attribute.isIndexedBySpotlight, storedInExternalRecord: attribute.isStoredInExternalRecord,
                     valueTransformerName: attribute.valueTransformerName,
-                    minimum: attribute.minimumValue?.attributeValue(for: type), maximum: attribute.maximumValue?.attributeValue(for: type),
+                    minimum: attribute.minimumValue?.limitValue(for: type), maximum: attribute.maximumValue?.limitValue(for: type),
                     regularExpression: attribute.regularExpression, userInfo: attribute.userInfo.compactMapValues(\.userInfoString),
                     renamingIdentifier: attribute.renamingIdentifier == attribute.name ? nil : attribute.renamingIdentifier,
                     versionHashModifier: attribute.versionHashModifier,
@@ -255,6 +261,18 @@ extension DeleteRule {
 }
 
 extension ModelValue {
+    /// A minimum or maximum as the model keeps it: a length for strings, data and URIs (an integer, as the Xcode
+    /// reader keeps `minValueString` of those), else a value of the type.
+    func limitValue(for type: AttributeType) -> AttributeValue? {
+        switch (self, type) {
+        case (.integer(let length), .string), (.integer(let length), .binaryData), (.integer(let length), .transformable),
+            (.integer(let length), .uri):
+            return .integer(length)
+        default:
+            return attributeValue(for: type)
+        }
+    }
+
     /// The value as an attribute of a type holds it, or nil when it cannot be one (an archived object).
     func attributeValue(for type: AttributeType) -> AttributeValue? {
         switch (self, type) {

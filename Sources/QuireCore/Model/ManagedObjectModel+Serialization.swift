@@ -13,6 +13,9 @@ extension ManagedObjectModel {
 
     /// Reads a model from its canonical serialized form.
     ///
+    /// The model is an ordinary object, freed once nothing uses it (object IDs of it included); reading a
+    /// model per document leaves nothing behind (see ``ManagedObjectModel``, "Lifetime").
+    ///
     /// - Throws: ``QuireError/Code/invalidModel`` naming what is malformed.
     public convenience init(serializedRepresentation data: Data) throws {
         let document: ModelDocument
@@ -36,6 +39,9 @@ extension ManagedObjectModel {
     /// ```swift
     /// let model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: "Journal.xcdatamodeld"))
     /// ```
+    ///
+    /// The model is an ordinary object, freed once nothing uses it (object IDs of it included); reading a
+    /// model per document leaves nothing behind (see ``ManagedObjectModel``, "Lifetime").
     ///
     /// - Throws: ``QuireError/Code/fileReadNoSuchFile`` or ``QuireError/Code/invalidModel`` naming the file (and
     ///   for Xcode models the element and line) that is malformed; a malformed strings file beside it,

@@ -1,5 +1,6 @@
 import QuireSupport
 import Foundation
+import Synchronization
 
 /// A managed object model (`NSManagedObjectModel`): the entities of an object graph and their properties.
 ///
@@ -16,6 +17,17 @@ import Foundation
 ///
 /// or read the canonical form every store embeds with ``init(contentsOf:)``. A model stays editable until a
 /// coordinator first uses it; after that it is frozen and changing it stops with a clear message.
+///
+/// ## Lifetime
+///
+/// Every model, however it was made or read, is freed once nothing uses it: no reference of the application's,
+/// and no coordinator, store, context, managed object or ``ObjectID`` of it (an ID keeps its model alive, so
+/// `id.entity` is always valid). Models are not interned: reading the same file twice gives two models. A tool
+/// that reads the model from every document it opens (``embedded(inStoreAt:type:)``,
+/// ``init(contentsOf:)``, ``init(compiledModelAt:)``, ``init(modelCache:file:)``,
+/// ``init(serializedRepresentation:)``, ``forStore(at:type:modelFile:)``) keeps none of them once it lets each
+/// document go. An entity or property does not keep its model alive: keep the model, or something of it, while
+/// you use them.
 ///
 /// `@unchecked Sendable`: state is written only while ``isEditable`` (checked on every write), and a model is
 /// frozen before any coordinator, and so any other thread, can reach it.
@@ -58,13 +70,24 @@ public final class ManagedObjectModel: @unchecked Sendable, CustomStringConverti
     @exclusivity(unchecked) public package(set) var fetchRequestTemplatesByName: [String: FetchRequestTemplate] = [:]
 
     /// Creates an empty model.
-    public init() {}
+    public init() {
+        Self.liveModels.add(1, ordering: .relaxed)
+    }
 
     /// Creates a model with entities; sub-entities must be listed too, as in Core Data.
     public init(entities: [EntityDescription]) {
         self.entities = entities
         for entity in entities { entity.managedObjectModel = self }
+        Self.liveModels.add(1, ordering: .relaxed)
     }
+
+    deinit {
+        Self.liveModels.subtract(1, ordering: .relaxed)
+    }
+
+    /// How many models exist in the process; for tests and benchmarks (a model is freed once nothing uses it).
+    package static var liveCount: Int { liveModels.load(ordering: .relaxed) }
+    private static let liveModels = Atomic<Int>(0)
 
     private func checkEditable() {
         precondition(isEditable, "Can't modify an immutable model: a coordinator already uses it.")
@@ -117,8 +140,9 @@ public final class ManagedObjectModel: @unchecked Sendable, CustomStringConverti
     // Written while the model freezes, read-only afterwards: no overlapping access (see EntityDescription).
     @exclusivity(unchecked) package private(set) var entitiesByNumber: [EntityDescription] = []
 
-    /// Checks the model and makes it immutable. Called by the first coordinator that uses it. From then on
-    /// the model is never deallocated (models are few and small; see ``ObjectID``).
+    /// Checks the model and makes it immutable. Called by the first coordinator that uses it. The model is
+    /// freed, as any object, once nothing uses it: object IDs and managed objects refer to its entities without
+    /// retaining them, and each ID retains an ``ObjectIDOwner`` that keeps the model alive instead.
     ///
     /// - Throws: ``QuireError/Code/invalidModel`` naming the entity and property when a name is duplicated,
     ///   a destination or inverse does not exist, or an inverse does not point back.
@@ -155,9 +179,6 @@ public final class ManagedObjectModel: @unchecked Sendable, CustomStringConverti
             }
         }
         isEditable = false
-        // A frozen model lives for the rest of the process: object IDs and managed objects refer to its
-        // entities without retaining them, which keeps fetches and faults free of reference counting.
-        _ = Unmanaged.passRetained(self)
         for entity in entities {
             entity.isFrozen = true
             for property in entity.properties { property.isFrozen = true }

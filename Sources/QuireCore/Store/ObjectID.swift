@@ -21,19 +21,28 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         storeToken == 0 ? nil : StoreHandles.shared.store(for: storeToken)
     }
 
-    // IDs are copied on every fetch, fault and save, so they hold their entity without retaining it (a frozen
-    // model lives for the rest of the process; see `ManagedObjectModel.freeze()`; models read from stores are
-    // interned by content, see `ManagedObjectModel.interned()`) and their store as a token that `StoreHandles`
-    // turns back into the store while it is attached: an ID never keeps its store alive and never points at a
-    // freed one. `Unmanaged` rather than `unowned(unsafe)`: comparing and hashing IDs then use the entity's
-    // address and the store's token without even a passing retain.
+    // IDs are copied on every fetch, fault and save, so they hold their entity without retaining it
+    // (`Unmanaged`: comparing and hashing IDs then use the entity's address without even a passing retain).
+    // What keeps the entity alive is the ID's owner (`ObjectIDOwner`), which the ID retains: it holds the
+    // entity's model, and the store's token, which `StoreHandles` turns back into the store while it is attached.
+    // So an ID never keeps its store alive and never points at a freed one, and a model lives exactly as long as
+    // something uses it, its IDs included. One owner serves every permanent ID of a store (one reference count
+    // per copy, the same as an entity reference would cost).
     // `@usableFromInline` so that the store's row readers make IDs inline (a fetch makes one per row).
     @usableFromInline let entityHandle: Unmanaged<EntityDescription>
-    /// The store's ``PersistentStore/token`` (never reused in the process); 0 while the ID is temporary.
-    @usableFromInline let storeToken: UInt64
-    /// The primary key's or the temporary number's bits: the ID is temporary exactly when `storeToken` is 0, so
-    /// the kind of key needs no storage of its own (an ID is 24 bytes, not 32).
+    /// The store's token and the model kept alive; `nil` only for the ID of an object made outside any context
+    /// (``unassigned(for:)``), whose entity the object keeps alive itself.
+    @usableFromInline let owner: ObjectIDOwner?
+    /// The primary key's or the temporary number's bits: the ID is temporary exactly when its store token is 0,
+    /// so the kind of key needs no storage of its own (an ID is 24 bytes).
     @usableFromInline let keyBits: UInt64
+
+    /// The store's ``PersistentStore/token`` (never reused in the process); 0 while the ID is temporary.
+    @inlinable package var storeToken: UInt64 { owner?.token ?? 0 }
+
+    /// What keeps the ID's entity alive, shared with IDs made from this one (``PackedRow`` rebuilds the IDs it
+    /// packs with the owner of the object that holds it).
+    package var idOwner: ObjectIDOwner? { owner }
 
     /// The primary key of a permanent ID, or the number of a temporary one.
     package var key: Key {
@@ -60,31 +69,45 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     @inlinable
     package init(entity: EntityDescription, store: PersistentStore, primaryKey: Int64) {
         self.entityHandle = .passUnretained(entity)
-        self.storeToken = store.token
+        // The store's owner keeps every entity of the store's model (one retain); an entity of another model
+        // (an ID of one store named in a fetch of another) gets an owner of its own.
+        let owner = store.idOwner
+        self.owner = owner.keeps(entity) ? owner : ObjectIDOwner(token: owner.token, keeping: entity)
         self.keyBits = UInt64(bitPattern: primaryKey)
     }
 
-    private init(temporaryFor entity: EntityDescription, number: UInt64) {
+    /// An ID of the same key with another owner of the same store (``PackedRow``'s rebuilt to-one IDs).
+    package init(entity: EntityDescription, owner: ObjectIDOwner?, keyBits: UInt64) {
         self.entityHandle = .passUnretained(entity)
-        self.storeToken = 0
+        self.owner = owner
+        self.keyBits = keyBits
+    }
+
+    private init(temporaryFor entity: EntityDescription, number: UInt64, owner: ObjectIDOwner?) {
+        self.entityHandle = .passUnretained(entity)
+        self.owner = owner
         self.keyBits = number
     }
 
     private static let temporaryCounter = Atomic<UInt64>(0)
     private static let processToken = UUID().uuidString
 
-    /// The ID of an object not inserted into any context yet (temporary, number 0, never registered).
-    package static func unassigned(for entity: EntityDescription) -> ObjectID {
-        ObjectID(temporaryFor: entity, number: 0)
+    /// The ID of an object not inserted into any context yet (temporary, number 0, never registered). With
+    /// `keepingAlive`, the ID keeps the entity's model alive (an object made outside a context and kept by the
+    /// application); without, the object keeps its entity alive until a context gives it a temporary ID.
+    package static func unassigned(for entity: EntityDescription, keepingAlive: Bool = false) -> ObjectID {
+        ObjectID(temporaryFor: entity, number: 0, owner: keepingAlive ? ObjectIDOwner(token: 0, keeping: entity) : nil)
     }
 
     /// Whether this is the ID of an object not inserted anywhere yet.
     package var isUnassigned: Bool { storeToken == 0 && keyBits == 0 }
 
-    /// A new temporary ID for an object being inserted.
-    package static func makeTemporary(for entity: EntityDescription) -> ObjectID {
+    /// A new temporary ID for an object being inserted, owned by `owner` (a coordinator's
+    /// ``ObjectIDOwner`` of token 0) when it keeps the entity's model alive, else by a new owner that does.
+    package static func makeTemporary(for entity: EntityDescription, owner: ObjectIDOwner? = nil) -> ObjectID {
         let number = temporaryCounter.add(1, ordering: .relaxed).newValue
-        return ObjectID(temporaryFor: entity, number: number)
+        let kept = owner.map { ObjectIDOwner.owner($0, keeping: entity) } ?? ObjectIDOwner(token: 0, keeping: entity)
+        return ObjectID(temporaryFor: entity, number: number, owner: kept)
     }
 
     /// Whether the ID is temporary (the object has not been saved yet).
@@ -100,7 +123,8 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         let text: String
         switch key {
         case .permanent(let pk):
-            text = "x-coredata://\(StoreHandles.shared.identifier(for: storeToken) ?? "")/\(entity.name)/p\(pk)"
+            let store = StoreHandles.shared.identifier(for: storeToken) ?? owner?.identifierOfGoneStore ?? ""
+            text = "x-coredata://\(store)/\(entity.name)/p\(pk)"
         case .temporary(let number):
             text = "x-coredata:///\(entity.name)/t\(Self.processToken)\(number)"
         }
@@ -110,7 +134,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
 
     /// Two IDs are equal when they name the same record: the same key in the same store and entity hierarchy.
     public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
-        lhs.keyBits == rhs.keyBits && lhs.storeToken == rhs.storeToken
+        lhs.keyBits == rhs.keyBits && (lhs.owner === rhs.owner || lhs.storeToken == rhs.storeToken)
             && (lhs.entityHandle.toOpaque() == rhs.entityHandle.toOpaque() || lhs.rootEntityAddress == rhs.rootEntityAddress)
     }
 

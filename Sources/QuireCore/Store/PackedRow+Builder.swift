@@ -66,12 +66,11 @@ package final class PackedRowBuilder {
         count &+= MemoryLayout<Value>.size
     }
 
-    /// Writes an object ID's bytes: its fields are an unmanaged entity reference, a store token and a key (no
-    /// reference counted), so a bitwise copy is a valid ID; ``reserve(_:)`` made room for it.
+    /// Writes an object ID as its plain bits (``PackedRow/PackedObjectID``: its entity's address, store token and
+    /// key; the row keeps no reference); ``reserve(_:)`` made room for it.
     @inlinable @inline(__always)
     func put(_ value: ObjectID) {
-        bytes.storeBytes(of: value, toByteOffset: count, as: ObjectID.self)
-        count &+= MemoryLayout<ObjectID>.size
+        put(PackedRow.PackedObjectID(value))
     }
 
     @inlinable @inline(__always)
@@ -182,7 +181,7 @@ package final class PackedRowBuilder {
     package func relationship(_ value: RelationshipStorage) {
         switch value {
         case .toOne(let id?):
-            reserve(1 &+ MemoryLayout<ObjectID>.size)
+            reserve(1 &+ MemoryLayout<PackedRow.PackedObjectID>.size)
             putTag(.toOne)
             put(id)
         case .toOne(nil):

@@ -59,8 +59,38 @@ package final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
         }
     }
 
+    /// A to-one's ``ObjectID`` as packed: its entity's address, its store's token and its key, plain bits. The ID
+    /// is made again, with an owner that keeps its entity alive, when the value is read (``relationship(at:owner:)``).
+    @usableFromInline struct PackedObjectID: BitwiseCopyable {
+        @usableFromInline let entity: UnsafeMutableRawPointer
+        @usableFromInline let token: UInt64
+        @usableFromInline let keyBits: UInt64
+
+        @inlinable init(_ id: ObjectID) {
+            entity = id.entityHandle.toOpaque()
+            token = id.storeToken
+            keyBits = id.keyBits
+        }
+
+        /// The ID again: owned by `owner` when that is the owner of the ID's store and keeps its entity alive (the
+        /// object holding the row is of the same store and model), else by one that does. The entity is alive:
+        /// the row's values were read by the store of the object that holds the row, with that store's model.
+        func objectID(owner: ObjectIDOwner?) -> ObjectID {
+            let entity = Unmanaged<EntityDescription>.fromOpaque(entity).takeUnretainedValue()
+            let kept: ObjectIDOwner
+            if let owner, owner.token == token, owner.keeps(entity) {
+                kept = owner
+            } else if token != 0, let store = StoreHandles.shared.store(for: token), store.idOwner.keeps(entity) {
+                kept = store.idOwner
+            } else {
+                kept = ObjectIDOwner(token: token, keeping: entity)
+            }
+            return ObjectID(entity: entity, owner: kept, keyBits: keyBits)
+        }
+    }
+
     /// What each packed value is: one byte, then its payload (8 bytes for numbers and dates, 4 for a float, a
-    /// length and the bytes for strings and data, an ``ObjectID``'s bytes for a to-one, nothing for the others).
+    /// length and the bytes for strings and data, a ``PackedObjectID`` for a to-one, nothing for the others).
     /// A length under 255 takes one byte; a longer one is 255 and then 4 bytes.
     @usableFromInline enum Tag: UInt8 {
         case null, integer, double, float, booleanTrue, booleanFalse, date, string, data
@@ -122,14 +152,14 @@ package final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
         for value in relationships {
             switch value {
             case .fault, .toOne(nil): break
-            case .toOne: size += MemoryLayout<ObjectID>.size
+            case .toOne: size += MemoryLayout<PackedObjectID>.size
             case .toMany, .ordered: return nil
             }
         }
         return size
     }
 
-    private static func put<T>(_ value: T, at cursor: inout UnsafeMutableRawPointer) {
+    private static func put<T: BitwiseCopyable>(_ value: T, at cursor: inout UnsafeMutableRawPointer) {
         cursor.storeBytes(of: value, toByteOffset: 0, as: T.self)
         cursor += MemoryLayout<T>.size
     }
@@ -187,7 +217,7 @@ package final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
         switch value {
         case .toOne(let id?):
             put(.toOne, at: &cursor)
-            put(id, at: &cursor)
+            put(PackedObjectID(id), at: &cursor)
         case .toOne(nil):
             put(.toOneNone, at: &cursor)
         case .fault, .toMany, .ordered:
@@ -201,7 +231,7 @@ package final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
     // allocation.
 
     @inline(__always)
-    private static func take<T>(_ type: T.Type, at cursor: inout UnsafeRawPointer) -> T {
+    private static func take<T: BitwiseCopyable>(_ type: T.Type, at cursor: inout UnsafeRawPointer) -> T {
         let value = cursor.loadUnaligned(as: T.self)
         cursor += MemoryLayout<T>.size
         return value
@@ -220,7 +250,7 @@ package final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
         case .integer, .double, .date: cursor += 8
         case .float: cursor += 4
         case .string, .data: cursor += takeLength(at: &cursor)
-        case .toOne: cursor += MemoryLayout<ObjectID>.size
+        case .toOne: cursor += MemoryLayout<PackedObjectID>.size
         default: break
         }
     }
@@ -246,10 +276,11 @@ package final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
         }
     }
 
-    /// Decodes the relationship value at the cursor.
-    private static func relationship(at cursor: inout UnsafeRawPointer) -> RelationshipStorage {
+    /// Decodes the relationship value at the cursor, a to-one's ID owned as ``PackedObjectID/objectID(owner:)``
+    /// says.
+    private static func relationship(at cursor: inout UnsafeRawPointer, owner: ObjectIDOwner?) -> RelationshipStorage {
         switch Tag(rawValue: take(UInt8.self, at: &cursor)) {
-        case .toOne: return .toOne(take(ObjectID.self, at: &cursor))
+        case .toOne: return .toOne(take(PackedObjectID.self, at: &cursor).objectID(owner: owner))
         case .toOneNone: return .toOne(nil)
         default: return .fault
         }
@@ -342,19 +373,21 @@ package final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
     }
 
     /// The relationship value of one slot (`.fault` past the row's values), decoded without unpacking the others.
-    package func relationship(at slot: Int) -> RelationshipStorage {
+    /// A to-one's ID shares `owner` (the ID owner of the object holding the row) when it is of the same store.
+    package func relationship(at slot: Int, owner: ObjectIDOwner?) -> RelationshipStorage {
         let header = self.header
         if let kept = header.unpacked { return slot < kept.relationships.count ? kept.relationships[slot] : .fault }
         guard slot >= 0, slot < Int(header.relationshipCount) else { return .fault }
         return withUnsafeMutablePointerToElements { start in
             var cursor = UnsafeRawPointer(start)
             for _ in 0..<(Int(header.attributeCount) + slot) { Self.skip(at: &cursor) }
-            return Self.relationship(at: &cursor)
+            return Self.relationship(at: &cursor, owner: owner)
         }
     }
 
-    /// The row's values as the arrays an object holds.
-    package func unpacked() -> (attributes: [AttributeValue], relationships: [RelationshipStorage]) {
+    /// The row's values as the arrays an object holds; to-one IDs share `owner` (the ID owner of the object holding
+    /// the row) when they are of the same store.
+    package func unpacked(owner: ObjectIDOwner?) -> (attributes: [AttributeValue], relationships: [RelationshipStorage]) {
         let header = self.header
         if let kept = header.unpacked { return (kept.attributes, kept.relationships) }
         return withUnsafeMutablePointerToElements { start in
@@ -364,7 +397,7 @@ package final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
             for _ in 0..<Int(header.attributeCount) { attributes.append(Self.attribute(at: &cursor)) }
             var relationships: [RelationshipStorage] = []
             relationships.reserveCapacity(Int(header.relationshipCount))
-            for _ in 0..<Int(header.relationshipCount) { relationships.append(Self.relationship(at: &cursor)) }
+            for _ in 0..<Int(header.relationshipCount) { relationships.append(Self.relationship(at: &cursor, owner: owner)) }
             return (attributes, relationships)
         }
     }

@@ -34,6 +34,8 @@ public final class PersistentStore: @unchecked Sendable, CustomStringConvertible
     package let model: ManagedObjectModel
     /// The number object IDs carry to name this store (never reused in the process; see ``StoreHandles``).
     @usableFromInline package let token: UInt64
+    /// What the store's permanent IDs retain: its token and its model (see ``ObjectIDOwner``).
+    @usableFromInline package let idOwner: ObjectIDOwner
 
     /// What answers the coordinator's requests. Set once, by the initializer, to the backend its kind made
     /// for this handle; implicitly unwrapped only because the backend needs the finished handle to be made.
@@ -52,12 +54,14 @@ public final class PersistentStore: @unchecked Sendable, CustomStringConvertible
         self.options = options
         self.model = model
         self.token = StoreHandles.shared.makeToken()
+        self.idOwner = ObjectIDOwner(token: token, model: model)
         self.backend = try makeBackend(self)
         StoreHandles.shared.register(self)
     }
 
     deinit {
-        StoreHandles.shared.unregister(token, identifier: identifier)
+        idOwner.noteStoreGone(identifier: identifier)
+        StoreHandles.shared.unregister(token)
     }
 
     /// The entities the store holds (those of its configuration).

@@ -53,6 +53,11 @@ package protocol PersistentStoreBackend: AnyObject {
     func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID]
     /// The members of a to-many relationship of many objects, in as few requests as the store can.
     func relatedObjectIDs(of objectIDs: [ObjectID], relationship: RelationshipDescription) throws -> [ObjectID: [ObjectID]]
+    /// Whether the store keeps a relationship's members apart from its inverse's, so that a damaged store can
+    /// hold one side without the other (what `quire verify` checks and conversions refuse): true by default,
+    /// as atomic stores keep both sides in each record; SQL stores keep a to-many with a to-one inverse, and a
+    /// many-to-many, once (a foreign key, a join table), and only a one-to-one twice (a column on each side).
+    func keepsInverseApart(_ relationship: RelationshipDescription) -> Bool
 
     /// Writes the changes that belong to this store, in one transaction or one atomic write.
     ///
@@ -73,8 +78,9 @@ package protocol PersistentStoreBackend: AnyObject {
     /// takes the new location. Used by Save As, which writes the new store under a temporary name first.
     func rename(to url: URL, kind: StoreKind) throws
 
-    /// Writes a consistent copy of the open store's file to a new path (SQLite: the backup API, so no `-wal`
-    /// is needed beside the copy; single-file stores: a clone of the file as last written).
+    /// Writes a consistent copy of the open store's file to a new path (SQLite: a copy of the file with its log
+    /// checkpointed, or the backup API, as a rollback-journal database, so no `-wal` is needed beside the copy;
+    /// single-file stores: a clone of the file as last written).
     func writeSnapshot(to destination: URL) throws
 
     /// Makes the store's file carry `model`, so that it opens without the application (Save As of a store to a
@@ -201,6 +207,8 @@ extension PersistentStoreBackend {
     package func embedModel(_ model: ManagedObjectModel) throws {}
     package var keepsExternalDataFiles: Bool { url != nil && !options.storesExternalDataInline }
     package func recordedLength(ofExternalData name: String) -> Int64? { nil }
+
+    package func keepsInverseApart(_ relationship: RelationshipDescription) -> Bool { true }
 
     /// Reads the bytes of an external data reference held by one of the store's objects.
     package func readExternalData(_ reference: ExternalDataReference, of objectID: ObjectID, key: String) throws -> Data {

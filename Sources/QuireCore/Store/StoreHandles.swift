@@ -4,13 +4,13 @@ import QuireSupport
 /// The table that turns the store token an ``ObjectID`` carries back into its ``PersistentStore``.
 ///
 /// IDs are copied on every fetch, fault and save, so they hold their store as a token (a number never
-/// reused in the process) instead of a reference: copying, comparing and hashing an ID counts no references,
-/// and an ID never keeps its store alive. Every store registers here when made and leaves when deallocated;
-/// the table holds it weakly, so a store is freed once its coordinator removed it and nobody else holds it.
-/// A store its coordinator removed is marked so: its IDs then resolve to no store (and fire no faults: the
-/// context reports their records as missing because the store was removed), never to freed memory. A store
-/// that is gone leaves its identifier (16 bytes for a UUID), so its IDs still print their URIs and can be
-/// looked up in a coordinator that added the same file again.
+/// reused in the process) instead of a reference: an ID never keeps its store alive. Every store registers here
+/// when made and leaves when deallocated; the table holds it weakly, so a store is freed once its coordinator
+/// removed it and nobody else holds it. A store its coordinator removed is marked so: its IDs then resolve to no
+/// store (and fire no faults: the context reports their records as missing because the store was removed),
+/// never to freed memory. A store that is gone leaves nothing here: its identifier goes to its IDs' owner
+/// (``ObjectIDOwner/noteStoreGone(identifier:)``), so its IDs still print their URIs and can be looked up in a
+/// coordinator that added the same file again, and the table does not grow with every document a process opens.
 package final class StoreHandles: Sendable {
     /// The table of the process.
     package static let shared = StoreHandles()
@@ -20,25 +20,9 @@ package final class StoreHandles: Sendable {
         var isRemoved = false
     }
 
-    /// The identifier of a store that is gone, kept so its IDs still print their URIs (16 bytes for a UUID).
-    private enum Identifier {
-        case uuid(UUID)
-        case text(String)
-
-        init(_ text: String) { self = UUID(uuidString: text).map { .uuid($0) } ?? .text(text) }
-
-        var text: String {
-            switch self {
-            case .uuid(let uuid): return uuid.uuidString
-            case .text(let text): return text
-            }
-        }
-    }
-
     private struct State {
         var nextToken: UInt64 = 1
         var entries: [UInt64: Entry] = [:]
-        var gone: [UInt64: Identifier] = [:]
     }
 
     private let state = LockedValue(State())
@@ -58,17 +42,15 @@ package final class StoreHandles: Sendable {
         state.withLock { $0.entries[store.token] = Entry(store: store) }
     }
 
-    /// Forgets a store (from its `deinit`), keeping its identifier for its IDs' URIs.
-    package func unregister(_ token: UInt64, identifier: String) {
-        state.withLock { state in
-            if state.entries.removeValue(forKey: token) != nil { state.gone[token] = Identifier(identifier) }
-        }
+    /// Forgets a store (from its `deinit`).
+    package func unregister(_ token: UInt64) {
+        state.withLock { _ = $0.entries.removeValue(forKey: token) }
     }
 
-    /// The identifier (`NSStoreUUID`) of a token's store, attached, removed or gone: what an ID's URI names.
+    /// The identifier (`NSStoreUUID`) of a token's store while it is alive, attached or removed (once it is
+    /// gone, its IDs' owner has it: ``ObjectIDOwner/identifierOfGoneStore``).
     package func identifier(for token: UInt64) -> String? {
-        let (store, gone) = state.withLock { state in (state.entries[token]?.store, state.gone[token]) }
-        return store?.identifier ?? gone?.text
+        state.withLock { $0.entries[token]?.store }?.identifier
     }
 
     /// Marks a store removed from (or attached again to) its coordinator.

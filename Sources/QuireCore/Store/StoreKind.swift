@@ -42,6 +42,10 @@ package struct StoreKind: Sendable {
     package var readModelCache: @Sendable (URL) throws -> Data? = { _ in nil }
     /// Writes the metadata of a closed store file, merged with what it has (see `StoreMetadataKey.merged`).
     package var writeMetadata: @Sendable ([String: PropertyListValue], URL, StoreOptions) throws -> Void
+    /// Writes the metadata of a closed store file that only a reader given its model can rewrite (custom atomic
+    /// stores, whose coders encode the whole file): a migration finishing its new store uses this, when set,
+    /// instead of ``writeMetadata``.
+    package var writeMetadataWithModel: (@Sendable ([String: PropertyListValue], URL, ManagedObjectModel) throws -> Void)? = nil
     /// Suffixes of the files the store keeps beside its own while open (SQLite's `-wal`, `-shm` and
     /// `-journal`), which go with the store file wherever it goes.
     package var sideFileSuffixes: [String] = []
@@ -65,6 +69,10 @@ package struct StoreKind: Sendable {
     /// one sentence each naming the table, row and column; empty when the kind has no such check. `quire
     /// verify` reports them and conversions refuse a source that has any.
     package var checkContents: @Sendable (URL, ManagedObjectModel) throws -> [String] = { _, _ in [] }
+    /// The problems of a closed store file's own bookkeeping, one sentence each (SQLite: a key counter of
+    /// `Z_PRIMARYKEY` below the keys of its table, negative, or with no key left before `Int64.max`): `quire
+    /// verify` reports them; conversions do not refuse them, since the new store counts its keys afresh.
+    package var checkBookkeeping: @Sendable (URL, ManagedObjectModel) throws -> [String] = { _, _ in [] }
     /// Whether a closed store of the kind is copied by cloning its file (and linking its external data)
     /// rather than by reading its objects: true for single-file kinds whose file is the whole store.
     package var copiesByCloning: Bool = false

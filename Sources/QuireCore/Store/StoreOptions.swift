@@ -69,6 +69,19 @@ public struct StoreOptions: Sendable, Hashable {
     /// and in-memory stores, which Core Data gives no history, in their metadata (a Mac reads neither kind's
     /// history); read it with `PersistentHistoryChangeRequest`. Other store types ignore it.
     public var persistentHistoryTracking = false
+    /// Where migrating automatically looks for the application's mapping models (Xcode's `.xcmappingmodel`
+    /// folders), besides the folder of the coordinator's `.xcdatamodeld`: folders to search and mapping-model
+    /// files. Core Data searches the application's bundles; a step with a mapping model uses it, the others are
+    /// inferred when ``infersMappingModel`` allows it.
+    public var mappingModelURLs: [URL] = []
+    /// The staged migration (`NSPersistentStoreStagedMigrationManagerOptionKey`) a store written with an earlier
+    /// model version runs when it is added: Quire's `StagedMigrationManager`. It takes the place of
+    /// ``migratesAutomatically`` for such a store.
+    public var stagedMigrationManager: (any StoreStagedMigration)? {
+        get { stagedMigration?.manager }
+        set { stagedMigration = newValue.map(StagedMigrationReference.init) }
+    }
+    private var stagedMigration: StagedMigrationReference?
     /// Post `PersistentStore.remoteChangeNotification` (Core Data's `NSPersistentStoreRemoteChange`)
     /// after every write to the store: this coordinator's saves and batch requests, and what other coordinators
     /// and other processes write to the same SQLite, XML or binary file or PostgreSQL database
@@ -118,6 +131,8 @@ public struct StoreOptions: Sendable, Hashable {
         public static let inferMappingModel = "NSInferMappingModelAutomaticallyOption"
         /// `NSPersistentHistoryTrackingKey`.
         public static let persistentHistoryTracking = "NSPersistentHistoryTrackingKey"
+        /// `NSPersistentStoreStagedMigrationManagerOptionKey`.
+        public static let stagedMigrationManager = "NSPersistentStoreStagedMigrationManagerOptionKey"
         /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey`.
         public static let remoteChangeNotificationPost = "NSPersistentStoreRemoteChangeNotificationPostOptionKey"
         /// `NSPersistentStoreTimeoutOption`: seconds, as a number.
@@ -154,6 +169,11 @@ public struct StoreOptions: Sendable, Hashable {
             case CoreDataKey.migrateAutomatically: migratesAutomatically = try Self.bool(value, key)
             case CoreDataKey.inferMappingModel: infersMappingModel = try Self.bool(value, key)
             case CoreDataKey.persistentHistoryTracking: persistentHistoryTracking = try Self.bool(value, key)
+            case CoreDataKey.stagedMigrationManager:
+                guard let manager = value as? any StoreStagedMigration else {
+                    throw QuireError(.invalidArgument, "The option \(key) must be a StagedMigrationManager.")
+                }
+                stagedMigrationManager = manager
             case CoreDataKey.remoteChangeNotificationPost: postsRemoteChangeNotifications = try Self.bool(value, key)
             case CoreDataKey.timeout:
                 guard let seconds = Self.number(value), seconds >= 0 else {
@@ -244,6 +264,18 @@ public struct StoreOptions: Sendable, Hashable {
         if let number = value as? Int { return number != 0 }
         throw QuireError(.invalidArgument, "The option \(key) must be a Boolean.")
     }
+}
+
+/// A staged migration a store runs when it was written with an earlier model version: the role Quire's
+/// `StagedMigrationManager` plays in ``StoreOptions/stagedMigrationManager``.
+public protocol StoreStagedMigration: AnyObject, Sendable {}
+
+/// A staged migration in options, compared by identity.
+private struct StagedMigrationReference: Hashable, Sendable {
+    let manager: any StoreStagedMigration
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.manager === rhs.manager }
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(manager)) }
 }
 
 extension StoreOptions.ExternalRecordFormat {

@@ -141,6 +141,9 @@ package struct AtomicRecordTable {
     /// Reserves room for this many more bytes of records.
     package mutating func reserveBytes(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
 
+    /// The length of the encoding of the record with a key (its header not counted), read without decoding it.
+    package func encodedLength(of key: Int64) -> Int? { offsets[key].map(length(at:)) }
+
     /// The entity number of the record with a key, read without decoding it.
     package func entityNumber(of key: Int64) -> Int? {
         offsets[key].map(entityNumber(at:))
@@ -192,6 +195,20 @@ package struct AtomicRecordTable {
         }
         let offset = bytes.count
         guard number > 0, number < layouts.layouts.count, let layout = layouts.layouts[number] else { return nil }
+        // Most records are written into memory set aside for them and appended in one piece (see
+        // `BinaryObjectCoding.directRecordSize`).
+        if let size = BinaryObjectCoding.directRecordSize(row, layout: layout) {
+            let total = Self.headerSize + size
+            let stored = withUnsafeTemporaryAllocation(byteCount: total, alignment: 8) { buffer -> Bool in
+                buffer.storeBytes(of: UInt32(number).littleEndian, toByteOffset: 0, as: UInt32.self)
+                buffer.storeBytes(of: UInt32(size).littleEndian, toByteOffset: 4, as: UInt32.self)
+                let record = UnsafeMutableRawBufferPointer(rebasing: buffer[Self.headerSize...])
+                guard BinaryObjectCoding.storeRecord(row, layout: layout, into: record) else { return false }
+                bytes.append(contentsOf: UnsafeRawBufferPointer(buffer))
+                return true
+            }
+            if stored { return offset }
+        }
         // Encoded in place at the end of the buffer (the length patched once known): no buffer of its own.
         var writer = ByteWriter(taking: &bytes)
         writer.append(UInt32(number))

@@ -21,16 +21,21 @@ extension AtomicStore {
         func record(_ key: Int64) { undo.append((key, nodes[key])) }
         do {
             result.permanentIDs.reserveCapacity(request.inserted.count)
-            for change in request.inserted {
-                // A key reserved by obtainPermanentIDs is kept.
-                if !change.objectID.isTemporaryID, change.objectID.primaryKey != nil {
-                    result.permanentIDs.append(change.objectID)
-                    continue
+            // The changes are read through buffer pointers, so that none is copied (each copy retains and releases
+            // its arrays): a save of 100,000 inserted objects spent a tenth of its time on such copies.
+            request.inserted.withUnsafeBufferPointer { inserted in
+                for index in inserted.indices {
+                    let objectID = inserted[index].objectID
+                    // A key reserved by obtainPermanentIDs is kept.
+                    if !objectID.isTemporaryID, objectID.primaryKey != nil {
+                        result.permanentIDs.append(objectID)
+                        continue
+                    }
+                    result.permanentIDs.append(ObjectID(entity: objectID.entity, store: store, primaryKey: nextKey))
+                    nextKey += 1
                 }
-                result.permanentIDs.append(ObjectID(entity: change.objectID.entity, store: store, primaryKey: nextKey))
-                nextKey += 1
             }
-            let map = request.involvesRelationships ? result.permanentIDsByTemporaryID(for: request) : [:]
+            let map = request.referencesTemporaryIDs ? result.permanentIDsByTemporaryID(for: request) : [:]
             var conflicts: [SaveRequest.Change] = []
             for changes in [request.updated, request.deleted] {
                 for change in changes {
@@ -42,20 +47,22 @@ extension AtomicStore {
             }
             if !conflicts.isEmpty { throw conflictError(conflicts) }
             nodes.reserveCapacity(nodes.count + request.inserted.count)
-            for (change, id) in zip(request.inserted, result.permanentIDs) {
-                guard let key = id.primaryKey else { continue }
-                record(key)
-                var relationships = change.relationships
-                for index in relationships.indices {
-                    if relationships[index].isFault {
-                        relationships[index] = .empty(for: change.objectID.entity.allRelationships[index])
-                    } else if !map.isEmpty {
-                        relationships[index].remap(map)
+            try request.inserted.withUnsafeBufferPointer { inserted in
+                for (index, id) in zip(inserted.indices, result.permanentIDs) {
+                    guard let key = id.primaryKey else { continue }
+                    record(key)
+                    var relationships = inserted[index].relationships
+                    for slot in relationships.indices {
+                        if relationships[slot].isFault {
+                            relationships[slot] = .empty(for: id.entity.allRelationships[slot])
+                        } else if !map.isEmpty {
+                            relationships[slot].remap(map)
+                        }
                     }
+                    nodes[key] = RowSnapshot(
+                        objectID: id, version: 1, attributes: try storedAttributes(inserted[index].attributes, of: id),
+                        relationships: relationships)
                 }
-                nodes[key] = RowSnapshot(
-                    objectID: id, version: 1, attributes: try storedAttributes(change.attributes, of: id),
-                    relationships: relationships)
             }
             for change in request.updated {
                 guard let key = change.objectID.primaryKey, var node = nodes[key] else { continue }

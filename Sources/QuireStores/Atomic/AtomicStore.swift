@@ -139,11 +139,16 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
         nextKey = 1
     }
 
+    /// Whether loading refuses a file whose `NSStoreModelVersionHashes` are not the model's (true but for files
+    /// read with a model of someone else's entities, such as Xcode's mapping models, whose hashes follow Xcode's
+    /// private model and change with it).
+    package var checksModelVersionHashes = true
+
     /// Checks that the file's metadata names this store type and this model.
     package func checkMetadata(_ metadata: [String: PropertyListValue]) throws {
         let uuid = try checkTypeAndUUID(metadata, file: fileURL)
         let storedHashes = metadata[StoreMetadataKey.modelVersionHashes]?.dictionaryValue?.compactMapValues(\.dataValue)
-        if let storedHashes, !model.hasVersionHashes(storedHashes) { throw incompatibleModelError(fileURL) }
+        if checksModelVersionHashes, let storedHashes, !model.hasVersionHashes(storedHashes) { throw incompatibleModelError(fileURL) }
         identifier = uuid
     }
 
@@ -216,13 +221,18 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
 
     /// The external data files of the save in progress.
     var blobWrites: ExternalDataWrites?
+    /// The entity last asked about by ``externalStorageAttributes(of:)`` and its answer (saves come in runs of
+    /// one entity).
+    private var lastExternalStorageAttributes: (entity: EntityDescription, attributes: [AttributeDescription])?
 
     /// The attribute values a record keeps, for values being saved: data above the threshold moves to a
     /// file beside the store, unless the store keeps external data inline (then files are read back in).
     package func storedAttributes(_ values: [AttributeValue], of id: ObjectID) throws -> [AttributeValue] {
         let entity = id.entity
+        let external = externalStorageAttributes(of: entity)
+        guard !external.isEmpty else { return values }
         var result = values
-        for attribute in entity.allAttributes where attribute.allowsExternalBinaryDataStorage && attribute.slot < result.count {
+        for attribute in external where attribute.slot < result.count {
             if options.storesExternalDataInline {
                 if case .externalData(let reference) = result[attribute.slot] {
                     result[attribute.slot] = .data(try readExternalData(reference, of: id, key: attribute.name))
@@ -232,6 +242,15 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
             }
         }
         return result
+    }
+
+    /// The attributes of an entity that allow external storage, worked out once per entity (a save asks for
+    /// each object it writes).
+    private func externalStorageAttributes(of entity: EntityDescription) -> [AttributeDescription] {
+        if let last = lastExternalStorageAttributes, last.entity === entity { return last.attributes }
+        let attributes = entity.allAttributes.filter(\.allowsExternalBinaryDataStorage)
+        lastExternalStorageAttributes = (entity, attributes)
+        return attributes
     }
 
     /// Reads every external data file into the records, for a store that keeps its data inline.

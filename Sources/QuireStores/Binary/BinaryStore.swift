@@ -107,6 +107,13 @@ package final class BinaryStore: AtomicStore {
         guard persistsToFile, !options.storesExternalDataInline, var position = log else { return try writeFile() }
         let metadataPayload = try PropertyListValue.encode(metadata, format: .binary)
         guard metadataPayload.count + position.header.slotHeaderSize <= position.header.slotCapacity else { return try writeFile() }
+        // A change that is most of the store (the first save of a new one) is written whole at once, before any
+        // record is copied for a change section that would hold at least the records' bytes.
+        var recordBytes = 0
+        for key in keys { recordBytes += nodes.encodedLength(of: key) ?? 0 }
+        if BinaryChangeLog.shouldCompact(logSize: position.logSize + recordBytes, baseSize: position.baseSize) {
+            return try writeFile()
+        }
         var written = AtomicRecordTable(store: store)
         var deleted: [Int64] = []
         for key in Set(keys) {
@@ -116,8 +123,7 @@ package final class BinaryStore: AtomicStore {
             }
             if copied == nil { deleted.append(key) }
         }
-        // A change that is most of the store (the first save of a new one) is written whole at once, before its
-        // change section is encoded for nothing: the section holds at least the records' bytes.
+        // The same with the records' headers counted, before the section is encoded for nothing.
         if BinaryChangeLog.shouldCompact(logSize: position.logSize + written.encodedByteCount, baseSize: position.baseSize) {
             return try writeFile()
         }

@@ -101,6 +101,9 @@ package final class CustomAtomicStore: AtomicStore {
                 .fileReadCorruptFile, "The \(type) store '\(fileURL.path)' cannot be read: \(error).", context: .init(file: fileURL),
                 underlying: QuireUnderlyingError(error))
         }
+        // A file written with another model version is told apart before its records are read with this model
+        // (whose entities may have other names), so that the coordinator migrates it instead of refusing it as corrupt.
+        try checkMetadata(contents.metadata)
         return try Self.image(from: contents, store: store, file: fileURL)
     }
 

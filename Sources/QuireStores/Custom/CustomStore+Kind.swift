@@ -1,5 +1,6 @@
 import Foundation
 import QuireCore
+import QuireSupport
 
 extension StoreKind {
     /// The kind of a custom atomic store format: records encoded and decoded whole by the user's coder.
@@ -18,6 +19,12 @@ extension StoreKind {
                     context: .init(file: url))
             })
         kind.recognizes = { coder.recognizes($0) }
+        kind.writeMetadataWithModel = { metadata, url, model in
+            let coder = coder.init()
+            var contents = try coder.decode(try Data(contentsOf: url), from: url, model: model)
+            contents.metadata = StoreMetadataKey.merged(metadata, existing: contents.metadata, type: type)
+            try AtomicFileWriter.write([try coder.encode(contents, model: model)], to: url)
+        }
         kind.copiesByCloning = false
         return kind
     }

@@ -10,6 +10,9 @@ extension ManagedObjectModel {
     /// let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
     /// ```
     ///
+    /// The model is an ordinary object, freed once nothing uses it (object IDs of it included); reading a
+    /// model per document leaves nothing behind (see ``ManagedObjectModel``, "Lifetime").
+    ///
     /// - Throws: ``QuireError`` when the file is not a store of that type,
     ///   ``QuireError/Code/persistentStoreIncompatibleSchema`` when it embeds no model (a store written by Core
     ///   Data), or ``QuireError/Code/invalidModel`` when the embedded model is malformed.

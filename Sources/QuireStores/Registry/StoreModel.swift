@@ -29,6 +29,9 @@ extension ManagedObjectModel {
     /// print("Opened with \(source)")
     /// ```
     ///
+    /// The model is an ordinary object, freed once nothing uses it (object IDs of it included); reading a
+    /// model per document leaves nothing behind (see ``ManagedObjectModel``, "Lifetime").
+    ///
     /// - Parameters:
     ///   - url: A closed store file.
     ///   - type: The store's type.

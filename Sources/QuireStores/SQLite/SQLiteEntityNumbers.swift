@@ -72,7 +72,8 @@ package struct SQLiteEntityNumbers {
     /// entity's renaming identifier (a store migrated in place keeps an entity's old name).
     ///
     /// - Throws: ``QuireError/Code/persistentStoreIncompatibleSchema`` naming the first difference: a row of no
-    ///   model entity, a model entity without a row, two rows of one entity, or a superentity that differs.
+    ///   model entity, a model entity without a row, two rows of one entity, one number given to two entities,
+    ///   or a superentity that differs.
     package static func read(_ rows: [Row], model: ManagedObjectModel, url: URL) throws -> SQLiteEntityNumbers {
         func mismatch(_ what: String) -> QuireError {
             QuireError(
@@ -86,8 +87,13 @@ package struct SQLiteEntityNumbers {
         }
         var numbers: [ObjectIdentifier: Int] = [:]
         var supers: [ObjectIdentifier: Int] = [:]
+        var namesByNumber: [Int: String] = [:]
         for row in rows.sorted(by: { $0.number < $1.number }) where row.number < firstHistoryNumber {
             guard row.number > 0 else { throw mismatch("Z_PRIMARYKEY has the entity number \(row.number) for '\(row.name)'") }
+            // Every row of a table names its entity by number: a number two entities share cannot say which.
+            if let other = namesByNumber.updateValue(row.name, forKey: row.number), other != row.name {
+                throw mismatch("its Z_PRIMARYKEY gives the entity number \(row.number) to both '\(other)' and '\(row.name)'")
+            }
             guard let entity = byName[row.name] ?? byRenamingIdentifier[row.name] else {
                 throw mismatch("its Z_PRIMARYKEY names the entity '\(row.name)' (Z_ENT \(row.number)), which the model does not have")
             }

@@ -98,12 +98,16 @@ extension SQLiteStore: HistoryTrackingStoreBackend {
     }
 
     /// The largest key handed out for a history entity: its `Z_MAX`, or its table's largest `Z_PK` if larger.
-    private func historyMaximum(_ entity: Int64, table: String, _ connection: SQLiteConnection) throws -> Int64 {
+    ///
+    /// - Throws: ``QuireError/Code/persistentStoreSave`` when fewer than `count` keys are left after it.
+    private func historyMaximum(_ entity: Int64, table: String, reserving count: Int = 1, _ connection: SQLiteConnection) throws -> Int64 {
         let statement = try connection.cachedStatement(
             "SELECT MAX(IFNULL((SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?1), 0), IFNULL((SELECT MAX(Z_PK) FROM \(table)), 0))")
         defer { statement.reset() }
         statement.bind(entity, at: 1)
-        return try statement.step() ? statement.int64(at: 0) : 0
+        let maximum = try statement.step() ? statement.int64(at: 0) : 0
+        guard Self.hasKeys(after: maximum, count: count) else { throw noKeysLeft(after: maximum, count: count, for: table) }
+        return maximum
     }
 
     private func setHistoryMaximum(_ entity: Int64, _ value: Int64, _ connection: SQLiteConnection) throws {
@@ -164,7 +168,9 @@ extension SQLiteStore: HistoryTrackingStoreBackend {
     ) throws {
         guard options.persistentHistoryTracking, !request.isEmpty else { return }
         let transaction = try beginHistoryTransaction(author: request.transactionAuthor, contextName: request.contextName, connection)
-        var key = try historyMaximum(Self.historyChangeEntity, table: "ACHANGE", connection)
+        var key = try historyMaximum(
+            Self.historyChangeEntity, table: "ACHANGE", reserving: permanentIDs.count + request.updated.count + request.deleted.count,
+            connection)
         let tombstoneCount = tombstoneRows.isEmpty ? 0 : tombstoneColumnCount
         let tombstoneColumns = (0..<tombstoneCount).map { ", ZTOMBSTONE\($0)" }.joined()
         let tombstoneParameters = (0..<tombstoneCount).map { ", ?\($0 + 7)" }.joined()

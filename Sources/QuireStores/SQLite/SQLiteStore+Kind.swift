@@ -18,6 +18,7 @@ extension StoreKind {
         kind.prepareForCopy = { try SQLiteStore.checkpoint($0) }
         kind.checkFile = { try SQLiteStore.integrityProblems(at: $0) }
         kind.checkContents = { try SQLiteStore.contentProblems(at: $0, model: $1) }
+        kind.checkBookkeeping = { try SQLiteStore.keyCounterProblems(at: $0, model: $1) }
         kind.copiesByCloning = true
         kind.destinationOptions = { options in
             var options = options

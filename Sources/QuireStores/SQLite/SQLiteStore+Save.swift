@@ -114,16 +114,10 @@ extension SQLiteStore {
 
     private func assignPrimaryKeys(_ inserted: [SaveRequest.Change], into result: inout SaveResult, _ connection: SQLiteConnection) throws {
         guard !inserted.isEmpty else { return }
-        let select = try connection.cachedStatement("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
         let update = try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
-        defer { select.reset() }
-        func storedMaximum(_ entity: EntityDescription) throws -> Int64 {
-            select.reset()
-            select.bind(Int64(schema.numbers.number(of: entity)), at: 1)
-            return try select.step() ? select.int64(at: 0) : 0
-        }
         // Keys are unique across a hierarchy (one table), so every entity of it draws from one counter, kept on
-        // the root's row as Core Data does; it starts above every row's value (Quire once kept one per entity).
+        // the root's row as Core Data does; it starts above every row's value (Quire once kept one per entity)
+        // and above the table's largest key (see `largestKey(of:_:)`).
         var counters: [ObjectIdentifier: Int64] = [:]
         var roots: [EntityDescription] = []
         result.permanentIDs.reserveCapacity(inserted.count)
@@ -147,11 +141,11 @@ extension SQLiteStore {
                 if let counter = counters[ObjectIdentifier(root)] {
                     next = counter
                 } else {
-                    next = try storedMaximum(root)
-                    for sub in root.allSubentities { next = max(next, try storedMaximum(sub)) }
+                    next = try largestKey(of: root, connection)
                     roots.append(root)
                 }
             }
+            guard next < .max else { throw noKeysLeft(after: next, count: inserted.count - index, for: entity.name) }
             next += 1
             current = (ObjectIdentifier(root), next)
             result.permanentIDs.append(ObjectID(entity: entity, store: store, primaryKey: next))

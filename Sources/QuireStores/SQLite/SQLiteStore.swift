@@ -154,6 +154,9 @@ package final class SQLiteStore: ImportingStoreBackend {
         // Core Data keeps the UUID in Z_UUID only, not in the plist.
         let plist = try PropertyListValue.encode(metadata.filter { $0.key != StoreMetadataKey.storeUUID }, format: .binary)
         let modelData = try model.serializedRepresentation()
+        // The model in Core Data's form too (issue 27, item 6), for tools that read Core Data's cache; a model the
+        // encoder does not write yet (see ModelCacheEncoder) leaves the store without one, as Core Data's before 2017.
+        let modelCache = try? ModelCacheEncoder.modelCache(model)
         try connection.transaction {
             for statement in schema.createStatements() { try connection.execute(statement) }
             let insertKey = try connection.prepare("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)")
@@ -174,6 +177,13 @@ package final class SQLiteStore: ImportingStoreBackend {
             defer { insertModel.finalize() }
             insertModel.bind(modelData, at: 1)
             try insertModel.run()
+            if let modelCache {
+                try connection.execute("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
+                let insertCache = try connection.prepare("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)")
+                defer { insertCache.finalize() }
+                insertCache.bind(modelCache, at: 1)
+                try insertCache.run()
+            }
         }
         triggerMaintainedAttributes = try Self.derivedAttributes(connection, model: model)
         identifier = uuid
@@ -376,6 +386,7 @@ package final class SQLiteStore: ImportingStoreBackend {
     }
     package func save(_ request: SaveRequest) throws -> SaveResult { try sqliteSave(request) }
     package func recordedLength(ofExternalData name: String) -> Int64? { sqliteRecordedLength(ofExternalData: name) }
+    package func keepsInverseApart(_ relationship: RelationshipDescription) -> Bool { SQLiteSchema.keepsInverseApart(relationship) }
     package func beginImport() throws { try sqliteBeginImport() }
     package func importRecords(_ rows: [RowSnapshot]) throws { try sqliteImportRecords(rows) }
     package func importRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {

@@ -97,9 +97,15 @@ struct XMLRecordBuilder {
         nextIndex = 0
     }
 
+    /// Whether the current object's attribute at an index has a value (its element was read).
+    func hasValue(at index: Int) -> Bool { index >= 0 && index < attributeCount && valueStarts[index] >= 0 }
+
+    /// Whether the current object has an element of its relationship at an index.
+    func hasRelationship(at index: Int) -> Bool { index >= 0 && index < relationshipCount && latest[index] >= 0 }
+
     /// Sets the attribute at an index to the value of its element's text; false (the object is then not to
-    /// be finished) when the text is not a valid value of the type. A later element of the same attribute
-    /// replaces the value.
+    /// be finished) when the text is not a valid value of the type. The reader refuses a second element of
+    /// one attribute (``hasValue(at:)``) before it gets here.
     mutating func setValue(at index: Int, _ text: UnsafeRawBufferPointer, _ type: AttributeType, base64: Bool) -> Bool {
         guard index >= 0, index < attributeCount else { return true }
         let before = (count: values.count, inOrder: inOrder)
@@ -142,7 +148,8 @@ struct XMLRecordBuilder {
     }
 
     /// Records a relationship element of the current object, whose target keys were appended to ``targets``
-    /// from `targetsStart` on; it replaces an earlier element of the same relationship.
+    /// from `targetsStart` on (the reader refuses a second element of one relationship before it gets here:
+    /// ``hasRelationship(at:)``).
     mutating func addRelationship(
         at index: Int, isToMany: Bool, owner: Int64, ownerEntityNumber: Int, targetsStart: Int, tokenOffset: Int
     ) {

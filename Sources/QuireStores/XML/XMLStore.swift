@@ -8,6 +8,13 @@ package final class XMLStore: AtomicStore {
     /// This kind of file is written as a stream by Save As.
     package override var streamsRecords: Bool { true }
 
+    /// Refuses a model whose names the format would fold together (``checkNames(of:file:)``) before anything is
+    /// read or written.
+    package override func load() throws {
+        try Self.checkNames(of: model, file: fileURL)
+        try super.load()
+    }
+
     /// A writer of this kind of file at the store's location.
     package override func makeRecordStream(counts: [Int], nextKey: Int64) throws -> (any AtomicRecordStream)? {
         try XMLStreamWriter(url: fileURL, metadata: metadata, uuid: identifier, nextKey: nextKey, model: model)

@@ -579,6 +579,12 @@ package struct XMLStoreParser {
                 context: .init(file: file, entity: table?.entity.name, key: attribute?.name, position: line))
         }
 
+        /// The error for a second `<attribute>` or `<relationship>` element of one property in the current object
+        /// (Core Data writes each once; which one to keep is not the reader's guess).
+        func repeated(_ element: String, _ name: String) -> QuireError {
+            failure("object z\(key) has a second <\(element)> element of '\(name)'", element: element)
+        }
+
         /// The error for a second object with the id `z<key>`, found at `offset`.
         func duplicateFailure(_ key: Int64, entity: String, at offset: Int) -> QuireError {
             let line = line(offset)
@@ -894,6 +900,7 @@ package struct XMLStoreParser {
             guard found >= 0 else {
                 throw failure("entity '\(entityName)' has no stored attribute '\(try attributeString("name") ?? "")'", element: "attribute")
             }
+            guard !records.hasValue(at: found) else { throw repeated("attribute", table?.attributes[found].name ?? "") }
             attributeIndex = found
             attributeIsBase64 = false
             attributeExternal = nil
@@ -1018,7 +1025,8 @@ package struct XMLStoreParser {
                 Self.has("</attribute>", in: bytes, at: textEnd)
             else { return false }
             let found = storedAttributeIndex(XMLByteScanner.Span(start: nameStart, end: nameEnd))
-            guard found >= 0, found < types.count else { return false }
+            // A second element of one attribute is left to the scanner, which refuses it.
+            guard found >= 0, found < types.count, !records.hasValue(at: found) else { return false }
             let text = UnsafeRawBufferPointer(rebasing: bytes[(typeEnd + 2)..<textEnd])
             guard records.setValue(at: found, text, types[found], base64: false) else { return false }
             scanner.move(to: textEnd + 12)
@@ -1110,6 +1118,7 @@ package struct XMLStoreParser {
             guard found >= 0 else {
                 throw failure("entity '\(table.entity.name)' has no stored relationship '\(name)'", element: "relationship")
             }
+            guard !records.hasRelationship(at: found) else { throw repeated("relationship", name) }
             // The targets go straight to the builder's list (taken out of it while the attribute is read).
             var targets: [Int64] = []
             swap(&targets, &records.targets)

@@ -21,13 +21,11 @@ package struct XMLStoreWriter {
         var relationships: [String]
     }
 
-    /// The name Core Data writes for a property of `entity`: lower-cased, as Core Data's XML store writes them,
-    /// unless another property of the entity has the same lower-cased name (then the model's own name, which
-    /// Quire reads back exactly).
+    /// The name Core Data writes for a property of `entity`: lower-cased, as Core Data's XML store writes them
+    /// (a model in which two stored attributes, or two stored relationships, of an entity lower-case alike is
+    /// refused before anything is written: ``XMLStore/checkNames(of:file:)``).
     package static func storedName(of property: PropertyDescription, in entity: EntityDescription) -> String {
-        let folded = property.name.lowercased()
-        let clashes = entity.propertiesByName.keys.contains { $0 != property.name && $0.lowercased() == folded }
-        return clashes ? property.name : folded
+        property.name.lowercased()
     }
 
     package init(capacity: Int = 0) { output.reserveCapacity(capacity) }

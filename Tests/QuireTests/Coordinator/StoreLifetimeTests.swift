@@ -5,7 +5,7 @@ import Quire
 import QuireCore
 
 /// Stores are freed once removed (object IDs name them by a token, never by a pointer that could dangle), and
-/// models read from stores are interned, one per content.
+/// models read from stores are freed with them once nothing else uses them.
 @Suite struct StoreLifetimeTests {
     let folder: TemporaryFolder
 
@@ -95,7 +95,7 @@ import QuireCore
         #expect(target?.value == nil, "the Save As target is still alive after removal")
     }
 
-    @Test func modelsReadFromStoresAreInternedByContent() throws {
+    @Test func modelsReadFromStoresAreFreedWithTheirDocuments() throws {
         var urls: [URL] = []
         for index in 0..<3 {
             let stack = try StoreKind.sqlite.stack(Fixtures.everyTypeModel(), in: folder)
@@ -106,17 +106,28 @@ import QuireCore
             try FileManager.default.moveItem(at: try #require(stack.url), to: url)
             urls.append(url)
         }
-        _ = try ObjectGraphDump(storeAt: urls[0], type: .sqlite)
-        let interned = InternedModels.shared.count
-        for url in urls {
-            let dump = try ObjectGraphDump(storeAt: url, type: .sqlite)
+        // ObjectGraphDump and StoreVerification read the model from each store and freeze it; neither keeps it.
+        weak var dumped: ManagedObjectModel?
+        var ids: [ObjectID] = []
+        do {
+            let dump = try ObjectGraphDump(storeAt: urls[0], type: .sqlite)
             #expect(dump.objects.count == 1)
+            #expect(try StoreVerification.problems(inStoreAt: urls[1], type: .sqlite).isEmpty)
+            // A model used by a coordinator lives while its object IDs do.
+            let model = try ManagedObjectModel.embedded(inStoreAt: urls[2], type: .sqlite)
+            dumped = model
+            let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
+            let store = try coordinator.addPersistentStore(type: .sqlite, at: urls[2])
+            let context = ManagedObjectContext()
+            context.persistentStoreCoordinator = coordinator
+            ids = try context.performAndWait { try context.fetch(FetchRequest<ObjectID>(entityName: "Sample")) }
+            try coordinator.remove(store)
         }
-        #expect(try StoreVerification.problems(inStoreAt: urls[1], type: .sqlite).isEmpty)
-        #expect(InternedModels.shared.count == interned, "reading the same model again interned another copy")
-        let first = try ManagedObjectModel.embedded(inStoreAt: urls[0], type: .sqlite).interned()
-        let second = try ManagedObjectModel.embedded(inStoreAt: urls[2], type: .sqlite).interned()
-        #expect(first === second)
+        #expect(dumped != nil, "the model of object IDs still held was freed")
+        #expect(ids.map(\.entity.name) == ["Sample"])
+        #expect(ids.first?.uriRepresentation().absoluteString.contains("/Sample/p1") == true)
+        ids = []
+        #expect(dumped == nil, "a model nothing uses any more is still alive")
         // A model read but never frozen is an ordinary object: freed when dropped.
         weak var unfrozen: ManagedObjectModel?
         do {

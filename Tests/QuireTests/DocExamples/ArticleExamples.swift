@@ -150,6 +150,68 @@ enum ArticleExamples {
         try manager.migrateStore(from: a, type: .sqlite, to: b, type: .sqlite)    // into another file
     }
 
+    final class Country5ToCountry6Policy: EntityMigrationPolicy {
+        override func createDestinationInstances(
+            forSource sInstance: ManagedObject, in mapping: EntityMapping, manager: MigrationManager
+        ) throws {
+            try super.createDestinationInstances(forSource: sInstance, in: mapping, manager: manager)
+            guard let code = sInstance.value(forKey: "isoContinent") as? Int16,
+                let country = manager.destinationInstances(forEntityMappingName: mapping.name, sourceInstances: [sInstance]).first,
+                let continentEntity = manager.destinationModel.entitiesByName["Continent"]
+            else { return }
+            let context = manager.destinationContext
+            let continent = context.registeredObjects.first {
+                $0.entity === continentEntity && $0.value(forKey: "numericISO3166Code") as? Int16 == code
+            } ?? ManagedObject(entity: continentEntity, insertInto: context)
+            continent.setValue(code, forKey: "numericISO3166Code")
+            country.setValue(continent, forKey: "continent")
+        }
+    }
+
+    static func mappingModelMigration(storeURL: URL) throws {
+        EntityMigrationPolicyRegistry.shared.register(Country5ToCountry6Policy.self, as: "Migrations.Country5ToCountry6Policy")
+        let bundle = try ModelBundle(contentsOf: URL(fileURLWithPath: "Moody.xcdatamodeld"))
+        let mappingModels = URL(fileURLWithPath: "Migrations")   // Moody 2-Moody 3.xcmappingmodel … Moody 5-Moody 6.xcmappingmodel
+        try MigrationManager.migrateStore(at: storeURL, type: .sqlite, versions: bundle.models, mappingModelURLs: [mappingModels])
+    }
+
+    static func migrationPasses(model2: ManagedObjectModel, model3: ManagedObjectModel, folder: URL, model2Store: URL, model3Store: URL) throws {
+        let manager = MigrationManager(sourceModel: model2, destinationModel: model3)
+        for pass in ["Model2_to_Model3_User", "Model2_to_Model3"] {
+            let mapping = try MappingModel(contentsOf: folder.appendingPathComponent(pass + ".xcmappingmodel"))
+            try manager.migrateStore(from: model2Store, type: .sqlite, mapping: mapping, to: model3Store, type: .sqlite)
+        }
+    }
+
+    static func stagedMigration(storeURL: URL, newestModel: ManagedObjectModel, v1Checksum: String, v2Checksum: String, v3Checksum: String) throws {
+        let bundleURL = URL(fileURLWithPath: "SampleModel3.xcdatamodeld")
+        let v1 = try ManagedObjectModelReference(name: "SampleModel3", in: bundleURL, versionChecksum: v1Checksum)
+        let v2 = try ManagedObjectModelReference(name: "SampleModel3_v2", in: bundleURL, versionChecksum: v2Checksum)
+        let addPets = CustomMigrationStage(migratingFrom: v1, to: v2)
+        addPets.label = "V1 to V2 (Add Pet entity and denormalize User entity)"
+        addPets.didMigrateHandler = { manager, _ in
+            guard let container = manager.container, let petEntity = container.managedObjectModel.entitiesByName["Pet"] else { return }
+            let context = container.newBackgroundContext()
+            try context.performAndWait {
+                for user in try context.fetch(FetchRequest<ManagedObject>(entityName: "User")) {
+                    guard let petName = user.value(forKey: "petName") as? String else { continue }
+                    let pet = ManagedObject(entity: petEntity, insertInto: context)
+                    pet.setValue(petName, forKey: "name")
+                    user.setValue(pet, forKey: "pet")
+                }
+                try context.save()
+            }
+        }
+        let dropPetNames = LightweightMigrationStage([v3Checksum])
+        dropPetNames.label = "V2 to V3 (remove petName from User entity)"
+
+        let container = try PersistentContainer(name: "SampleModel3", managedObjectModel: newestModel)
+        let description = PersistentStoreDescription(url: storeURL)
+        description.setOption(StagedMigrationManager([addPets, dropPetNames]), forKey: "NSPersistentStoreStagedMigrationManagerOptionKey")
+        container.persistentStoreDescriptions = [description]
+        container.loadPersistentStores { _, error in if let error { print(error) } }
+    }
+
     // MARK: OpeningMacDocuments.md
 
     static func openingMacDocuments() throws {

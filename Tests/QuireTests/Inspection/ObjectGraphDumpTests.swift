@@ -67,9 +67,16 @@ import Quire
     @Test func storesWithoutAnEmbeddedModelAreRefused() throws {
         let folder = try TemporaryFolder()
         let url = try writeCompany(folder, "A.sqlite", reversed: false)
+        let original = try ObjectGraphDump(storeAt: url, type: .sqlite)
         var db: OpaquePointer?
         #expect(sqlite3_open(url.path, &db) == SQLITE_OK)
         #expect(sqlite3_exec(db, "DROP TABLE Z_QUIREMODEL", nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(db)
+        // Without its own model, the store still carries the model in Core Data's form, and opens with it.
+        let fromCache = try ObjectGraphDump(storeAt: url, type: .sqlite)
+        #expect(fromCache == original)
+        #expect(sqlite3_open(url.path, &db) == SQLITE_OK)
+        #expect(sqlite3_exec(db, "DROP TABLE Z_MODELCACHE", nil, nil, nil) == SQLITE_OK)
         sqlite3_close(db)
         let error = try #require(throws: QuireError.self) { try ObjectGraphDump(storeAt: url, type: .sqlite) }
         #expect(error.code == .persistentStoreIncompatibleSchema)

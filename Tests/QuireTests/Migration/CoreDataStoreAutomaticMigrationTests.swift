@@ -70,8 +70,8 @@ import Testing
     }
 
     /// BookMigration's app migrates Model1 to Model3 with mapping models (Book.authorName into Author objects, Book.fileURL
-    /// into File objects), which Quire does not read yet. With inference alone the store migrates through Model2 and
-    /// Model3, keeping books, titles and users; what only the mapping models carry (authors, files) is not made.
+    /// into File objects; see BookMigrationTests). Without them, by inference alone, the store migrates through Model2
+    /// and Model3, keeping books, titles and users; what only the mapping models carry (authors, files) is not made.
     @Test func bookMigrationModel1MigratesThroughEachVersionByInference() throws {
         let url = try copy("BookMigration/Model1.sqlite")
         let titles = try lines(url, "SELECT ZTITLE FROM ZBOOK")

@@ -6,20 +6,24 @@ import Foundation
 /// Foundation's value and collection classes resolve to ``ArchiveValue`` cases; other class instances resolve
 /// to ``ArchivedObject``s whose fields stay references until asked for, so a graph with cycles (entities and
 /// their relationships) is walked one step at a time and never recursively. Collections are resolved
-/// recursively, with a depth bound, a check for collections that contain themselves, a cache (each reference
-/// is resolved once) and a bound on the total work.
+/// recursively, with a depth bound and a check for collections that contain themselves. Each object is resolved
+/// once: every later reference shares the value, and charges the ``DecodingBudget`` with the whole value, as if
+/// it were expanded, so that sharing cannot hide unbounded work.
 ///
 /// Not `Sendable`: one resolver serves one decoding pass on one thread.
 package final class ArchiveResolver {
     /// The archive being resolved.
     package let archive: KeyedArchive
-    private var cache: [UInt64: ArchiveValue] = [:]
+    /// What the pass may still produce (shared with the property-list reader and the decoders).
+    package let budget: DecodingBudget
+    /// Resolved objects, with the values and bytes each charged when it was resolved.
+    private var cache: [UInt64: (value: ArchiveValue, values: Int, bytes: Int)] = [:]
     private var inProgress = Set<UInt64>()
-    private var produced = 0
 
-    /// Creates a resolver over an archive.
-    package init(archive: KeyedArchive) {
+    /// Creates a resolver over an archive, charging `budget` (a pass of its own when nil).
+    package init(archive: KeyedArchive, budget: DecodingBudget? = nil) {
         self.archive = archive
+        self.budget = budget ?? DecodingBudget(limits: archive.limits)
     }
 
     private var limits: DecodingLimits { archive.limits }
@@ -31,6 +35,7 @@ package final class ArchiveResolver {
     /// - Throws: ``CompiledModelError/invalidValue(key:className:expected:)`` when the entry is not a class
     ///   instance, ``CompiledModelError/invalidClass(uid:reason:)`` when its class is malformed.
     package func object(at uid: UInt64) throws -> ArchivedObject {
+        try budget.charge()
         guard let info = try archive.classInfo(of: uid), case .dictionary(var fields) = try archive.node(at: uid) else {
             throw CompiledModelError.invalidValue(key: "CF$UID \(uid)", className: "archive", expected: "a class instance")
         }
@@ -57,15 +62,21 @@ package final class ArchiveResolver {
         guard depth <= limits.maximumDepth else {
             throw CompiledModelError.limitExceeded(what: "levels of archived nesting", limit: limits.maximumDepth)
         }
+        if case .uid(let uid) = node { return try resolve(uid: uid, depth: depth) }
+        try budget.charge()
         switch node {
-        case .uid(let uid): return try resolve(uid: uid, depth: depth)
+        case .uid: return .null
         case .null: return .null
         case .boolean(let value): return .boolean(value)
         case .integer(let value): return .integer(value)
         case .real(let value): return .real(value)
         case .date(let value): return .date(value)
-        case .data(let value): return .data(value)
-        case .string(let value): return value == "$null" ? .null : .string(value)
+        case .data(let value):
+            try budget.charge(values: 0, bytes: value.count)
+            return .data(value)
+        case .string(let value):
+            try budget.charge(values: 0, bytes: value.utf8.count)
+            return value == "$null" ? .null : .string(value)
         case .array(let elements):
             try count(elements.count)
             return .array(try elements.map { try resolve($0, depth: depth + 1) })
@@ -79,7 +90,18 @@ package final class ArchiveResolver {
     /// - Throws: ``CompiledModelError/referenceCycle(_:)`` when a collection contains itself,
     ///   ``CompiledModelError/limitExceeded(what:limit:)`` when nesting or work exceed the limits.
     package func resolve(uid: UInt64, depth: Int = 0) throws -> ArchiveValue {
-        if let cached = cache[uid] { return cached }
+        if let cached = cache[uid] {
+            try budget.charge(values: cached.values, bytes: cached.bytes)
+            return cached.value
+        }
+        let (values, bytes) = (budget.values, budget.bytes)
+        let value = try resolveNew(uid: uid, depth: depth)
+        cache[uid] = (value, budget.values - values, budget.bytes - bytes)
+        return value
+    }
+
+    /// Resolves an entry of `$objects` not resolved before.
+    private func resolveNew(uid: UInt64, depth: Int) throws -> ArchiveValue {
         guard depth <= limits.maximumDepth else {
             throw CompiledModelError.limitExceeded(what: "levels of archived nesting", limit: limits.maximumDepth)
         }
@@ -94,19 +116,15 @@ package final class ArchiveResolver {
         }
         guard inProgress.insert(uid).inserted else { throw CompiledModelError.referenceCycle(uid) }
         defer { inProgress.remove(uid) }
-        let value = try resolveInstance(uid: uid, className: info.name, chain: info.chain, fields: fields, depth: depth)
-        cache[uid] = value
-        return value
+        try budget.charge()
+        return try resolveInstance(uid: uid, className: info.name, chain: info.chain, fields: fields, depth: depth)
     }
 
     private func count(_ amount: Int) throws {
         guard amount <= limits.maximumCollectionCount else {
             throw CompiledModelError.limitExceeded(what: "elements in one collection", limit: limits.maximumCollectionCount)
         }
-        produced += amount
-        guard produced <= limits.maximumResolvedValues else {
-            throw CompiledModelError.limitExceeded(what: "resolved values", limit: limits.maximumResolvedValues)
-        }
+        try budget.charge(values: amount)
     }
 
     private func references(_ key: String, _ fields: [String: PropertyListNode], _ className: String) throws -> [PropertyListNode] {
@@ -148,15 +166,21 @@ package final class ArchiveResolver {
         }
         if isKind("NSString") {
             switch fields["NS.string"] ?? fields["NS.bytes"] {
-            case .string(let text)?: return .string(text)
-            case .data(let bytes)?: return .string(String(decoding: bytes, as: UTF8.self))
+            case .string(let text)?:
+                try budget.charge(values: 0, bytes: text.utf8.count)
+                return .string(text)
+            case .data(let bytes)?:
+                try budget.charge(values: 0, bytes: bytes.count)
+                return .string(String(decoding: bytes, as: UTF8.self))
             case .uid(let reference)?: return try resolve(uid: reference, depth: depth + 1)
             default: throw CompiledModelError.invalidValue(key: "NS.string", className: className, expected: "a string")
             }
         }
         if isKind("NSData") {
             switch fields["NS.data"] ?? fields["NS.bytes"] {
-            case .data(let bytes)?: return .data(bytes)
+            case .data(let bytes)?:
+                try budget.charge(values: 0, bytes: bytes.count)
+                return .data(bytes)
             case .uid(let reference)?: return try resolve(uid: reference, depth: depth + 1)
             default: throw CompiledModelError.invalidValue(key: "NS.data", className: className, expected: "data")
             }

@@ -7,6 +7,9 @@ import Foundation
 /// as an internal class whose value no public API exposes, so keyed archives cannot be resolved through it.
 /// This reader keeps references as ``PropertyListNode/uid(_:)`` and checks every offset, length and count
 /// against the data and against ``DecodingLimits``: malformed input throws, it never traps.
+///
+/// An object the list refers to more than once (writers share equal strings, and hostile lists share anything) is
+/// read once: every reference shares the node, and charges the ``DecodingBudget`` with the node's whole size.
 package enum BinaryPropertyList {
     /// Parses a binary property list.
     ///
@@ -17,11 +20,11 @@ package enum BinaryPropertyList {
     /// - Throws: ``CompiledModelError/malformedPropertyList(_:)`` naming what is wrong,
     ///   ``CompiledModelError/unsupportedPropertyListFormat(_:)`` for XML or other versions,
     ///   ``CompiledModelError/limitExceeded(what:limit:)`` and ``CompiledModelError/inputTooLarge(size:limit:)``.
-    package static func parse(_ data: Data, limits: DecodingLimits = .default) throws -> PropertyListNode {
+    package static func parse(_ data: Data, limits: DecodingLimits = .default, budget: DecodingBudget? = nil) throws -> PropertyListNode {
         guard data.count <= limits.maximumInputSize else {
             throw CompiledModelError.inputTooLarge(size: data.count, limit: limits.maximumInputSize)
         }
-        var reader = try Reader(bytes: [UInt8](data), limits: limits)
+        var reader = try Reader(bytes: [UInt8](data), limits: limits, budget: budget ?? DecodingBudget(limits: limits))
         return try reader.readTop()
     }
 
@@ -44,12 +47,16 @@ private struct Reader {
     let objectAreaEnd: Int
     /// Objects being read, to catch a container that contains itself.
     var inProgress = Set<Int>()
-    /// Values produced so far, to bound the work of lists that share containers many times over.
-    var produced = 0
+    /// What the pass may still produce; every reference charges the whole object it reaches.
+    let budget: DecodingBudget
+    /// The objects read so far, by index, with the values and bytes each charged when it was read: a reference
+    /// to an object read before shares its node and charges the same again.
+    var cache: [Int: (node: PropertyListNode, values: Int, bytes: Int)] = [:]
 
-    init(bytes: [UInt8], limits: DecodingLimits) throws {
+    init(bytes: [UInt8], limits: DecodingLimits, budget: DecodingBudget) throws {
         self.bytes = bytes
         self.limits = limits
+        self.budget = budget
         let headerSize = 8
         let trailerSize = 32
         guard bytes.count >= headerSize else { throw CompiledModelError.malformedPropertyList("shorter than its header") }
@@ -152,18 +159,25 @@ private struct Reader {
         }
     }
 
-    mutating func countProduced(_ amount: Int) throws {
-        produced += amount
-        guard produced <= limits.maximumResolvedValues else {
-            throw CompiledModelError.limitExceeded(what: "property-list values", limit: limits.maximumResolvedValues)
-        }
-    }
-
+    /// Object `index`: read once, shared by every later reference, each of which charges the budget with the
+    /// object's whole size.
     mutating func readObject(_ index: Int, depth: Int) throws -> PropertyListNode {
+        if let known = cache[index] {
+            try budget.charge(values: known.values, bytes: known.bytes)
+            return known.node
+        }
         guard depth <= limits.maximumDepth else {
             throw CompiledModelError.limitExceeded(what: "levels of property-list nesting", limit: limits.maximumDepth)
         }
-        try countProduced(1)
+        let (values, bytes) = (budget.values, budget.bytes)
+        let node = try readNew(index, depth: depth)
+        cache[index] = (node, budget.values - values, budget.bytes - bytes)
+        return node
+    }
+
+    /// Reads object `index` from its bytes.
+    mutating func readNew(_ index: Int, depth: Int) throws -> PropertyListNode {
+        try budget.charge()
         let start = try offset(ofObject: index)
         let marker = bytes[start]
         switch marker >> 4 {
@@ -205,15 +219,20 @@ private struct Reader {
         case 0x4:
             let (length, payload) = try count(marker: marker, at: start)
             try checkFits(payload, length, 1)
+            try budget.charge(values: 0, bytes: length)
             return .data(Data(bytes[payload..<(payload + length)]))
         case 0x5:
             let (length, payload) = try count(marker: marker, at: start)
             try checkFits(payload, length, 1)
+            try budget.charge(values: 0, bytes: length)
             // ASCII by definition; bytes above 0x7F are read as Latin-1 rather than refused.
-            return .string(String(bytes[payload..<(payload + length)].map { Character(Unicode.Scalar($0)) }))
+            let ascii = bytes[payload..<(payload + length)]
+            if ascii.allSatisfy({ $0 < 0x80 }) { return .string(String(decoding: ascii, as: UTF8.self)) }
+            return .string(String(String.UnicodeScalarView(ascii.map { Unicode.Scalar($0) })))
         case 0x6:
             let (length, payload) = try count(marker: marker, at: start)
             try checkFits(payload, length, 2)
+            try budget.charge(values: 0, bytes: 2 * length)
             var units = [UInt16]()
             units.reserveCapacity(length)
             for unit in 0..<length {

@@ -25,8 +25,9 @@ package enum CompiledModelDecoder {
     ///
     /// - Throws: ``CompiledModelError/unexpectedClass(expected:found:context:)`` when the root is neither.
     package static func decodeArchive(_ data: Data, limits: DecodingLimits = .default) throws -> CompiledModel {
-        let archive = try KeyedArchive(data: data, limits: limits)
-        let resolver = ArchiveResolver(archive: archive)
+        let budget = DecodingBudget(limits: limits)
+        let archive = try KeyedArchive(data: data, limits: limits, budget: budget)
+        let resolver = ArchiveResolver(archive: archive, budget: budget)
         let root = try resolver.object(at: try archive.rootUID())
         let context = DecodingContext(resolver: resolver)
         if root.isKind(of: "NSManagedObjectModel") {

@@ -6,6 +6,26 @@ import Foundation
 final class DecodingContext {
     let resolver: ArchiveResolver
     let limits: DecodingLimits
+    /// What the pass may still produce: shared with the reader and resolver; the conversions and the predicate
+    /// formatter charge it too.
+    var budget: DecodingBudget { resolver.budget }
+    /// Properties already decoded, by reference: an entity's `NSProperties` lists the properties it inherits too,
+    /// and each is decoded once for all the entities that list it.
+    var decodedProperties: [UInt64: DecodedProperty] = [:]
+    /// Predicates and expressions already rendered, by reference (see `formatted(_:_:)`).
+    var formattedTexts: [UInt64: String] = [:]
+    /// The properties the model's entities list, so far.
+    private var propertiesListed = 0
+
+    /// Counts properties an entity lists, throwing past ``DecodingLimits/maximumTotalProperties``: entities may
+    /// list the same property objects (a sub-entity lists what it inherits), and a thousand entities listing the
+    /// same thousand properties make a model of a million, refused before any is decoded.
+    func countProperties(_ count: Int) throws {
+        propertiesListed += count
+        guard propertiesListed <= limits.maximumTotalProperties else {
+            throw CompiledModelError.limitExceeded(what: "properties of all entities together", limit: limits.maximumTotalProperties)
+        }
+    }
     private(set) var warnings: [DecodingWarning] = []
     /// Warnings already given, so a model with the same oddity in every entity reports it once per place.
     private var warned = Set<DecodingWarning>()
@@ -181,13 +201,20 @@ final class DecodingContext {
         guard depth <= limits.maximumDepth else {
             throw CompiledModelError.limitExceeded(what: "levels of nested values", limit: limits.maximumDepth)
         }
+        // Each value made is charged: a value tree that shares a subtree twice at every level is copied out
+        // once per path, which the budget stops long before it runs away.
+        try budget.charge()
         switch value {
         case .null: return .null
         case .boolean(let flag): return .boolean(flag)
         case .integer(let number): return .integer(number)
         case .real(let number): return .real(number)
-        case .string(let text): return .string(text)
-        case .data(let bytes): return .data(bytes)
+        case .string(let text):
+            try budget.charge(values: 0, bytes: text.utf8.count)
+            return .string(text)
+        case .data(let bytes):
+            try budget.charge(values: 0, bytes: bytes.count)
+            return .data(bytes)
         case .date(let date): return .date(date)
         case .array(let values), .set(let values):
             return .array(try values.map { try modelValue($0, depth: depth + 1, path: &path) })

@@ -18,12 +18,12 @@ package struct KeyedArchive: Sendable {
     /// The limits the archive was read with; the resolver applies them too.
     package let limits: DecodingLimits
 
-    /// Parses a keyed archive from binary property-list bytes.
+    /// Parses a keyed archive from binary property-list bytes, charging `budget` (a pass of its own when nil).
     ///
     /// - Throws: ``CompiledModelError/notAKeyedArchive(_:)`` when the list lacks `$archiver`
     ///   (`NSKeyedArchiver`), `$objects` or `$top`, and the errors of ``BinaryPropertyList/parse(_:limits:)``.
-    package init(data: Data, limits: DecodingLimits = .default) throws {
-        let node = try BinaryPropertyList.parse(data, limits: limits)
+    package init(data: Data, limits: DecodingLimits = .default, budget: DecodingBudget? = nil) throws {
+        let node = try BinaryPropertyList.parse(data, limits: limits, budget: budget)
         try self.init(propertyList: node, limits: limits)
     }
 

@@ -72,6 +72,7 @@ struct ManagedObjectModelDecoder {
             }
             namesByUID[entity.uid] = name
             unique.append(entity)
+            try context.countProperties(try context.elements("NSProperties", entity).count)
         }
         var entities = try unique.map { try decode(entity: $0, names: namesByUID) }
         markInherited(&entities)
@@ -158,19 +159,19 @@ struct ManagedObjectModelDecoder {
             guard case .object(let property) = value, property.isKind(of: "NSPropertyDescription") else {
                 throw CompiledModelError.unexpectedClass(expected: "NSPropertyDescription", found: value.kindName, context: "NSProperties of '\(name)'")
             }
-            let propertyName = try context.requiredString("NSPropertyName", property)
-            let location = "\(name).\(propertyName)"
-            if property.isKind(of: "NSRelationshipDescription") {
-                entity.relationships.append(try decode(relationship: property, name: propertyName, names: names, at: location))
-            } else if property.isKind(of: "NSFetchedPropertyDescription") {
-                entity.fetchedProperties.append(try decode(fetchedProperty: property, name: propertyName, names: names, at: location))
-            } else if property.isKind(of: "NSAttributeDescription") {
-                if property.className != "NSAttributeDescription" && property.className != "NSDerivedAttributeDescription" {
-                    context.warn(location, "attribute class \(property.className) is read as a plain attribute")
-                }
-                entity.attributes.append(try decode(attribute: property, name: propertyName, at: location))
+            try context.budget.charge()
+            let decoded: DecodedProperty
+            if let known = context.decodedProperties[property.uid] {
+                decoded = known
             } else {
-                context.warn(location, "property class \(property.className) is skipped")
+                decoded = try decode(property: property, of: name, names: names)
+                context.decodedProperties[property.uid] = decoded
+            }
+            switch decoded {
+            case .attribute(let attribute): entity.attributes.append(attribute)
+            case .relationship(let relationship): entity.relationships.append(relationship)
+            case .fetchedProperty(let fetched): entity.fetchedProperties.append(fetched)
+            case .skipped: break
             }
         }
         entity.attributes.sort { $0.name < $1.name }
@@ -190,6 +191,26 @@ struct ManagedObjectModelDecoder {
             return try decode(fetchIndex: index, at: name)
         }
         return entity
+    }
+
+    /// A property of an entity's `NSProperties`, decoded once for every entity that lists it.
+    private func decode(property: ArchivedObject, of entityName: String, names: [UInt64: String]) throws -> DecodedProperty {
+        let propertyName = try context.requiredString("NSPropertyName", property)
+        let location = "\(entityName).\(propertyName)"
+        if property.isKind(of: "NSRelationshipDescription") {
+            return .relationship(try decode(relationship: property, name: propertyName, names: names, at: location))
+        }
+        if property.isKind(of: "NSFetchedPropertyDescription") {
+            return .fetchedProperty(try decode(fetchedProperty: property, name: propertyName, names: names, at: location))
+        }
+        if property.isKind(of: "NSAttributeDescription") {
+            if property.className != "NSAttributeDescription" && property.className != "NSDerivedAttributeDescription" {
+                context.warn(location, "attribute class \(property.className) is read as a plain attribute")
+            }
+            return .attribute(try decode(attribute: property, name: propertyName, at: location))
+        }
+        context.warn(location, "property class \(property.className) is skipped")
+        return .skipped
     }
 
     private func decode(fetchIndex object: ArchivedObject, at location: String) throws -> CompiledFetchIndex {
@@ -463,4 +484,13 @@ struct ManagedObjectModelDecoder {
             entities[index].inheritedPropertyNames = inherited.sorted()
         }
     }
+}
+
+/// A property as decoded from an archive, kept by reference for the other entities that list it.
+enum DecodedProperty {
+    case attribute(CompiledAttribute)
+    case relationship(CompiledRelationship)
+    case fetchedProperty(CompiledFetchedProperty)
+    /// A property class the decoder does not read (warned about once).
+    case skipped
 }

@@ -15,6 +15,34 @@ extension DecodingContext {
 
     func format(predicate: ArchivedObject, depth: Int, at location: String) throws -> String {
         try checkDepth(depth)
+        return try formatted(predicate.uid) { try formatUncharged(predicate: predicate, depth: depth, at: location) }
+    }
+
+    /// The text of an archived predicate or expression, made once per object: a later reference shares it and
+    /// charges the budget with its length again, so a predicate that refers twice to the next level at every
+    /// level is refused once its text passes ``DecodingLimits/maximumExpandedSize``, after a few dozen levels
+    /// made once each, instead of being rendered 2ⁿ times.
+    private func formatted(_ uid: UInt64, _ make: () throws -> String) throws -> String {
+        if let known = formattedTexts[uid] {
+            try budget.charge(values: 1, bytes: known.utf8.count)
+            return known
+        }
+        let text = try make()
+        try checkLength(text.utf8.count)
+        try budget.charge(values: 1, bytes: text.utf8.count)
+        formattedTexts[uid] = text
+        return text
+    }
+
+    /// Refuses a predicate or expression text longer than ``DecodingLimits/maximumPredicateLength``: a part is
+    /// checked as it is made, so no text grows past twice the limit before it is refused.
+    private func checkLength(_ length: Int) throws {
+        guard length <= limits.maximumPredicateLength else {
+            throw CompiledModelError.limitExceeded(what: "bytes in one predicate's text", limit: limits.maximumPredicateLength)
+        }
+    }
+
+    private func formatUncharged(predicate: ArchivedObject, depth: Int, at location: String) throws -> String {
         switch predicate.className {
         case "NSTruePredicate": return "TRUEPREDICATE"
         case "NSFalsePredicate": return "FALSEPREDICATE"
@@ -93,6 +121,10 @@ extension DecodingContext {
 
     func format(expression: ArchivedObject, depth: Int, at location: String) throws -> String {
         try checkDepth(depth)
+        return try formatted(expression.uid) { try formatUncharged(expression: expression, depth: depth, at: location) }
+    }
+
+    private func formatUncharged(expression: ArchivedObject, depth: Int, at location: String) throws -> String {
         let type = try int("NSExpressionType", expression, default: -1)
         if expression.isKind(of: "NSSelfExpression") || type == 1 { return "SELF" }
         if expression.isKind(of: "NSVariableExpression") || type == 2 {
@@ -158,6 +190,7 @@ extension DecodingContext {
     /// A constant as predicate-format text.
     func formatConstant(_ value: ArchiveValue, depth: Int, at location: String) throws -> String {
         try checkDepth(depth)
+        try budget.charge()
         switch value {
         case .null: return "nil"
         case .boolean(let flag): return flag ? "YES" : "NO"
@@ -167,7 +200,9 @@ extension DecodingContext {
             let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             return "\"\(escaped)\""
         case .date(let date): return "CAST(\(date.timeIntervalSinceReferenceDate), \"NSDate\")"
-        case .data(let bytes): return "<\(bytes.map { String(format: "%02x", $0) }.joined())>"
+        case .data(let bytes):
+            try checkLength(2 * bytes.count + 2)
+            return "<\(bytes.map { String(format: "%02x", $0) }.joined())>"
         case .array(let values), .set(let values):
             return "{" + (try values.map { try formatConstant($0, depth: depth + 1, at: location) }).joined(separator: ", ") + "}"
         case .dictionary:

@@ -161,6 +161,7 @@ struct XcodeElementsDecoder {
         guard properties.count <= context.limits.maximumPropertiesPerEntity else {
             throw CompiledModelError.limitExceeded(what: "properties in entity '\(name)'", limit: context.limits.maximumPropertiesPerEntity)
         }
+        try context.countProperties(properties.count)
         for (key, value) in properties {
             guard case .object(let property) = value else {
                 throw CompiledModelError.unexpectedClass(expected: "XDPMProperty", found: value.kindName, context: "properties of '\(name)'")

@@ -312,7 +312,7 @@ import QuireStores
         let schema = try sqlite3(url, ".schema ZNOTE")
         #expect(schema.contains("CREATE TABLE ZNOTE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, Z1NOTES INTEGER, Z2NOTES INTEGER, Z2PINNED INTEGER, ZTEXT VARCHAR )"), "\(schema)")
         #expect(schema.contains("CREATE INDEX ZNOTE_Z1NOTES_INDEX ON ZNOTE (Z1NOTES)"))
-        #expect(try sqlite3(url, "SELECT name FROM sqlite_master WHERE name LIKE 'Z\\_%' ESCAPE '\\' ORDER BY 1") == "Z_METADATA\nZ_PRIMARYKEY\nZ_QUIREMODEL")
+        #expect(try sqlite3(url, "SELECT name FROM sqlite_master WHERE name LIKE 'Z\\_%' ESCAPE '\\' ORDER BY 1") == "Z_METADATA\nZ_MODELCACHE\nZ_PRIMARYKEY\nZ_QUIREMODEL")
     }
 
     @Test func storesOfEarlierQuireKeepToManyRelationshipsWithoutAnInverseInAJoinTable() throws {

@@ -154,7 +154,10 @@ import QuireStores
         }
     }
 
-    @Test func refusesANameThatMatchesTwoPropertiesButForCase() throws {
+    /// A model with two properties that differ only in case cannot use an XML store: Core Data writes both
+    /// lower-cased, so a file of it cannot tell them apart. Reading such a file and writing one are refused
+    /// alike, naming both.
+    @Test func refusesAModelWithTwoPropertiesThatDifferOnlyInCase() throws {
         let entity = EntityDescription(name: "Item", properties: [
             AttributeDescription(name: "title", type: .string), AttributeDescription(name: "Title", type: .string),
         ])
@@ -164,34 +167,19 @@ import QuireStores
             <?xml version="1.0" standalone="no"?>
             <database>
                 <databaseInfo><version>134481920</version><UUID>E7248607-A19C-432D-BA56-9629746E4B54</UUID><nextObjectID>2</nextObjectID><metadata></metadata></databaseInfo>
-                <object type="ITEM" id="z1"><attribute name="TITLE" type="string">x</attribute></object>
+                <object type="ITEM" id="z1"><attribute name="title" type="string">x</attribute></object>
             </database>
             """
         try Data(xml.utf8).write(to: url)
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
-        let error = try #require(throws: QuireError.self) { try coordinator.addPersistentStore(type: .xml, at: url) }
-        let cause = (error.underlying as? QuireError) ?? error
-        #expect(cause.message.contains("attribute 'TITLE' could be 'title' and 'Title' of entity 'Item', whose names differ only in case"), "\(cause.message)")
-        // Written back, the two keep their own names, which read back exactly.
-        let written = folder.file("written.xml")
-        do {
+        for target in [url, folder.file("new.xml")] {
             let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
-            try coordinator.addPersistentStore(type: .xml, at: written)
-            let context = ManagedObjectContext()
-            context.persistentStoreCoordinator = coordinator
-            let item = ManagedObject(entity: entity, insertInto: context)
-            item.setValue("lower", forKey: "title")
-            item.setValue("upper", forKey: "Title")
-            try context.save()
+            let error = try #require(throws: QuireError.self) { try coordinator.addPersistentStore(type: .xml, at: target) }
+            let cause = (error.underlying as? QuireError) ?? error
+            #expect(cause.code == .persistentStoreIncompatibleSchema)
+            #expect(
+                cause.message.contains("the attributes 'Title' and 'title' of entity 'Item' would both be written as 'title'"),
+                "\(cause.message)")
         }
-        let text = try String(contentsOf: written, encoding: .utf8)
-        #expect(text.contains("<attribute name=\"title\"") && text.contains("<attribute name=\"Title\""))
-        let reread = try PersistentStoreCoordinator(managedObjectModel: model)
-        try reread.addPersistentStore(type: .xml, at: written)
-        let context = ManagedObjectContext()
-        context.persistentStoreCoordinator = reread
-        let item = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Item")).first)
-        #expect(item.value(forKey: "title") as? String == "lower")
-        #expect(item.value(forKey: "Title") as? String == "upper")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("new.xml").path))
     }
 }
