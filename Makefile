@@ -2,12 +2,18 @@
 #   make demo   installs what is missing, builds, runs the main job on a sample document
 #   make test   installs what is missing, builds, runs the whole suite
 #   make tsan   the whole suite under the thread sanitizer (its own build folder, .build-tsan)
+#   make check-no-libpq   an application depending on Quire alone builds and runs without libpq
 #   make fuzz   the fuzz targets (libFuzzer + AddressSanitizer, .build-fuzz), FUZZ_SECONDS each
 #   make example       builds and runs the Notebook, a GTK 4 app on Quire (Examples/Notebook)
 #   make example-test  its tests, under Xvfb on a private session bus
 
 SWIFT ?= swift
-APT_PACKAGES := libsqlite3-dev libarchive-dev zlib1g-dev pkg-config sqlite3 libpq-dev
+# What the library product Quire needs (an application that depends on Quire alone needs no more; see
+# scripts/check-no-libpq.sh), then libpq's headers for what links the QuirePostgres product: the quire tool
+# (which every target below builds, `make demo` included), quire-bench and the tests.
+CORE_PACKAGES := libsqlite3-dev libarchive-dev zlib1g-dev pkg-config sqlite3
+POSTGRES_PACKAGES := libpq-dev
+APT_PACKAGES := $(CORE_PACKAGES) $(POSTGRES_PACKAGES)
 
 .PHONY: demo test tsan deps build bench clean docs
 
@@ -60,6 +66,14 @@ test: deps
 	$(QUIRE) model SampleDocuments/Library-sqlite.quiredoc --graph $(MODEL_PNG) --force
 	@head -c 8 $(MODEL_PNG) | od -An -tx1 | tr -d ' \n' | grep -qx 89504e470d0a1a0a || { echo "$(MODEL_PNG) is not a PNG"; exit 1; }
 
+# Proves that an application depending on Quire alone builds without libpq and does not link it: builds
+# scripts/no-libpq-app against this checkout with libpq's pkg-config file hidden, checks its executable with ldd
+# and runs it (.ci/run runs this after make test). Needs only the library's packages.
+.PHONY: check-no-libpq
+check-no-libpq: APT_PACKAGES := $(CORE_PACKAGES)
+check-no-libpq: deps
+	SWIFT=$(SWIFT) scripts/check-no-libpq.sh
+
 # The thread sanitizer needs its own build: mixing sanitized and plain objects in .build would force full
 # rebuilds each way. The whole suite, PostgreSQL included, but the document crash test (CrashTests), which kills
 # 210 saving child processes at random moments by design: under the sanitizer each child starts and saves several
@@ -72,8 +86,8 @@ tsan: deps
 		$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --skip CrashTests
 
 # The DocC catalog Sources/Quire/Quire.docc with the toolchain's own docc (no package plugin, so Quire's users get
-# no extra dependency): the public symbol graphs of the four library targets, merged into the one module
-# `import Quire` shows (Scripts/merge-symbol-graphs.swift), then `docc convert` with warnings as errors, into
+# no extra dependency): the public symbol graphs of the library targets (QuirePostgres too), merged into the one
+# module `import Quire` shows (Scripts/merge-symbol-graphs.swift), then `docc convert` with warnings as errors, into
 # $(DOCS_DIR)/Quire.doccarchive (static hosting layout: serve the folder, open /documentation/quire).
 DOCC ?= $(shell command -v docc 2>/dev/null || echo "$$(dirname "$$(readlink -f "$$(command -v $(SWIFT))")")/docc")
 DOCS_DIR := .build/docs

@@ -7,6 +7,9 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "Quire", targets: ["Quire"]),
+        // The PostgreSQL store kind, in a product of its own so that an application that does not use it never
+        // links libpq: `import QuirePostgres` and use `StoreType.postgres`.
+        .library(name: "QuirePostgres", targets: ["QuirePostgres"]),
         .library(name: "QuireTestSupport", targets: ["QuireTestSupport"]),
         .executable(name: "quire", targets: ["quire"]),
         .executable(name: "quire-bench", targets: ["quire-bench"]),
@@ -61,7 +64,14 @@ let package = Package(
         ),
         .target(
             name: "QuireStores",
-            dependencies: ["QuireSupport", "QuireCore", "CSQLite", "CLibPQ", "CQuireSupport"]
+            dependencies: ["QuireSupport", "QuireCore", "CSQLite", "CQuireSupport"]
+        ),
+        // The PostgreSQL store kind, beside the layers rather than in them: it uses QuireStores (Core Data's
+        // table layout, the predicate compiler, the row reader) and libpq; nothing in Quire names it. Its store
+        // type registers the kind with the store registry when first used.
+        .target(
+            name: "QuirePostgres",
+            dependencies: ["QuireSupport", "QuireCore", "QuireStores", "CLibPQ", "CSQLite"]
         ),
         .target(
             name: "Quire",
@@ -84,18 +94,24 @@ let package = Package(
             ]
         ),
         .target(name: "QuireTestSupport", dependencies: ["Quire"]),
+        // The PostgreSQL contention harness (the tests and quire-crash-worker share it); not a product, so
+        // QuireTestSupport stays free of libpq.
+        .target(name: "QuirePostgresTestSupport", dependencies: ["Quire", "QuirePostgres"]),
         .executableTarget(
             name: "quire",
             dependencies: [
                 "Quire",
+                "QuirePostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "quire-bench", dependencies: ["Quire", "QuireTestSupport", "CSQLite", "CLibPQ"]),
+        .executableTarget(name: "quire-bench", dependencies: ["Quire", "QuirePostgres", "QuireTestSupport", "CSQLite", "CLibPQ"]),
         // The child process the document crash test kills at random moments.
-        .executableTarget(name: "quire-crash-worker", dependencies: ["Quire", "QuireTestSupport"]),
+        .executableTarget(name: "quire-crash-worker", dependencies: ["Quire", "QuirePostgres", "QuireTestSupport", "QuirePostgresTestSupport"]),
         .testTarget(
-            name: "QuireTests", dependencies: ["Quire", "QuireTestSupport", "CSQLite", "CArchive", "CZlib"],
+            name: "QuireTests", dependencies: [
+                "Quire", "QuirePostgres", "QuireTestSupport", "QuirePostgresTestSupport", "CSQLite", "CArchive", "CZlib",
+            ],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "QuireTestSupportTests", dependencies: ["QuireTestSupport", "Quire"]),
     ],

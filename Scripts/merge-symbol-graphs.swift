@@ -2,14 +2,16 @@
 //
 // `import Quire` re-exports QuireCore, QuireStores and QuireSupport, so users meet one module; DocC documents one
 // module per catalog and cannot link from Quire's articles to a re-exported module's symbols. This script
-// rewrites the graphs `swift package dump-symbol-graph` writes so that every public symbol of the four targets
+// rewrites the graphs `swift package dump-symbol-graph` writes so that every public symbol of the library targets
 // belongs to `Quire`: the targets' own graphs and their extensions of each other become one graph, and their
 // extensions of other modules (Swift, Foundation, OrderedCollections) one graph per extended module.
 //
 // Usage: swift Scripts/merge-symbol-graphs.swift INPUT_DIR OUTPUT_DIR   (run by `make docs`)
 import Foundation
 
-let ours: Set<String> = ["Quire", "QuireCore", "QuireStores", "QuireSupport"]
+// QuirePostgres is a module of its own (`import QuirePostgres`), documented in the same catalog: its few public
+// symbols (`StoreType.postgres`) join Quire's pages, and the PostgreSQL article says which import they need.
+let ours: Set<String> = ["Quire", "QuireCore", "QuireStores", "QuireSupport", "QuirePostgres"]
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {
     FileHandle.standardError.write(Data("usage: merge-symbol-graphs INPUT_DIR OUTPUT_DIR\n".utf8))

@@ -1,6 +1,7 @@
 import CLibPQ
 import Foundation
 import Quire
+import QuirePostgres
 import QuireCore
 import QuireStores
 

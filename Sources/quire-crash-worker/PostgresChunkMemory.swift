@@ -1,5 +1,6 @@
 import Foundation
 import Quire
+import QuirePostgres
 import QuireSupport
 
 /// `quire-crash-worker pg-chunks <store URL> <bytes>`: saves one value of `bytes` bytes into a PostgreSQL store

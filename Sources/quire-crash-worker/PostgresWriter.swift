@@ -1,6 +1,6 @@
 import Foundation
 import Quire
-import QuireTestSupport
+import QuirePostgresTestSupport
 
 /// `quire-crash-worker pg-writer bump <store URL>`: another process's save for the notification test.
 /// `quire-crash-worker pg-writer <store URL> <writer> <saves> <merge policy>`: one writer of the PostgreSQL

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Quire
+import QuirePostgres
 import QuireCore
 import QuireStores
 
@@ -31,6 +32,9 @@ struct QuireCommand: ParsableCommand {
             Foundation.exit(ManualPage.printManual())
         }
         let json = wantsJSON(arguments)
+        // The tool links QuirePostgres: naming its store type registers it, so `--type PostgreSQL`, a store's
+        // recorded type and `postgresql://` URLs all find it.
+        _ = StoreType.postgres
         CleanupOnSignal.install()
         if let failure = unknownSubcommand(in: arguments) {
             Foundation.exit(report(failure, json: json))

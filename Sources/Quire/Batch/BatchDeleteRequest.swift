@@ -16,7 +16,11 @@ import QuireCore
 /// old.predicate = try QueryPredicate(format: "date < %@", cutoff)
 /// let result = try context.execute(BatchDeleteRequest(fetchRequest: old))
 /// ```
-public final class BatchDeleteRequest: @unchecked Sendable {
+///
+/// Not `Sendable`, as Core Data's `NSPersistentStoreRequest` is not: its result type and stores are set after it is
+/// made, so a request stays on the thread or queue that configures and executes it, and the compiler checks that it
+/// does (make it inside `perform` when the context has a queue of its own).
+public final class BatchDeleteRequest {
     /// The entity whose objects are deleted.
     public let entityName: String
     /// The objects to delete when made from a fetch request: its predicate (nil for all objects).

@@ -33,7 +33,12 @@ import QuireCore
 /// policy its ``MergePolicy/mergeType`` names: the rows never become objects, so its `resolve` methods do not run. See
 /// the Batch requests section of
 /// <doc:PortingFromCoreData>.
-public final class BatchInsertRequest: @unchecked Sendable {
+///
+/// Not `Sendable`, as Core Data's `NSPersistentStoreRequest` is not: its properties are set after it is made, and it
+/// holds values of any type and closures that are called on the executing context's queue, so a request stays on the
+/// thread or queue that configures and executes it, and the compiler checks that it does (make it inside `perform` when
+/// the context has a queue of its own).
+public final class BatchInsertRequest {
     /// The entity of the inserted objects.
     public let entityName: String
     /// The objects, as attribute dictionaries (`objectsToInsert`), when given as an array.

@@ -20,7 +20,12 @@ import QuireCore
 /// request.resultType = .count
 /// let updated = try context.execute(request).count
 /// ```
-public final class BatchUpdateRequest: @unchecked Sendable {
+///
+/// Not `Sendable`, as Core Data's `NSPersistentStoreRequest` is not: its properties are set after it is made, and
+/// ``propertiesToUpdate`` holds values of any type, so a request stays on the thread or queue that configures and
+/// executes it, and the compiler checks that it does (make it inside `perform` when the context has a queue of its
+/// own).
+public final class BatchUpdateRequest {
     /// The entity whose objects are updated.
     public let entityName: String
     /// The objects to update; nil for all objects of the entity.

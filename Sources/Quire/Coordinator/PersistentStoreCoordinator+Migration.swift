@@ -36,14 +36,14 @@ extension PersistentStoreCoordinator {
             let contents = try? kind.readContents(at: url)
         else { throw error }
         let options = failed.options
-        let place = PostgresURL.storeDescription(url)
+        let place = StoreKinds.storeDescription(url)
         if let staged = options.stagedMigrationManager as? StagedMigrationManager {
             guard !options.isReadOnly else {
                 throw QuireError(
                     .persistentStoreIncompatibleVersionHash,
                     "The store \(place) was written with an earlier model version and was added read-only, so its staged migration "
                         + "cannot run.",
-                    context: .init(file: PostgresURL.safeURL(url)), underlying: error)
+                    context: .init(file: StoreKinds.safeURL(url)), underlying: error)
             }
             try staged.migrateStore(at: url, type: failed.type, options: options, to: managedObjectModel)
             return try reopened(failed, at: url, options: options)
@@ -59,14 +59,14 @@ extension PersistentStoreCoordinator {
                 .persistentStoreIncompatibleVersionHash,
                 "The store \(place) was written with an incompatible model (\(difference)); "
                     + Self.migrationOptionsAdvice,
-                context: .init(file: PostgresURL.safeURL(url)), underlying: error)
+                context: .init(file: StoreKinds.safeURL(url)), underlying: error)
         }
         guard !options.isReadOnly else {
             throw QuireError(
                 .persistentStoreIncompatibleVersionHash,
                 "The store \(place) was written with an incompatible model (\(difference)) and was added read-only, "
                     + "so it cannot be migrated.",
-                context: .init(file: PostgresURL.safeURL(url)), underlying: error)
+                context: .init(file: StoreKinds.safeURL(url)), underlying: error)
         }
         guard let storedModel else {
             throw QuireError(
@@ -74,7 +74,7 @@ extension PersistentStoreCoordinator {
                 "The store \(place) was written with an incompatible model (\(difference)); it does not embed or "
                     + "cache the model it was written with, and no version of the model's .xcdatamodeld has its version "
                     + "hashes; migrate it with MigrationManager and that model.",
-                context: .init(file: PostgresURL.safeURL(url)), underlying: error)
+                context: .init(file: StoreKinds.safeURL(url)), underlying: error)
         }
         let searched = mappingModelSearchURLs(options)
         do {
@@ -93,7 +93,7 @@ extension PersistentStoreCoordinator {
                         .migrationMissingMappingModel,
                         "The store \(place) was written with an incompatible model (\(difference)) and no mapping model maps it to "
                             + "the new one; " + Self.mappingOptionAdvice,
-                        context: .init(file: PostgresURL.safeURL(url)), underlying: error)
+                        context: .init(file: StoreKinds.safeURL(url)), underlying: error)
                 }
                 try MigrationManager(sourceModel: storedModel, destinationModel: managedObjectModel)
                     .migrateStore(at: url, type: failed.type, options: options, mapping: mapping)

@@ -10,8 +10,10 @@ extension PersistentStoreCoordinator {
     /// PersistentStoreCoordinator.registerStoreClass(JSONStore.self, forStoreType: StoreType(rawValue: "JSON"))
     /// ```
     ///
-    /// Registering a built-in type (`SQLite`, `XML`, `Binary`, `InMemory`) is a programmer error. The kind
-    /// joins the one registry the built-in kinds are in, so files, metadata and Save As treat it alike.
+    /// Registering a built-in type (`SQLite`, `XML`, `Binary`, `InMemory`), or `PostgreSQL` (the type of the
+    /// `QuirePostgres` module, which registers itself when `StoreType.postgres` is first used), is a programmer
+    /// error. The kind joins the one registry the built-in kinds are in, so files, metadata and Save As treat it
+    /// alike.
     public static func registerStoreClass(_ coder: any AtomicStoreCoder.Type, forStoreType type: StoreType) {
         StoreKinds.register(.customAtomic(coder, type: type))
     }

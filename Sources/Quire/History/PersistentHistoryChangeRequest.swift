@@ -25,7 +25,11 @@ public enum PersistentHistoryResultType: Sendable, Hashable {
 ///     lastToken = transaction.token
 /// }
 /// ```
-public final class PersistentHistoryChangeRequest: @unchecked Sendable {
+///
+/// Not `Sendable`, as Core Data's `NSPersistentStoreRequest` is not: its result type, stores and fetch request are set
+/// after it is made, so a request stays on the thread or queue that configures and executes it, and the compiler checks
+/// that it does (make it inside `perform` when the context has a queue of its own).
+public final class PersistentHistoryChangeRequest {
     enum Operation {
         case fetch
         case delete

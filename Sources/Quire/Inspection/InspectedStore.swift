@@ -55,8 +55,8 @@ struct InspectedStore {
         let difference = ModelDifference(storeVersionHashes: ManagedObjectModel.versionHashes(fromStoreMetadata: metadata), model: model)
         return QuireError(
             .persistentStoreIncompatibleVersionHash,
-            "The store \(PostgresURL.storeDescription(url)) was written with another model than \(source) (\(difference)).",
-            context: .init(file: PostgresURL.safeURL(url)), underlying: underlying)
+            "The store \(StoreKinds.storeDescription(url)) was written with another model than \(source) (\(difference)).",
+            context: .init(file: StoreKinds.safeURL(url)), underlying: underlying)
     }
 
     /// Removes the store from its coordinator.

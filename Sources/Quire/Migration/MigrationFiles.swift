@@ -23,10 +23,10 @@ enum MigrationFiles {
         guard store.isFileURL else {
             throw QuireError(
                 .migrationManagerSourceStore,
-                "The store \(PostgresURL.storeDescription(store)) is not a file: Quire migrates stores between model versions only "
+                "The store \(StoreKinds.storeDescription(store)) is not a file: Quire migrates stores between model versions only "
                     + "in files (SQLite, XML, binary and custom atomic stores). Move it into a file (migratePersistentStore), migrate "
                     + "it there and move it back.",
-                context: .init(file: PostgresURL.safeURL(store)))
+                context: .init(file: StoreKinds.safeURL(store)))
         }
         let parent = store.deletingLastPathComponent()
         let prefix = workFolderPrefix(for: store)

@@ -5,7 +5,8 @@ import Foundation
 /// recognised, how its metadata is read and written without a stack, and which files it keeps, so that it can
 /// be snapshotted, moved, copied and removed with its external data.
 ///
-/// The built-in kinds (SQLite, XML, binary, in-memory) and the custom kinds users register
+/// The built-in kinds (SQLite, XML, binary, in-memory), the kinds of Quire's separate store modules (PostgreSQL,
+/// in `QuirePostgres`, registered when its store type is first used) and the custom kinds users register
 /// (`PersistentStoreCoordinator.registerStoreClass`) live in one registry, `StoreKinds` in `QuireStores`;
 /// nothing above the stores names a store class.
 package struct StoreKind: Sendable {
@@ -81,6 +82,14 @@ package struct StoreKind: Sendable {
     /// Removes a store of a kind whose stores are not files (PostgreSQL: drops its schema); nil: its files and
     /// external data folder are removed.
     package var removeStore: (@Sendable (URL) throws -> Void)? = nil
+    /// The URL schemes of a kind whose stores are not files (PostgreSQL: `postgresql`, `postgres`): a URL with one
+    /// of them names a store of this kind, so its type need not be given.
+    package var urlSchemes: [String] = []
+    /// How messages name the store at a URL of one of ``urlSchemes``, quoted (PostgreSQL: its schema and
+    /// database, never a password); nil: its path, quoted.
+    package var describeURL: (@Sendable (URL) -> String)? = nil
+    /// A URL of one of ``urlSchemes`` as errors may carry it (PostgreSQL: without its password); nil: unchanged.
+    package var safeURL: (@Sendable (URL) -> URL)? = nil
 
     /// Describes a kind.
     package init(

@@ -16,15 +16,29 @@ package enum SQLDialect: Sendable {
     package func quote(_ identifier: String) -> String {
         switch self {
         case .sqlite: return SQLiteSchema.quote(identifier)
-        case .postgres: return PostgresDialect.quote(identifier)
+        case .postgres: return SQLDialect.quoteRaw(identifier.lowercased())
         }
+    }
+
+    /// A PostgreSQL identifier quoted as it is (schema names keep their case); ``quote(_:)`` folds it to lower
+    /// case first, so Core Data's `ZNAME` is PostgreSQL's `zname` and tables read in psql as in Core Data's DDL.
+    package static func quoteRaw(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// The parameter for the `index`th binding (1-based) of `value`.
     package func parameter(_ index: Int, for value: AttributeValue) -> String {
         switch self {
         case .sqlite: return "?\(index)"
-        case .postgres: return PostgresDialect.parameter(index, for: value)
+        case .postgres:
+            // `$n` cast to the type of the value's column form, so the server never has to guess its type.
+            switch value {
+            case .null: return "$\(index)::TEXT"
+            case .integer, .boolean: return "$\(index)::BIGINT"
+            case .double, .float, .decimal, .date: return "$\(index)::DOUBLE PRECISION"
+            case .string, .uri: return "$\(index)::TEXT"
+            case .data, .uuid, .externalData: return "$\(index)::BYTEA"
+            }
         }
     }
 

@@ -59,6 +59,13 @@ package struct SQLiteEntityNumbers {
         package let name: String
         /// `Z_SUPER`: the superentity's number, 0 for a root.
         package let superNumber: Int
+
+        /// A row as read (the PostgreSQL store reads its `z_primarykey` into these).
+        package init(number: Int, name: String, superNumber: Int) {
+            self.number = number
+            self.name = name
+            self.superNumber = superNumber
+        }
     }
 
     /// The numbers a store's `Z_PRIMARYKEY` rows give the entities of a model, matched by name, or by the

@@ -27,7 +27,7 @@ package final class SQLiteSchema {
         package let name: String
         package let root: EntityDescription
         /// Every column after `Z_PK, Z_ENT, Z_OPT`, in order.
-        var columns: [Column] = []
+        package internal(set) var columns: [Column] = []
         package init(name: String, root: EntityDescription) {
             self.name = name
             self.root = root
@@ -106,13 +106,13 @@ package final class SQLiteSchema {
 
     package let model: ManagedObjectModel
     /// The store's entity numbers (`Z_ENT`).
-    let numbers: SQLiteEntityNumbers
-    private(set) var tables: [Table] = []
-    private(set) var tablesByRoot: [ObjectIdentifier: Table] = [:]
-    private(set) var mappings: [ObjectIdentifier: EntityMapping] = [:]
+    package let numbers: SQLiteEntityNumbers
+    package private(set) var tables: [Table] = []
+    package private(set) var tablesByRoot: [ObjectIdentifier: Table] = [:]
+    package private(set) var mappings: [ObjectIdentifier: EntityMapping] = [:]
     /// Join tables keyed by both the relationship and its inverse.
-    private(set) var joinTables: [ObjectIdentifier: JoinTable] = [:]
-    private(set) var allJoinTables: [JoinTable] = []
+    package private(set) var joinTables: [ObjectIdentifier: JoinTable] = [:]
+    package private(set) var allJoinTables: [JoinTable] = []
     /// The member key of every to-many relationship kept in the members' rows, by relationship.
     private(set) var memberKeys: [ObjectIdentifier: MemberKey] = [:]
     /// The hidden member keys (to-many relationships without an inverse), in table order.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 import Quire
+import QuirePostgres
 
 /// A quake of the upsert tests' model, filled in by a batch insert's managed-object handler.
 final class Quake: ManagedObject {

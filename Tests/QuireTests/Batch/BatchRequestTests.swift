@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 import Quire
+import QuirePostgres
 
 /// Batch delete, update and insert requests on every store type: what is in the file afterwards (SQLite rows,
 /// external data files), what a new coordinator reads back, and what contexts see after merging.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 import Quire
+import QuirePostgres
 
 /// Batch updates whose values are expressions of each object's own attributes (`NSExpression`s in Core Data's
 /// `propertiesToUpdate`): on every store type the same values, read back by a fresh coordinator; a value that

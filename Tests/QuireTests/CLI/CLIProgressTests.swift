@@ -1,5 +1,6 @@
 import Foundation
 import Quire
+import QuirePostgres
 import QuireTestSupport
 import Testing
 

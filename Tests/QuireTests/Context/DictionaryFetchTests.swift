@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuirePostgres
 import QuireCore
 
 @Suite("Dictionary results, grouping, having, distinct")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 import Quire
+import QuirePostgres
 
 /// Uniqueness constraints enforced on save, on every store type: conflicts among the saved objects and with stored
 /// records, thrown under the error policy and resolved by the others as Core Data resolves them.

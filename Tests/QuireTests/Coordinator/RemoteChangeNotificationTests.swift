@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 import Quire
+import QuirePostgres
 
 /// `NSPersistentStoreRemoteChange` as Apple's history samples use it: a store added with
 /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey` posts it, with its coordinator as the object, after

@@ -3,6 +3,7 @@ import OrderedCollections
 import Testing
 
 import Quire
+import QuirePostgres
 
 #if canImport(Glibc)
 import Glibc

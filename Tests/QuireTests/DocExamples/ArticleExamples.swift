@@ -1,5 +1,6 @@
 import Foundation
 import Quire
+import QuirePostgres
 
 // The Swift examples of the DocC articles (Sources/Quire/Quire.docc) and the README, word for word, so that the
 // build checks they compile; `ArticleExampleTests` checks that every example is here. The functions are never

@@ -3,6 +3,7 @@ import QuireTestSupport
 import Testing
 
 import Quire
+import QuirePostgres
 
 /// A PostgreSQL schema written with an earlier model version: Quire migrates stores between versions only in files,
 /// so adding the schema with a newer model and the automatic options, or with a staged migration, is refused with an

@@ -1,6 +1,7 @@
 import Foundation
 
 import Quire
+import QuirePostgres
 
 /// A small library in a real SQLite store: authors with addresses, publications with reviews, tags
 /// (many-to-many) and favorites (to-many without inverse), with values of every kind, nils, accents, case

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 import Quire
+import QuirePostgres
 
 /// A kind of store the conformance suite runs against: a type, a file name, and whether it survives a new
 /// coordinator (the in-memory store does not).

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 import Quire
+import QuirePostgres
 import QuireStores
 
 /// Batch requests on a PostgreSQL store: the same requests and outcomes as on the other stores

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 import Quire
+import QuirePostgres
 import QuireTestSupport
 
 /// A PostgreSQL store of the company model for the tests of this folder: Research, Ada (an employee of

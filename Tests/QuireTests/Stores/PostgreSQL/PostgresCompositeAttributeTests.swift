@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 import Quire
+import QuirePostgres
 import QuireTestSupport
 
 /// Composite attributes in a PostgreSQL store (the schema SQLite and PostgreSQL share): Save As there and back,

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 import Quire
+import QuirePostgres
+import QuirePostgresTestSupport
 import QuireStores
 import QuireTestSupport
 

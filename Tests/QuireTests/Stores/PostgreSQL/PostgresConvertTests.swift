@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 import Quire
+import QuirePostgres
 import QuireTestSupport
 
 /// `quire convert` into a PostgreSQL database and back; `quire diff` finds no difference.

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import Quire
+import QuirePostgres
 import QuireStores
 import QuireTestSupport
 

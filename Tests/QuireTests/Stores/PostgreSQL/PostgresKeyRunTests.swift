@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 import Quire
+import QuirePostgres
 
 /// Keys for inserted objects come from each hierarchy's sequence, handed out per run of objects of one entity:
 /// a save that interleaves entities sharing one table (Employee and its sub-entity Manager) with another

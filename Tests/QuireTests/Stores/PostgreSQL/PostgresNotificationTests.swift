@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 import Quire
+import QuirePostgres
+import QuirePostgresTestSupport
 import QuireTestSupport
 
 /// Saves made by a coordinator in another process reach this one through `LISTEN`/`NOTIFY`.

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 import Quire
+import QuirePostgres
 import QuireCore
 import QuireStores
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 import Quire
+import QuirePostgres
 import QuireTestSupport
 
 /// Save As moves a store to a PostgreSQL database and back, external data included, without changing the graph.

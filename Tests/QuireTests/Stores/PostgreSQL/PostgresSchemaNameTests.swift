@@ -3,6 +3,7 @@ import QuireTestSupport
 import Testing
 
 import Quire
+import QuirePostgres
 import QuireCore
 @testable import QuireStores
 

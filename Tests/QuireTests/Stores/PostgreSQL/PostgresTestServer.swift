@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 import Quire
+import QuirePostgres
 
 /// The PostgreSQL server the tests use: the one `scripts/with-postgres.sh` (run by `make test`) starts and names
 /// in `QUIRE_TEST_POSTGRES_URL`. Each test gets a schema of its own, dropped when the process ends is not needed:

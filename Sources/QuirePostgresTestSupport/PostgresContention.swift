@@ -1,5 +1,6 @@
 import Foundation
 import Quire
+import QuirePostgres
 
 /// Many writers on one PostgreSQL store: the model, the seed and the writer loop that the contention test runs in
 /// several `quire-crash-worker pg-writer` processes at once.

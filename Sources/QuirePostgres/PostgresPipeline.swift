@@ -1,5 +1,6 @@
 import CLibPQ
 import QuireCore
+import QuireStores
 import Foundation
 
 /// Statements sent to the server without waiting for each one's answer (libpq's pipeline mode, libpq 14 and

@@ -1,4 +1,5 @@
 import QuireCore
+import QuireStores
 import Foundation
 
 extension StoreKind {
@@ -6,13 +7,16 @@ extension StoreKind {
     /// metadata in `z_metadata`, the embedded model in `z_quiremodel`; no files.
     package static let postgres: StoreKind = {
         var kind = StoreKind(
-            type: .postgres,
+            type: .postgresType,
             makeBackend: { PostgresStore(store: $0) },
             readMetadata: { url, _ in try PostgresStore.readMetadata(at: url) },
             writeMetadata: { metadata, url, _ in try PostgresStore.writeMetadata(metadata, at: url) })
         kind.readModel = { try PostgresStore.readModel(at: $0) }
         kind.stagingURL = { PostgresURL.withSchema($0) { PostgresURL.stagingSchema(for: $0) } }
         kind.removeStore = { try PostgresStore.dropSchema(at: $0) }
+        kind.urlSchemes = ["postgresql", "postgres"]
+        kind.describeURL = { PostgresURL.storeDescription($0) }
+        kind.safeURL = { PostgresURL.safeURL($0) }
         return kind
     }()
 }

@@ -1,4 +1,5 @@
 import QuireCore
+import QuireStores
 import Foundation
 
 /// External binary data in the database: values of attributes that allow external storage and are larger

@@ -1,4 +1,5 @@
 import QuireCore
+import QuireStores
 
 /// The PostgreSQL store writes members recorded while their to-many relationships were faults.
 extension PostgresStore: MemberChangeApplyingBackend {

@@ -1,4 +1,5 @@
 import QuireCore
+import QuireStores
 import Foundation
 
 /// PostgreSQL's side of ``SQLDialect``: identifiers, typed parameters, column types, and the SQL functions a
@@ -6,25 +7,17 @@ import Foundation
 package enum PostgresDialect {
     /// An identifier folded to lower case and quoted: Core Data's `ZNAME` is PostgreSQL's `zname`, so a store's
     /// tables and columns can be named unquoted in psql as in Core Data's DDL.
-    package static func quote(_ identifier: String) -> String { quoteRaw(identifier.lowercased()) }
+    package static func quote(_ identifier: String) -> String { SQLDialect.postgres.quote(identifier) }
 
     /// An identifier quoted as it is (schema names keep their case).
-    package static func quoteRaw(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
+    package static func quoteRaw(_ identifier: String) -> String { SQLDialect.quoteRaw(identifier) }
 
     /// A string literal (for DDL only; values are always parameters).
     package static func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
 
     /// `$n` cast to the type of the value's column form, so the server never has to guess a parameter's type.
     package static func parameter(_ index: Int, for value: AttributeValue) -> String {
-        switch value {
-        case .null: return "$\(index)::TEXT"
-        case .integer, .boolean: return "$\(index)::BIGINT"
-        case .double, .float, .decimal, .date: return "$\(index)::DOUBLE PRECISION"
-        case .string, .uri: return "$\(index)::TEXT"
-        case .data, .uuid, .externalData: return "$\(index)::BYTEA"
-        }
+        SQLDialect.postgres.parameter(index, for: value)
     }
 
     /// A bound value in the form its parameter (``parameter(_:for:)``) and its column take.

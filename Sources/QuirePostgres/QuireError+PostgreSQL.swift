@@ -1,4 +1,5 @@
 import QuireCore
+import QuireStores
 
 extension QuireError.Code {
     /// The PostgreSQL server cannot be reached (down, wrong host or port, no such socket).

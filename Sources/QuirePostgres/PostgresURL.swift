@@ -1,4 +1,5 @@
 import QuireCore
+import QuireStores
 import Foundation
 
 /// A PostgreSQL store's address: a libpq connection URL plus Quire's own `schema` parameter.

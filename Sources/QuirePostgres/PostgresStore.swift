@@ -1,4 +1,5 @@
 import QuireCore
+import QuireStores
 import Foundation
 
 /// The PostgreSQL store: incremental, in Core Data's table layout (``SQLiteSchema``'s tables, columns and

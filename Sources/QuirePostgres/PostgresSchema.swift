@@ -1,4 +1,5 @@
 import QuireCore
+import QuireStores
 import Foundation
 
 /// The DDL of a PostgreSQL store: ``SQLiteSchema``'s tables, columns and indexes (Core Data's layout) with
