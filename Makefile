@@ -79,11 +79,15 @@ check-no-libpq: deps
 # 210 saving child processes at random moments by design: under the sanitizer each child starts and saves several
 # times slower, so the kills land in other places than the test means to cover, and the run takes minutes more.
 # TSAN_OPTIONS: halt_on_error=0 reports every race, and the exit status is 66 when any was reported.
+# TSAN_SKIP: a test whose child `quire` runs under a 4 KiB file-size limit (RLIMIT_FSIZE): under the sanitizer's
+# runtime that child dies of SIGBUS before Quire's own code answers EFBIG (no race is reported); the normal suite
+# runs it.
+TSAN_SKIP ?= --skip anOutputThatCannotBeFinishedIsNamedNotItsStagingFolder
 tsan: APT_PACKAGES += postgresql
 tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
 	TSAN_OPTIONS="$(TSAN_OPTIONS) halt_on_error=0 exitcode=66" scripts/with-postgres.sh \
-		$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --skip CrashTests
+		$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --skip CrashTests $(TSAN_SKIP)
 
 # The DocC catalog Sources/Quire/Quire.docc with the toolchain's own docc (no package plugin, so Quire's users get
 # no extra dependency): the public symbol graphs of the library targets (QuirePostgres too), merged into the one
