@@ -4,33 +4,14 @@ import QuireCore
 
 /// A model in words and as JSON, for `quire model`.
 enum ModelDescription {
-    /// Xcode's name of an attribute type.
+    /// Xcode's name of an attribute type (the names Xcode's model files use).
     static func typeName(_ type: AttributeType) -> String {
-        switch type {
-        case .integer16: return "Integer 16"
-        case .integer32: return "Integer 32"
-        case .integer64: return "Integer 64"
-        case .decimal: return "Decimal"
-        case .double: return "Double"
-        case .float: return "Float"
-        case .string: return "String"
-        case .boolean: return "Boolean"
-        case .date: return "Date"
-        case .binaryData: return "Binary"
-        case .uuid: return "UUID"
-        case .uri: return "URI"
-        case .transformable: return "Transformable"
-        }
+        XcodeModelDecoder.attributeTypeNames[type] ?? "Undefined"
     }
 
     /// The delete rule in Xcode's words.
     static func ruleName(_ rule: DeleteRule) -> String {
-        switch rule {
-        case .noAction: return "No Action"
-        case .nullify: return "Nullify"
-        case .cascade: return "Cascade"
-        case .deny: return "Deny"
-        }
+        XcodeModelDecoder.deleteRuleNames[rule] ?? "Nullify"
     }
 
     /// A default value as Xcode writes it (`defaultValueString`), nil for none.

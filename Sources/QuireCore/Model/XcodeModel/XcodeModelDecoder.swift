@@ -382,6 +382,12 @@ package struct XcodeModelDecoder {
         "Nullify": .nullify, "Cascade": .cascade, "Deny": .deny, "No Action": .noAction,
     ]
 
+    /// Xcode's name of each attribute type (``attributeTypes`` the other way round), as models are written.
+    package static let attributeTypeNames = Dictionary(attributeTypes.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
+
+    /// Xcode's name of each delete rule (``deleteRules`` the other way round).
+    package static let deleteRuleNames = Dictionary(deleteRules.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
+
     private func decodeRelationship(_ element: XcodeModelElement, entity: String) throws -> ModelDocument.Relationship {
         let name = try required(element, "name")
         guard let destination = nonEmpty(element.attributes["destinationEntity"]) else {

@@ -159,11 +159,6 @@ extension XcodeModelWriter {
 
         init(document: ModelDocument) { self.document = document }
 
-        static let typeNames = Dictionary(
-            XcodeModelDecoder.attributeTypes.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
-        static let ruleNames = Dictionary(
-            XcodeModelDecoder.deleteRules.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
-
         mutating func build() -> String {
             var head = #"<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic""#
                 + #" sourceLanguage="Swift""#
@@ -258,7 +253,7 @@ extension XcodeModelWriter {
             if attribute.optional { line += #" optional="YES""# }
             if attribute.transient { line += #" transient="YES""# }
             if attribute.indexed { line += #" indexed="YES""# }
-            line += " attributeType=\(Self.quote(Self.typeNames[attribute.type] ?? "Undefined"))"
+            line += " attributeType=\(Self.quote(XcodeModelDecoder.attributeTypeNames[attribute.type] ?? "Undefined"))"
             let isDate = attribute.type == .date
             if let value = attribute.defaultValue {
                 if let text = valueText(value, type: attribute.type) {
@@ -375,7 +370,7 @@ extension XcodeModelWriter {
             }
             if relationship.minCount > 0 { line += " minCount=\"\(relationship.minCount)\"" }
             if relationship.ordered { line += #" ordered="YES""# }
-            line += " deletionRule=\(Self.quote(Self.ruleNames[relationship.deleteRule] ?? "Nullify"))"
+            line += " deletionRule=\(Self.quote(XcodeModelDecoder.deleteRuleNames[relationship.deleteRule] ?? "Nullify"))"
             line += " destinationEntity=\(Self.quote(relationship.destination))"
             if let inverse = relationship.inverse {
                 line += " inverseName=\(Self.quote(inverse)) inverseEntity=\(Self.quote(declaringEntity(of: inverse, from: relationship.destination)))"
