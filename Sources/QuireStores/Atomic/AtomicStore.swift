@@ -192,8 +192,8 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
             store.url = url
             return
         }
-        let from = ExternalDataFolder(storeURL: old, type: store.type)
-        let to = ExternalDataFolder(storeURL: url, type: store.type)
+        let from = ExternalDataFolder(storeURL: old, kind: store.kind)
+        let to = ExternalDataFolder(storeURL: url, kind: store.kind)
         store.url = url
         do {
             try loadPendingRecords()

@@ -17,7 +17,9 @@ package enum SQLiteFileCheck {
 
     package static let headerMagic = Array("SQLite format 3\0".utf8)
     /// The files SQLite keeps beside a database while it is open (or after a crash): the one list of them.
-    package static let sideFileSuffixes = ["-wal", "-shm", "-journal"]
+    package static let sideFileSuffixes = ["-wal", sharedMemorySuffix, "-journal"]
+    /// The suffix of the write-ahead log's shared-memory index, which SQLite rebuilds from the log.
+    package static let sharedMemorySuffix = "-shm"
 
     /// Checks the file at `url`.
     ///
