@@ -13,19 +13,19 @@ package enum StoreKinds {
     /// A store kind Quire ships in a module of its own, which an application links only when it uses it (so that
     /// the others never link its client library). The module registers the kind when its store type is first
     /// used; until then, this is all the registry knows of it: enough to say which module a type or URL needs.
-    package struct SeparateModule: Sendable {
+    struct SeparateModule: Sendable {
         /// The kind's store type, as stored in `NSStoreType`.
-        package let type: StoreType
+        let type: StoreType
         /// The URL schemes its store URLs use.
-        package let urlSchemes: [String]
+        let urlSchemes: [String]
         /// The library product and module that holds it.
-        package let module: String
+        let module: String
         /// How the module names the store type (using it registers the kind).
-        package let typeName: String
+        let typeName: String
     }
 
     /// Quire's separate store modules: PostgreSQL in `QuirePostgres` (libpq).
-    package static let separateModules: [SeparateModule] = [
+    static let separateModules: [SeparateModule] = [
         SeparateModule(
             type: StoreType(rawValue: "PostgreSQL"), urlSchemes: ["postgresql", "postgres"], module: "QuirePostgres",
             typeName: "StoreType.postgres")
@@ -120,7 +120,7 @@ package enum StoreKinds {
     }
 
     /// The kind whose store files a file name extension names (compared without case), among the built-in kinds.
-    package static func builtInKind(forExtension ext: String) -> StoreKind? {
+    static func builtInKind(forExtension ext: String) -> StoreKind? {
         let ext = ext.lowercased()
         return builtIn.first { $0.fileExtensions.contains(ext) }
     }
