@@ -20,6 +20,8 @@ package final class PostgresStore: ImportingStoreBackend {
     var selectLists: [ObjectIdentifier: String] = [:]
     /// Per entity: the INSERT and UPDATE of its rows.
     var writePlans: [ObjectIdentifier: WritePlan] = [:]
+    /// Per entity and row count: the SQL of a multi-row INSERT.
+    var multiRowInserts: [MultiRowInsertKey: String] = [:]
     /// The SQL of fetches by shape, with their prepared statements (``plannedQuery(_:_:table:)``).
     package internal(set) var fetchPlans = SQLFetchPlanCache<SQLFetchPlan>()
     /// Whether predicates compile, by shape (``pgCanEvaluate(_:for:)``).
@@ -222,6 +224,7 @@ package final class PostgresStore: ImportingStoreBackend {
         readers = [:]
         selectLists = [:]
         writePlans = [:]
+        multiRowInserts = [:]
         fetchPlans.removeAll()
     }
 
