@@ -49,7 +49,10 @@ extension PostgresConnection {
         // A statement run while another's parameters are being built (never today) gets a buffer of its own.
         let buffer = parameterBuffer.isInUse ? PostgresParameterBuffer() : parameterBuffer
         buffer.isInUse = true
-        defer { buffer.isInUse = false }
+        defer {
+            buffer.isInUse = false
+            buffer.shrinkIfLarge()
+        }
         try buffer.encode(values, types: types, url: url)
         return try body(Int32(values.count), buffer.pointers, buffer.lengths, buffer.formats)
     }
@@ -71,7 +74,7 @@ final class PostgresParameterBuffer {
     var isInUse = false
 
     init() {
-        arenaCapacity = 1024
+        arenaCapacity = 4096
         arena = UnsafeMutableRawPointer.allocate(byteCount: arenaCapacity, alignment: 8)
         slotCapacity = 16
         pointers = .allocate(capacity: slotCapacity)
@@ -86,6 +89,18 @@ final class PostgresParameterBuffer {
         lengths.deallocate()
         formats.deallocate()
         offsets.deallocate()
+    }
+
+    /// The arena's size kept between statements: one that grew past it for a large value (a `bytea` of many
+    /// megabytes) is given back after that statement.
+    static let keptArenaBytes = 1 << 20
+
+    /// Gives back an arena that grew past ``keptArenaBytes``.
+    func shrinkIfLarge() {
+        guard arenaCapacity > Self.keptArenaBytes * 2 else { return }
+        arena.deallocate()
+        arenaCapacity = Self.keptArenaBytes
+        arena = UnsafeMutableRawPointer.allocate(byteCount: arenaCapacity, alignment: 8)
     }
 
     /// Makes room for `count` parameters (their slots' contents are rewritten before use).

@@ -108,7 +108,7 @@ package final class PostgresConnection {
         guard let handle else { throw closedError() }
         if let existing = prepared[sql] { return existing }
         let statement = Prepared(name: nextStatementName(), types: Self.declaredTypes(values))
-        try statement.types.withUnsafeBufferPointer { types in
+        _ = try statement.types.withUnsafeBufferPointer { types in
             try check(PQprepare(handle, statement.name, sql, Int32(types.count), types.baseAddress), action: sql)
         }
         prepared[sql] = statement

@@ -111,7 +111,12 @@ struct PostgresRowCursor: RowColumnSource {
         case SQLiteStorageClass.integer: return "the integer \(int64(at: index))"
         case SQLiteStorageClass.float: return "the real \(double(index))"
         case SQLiteStorageClass.blob: return "a blob of \(PQgetlength(result.raw, row, index)) bytes"
-        default: return "the text '\((result.string(Int(row), Int(index)) ?? "").prefix(40))'"
+        default:
+            let type = PQftype(result.raw, index)
+            if PQfformat(result.raw, index) == 1, type != 25, type != 1043, type != 1700 {
+                return "a binary value of \(PQgetlength(result.raw, row, index)) bytes of type \(type)"
+            }
+            return "the text '\((result.string(Int(row), Int(index)) ?? "").prefix(40))'"
         }
     }
 }

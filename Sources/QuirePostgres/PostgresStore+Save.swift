@@ -243,7 +243,10 @@ extension PostgresStore {
         let entity = id.entity
         guard let pk = id.primaryKey else { return false }
         if insert {
-            values += [.integer(pk), .integer(Int64(schema.numbers.number(of: entity))), .integer(version)]
+            // One append each: an array literal here would be allocated for every row.
+            values.append(.integer(pk))
+            values.append(.integer(Int64(schema.numbers.number(of: entity))))
+            values.append(.integer(version))
         }
         for (slot, external) in plan.attributeSlots {
             values.append(
@@ -256,7 +259,10 @@ extension PostgresStore {
             values.append(target?.primaryKey.map { .integer($0) } ?? .null)
             if withEntity { values.append(target.map { .integer(Int64(schema.numbers.number(of: $0.entity))) } ?? .null) }
         }
-        if !insert { values += [.integer(pk), .integer(change.version)] }
+        if !insert {
+            values.append(.integer(pk))
+            values.append(.integer(change.version))
+        }
         return true
     }
 
