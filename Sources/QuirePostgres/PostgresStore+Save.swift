@@ -62,6 +62,8 @@ extension PostgresStore {
             }
             let insertedCount = request.inserted.count
             let permanentIDs = result.permanentIDs
+            // Long runs of one entity go as COPY (which a pipeline cannot carry), before the pipeline.
+            pipelinedInserts = try copyInserts(request.inserted, at: pipelinedInserts, ids: permanentIDs, map: map, connection)
             // The last insert of each multi-row INSERT, by its first insert's label.
             var batchEnds: [Int: Int] = [:]
             let unchanged = pipelinedInserts.isEmpty && pipelinedUpdates.isEmpty ? [] : try connection.pipelined(describe: { label in
@@ -183,7 +185,7 @@ extension PostgresStore {
     }
 
     /// The INSERT and UPDATE of an entity's rows and the slots they bind, built once per entity.
-    private func writePlan(for entity: EntityDescription) -> WritePlan? {
+    func writePlan(for entity: EntityDescription) -> WritePlan? {
         if let plan = writePlans[ObjectIdentifier(entity)] { return plan }
         guard let plan = WritePlan.make(for: entity, schema: schema, dialect: .postgres) else { return nil }
         writePlans[ObjectIdentifier(entity)] = plan
@@ -236,7 +238,7 @@ extension PostgresStore {
 
     /// Appends the values of one row's INSERT or UPDATE (``rowStatement(_:id:map:insert:version:keeping:_:)``) to
     /// `values`; false, appending nothing, for an object without a key.
-    private func appendRowValues(
+    func appendRowValues(
         _ change: SaveRequest.Change, id: ObjectID, plan: WritePlan, map: [ObjectID: ObjectID], insert: Bool, version: Int64 = 1,
         keeping old: Set<String> = [], to values: inout [PostgresConnection.Value], _ connection: PostgresConnection
     ) throws -> Bool {

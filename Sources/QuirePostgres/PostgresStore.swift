@@ -22,6 +22,8 @@ package final class PostgresStore: ImportingStoreBackend {
     var writePlans: [ObjectIdentifier: WritePlan] = [:]
     /// Per entity and row count: the SQL of a multi-row INSERT.
     var multiRowInserts: [MultiRowInsertKey: String] = [:]
+    /// Per entity: the column types its COPY writes; empty when a column has no binary form it writes.
+    var copyTypesByEntity: [ObjectIdentifier: [UInt32]] = [:]
     /// The SQL of fetches by shape, with their prepared statements (``plannedQuery(_:_:table:)``).
     package internal(set) var fetchPlans = SQLFetchPlanCache<SQLFetchPlan>()
     /// Whether predicates compile, by shape (``pgCanEvaluate(_:for:)``).
@@ -225,6 +227,7 @@ package final class PostgresStore: ImportingStoreBackend {
         selectLists = [:]
         writePlans = [:]
         multiRowInserts = [:]
+        copyTypesByEntity = [:]
         fetchPlans.removeAll()
     }
 

@@ -169,4 +169,26 @@ struct PostgresBinaryValueTests {
             #expect((object.entity.name == "Manager") == isManager, "\(name)")
         }
     }
+
+    /// A run long enough to go as COPY refuses text holding U+0000 before the server sees it, naming the object;
+    /// nothing of the save is written, and the corrected save writes every row.
+    @Test func aCopiedRunRefusesTextHoldingANul() throws {
+        let url = try #require(PostgresTestServer.storeURL())
+        let (coordinator, context) = try stack(url, model: Fixtures.companyModel())
+        let employee = try #require(coordinator.managedObjectModel.entitiesByName["Employee"])
+        var bad: ManagedObject?
+        for index in 0..<800 {
+            let object = ManagedObject(entity: employee, insertInto: context)
+            object.setValue(index == 650 ? "bad\u{0}name" : "e\(index)", forKey: "name")
+            if index == 650 { bad = object }
+        }
+        let error = try #require(throws: QuireError.self) { try context.save() }
+        #expect(error.message.contains("NUL character"), "\(error.message)")
+        #expect(error.message.contains("inserting the Employee with z_pk"), "\(error.message)")
+        let (_, other) = try stack(url, model: Fixtures.companyModel())
+        #expect(try other.count(for: FetchRequest<ManagedObject>(entityName: "Employee")) == 0)
+        bad?.setValue("good name", forKey: "name")
+        try context.save()
+        #expect(try other.count(for: FetchRequest<ManagedObject>(entityName: "Employee")) == 800)
+    }
 }
