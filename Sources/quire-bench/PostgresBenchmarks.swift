@@ -68,12 +68,12 @@ enum PostgresBench {
                     counts.0 = rows.count
                     return rows
                 }
-                let quireFetch = try measureIncludingFreeing(bestOf: runs) { () -> (ManagedObjectContext, [ManagedObject]) in
-                    let (coordinator, context) = try openPostgres(quireURL)
-                    let request = FetchRequest<ManagedObject>(entityName: "Item")
+                let quireFetch = try measureIncludingFreeing(bestOf: runs) { () -> (ManagedObjectContext, [TypedBenchItem]) in
+                    let (coordinator, context) = try openPostgres(quireURL, typed: true)
+                    let request = FetchRequest<TypedBenchItem>(entityName: "Item")
                     request.returnsObjectsAsFaults = false
                     let objects = try context.fetch(request)
-                    let read = context.performAndWait { objects.reduce(0) { $0 &+ readEveryValue(of: $1) } }
+                    let read = context.performAndWait { objects.reduce(0) { $0 &+ TypedReadBench.readEveryValue(of: $1) } }
                     precondition(read != 0, "read no values")
                     counts.1 = objects.count
                     try closeStack(coordinator)
@@ -82,7 +82,7 @@ enum PostgresBench {
                 precondition(counts.0 == BenchData.rowCount && counts.1 == BenchData.rowCount, "pg-fetch-all-100k: \(counts)")
                 rows.append(BenchmarkRow(
                     name: "pg-fetch-all-100k", quireMilliseconds: quireFetch, baselineMilliseconds: rawFetch, target: 1.3,
-                    note: "both sides read every value; libpq: binary results"))
+                    note: "both sides read every value (Quire through @Managed properties); libpq: binary results"))
             }
             if wanted("pg-fetch-indexed-1pct") {
                 let tags = (0..<10).map { Int64($0 * 7) }
@@ -91,7 +91,7 @@ enum PostgresBench {
                     rawCount = 0
                     for tag in tags { rawCount += try raw.select(" WHERE ztag = $1", tag).count }
                 }
-                let (coordinator, context) = try openPostgres(quireURL)
+                let (coordinator, context) = try openPostgres(quireURL, typed: true)
                 defer { try? closeStack(coordinator) }
                 let predicates = try tags.map { try QueryPredicate(format: "tag == %@", $0) }
                 var quireCount = 0
@@ -99,11 +99,11 @@ enum PostgresBench {
                     quireCount = 0
                     try context.performAndWait {
                         for predicate in predicates {
-                            let request = FetchRequest<ManagedObject>(entityName: "Item")
+                            let request = FetchRequest<TypedBenchItem>(entityName: "Item")
                             request.predicate = predicate
                             request.returnsObjectsAsFaults = false
                             let objects = try context.fetch(request)
-                            let read = objects.reduce(0) { $0 &+ readEveryValue(of: $1) }
+                            let read = objects.reduce(0) { $0 &+ TypedReadBench.readEveryValue(of: $1) }
                             precondition(read != 0, "read no values")
                             quireCount += objects.count
                         }
@@ -112,7 +112,7 @@ enum PostgresBench {
                 precondition(rawCount == quireCount && quireCount > 0, "pg-fetch-indexed-1pct: raw \(rawCount), Quire \(quireCount)")
                 rows.append(BenchmarkRow(
                     name: "pg-fetch-indexed-1pct", quireMilliseconds: quireTime, baselineMilliseconds: rawTime, target: 1.3,
-                    note: "10 queries, \(quireCount) rows; both sides read every value; libpq: binary results"))
+                    note: "10 queries, \(quireCount) rows; both sides read every value (Quire through @Managed properties); libpq: binary results"))
             }
         }
         if wanted(PostgresBlobBench.name) { rows.append(try PostgresBlobBench.row(raw: raw, quireURL: quireURL, runs: runs)) }
@@ -120,8 +120,11 @@ enum PostgresBench {
         return rows
     }
 
-    static func openPostgres(_ url: URL) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: benchModel())
+    /// A stack on the store at `url`; with `typed`, Item objects are ``TypedBenchItem``s.
+    static func openPostgres(_ url: URL, typed: Bool = false) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
+        let model = benchModel()
+        if typed { model.entitiesByName["Item"]?.managedObjectClass = TypedBenchItem.self }
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(type: .postgres, at: url)
         let context = ManagedObjectContext()
         context.persistentStoreCoordinator = coordinator
