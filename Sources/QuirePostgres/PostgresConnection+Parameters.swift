@@ -191,19 +191,16 @@ final class PostgresParameterBuffer {
                 }
                 let binary = declared == PostgresConnection.TypeOID.text
                 formats[index] = binary ? 1 : 0
-                lengths[index] = Int32(v.utf8.count)
+                guard let length = Int32(exactly: v.utf8.count) else { throw Self.tooLarge(index, v.utf8.count, url) }
+                lengths[index] = length
                 v.withUTF8 { appendText($0, terminated: !binary) }
             case .numeric(let v):
                 formats[index] = 0
-                lengths[index] = Int32(v.utf8.count)
+                guard let length = Int32(exactly: v.utf8.count) else { throw Self.tooLarge(index, v.utf8.count, url) }
+                lengths[index] = length
                 appendTextForm(v)
             case .bytes(let v):
-                guard v.count <= Int(Int32.max) else {
-                    throw QuireError(
-                        .postgres,
-                        "Parameter \(index + 1) holds \(v.count) bytes, more than one PostgreSQL value can take (the store "
-                            + "'\(url.redacted)').")
-                }
+                guard v.count <= Int(Int32.max) else { throw Self.tooLarge(index, v.count, url) }
                 reserveBytes(v.count, used: used)
                 lengths[index] = Int32(v.count)
                 v.withUnsafeBytes { bytes in
@@ -217,6 +214,13 @@ final class PostgresParameterBuffer {
             let offset = offsets[index]
             pointers[index] = offset < 0 ? nil : UnsafePointer((arena + offset).assumingMemoryBound(to: CChar.self))
         }
+    }
+
+    /// The error of a value longer than libpq's lengths (32-bit) can say.
+    private static func tooLarge(_ index: Int, _ count: Int, _ url: PostgresURL) -> QuireError {
+        QuireError(
+            .postgres,
+            "Parameter \(index + 1) holds \(count) bytes, more than one PostgreSQL value can take (the store '\(url.redacted)').")
     }
 
     /// Writes an integer's decimal text and a NUL at `start` (21 bytes at most, reserved by the caller); returns

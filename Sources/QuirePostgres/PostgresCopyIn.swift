@@ -40,7 +40,9 @@ package final class PostgresCopyIn {
     ///   real where an integer belongs that is not a whole number, …), naming `describe()`; the connection's
     ///   errors when libpq cannot send.
     func appendRow(_ values: [PostgresConnection.Value], types: [UInt32], describe: () -> String) throws {
-        append16(Int16(values.count))
+        // A table has at most 1,600 columns; a row of more is refused by the server, never cut short here.
+        guard let fields = Int16(exactly: values.count) else { throw refused(0, "more fields than a row can have", describe) }
+        append16(fields)
         for index in values.indices {
             let type = index < types.count ? types[index] : PostgresConnection.TypeOID.unknown
             switch (values[index], type) {
@@ -64,7 +66,8 @@ package final class PostgresCopyIn {
                     guard !utf8.contains(0) else {
                         throw refused(index, "text holding a NUL character (U+0000), which PostgreSQL's text cannot store", describe)
                     }
-                    append32(Int32(utf8.count))
+                    guard let length = Int32(exactly: utf8.count) else { throw refused(index, "text longer than one value can take", describe) }
+                    append32(length)
                     buffer.append(contentsOf: utf8)
                 }
             case (.bytes(let v), PostgresConnection.TypeOID.bytea):
