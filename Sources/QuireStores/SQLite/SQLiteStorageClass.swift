@@ -3,7 +3,19 @@ import QuireCore
 
 /// The SQLite storage classes each attribute type is stored as, in Core Data's stores and Quire's: what the row
 /// reader accepts and `quire verify` checks with `typeof()`.
-enum SQLiteStorageClass {
+package enum SQLiteStorageClass {
+    /// SQLite's storage-class codes, for row sources of other engines (``RowColumnSource``) that report their
+    /// values in them without importing SQLite's C module.
+    package static let integer = SQLITE_INTEGER
+    /// See ``integer``.
+    package static let float = SQLITE_FLOAT
+    /// See ``integer``.
+    package static let text = SQLITE_TEXT
+    /// See ``integer``.
+    package static let blob = SQLITE_BLOB
+    /// See ``integer``.
+    package static let null = SQLITE_NULL
+
     /// The classes a column of the type may hold, one bit per class (`1 << SQLITE_INTEGER`, …); NULL is always
     /// allowed and not included.
     static func allowed(for type: AttributeType) -> Int32 {
