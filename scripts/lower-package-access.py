@@ -13,6 +13,10 @@ Then `--fix` builds the target (only it: build everything afterwards) and puts `
 
     python3 scripts/lower-package-access.py QuireStores          # lower, print counts
     python3 scripts/lower-package-access.py QuireStores --fix    # then build and restore until it builds
+    swift build --build-tests 2>&1 | tee build.log                # the other targets and the tests
+    python3 scripts/lower-package-access.py QuireStores --restore-named build.log   # until that builds
+
+(QuireCore also needed its `AttributeKind` and `DeleteRuleKind` put back whole: the tests use their cases.)
 """
 import os
 import re
@@ -200,8 +204,37 @@ def fix(target, originals):
     return False
 
 
+def restore_named(target, log_path):
+    """Puts `package` back on the declarations of the target (lowered since HEAD) whose names a full build's
+    errors say are inaccessible (`'name' is inaccessible due to 'internal' protection level`)."""
+    with open(log_path, encoding="utf-8") as handle:
+        log = handle.read()
+    names = set(re.findall(r"error: '([A-Za-z_][A-Za-z0-9_]*)'(?: initializer)? is inaccessible", log))
+    names |= set(re.findall(r"error: type '[^']*' has no member '([A-Za-z_][A-Za-z0-9_]*)'", log))
+    listed = subprocess.run(["git", "diff", "--name-only", "--", "Sources/" + target], cwd=ROOT, capture_output=True, text=True)
+    restored = 0
+    for relative in listed.stdout.split():
+        old = subprocess.run(["git", "show", "HEAD:" + relative], cwd=ROOT, capture_output=True, text=True).stdout.split("\n")
+        path = os.path.join(ROOT, relative)
+        with open(path, encoding="utf-8") as handle:
+            new = handle.read().split("\n")
+        if len(old) != len(new):
+            continue
+        for index, (before, after) in enumerate(zip(old, new)):
+            match = DECL.match(before) if before != after else None
+            if match and (match.group("name") or "").strip("`") in names:
+                new[index] = before
+                restored += 1
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write("\n".join(new))
+    print(f"{len(names)} names, {restored} declarations restored")
+
+
 def main():
     target = sys.argv[1]
+    if "--restore-named" in sys.argv:
+        restore_named(target, sys.argv[sys.argv.index("--restore-named") + 1])
+        return
     snapshot = {}
     for path in swift_files(os.path.join(ROOT, "Sources", target)):
         with open(path, encoding="utf-8") as handle:
@@ -219,12 +252,13 @@ def main():
         if not fix(target, originals):
             sys.exit(1)
         # A member lowered with its type, whose type the compiler then needed as `package`, is `package` again
-        # when another target names it; then the target is built once more.
+        # when another target names it (an initializer always); then the target is built once more.
         outside = outside_identifiers(target)
         still_lowered = {name for (path, index, kind, name, _, _) in declarations_of(originals) if kind in TYPE_KINDS}
         again = 0
         for (path, index, kind, name, enclosing, _) in declarations_of(originals):
-            if kind not in TYPE_KINDS and name in outside and enclosing not in still_lowered:
+            named = name in outside or kind in ("init", "subscript")
+            if kind not in TYPE_KINDS and named and enclosing not in still_lowered:
                 restore_line(path, index, originals.pop((path, index)))
                 again += 1
         print(f"restored {again} members named elsewhere whose type stays package")

@@ -49,14 +49,14 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     @exclusivity(unchecked) package private(set) var compiledRegularExpression: NSRegularExpression?
 
     /// Whether validation checks more than optionality: a minimum, maximum, pattern or predicate.
-    package var hasValueRules: Bool {
+    var hasValueRules: Bool {
         minimumValue != nil || maximumValue != nil || regularExpression != nil || !validationPredicates.isEmpty
     }
 
     /// Compiles the regular expression; called while freezing the model.
     ///
     /// - Throws: ``QuireError/Code/invalidModel`` when the pattern is not a valid ICU regular expression.
-    package func compileRegularExpression() throws {
+    func compileRegularExpression() throws {
         guard let pattern = regularExpression else {
             compiledRegularExpression = nil
             return
@@ -101,7 +101,7 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
         }
     }
 
-    package override var versionHashText: String {
+    override var versionHashText: String {
         super.versionHashText + ";kind=attribute;type=\(attributeType.rawValue)"
     }
 

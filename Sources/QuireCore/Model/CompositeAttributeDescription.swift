@@ -82,7 +82,7 @@ public final class CompositeAttributeDescription: PropertyDescription, @unchecke
 
     /// Every element attribute, nested ones flattened in declaration order (`_flattenedElements`), with the names
     /// leading to it; nil entries for elements that are neither attributes nor composites.
-    package func flattenedElements() -> [(path: [String], element: PropertyDescription)] {
+    func flattenedElements() -> [(path: [String], element: PropertyDescription)] {
         var result: [(path: [String], element: PropertyDescription)] = []
         func visit(_ elements: [PropertyDescription], prefix: [String]) {
             for element in elements {
@@ -99,7 +99,7 @@ public final class CompositeAttributeDescription: PropertyDescription, @unchecke
 
     /// Makes the leaves for `entity`: one attribute per element attribute, named by its key path, transient when the
     /// composite is, optional when the element is. Called while the entity's layout is computed.
-    package func makeLeaves(for entity: EntityDescription) {
+    func makeLeaves(for entity: EntityDescription) {
         leaves = flattenedElements().compactMap { path, element in
             guard let element = element as? AttributeDescription else { return nil }
             let attribute = element.copy(named: path.joined(separator: "."))
@@ -112,7 +112,7 @@ public final class CompositeAttributeDescription: PropertyDescription, @unchecke
     }
 
     /// Marks the elements, nested composites and leaves read-only, as the model freezes.
-    package func freezeElements() {
+    func freezeElements() {
         func visit(_ elements: [PropertyDescription]) {
             for element in elements {
                 element.isFrozen = true
@@ -127,7 +127,7 @@ public final class CompositeAttributeDescription: PropertyDescription, @unchecke
     /// two alike at one level; no derivation, no external binary storage.
     ///
     /// - Throws: ``QuireError/Code/invalidModel`` naming the composite and the element.
-    package func checkElements(entity: String) throws {
+    func checkElements(entity: String) throws {
         func invalid(_ message: String) -> QuireError {
             QuireError(.invalidModel, "Composite attribute '\(entity).\(name)' \(message)", context: .init(entity: entity, key: name))
         }
@@ -156,7 +156,7 @@ public final class CompositeAttributeDescription: PropertyDescription, @unchecke
         try check(elements, in: name)
     }
 
-    package override var versionHashText: String {
+    override var versionHashText: String {
         super.versionHashText + ";kind=composite;elements="
             + flattenedElements().map { path, element in path.joined(separator: ".") + "(" + element.versionHashText + ")" }
             .joined(separator: ",")

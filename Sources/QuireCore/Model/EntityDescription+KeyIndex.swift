@@ -5,13 +5,13 @@ import QuireSupport
 /// Two strings with the same words are the same string: a small string (up to 15 UTF-8 bytes) keeps its
 /// bytes in the words themselves, and a large one the address of its storage. Different words say nothing
 /// (two equal large strings can live at different addresses), so a miss falls back to comparing the text.
-package struct StringWords: Equatable, Sendable {
+struct StringWords: Equatable, Sendable {
     private let first: UInt64
     private let second: UInt64
 
     /// The words of `string`; reads them without retaining its storage.
     @inline(__always)
-    package init(_ string: String) {
+    init(_ string: String) {
         (first, second) = unsafeBitCast(string, to: (UInt64, UInt64).self)
     }
 }
@@ -27,7 +27,7 @@ extension EntityDescription {
     /// property, with no hashing and no call; other keys are compared as text (or hashed, for entities with
     /// more than 24 properties). `value(forKey:)`, `setValue(_:forKey:)` and `@Managed` properties find their
     /// slots through it.
-    package func propertyIndex(forKey key: String) -> Int? {
+    func propertyIndex(forKey key: String) -> Int? {
         guard isFrozen else { return nil }
         let words = StringWords(key)
         let known = frozenNameWords

@@ -114,7 +114,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         for property in properties { property.entity = self }
     }
 
-    package func checkEditable() {
+    func checkEditable() {
         precondition(!isFrozen, "Can't modify an immutable model: entity '\(name)' belongs to a model a coordinator uses.")
     }
 
@@ -174,7 +174,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     }
 
     /// The slot of the attribute with a name, once the model is frozen (nil before, or for other keys).
-    package func attributeSlot(named name: String) -> Int? {
+    func attributeSlot(named name: String) -> Int? {
         guard let index = propertyIndex(forKey: name), index < _frozenAttributeTypes.count else { return nil }
         return index
     }
@@ -266,7 +266,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// Attribute names and types by slot, for the key-value fast path.
     @exclusivity(unchecked) private(set) var frozenAttributeNames: [String] = []
     @exclusivity(unchecked) private(set) var _frozenAttributeTypes: [AttributeType] = []
-    package var frozenAttributeTypes: [AttributeType] { _frozenAttributeTypes }
+    var frozenAttributeTypes: [AttributeType] { _frozenAttributeTypes }
     @exclusivity(unchecked) private(set) var frozenPropertyList: [PropertyDescription] = []
     /// The entity's index in the frozen model (``ManagedObjectModel/entitiesByNumber``), by name from 1: what the
     /// in-memory, atomic and binary stores number entities by. SQLite stores use their own numbers (Core Data's
@@ -288,7 +288,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     @exclusivity(unchecked) private var _emptyRelationshipValues: [RelationshipStorage] = []
     package var emptyRelationshipValues: [RelationshipStorage] { _emptyRelationshipValues }
 
-    package func computeLayout() {
+    func computeLayout() {
         let inheritedAttributes = superentity?.allAttributes ?? []
         let inheritedRelationships = superentity?.allRelationships ?? []
         let ownComposites = properties.compactMap { $0 as? CompositeAttributeDescription }
@@ -344,7 +344,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// Whether the entity (or an ancestor) declares a derived attribute: one test, asked for every saved object.
     package var hasDerivedAttributes: Bool { !_derivedSlotFlags.isEmpty }
 
-    package func isDerivedAttribute(slot: Int) -> Bool {
+    func isDerivedAttribute(slot: Int) -> Bool {
         !_derivedSlotFlags.isEmpty && slot < _derivedSlotFlags.count && _derivedSlotFlags[slot]
     }
 
@@ -365,7 +365,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         frozenRootAddress ?? Unmanaged.passUnretained(rootEntity).toOpaque()
     }
 
-    package func computeHierarchy() {
+    func computeHierarchy() {
         frozenModelAddress = managedObjectModel.map { Unmanaged.passUnretained($0).toOpaque() }
         frozenRoot = rootEntity
         frozenRootAddress = Unmanaged.passUnretained(rootEntity).toOpaque()

@@ -33,7 +33,7 @@ extension EntityDescription {
     public var description: String { descriptionText(indent: "") }
 
     /// The description with nested lines indented by `indent` (inside a model's).
-    package func descriptionText(indent: String) -> String {
+    func descriptionText(indent: String) -> String {
         var text = "(<EntityDescription>) name \(name), managedObjectClassName \(managedObjectClassName ?? "ManagedObject")"
         text += ", renamingIdentifier \(renamingIdentifier ?? name), isAbstract \(isAbstract ? 1 : 0)"
         text += ", superentity name \(superentity?.name ?? "(null)"), properties "
@@ -48,7 +48,7 @@ extension EntityDescription {
 extension PropertyDescription {
     /// What every property prints: name, optionality, transience, entity, renaming identifier, version hash
     /// modifier and user info.
-    package var propertyDescriptionText: String {
+    var propertyDescriptionText: String {
         "name \(name), isOptional \(isOptional ? 1 : 0), isTransient \(isTransient ? 1 : 0), entity \(entity?.name ?? "(null)")"
             + ", renamingIdentifier \(renamingIdentifier ?? name), versionHashModifier \(versionHashModifier ?? "(null)")"
             + ", userInfo \(ModelDescriptionText.userInfo(userInfo))"
@@ -58,7 +58,7 @@ extension PropertyDescription {
 extension AttributeDescription {
     /// The Swift type name of the attribute's values, as Core Data's `attributeValueClassName` names a class;
     /// nil for transformable attributes.
-    package var attributeValueTypeName: String? {
+    var attributeValueTypeName: String? {
         switch attributeType {
         case .integer16: return "Int16"
         case .integer32: return "Int32"
@@ -78,9 +78,9 @@ extension AttributeDescription {
 }
 
 /// The pieces the descriptions share.
-package enum ModelDescriptionText {
+enum ModelDescriptionText {
     /// `{}` when empty, else one `key = value;` line per entry, sorted by key, indented one level below `indent`.
-    package static func dictionary(_ entries: [(String, String)], indent: String) -> String {
+    static func dictionary(_ entries: [(String, String)], indent: String) -> String {
         guard !entries.isEmpty else { return "{}" }
         var text = "{\n"
         for (key, value) in entries.sorted(by: { $0.0 < $1.0 }) {

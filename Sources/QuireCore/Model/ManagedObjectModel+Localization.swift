@@ -27,7 +27,7 @@ extension ManagedObjectModel {
 
     /// Loads the strings files beside a model file that exist, over what the model file holds (the later file
     /// wins); what ``init(contentsOf:)`` does for every kind of model file.
-    package func loadLocalizations(besideModelAt url: URL) throws {
+    func loadLocalizations(besideModelAt url: URL) throws {
         for file in Self.localizationFiles(besideModelAt: url) where FileManager.default.fileExists(atPath: file.path) {
             try loadLocalization(contentsOf: file)
         }

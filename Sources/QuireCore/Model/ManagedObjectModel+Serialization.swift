@@ -101,7 +101,7 @@ extension ManagedObjectModel {
 
 /// The Codable shape of a model file.
 package struct ModelDocument: Codable {
-    package static let currentFormat = 1
+    static let currentFormat = 1
 
     package struct Attribute: Codable {
         package var name: String
@@ -110,9 +110,9 @@ package struct ModelDocument: Codable {
         package var transient: Bool
         package var indexed: Bool
         package var defaultValue: AttributeValue?
-        package var allowsExternalStorage: Bool
-        package var indexedBySpotlight: Bool
-        package var storedInExternalRecord: Bool
+        var allowsExternalStorage: Bool
+        var indexedBySpotlight: Bool
+        var storedInExternalRecord: Bool
         package var valueTransformerName: String?
         package var minimum: AttributeValue?
         package var maximum: AttributeValue?
@@ -140,14 +140,14 @@ package struct ModelDocument: Codable {
         package var maxCount: Int
         package var optional: Bool
         package var transient: Bool
-        package var indexedBySpotlight: Bool
+        var indexedBySpotlight: Bool
         package var userInfo: [String: String]
         package var renamingIdentifier: String?
         package var versionHashModifier: String?
         package var validationPredicates: [String]?
         package var validationWarnings: [String]?
         /// `isStoredInExternalRecord` ("Store in External Record File"); absent when false.
-        package var storedInExternalRecord: Bool? = nil
+        var storedInExternalRecord: Bool? = nil
     }
 
     package struct Entity: Codable {
@@ -180,7 +180,7 @@ package struct ModelDocument: Codable {
     /// What the reader of another format (a compiled model) could not keep, one sentence each; listed in
     /// ``ManagedObjectModel/unsupportedFeatures`` before what the document keeps but Quire does not act on.
     /// Never written by ``init(model:)``.
-    package var readerNotes: [String]? = nil
+    var readerNotes: [String]? = nil
 
     package init(model: ManagedObjectModel) {
         format = Self.currentFormat
@@ -293,7 +293,7 @@ package struct ModelDocument: Codable {
     }
 
     /// Parses a property's validation predicates and pairs them with their warnings.
-    package static func applyValidation(
+    static func applyValidation(
         _ formats: [String]?, _ warnings: [String]?, to property: PropertyDescription, entity: String
     ) throws {
         guard let formats, !formats.isEmpty else { return }

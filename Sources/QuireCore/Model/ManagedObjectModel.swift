@@ -268,7 +268,7 @@ extension RelationshipDescription {
 
 extension EntityDescription {
     /// Looks up a relationship (inherited ones included) by name while freezing.
-    package func frozenRelationship(named name: String) -> RelationshipDescription? {
+    func frozenRelationship(named name: String) -> RelationshipDescription? {
         allRelationships.first { $0.name == name }
     }
 }

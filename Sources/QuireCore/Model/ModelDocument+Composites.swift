@@ -23,7 +23,7 @@ extension ModelDocument {
         /// The description the document describes.
         ///
         /// - Throws: ``QuireError/Code/invalidModel`` when an element's default value does not fit its type.
-        package func makeDescription(entity: String) throws -> CompositeAttributeDescription {
+        func makeDescription(entity: String) throws -> CompositeAttributeDescription {
             let elements: [PropertyDescription] =
                 try self.elements.map { try $0.makeDescription(entity: entity) }
                 + (composites ?? []).map { try $0.makeDescription(entity: entity) }
@@ -72,7 +72,7 @@ extension ModelDocument.Attribute {
     ///
     /// - Throws: ``QuireError/Code/invalidModel`` when the default value does not fit the type or a validation
     ///   predicate does not parse.
-    package func makeDescription(entity: String) throws -> AttributeDescription {
+    func makeDescription(entity: String) throws -> AttributeDescription {
         let attribute = AttributeDescription(name: name, type: type, isOptional: optional)
         attribute.isTransient = transient
         attribute.isIndexed = indexed

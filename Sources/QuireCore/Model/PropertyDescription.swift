@@ -81,7 +81,7 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Stops with a clear message when the property's model is already in use by a coordinator.
-    package func checkEditable() {
+    func checkEditable() {
         precondition(!isFrozen, "Can't modify an immutable model: '\(name)' belongs to a model a coordinator uses.")
     }
 
@@ -91,7 +91,7 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
 
     /// The text Quire's former version hash digested (see ``EntityDescription/legacyVersionHash``); subclasses
     /// add what is their own.
-    package var versionHashText: String {
+    var versionHashText: String {
         "name=\(name);optional=\(isOptional);transient=\(isTransient);modifier=\(versionHashModifier ?? "")"
     }
 

@@ -92,7 +92,7 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
         return isToMany && (minCount > 0 || maxCount > 0)
     }
 
-    package override var versionHashText: String {
+    override var versionHashText: String {
         super.versionHashText
             + ";kind=relationship;destination=\(destinationEntityName);inverse=\(inverseRelationshipName ?? "")"
             + ";toMany=\(isToMany);ordered=\(isOrdered);min=\(minCount);max=\(maxCount)"

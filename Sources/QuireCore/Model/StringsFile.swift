@@ -12,17 +12,17 @@ import Foundation
 ///
 /// Input is bounded: at most ``maximumFileSize`` bytes and ``maximumEntries`` entries; anything malformed
 /// throws ``QuireError/Code/fileReadCorruptFile`` naming the file and the line.
-package enum StringsFile {
+enum StringsFile {
     /// The largest strings file read (8 MiB).
-    package static let maximumFileSize = 8 << 20
+    static let maximumFileSize = 8 << 20
     /// The most entries a strings file may hold.
-    package static let maximumEntries = 200_000
+    static let maximumEntries = 200_000
 
     /// Reads and parses a strings file.
     ///
     /// - Throws: ``QuireError/Code/fileReadNoSuchFile`` when it cannot be read,
     ///   ``QuireError/Code/fileReadCorruptFile`` when it is too large, not text, or malformed.
-    package static func read(_ url: URL) throws -> [String: String] {
+    static func read(_ url: URL) throws -> [String: String] {
         let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue
         if let size, size > maximumFileSize {
             throw QuireError(
@@ -45,7 +45,7 @@ package enum StringsFile {
     ///   - data: The file's bytes.
     ///   - file: The file, for error messages.
     /// - Throws: ``QuireError/Code/fileReadCorruptFile`` naming the line of the first mistake.
-    package static func parse(_ data: Data, file: URL?) throws -> [String: String] {
+    static func parse(_ data: Data, file: URL?) throws -> [String: String] {
         let name = file.map { "'\($0.path)'" } ?? "(data)"
         guard data.count <= maximumFileSize else {
             throw QuireError(

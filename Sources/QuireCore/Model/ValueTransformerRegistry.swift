@@ -66,8 +66,8 @@ public enum ValueTransformerRegistry {
 }
 
 /// Stores property-list values as a binary property list.
-package struct PropertyListTransformer: AttributeValueTransformer {
-    package func transformedValue(_ value: Any) throws -> Data {
+struct PropertyListTransformer: AttributeValueTransformer {
+    func transformedValue(_ value: Any) throws -> Data {
         // Wrap in an array so plain strings and numbers, which are not valid plist roots in every
         // implementation, round-trip too.
         do {
@@ -77,7 +77,7 @@ package struct PropertyListTransformer: AttributeValueTransformer {
         }
     }
 
-    package func reverseTransformedValue(_ data: Data) throws -> Any {
+    func reverseTransformedValue(_ data: Data) throws -> Any {
         let object: Any
         do {
             object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)

@@ -61,12 +61,12 @@ extension AttributeValue {
 }
 
 /// A number of any numeric case of ``AttributeValue``, compared exactly where it can be.
-package enum PredicateNumber {
+enum PredicateNumber {
     case integer(Int64)
     case double(Double)
     case decimal(Decimal)
 
-    package init?(_ value: AttributeValue) {
+    init?(_ value: AttributeValue) {
         switch value {
         case .integer(let v): self = .integer(v)
         case .boolean(let v): self = .integer(v ? 1 : 0)
@@ -78,7 +78,7 @@ package enum PredicateNumber {
     }
 
     /// The number as a double.
-    package var doubleValue: Double {
+    var doubleValue: Double {
         switch self {
         case .integer(let v): return Double(v)
         case .double(let v): return v
@@ -87,7 +87,7 @@ package enum PredicateNumber {
     }
 
     /// The number as a decimal, when it has one.
-    package var decimalValue: Decimal? {
+    var decimalValue: Decimal? {
         switch self {
         case .integer(let v): return Decimal(v)
         case .double(let v): return PredicateCast.decimal(from: v)
@@ -95,7 +95,7 @@ package enum PredicateNumber {
         }
     }
 
-    package static func compare(_ a: PredicateNumber, _ b: PredicateNumber) -> ComparisonResult? {
+    static func compare(_ a: PredicateNumber, _ b: PredicateNumber) -> ComparisonResult? {
         switch (a, b) {
         case (.integer(let x), .integer(let y)):
             return x == y ? .orderedSame : (x < y ? .orderedAscending : .orderedDescending)

@@ -42,7 +42,7 @@ package struct DictionaryFetch {
         /// The type an expression description asks for; the result is converted to it.
         package var resultType: AttributeType?
         /// A description of the result type, for converting values to their public form.
-        package var resultDescription: AttributeDescription?
+        var resultDescription: AttributeDescription?
 
         /// Creates a column.
         package init(

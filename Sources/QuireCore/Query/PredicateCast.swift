@@ -7,29 +7,29 @@ import Foundation
 /// `NSNumber`, `NSString`, `NSDecimalNumber`; and the names Quire prints for values that have no literal:
 /// `NSData` (from Base64), `NSUUID`, `NSURL`, `Float`, `NSManagedObjectID` (see
 /// ``PredicateObjectIDLiteralConvertible``).
-package enum PredicateCast {
+enum PredicateCast {
     /// The type name of date casts.
-    package static let date = "NSDate"
+    static let date = "NSDate"
     /// The type name of number casts.
-    package static let number = "NSNumber"
+    static let number = "NSNumber"
     /// The type name of string casts.
     package static let string = "NSString"
     /// The type name of decimal casts.
     package static let decimal = "NSDecimalNumber"
     /// The type name of data casts (Base64 text).
-    package static let data = "NSData"
+    static let data = "NSData"
     /// The type name of UUID casts.
     package static let uuid = "NSUUID"
     /// The type name of URL casts.
-    package static let url = "NSURL"
+    static let url = "NSURL"
     /// The type name of single-precision number casts (Quire's own).
-    package static let float = "Float"
+    static let float = "Float"
     /// The type name of object identifier casts.
-    package static let objectID = "NSManagedObjectID"
+    static let objectID = "NSManagedObjectID"
 
     /// `CAST(value, type)` as the parser keeps it: a constant when the value is a constant that converts,
     /// otherwise a ``QueryExpression/cast(_:type:)`` left for evaluation.
-    package static func fold(_ value: QueryExpression, to type: String) -> QueryExpression {
+    static func fold(_ value: QueryExpression, to type: String) -> QueryExpression {
         guard case .constant(let constant) = value else { return .cast(value, type: type) }
         if type == objectID, case .string(let literal) = constant, let id = objectIDValue(literal) {
             return .objectID(id)
@@ -39,7 +39,7 @@ package enum PredicateCast {
     }
 
     /// The object identifier a literal stands for, when ``ObjectID`` can read literals.
-    package static func objectIDValue(_ literal: String) -> ObjectID? {
+    static func objectIDValue(_ literal: String) -> ObjectID? {
         guard let type = (ObjectID.self as Any.Type) as? any PredicateObjectIDLiteralConvertible.Type else {
             return nil
         }
@@ -51,7 +51,7 @@ package enum PredicateCast {
 
     /// The literal an object identifier prints as: its ``PredicateObjectIDLiteralConvertible`` text, or a
     /// description that will not parse back when ``ObjectID`` lacks the conformance.
-    package static func objectIDLiteral(_ id: ObjectID) -> String {
+    static func objectIDLiteral(_ id: ObjectID) -> String {
         if let literal = (id as Any) as? any PredicateObjectIDLiteralConvertible { return literal.predicateLiteral }
         return String(describing: id)
     }
@@ -59,7 +59,7 @@ package enum PredicateCast {
     /// Converts a value to a type name's type; nil when the conversion does not apply or fails.
     ///
     /// `nil` casts to `nil` for every type.
-    package static func convert(_ value: AttributeValue, to type: String) -> AttributeValue? {
+    static func convert(_ value: AttributeValue, to type: String) -> AttributeValue? {
         if value.isNull { return .null }
         switch type {
         case date:
@@ -129,7 +129,7 @@ package enum PredicateCast {
     }
 
     /// A numeric string as an integer when it is one, otherwise as a double; nil when it is not a number.
-    package static func numberValue(of text: String) -> AttributeValue? {
+    static func numberValue(of text: String) -> AttributeValue? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if let integer = Int64(trimmed) { return .integer(integer) }
         if let double = Double(trimmed) { return .double(double) }
@@ -144,7 +144,7 @@ package enum PredicateCast {
     }
 
     /// A decimal string as a `Decimal`, requiring the whole string to be a number.
-    package static func decimalValue(of text: String) -> Decimal? {
+    static func decimalValue(of text: String) -> Decimal? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return nil }
         let scanner = Scanner(string: trimmed)

@@ -56,9 +56,9 @@ extension Dictionary: PredicateEvaluable where Key == String, Value == Any {
 }
 
 /// Converts Swift values (dictionary values, substitution variables) into values met during evaluation.
-package enum PredicateValueConverter {
+enum PredicateValueConverter {
     /// The value a Swift value stands for, or nil when predicates cannot compare it.
-    package static func predicateValue(for value: Any?, depth: Int = 0) -> PredicateValue? {
+    static func predicateValue(for value: Any?, depth: Int = 0) -> PredicateValue? {
         guard depth < PredicateParser.maximumDepth else { return nil }
         guard let value = PredicateConstantConverter.unwrapped(value) else { return .null }
         switch value {
@@ -85,7 +85,7 @@ package enum PredicateValueConverter {
     }
 
     /// The value a ``QueryValue`` stands for.
-    package static func predicateValue(_ value: QueryValue) -> PredicateValue {
+    static func predicateValue(_ value: QueryValue) -> PredicateValue {
         switch value {
         case .attribute(let attribute): return .value(attribute)
         case .objectID(let id): return .object(ObjectIDReference(id: id))
@@ -115,11 +115,11 @@ package struct ObjectIDReference: PredicateEvaluable {
 
 /// An object known only by the printed literal of its identifier, as `CAST("<literal>", "NSManagedObjectID")`
 /// evaluates when ``ObjectID`` cannot read literals back: it equals objects whose identifier prints the same.
-package struct ObjectIDLiteralReference: PredicateEvaluable {
+struct ObjectIDLiteralReference: PredicateEvaluable {
     /// The literal, such as an object ID's URI representation.
-    package var literal: String
+    var literal: String
 
-    package func predicateValue(forKey key: String) throws -> PredicateValue {
+    func predicateValue(forKey key: String) throws -> PredicateValue {
         throw QuireError(
             .predicateEvaluation,
             "The object ID \(literal) cannot be read for key '\(key)' without its object.",
@@ -127,10 +127,10 @@ package struct ObjectIDLiteralReference: PredicateEvaluable {
         )
     }
 
-    package var predicateObjectID: ObjectID? { nil }
+    var predicateObjectID: ObjectID? { nil }
 
     /// True when the other object's identifier prints as this literal.
-    package func matches(_ other: any PredicateEvaluable) -> Bool {
+    func matches(_ other: any PredicateEvaluable) -> Bool {
         if let reference = other as? ObjectIDLiteralReference { return reference.literal == literal }
         guard let id = other.predicateObjectID else { return false }
         return PredicateCast.objectIDLiteral(id) == literal

@@ -163,7 +163,7 @@ package struct PredicateEvaluator {
     }
 
     /// Whether two objects are the same: by object ID when both have one, by identity for class instances.
-    package static func identical(_ a: any PredicateEvaluable, _ b: any PredicateEvaluable) -> Bool {
+    static func identical(_ a: any PredicateEvaluable, _ b: any PredicateEvaluable) -> Bool {
         if let literal = a as? ObjectIDLiteralReference { return literal.matches(b) }
         if let literal = b as? ObjectIDLiteralReference { return literal.matches(a) }
         let idA = a.predicateObjectID

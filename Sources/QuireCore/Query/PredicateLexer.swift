@@ -372,12 +372,12 @@ package struct PredicateLexer {
     // MARK: - Character classes
 
     /// True for a scalar that can begin a key or identifier: a letter or `_`.
-    package static func isIdentifierStart(_ scalar: Unicode.Scalar) -> Bool {
+    static func isIdentifierStart(_ scalar: Unicode.Scalar) -> Bool {
         scalar == "_" || scalar.properties.isAlphabetic
     }
 
     /// True for a scalar that can continue a key or identifier: a letter, a combining mark, a digit or `_`.
-    package static func isIdentifierContinue(_ scalar: Unicode.Scalar) -> Bool {
+    static func isIdentifierContinue(_ scalar: Unicode.Scalar) -> Bool {
         if isIdentifierStart(scalar) || isDigit(scalar) { return true }
         switch scalar.properties.generalCategory {
         case .nonspacingMark, .spacingMark: return true
@@ -386,7 +386,7 @@ package struct PredicateLexer {
     }
 
     /// True when a whole string lexes as one identifier (so a key can be printed bare).
-    package static func isIdentifier(_ string: String) -> Bool {
+    static func isIdentifier(_ string: String) -> Bool {
         var scalars = string.unicodeScalars.makeIterator()
         guard let first = scalars.next(), isIdentifierStart(first) else { return false }
         while let scalar = scalars.next() {
@@ -414,12 +414,12 @@ package struct PredicateLexer {
 }
 
 /// Builds the one-sentence syntax errors of the predicate parser.
-package enum PredicateSyntaxError {
+enum PredicateSyntaxError {
     /// The longest stretch of the format string quoted in a message.
-    package static let quotedSourceLimit = 200
+    static let quotedSourceLimit = 200
 
     /// An error `<message> at offset <n> in "<source>".`, with the offset in its context.
-    package static func make(_ message: String, offset: Int, source: String) -> QuireError {
+    static func make(_ message: String, offset: Int, source: String) -> QuireError {
         QuireError(
             .predicateSyntax,
             "\(message) at offset \(offset) in \(quoted(source)).",
@@ -428,7 +428,7 @@ package enum PredicateSyntaxError {
     }
 
     /// The source in double quotes, shortened with an ellipsis when long.
-    package static func quoted(_ source: String) -> String {
+    static func quoted(_ source: String) -> String {
         guard source.count > quotedSourceLimit else { return "\"\(source)\"" }
         return "\"\(source.prefix(quotedSourceLimit))…\""
     }

@@ -29,9 +29,9 @@ import Foundation
 ///
 /// Nesting (parentheses, `NOT`, expressions inside arrays, subqueries and casts) is capped at
 /// ``maximumDepth`` levels, so no input can exhaust the stack.
-package struct PredicateParser {
+struct PredicateParser {
     /// The deepest nesting the parser accepts.
-    package static let maximumDepth = 256
+    static let maximumDepth = 256
 
     private let source: String
     private let tokens: [PredicateToken]
@@ -43,7 +43,7 @@ package struct PredicateParser {
     /// Tokenizes a format string and prepares to parse it.
     ///
     /// - Throws: ``QuireError/Code/predicateSyntax`` when the string does not tokenize.
-    package init(format: String, arguments: [Any]) throws {
+    init(format: String, arguments: [Any]) throws {
         var lexer = PredicateLexer(format)
         self.tokens = try lexer.tokenize()
         self.source = format
@@ -51,7 +51,7 @@ package struct PredicateParser {
     }
 
     /// Parses the whole input as one predicate.
-    package mutating func parsePredicateToEnd() throws -> QueryPredicate {
+    mutating func parsePredicateToEnd() throws -> QueryPredicate {
         if current.kind == .end { throw expected("a predicate") }
         let predicate = try parseOr()
         guard current.kind == .end else { throw expected("AND, OR or the end of the predicate") }
@@ -59,7 +59,7 @@ package struct PredicateParser {
     }
 
     /// Parses the whole input as one expression.
-    package mutating func parseExpressionToEnd() throws -> QueryExpression {
+    mutating func parseExpressionToEnd() throws -> QueryExpression {
         let expression = try parseOperand()
         guard current.kind == .end else { throw expected("the end of the expression") }
         return expression
@@ -500,7 +500,7 @@ package struct PredicateParser {
     }
 
     /// Applies pending key components to a base expression: a key path from `SELF`, or a member of another value.
-    package static func keyPath(_ base: QueryExpression, _ keys: [String]) -> QueryExpression {
+    static func keyPath(_ base: QueryExpression, _ keys: [String]) -> QueryExpression {
         guard !keys.isEmpty else { return base }
         let path = keys.joined(separator: ".")
         switch base {

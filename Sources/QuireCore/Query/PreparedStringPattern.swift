@@ -30,7 +30,7 @@ package struct PreparedStringPattern {
     }
 
     /// One element of a `LIKE` pattern for ASCII texts.
-    package enum ASCIILikeElement: Equatable {
+    enum ASCIILikeElement: Equatable {
         case literal(UInt8)
         case anyOne
         case anyRun
@@ -42,11 +42,11 @@ package struct PreparedStringPattern {
     /// The folded pattern (begins, ends, contains).
     package let folded: String
     /// The folded `LIKE` pattern's elements.
-    package let likeElements: [LikeElement]
+    let likeElements: [LikeElement]
     /// The folded pattern's bytes when it is simple ASCII; nil when no simple-ASCII text can match it.
-    package let asciiNeedle: [UInt8]?
+    let asciiNeedle: [UInt8]?
     /// The `LIKE` elements for simple-ASCII texts; nil when no simple-ASCII text can match the pattern.
-    package let asciiLike: [ASCIILikeElement]?
+    let asciiLike: [ASCIILikeElement]?
 
     /// Prepares a pattern.
     ///
@@ -126,7 +126,7 @@ package struct PreparedStringPattern {
 
     /// True for bytes of ASCII characters other than carriage return: in a text made only of those, every byte
     /// is one `Character` (`"\r\n"` is a single one).
-    package static func isSimple(_ byte: UInt8) -> Bool { byte < 0x80 && byte != 0x0D }
+    static func isSimple(_ byte: UInt8) -> Bool { byte < 0x80 && byte != 0x0D }
 
     private static func isSimple(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x80 && scalar.value != 0x0D }
 

@@ -39,12 +39,12 @@ extension QueryExpression: CustomStringConvertible {
 }
 
 /// Writes predicates and expressions in canonical format syntax.
-package struct PredicatePrinter {
+struct PredicatePrinter {
     /// The text written so far.
     package private(set) var output = ""
 
     /// Writes a predicate.
-    package mutating func write(_ predicate: QueryPredicate) {
+    mutating func write(_ predicate: QueryPredicate) {
         switch predicate {
         case .true:
             output += "TRUEPREDICATE"
@@ -104,7 +104,7 @@ package struct PredicatePrinter {
     }
 
     /// Writes an expression.
-    package mutating func write(_ expression: QueryExpression) {
+    mutating func write(_ expression: QueryExpression) {
         switch expression {
         case .constant(let value):
             write(value)

@@ -6,12 +6,12 @@ import Foundation
 /// Quire does not lean on Foundation's locale-dependent comparison (which differs between platforms and
 /// locales): strings order by Unicode scalar values after canonical normalization (Swift's `<`), optionally
 /// folded for case and diacritics, optionally with digit runs compared as numbers.
-package enum QueryStringComparison {
+enum QueryStringComparison {
     /// Folds a string for comparison: lowercased when case-insensitive, with combining marks removed after
     /// canonical decomposition when diacritic-insensitive.
     ///
     /// - Complexity: O(*n*) in the length of the string.
-    package static func fold(_ string: String, caseInsensitive: Bool, diacriticInsensitive: Bool) -> String {
+    static func fold(_ string: String, caseInsensitive: Bool, diacriticInsensitive: Bool) -> String {
         var result = caseInsensitive ? string.lowercased() : string
         if diacriticInsensitive {
             var scalars = String.UnicodeScalarView()
@@ -26,7 +26,7 @@ package enum QueryStringComparison {
 
     /// Compares two strings with the options `.caseInsensitive`, `.diacriticInsensitive` and `.numeric`
     /// (others are ignored).
-    package static func compare(_ a: String, _ b: String, options: String.CompareOptions) -> ComparisonResult {
+    static func compare(_ a: String, _ b: String, options: String.CompareOptions) -> ComparisonResult {
         let caseInsensitive = options.contains(.caseInsensitive)
         let diacriticInsensitive = options.contains(.diacriticInsensitive)
         let left = fold(a, caseInsensitive: caseInsensitive, diacriticInsensitive: diacriticInsensitive)
@@ -36,14 +36,14 @@ package enum QueryStringComparison {
     }
 
     /// Compares two strings as Swift does (canonical equivalence, then Unicode scalar order).
-    package static func plainCompare(_ a: String, _ b: String) -> ComparisonResult {
+    static func plainCompare(_ a: String, _ b: String) -> ComparisonResult {
         if a == b { return .orderedSame }
         return a < b ? .orderedAscending : .orderedDescending
     }
 
     /// Compares two strings by their UTF-8 bytes, as SQLite's `BINARY` collation does (the order of Unicode
     /// scalar values; the same as ``plainCompare(_:_:)`` for precomposed text).
-    package static func utf8Compare(_ a: String, _ b: String) -> ComparisonResult {
+    static func utf8Compare(_ a: String, _ b: String) -> ComparisonResult {
         var left = a
         var right = b
         return left.withUTF8 { x in
@@ -61,7 +61,7 @@ package enum QueryStringComparison {
 
     /// Compares two strings character by character, except that runs of ASCII digits compare as numbers
     /// (`"file9" < "file10"`). Numbers of any length compare exactly; leading zeros are ignored.
-    package static func numericCompare(_ a: String, _ b: String) -> ComparisonResult {
+    static func numericCompare(_ a: String, _ b: String) -> ComparisonResult {
         let left = Array(a)
         let right = Array(b)
         var i = 0
@@ -89,7 +89,7 @@ package enum QueryStringComparison {
     /// Finder-style ordering (`localizedStandardCompare:`), made deterministic: case- and diacritic-
     /// insensitive with numeric digit runs first; then diacritics break ties, then case (lowercase first),
     /// then the plain order, so only equal strings compare the same.
-    package static func standardCompare(_ a: String, _ b: String) -> ComparisonResult {
+    static func standardCompare(_ a: String, _ b: String) -> ComparisonResult {
         let primary = numericCompare(
             fold(a, caseInsensitive: true, diacriticInsensitive: true),
             fold(b, caseInsensitive: true, diacriticInsensitive: true)

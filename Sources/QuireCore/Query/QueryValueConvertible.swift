@@ -52,12 +52,12 @@ public protocol PredicateObjectIDLiteralConvertible {
 }
 
 /// Converts Swift values (format arguments and substitution variables) into predicate constants.
-package enum PredicateConstantConverter {
+enum PredicateConstantConverter {
     /// The expression a Swift value stands for, or nil when the value has no constant form.
     ///
     /// Arrays and sets become ``QueryExpression/array(_:)`` of constants, so that they print as `{…}` literals
     /// and parse back equal; `nil` and `NSNull` become ``AttributeValue/null``.
-    package static func expression(for value: Any?, depth: Int = 0) -> QueryExpression? {
+    static func expression(for value: Any?, depth: Int = 0) -> QueryExpression? {
         guard depth < PredicateParser.maximumDepth else { return nil }
         guard let value = unwrapped(value) else { return .constant(.null) }
         switch value {
@@ -87,7 +87,7 @@ package enum PredicateConstantConverter {
     }
 
     /// The value inside an optional hidden in an `Any`, nil for `Optional.none` at any nesting.
-    package static func unwrapped(_ value: Any?) -> Any? {
+    static func unwrapped(_ value: Any?) -> Any? {
         guard let value else { return nil }
         let mirror = Mirror(reflecting: value)
         guard mirror.displayStyle == .optional else { return value }
@@ -97,7 +97,7 @@ package enum PredicateConstantConverter {
 
     /// The elements of an array or set hidden in an `Any`, and whether their order is meaningful; nil for
     /// other values (strings included).
-    package static func sequenceElements(of value: Any) -> (elements: [Any], ordered: Bool)? {
+    static func sequenceElements(of value: Any) -> (elements: [Any], ordered: Bool)? {
         if value is String || value is Substring || value is Data { return nil }
         if let array = value as? [Any] { return (array, true) }
         if let set = value as? Set<AnyHashable> { return (set.map { $0.base }, false) }

@@ -121,7 +121,7 @@ extension Sequence where Element: PredicateEvaluable {
 }
 
 extension SortKey {
-    package static func flipped(_ result: ComparisonResult) -> ComparisonResult {
+    static func flipped(_ result: ComparisonResult) -> ComparisonResult {
         switch result {
         case .orderedAscending: return .orderedDescending
         case .orderedDescending: return .orderedAscending

@@ -45,12 +45,12 @@ import QuireSupport
     /// Records the identifier of the owner's store as it is freed (from the store's `deinit`), so its IDs still
     /// print their URIs; the store's entry in ``StoreHandles`` goes with it, so nothing of the store is kept
     /// for the rest of the process.
-    package func noteStoreGone(identifier: String) {
+    func noteStoreGone(identifier: String) {
         goneStoreIdentifier.withLock { $0 = identifier }
     }
 
     /// The identifier of the owner's store once it is freed (see ``noteStoreGone(identifier:)``).
-    package var identifierOfGoneStore: String? { goneStoreIdentifier.withLock { $0 } }
+    var identifierOfGoneStore: String? { goneStoreIdentifier.withLock { $0 } }
 
     /// Whether the owner keeps `entity` alive: it belongs to the owner's model (compared by address, without
     /// retaining either).

@@ -143,7 +143,7 @@ public enum StoreMetadataKey {
     public static let persistentHistory = "QuirePersistentHistory"
 
     /// The keys a store keeps when new metadata leaves them out: what the store and its model say of themselves.
-    package static let storeKeys = [
+    static let storeKeys = [
         storeUUID, modelVersionHashes, modelVersionHashesVersion, modelVersionIdentifiers, persistenceFrameworkVersion,
         modelVersionHashesDigest, modelVersionChecksum, autoVacuumLevel, persistentHistory,
     ]

@@ -79,7 +79,7 @@ package struct SaveResult: Sendable {
 
 extension SaveRequest {
     /// Whether any changed object has relationships, which may point at inserted objects' temporary IDs.
-    package var involvesRelationships: Bool {
+    var involvesRelationships: Bool {
         inserted.contains { !$0.objectID.entity.allRelationships.isEmpty }
             || updated.contains { !$0.objectID.entity.allRelationships.isEmpty }
     }

@@ -30,7 +30,7 @@ package final class StoreHandles: Sendable {
     private init() {}
 
     /// A new token, never handed out before (tokens start at 1; 0 means "no store").
-    package func makeToken() -> UInt64 {
+    func makeToken() -> UInt64 {
         state.withLock { state in
             defer { state.nextToken += 1 }
             return state.nextToken

@@ -10,7 +10,7 @@ import Foundation
 package enum StoreHistoryLayout {
     /// The properties an update bitmap counts, in bit order: the entity's persistent attributes and
     /// relationships, inherited ones included, in one list sorted by name.
-    package static func updateOrder(_ entity: EntityDescription) -> [PropertyDescription] {
+    static func updateOrder(_ entity: EntityDescription) -> [PropertyDescription] {
         let properties: [PropertyDescription] = entity.allAttributes.filter { !$0.isTransient }
             + entity.allRelationships.filter { !$0.isTransient }
         return properties.sorted { $0.name.utf16.lexicographicallyPrecedes($1.name.utf16) }

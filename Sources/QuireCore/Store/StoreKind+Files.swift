@@ -8,7 +8,7 @@ import Glibc
 
 extension StoreKind {
     /// The store file and the side files the kind keeps beside it, as paths.
-    package func filePaths(of url: URL) -> [String] {
+    func filePaths(of url: URL) -> [String] {
         [url.path] + sideFileSuffixes.map { url.path + $0 }
     }
 

@@ -43,7 +43,7 @@ package indirect enum ArchiveValue: Sendable, Hashable {
     }
 
     /// The object, if this is an ``object(_:)``.
-    package var objectValue: ArchivedObject? {
+    var objectValue: ArchivedObject? {
         if case .object(let value) = self { return value }
         return nil
     }

@@ -10,7 +10,7 @@ package struct ArchivedObject: Sendable, Hashable {
     /// The object's class (`$classname`).
     package var className: String
     /// The class and its superclasses, most derived first (`$classes`).
-    package var classNames: [String]
+    var classNames: [String]
     /// The archived fields, without `$class`.
     package var fields: [String: PropertyListNode]
 

@@ -29,7 +29,7 @@ package enum BinaryPropertyList {
     }
 
     /// Whether the bytes start like a binary property list.
-    package static func hasBinaryHeader(_ data: Data) -> Bool {
+    static func hasBinaryHeader(_ data: Data) -> Bool {
         data.count >= 8 && data.prefix(6).elementsEqual("bplist".utf8)
     }
 }

@@ -12,7 +12,7 @@ import Foundation
 /// let top = writer.dictionary([(writer.string("name"), name)])
 /// let bytes = writer.data(top: top)
 /// ```
-package struct BinaryPropertyListWriter {
+struct BinaryPropertyListWriter {
     /// One object, its containers' elements as indexes of other objects.
     private enum Object {
         case string(String)
@@ -30,7 +30,7 @@ package struct BinaryPropertyListWriter {
     private var shared: [String: Int] = [:]
 
     /// An empty list.
-    package init() {}
+    init() {}
 
     private mutating func add(_ object: Object) -> Int {
         objects.append(object)
@@ -47,26 +47,26 @@ package struct BinaryPropertyListWriter {
     /// A string (shared).
     package mutating func string(_ text: String) -> Int { shared("s" + text, .string(text)) }
     /// An integer (shared).
-    package mutating func integer(_ value: Int64) -> Int { shared("i\(value)", .integer(value)) }
+    mutating func integer(_ value: Int64) -> Int { shared("i\(value)", .integer(value)) }
     /// A real (shared).
-    package mutating func real(_ value: Double) -> Int { shared("r\(value.bitPattern)", .real(value)) }
+    mutating func real(_ value: Double) -> Int { shared("r\(value.bitPattern)", .real(value)) }
     /// A Boolean (shared).
-    package mutating func boolean(_ value: Bool) -> Int { shared("b\(value)", .boolean(value)) }
+    mutating func boolean(_ value: Bool) -> Int { shared("b\(value)", .boolean(value)) }
     /// A `CF$UID` (shared).
-    package mutating func uid(_ value: UInt64) -> Int { shared("u\(value)", .uid(value)) }
+    mutating func uid(_ value: UInt64) -> Int { shared("u\(value)", .uid(value)) }
     /// Bytes.
-    package mutating func data(_ value: Data) -> Int { add(.data(value)) }
+    mutating func data(_ value: Data) -> Int { add(.data(value)) }
     /// A date.
-    package mutating func date(_ value: Date) -> Int { add(.date(value)) }
+    mutating func date(_ value: Date) -> Int { add(.date(value)) }
     /// An array of objects.
-    package mutating func array(_ elements: [Int]) -> Int { add(.array(elements)) }
+    mutating func array(_ elements: [Int]) -> Int { add(.array(elements)) }
     /// A dictionary of objects (keys are strings in every list Quire writes).
-    package mutating func dictionary(_ pairs: [(key: Int, value: Int)]) -> Int {
+    mutating func dictionary(_ pairs: [(key: Int, value: Int)]) -> Int {
         add(.dictionary(keys: pairs.map(\.key), values: pairs.map(\.value)))
     }
 
     /// The bytes, with `top` as the top object.
-    package func data(top: Int) -> Data {
+    func data(top: Int) -> Data {
         let referenceSize = Self.byteCount(UInt64(max(objects.count - 1, 0)))
         var bytes = Array("bplist00".utf8)
         var offsets: [UInt64] = []

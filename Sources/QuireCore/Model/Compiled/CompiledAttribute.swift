@@ -10,7 +10,7 @@ package struct CompiledAttribute: Sendable, Hashable {
     /// ``attributeType`` as a readable kind.
     package var kind: AttributeKind { AttributeKind(rawValue: attributeType) }
     /// The class of its values (`NSAttributeValueClassName`), such as `NSString`, or a custom class.
-    package var attributeValueClassName: String?
+    var attributeValueClassName: String?
     /// Whether the attribute may be nil when saved.
     package var isOptional: Bool = true
     /// Whether the attribute is never stored.
@@ -41,7 +41,7 @@ package struct CompiledAttribute: Sendable, Hashable {
     /// The attribute's name in an earlier model version (`NSRenamingIdentifier`, Xcode's element ID).
     package var renamingIdentifier: String?
     /// A string mixed into the version hash.
-    package var versionHashModifier: String?
+    var versionHashModifier: String?
     /// Validation predicates in predicate-format syntax (`SELF` is the value), such as `length >= 3`.
     package var validationPredicates: [String] = []
     /// The warning of each validation predicate, in the same order.
@@ -57,17 +57,17 @@ package struct CompiledAttribute: Sendable, Hashable {
     /// Whether CloudKit encrypts the value (`_P` bit 11, `NSAllowsCloudEncryption`).
     package var allowsCloudEncryption: Bool = false
     /// The regular expression string values must match, as Xcode 3 models store it.
-    package var regularExpression: String?
+    var regularExpression: String?
     /// The derivation expression of a derived attribute, in expression-format syntax (`count:(pages)`).
     package var derivationExpression: String?
     /// The filtering predicate of a derived attribute, if any.
-    package var derivationFilteringPredicate: String?
+    var derivationFilteringPredicate: String?
 
     /// Whether this is a derived attribute (it has a derivation expression).
     package var isDerived: Bool { derivationExpression != nil }
 
     /// Creates an attribute; every other field has the default Core Data gives it.
-    package init(name: String, attributeType: Int) {
+    init(name: String, attributeType: Int) {
         self.name = name
         self.attributeType = attributeType
     }

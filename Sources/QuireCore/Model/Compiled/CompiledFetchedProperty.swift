@@ -13,10 +13,10 @@ package struct CompiledFetchedProperty: Sendable, Hashable {
     /// The property's name in an earlier model version.
     package var renamingIdentifier: String?
     /// A string mixed into the version hash.
-    package var versionHashModifier: String?
+    var versionHashModifier: String?
 
     /// Creates a fetched property.
-    package init(name: String, fetchRequest: CompiledFetchRequest) {
+    init(name: String, fetchRequest: CompiledFetchRequest) {
         self.name = name
         self.fetchRequest = fetchRequest
     }

@@ -49,7 +49,7 @@ package struct CompiledModel: Sendable, Hashable {
 
     /// Returns the model with each entity's ``CompiledEntity/versionHash`` set from a dictionary of hashes by
     /// entity name (a `.momd`'s `VersionInfo.plist`, or a store's `NSStoreModelVersionHashes`).
-    package func applyingVersionHashes(_ hashes: [String: Data]) -> CompiledModel {
+    func applyingVersionHashes(_ hashes: [String: Data]) -> CompiledModel {
         var copy = self
         for index in copy.entities.indices {
             if let hash = hashes[copy.entities[index].name] { copy.entities[index].versionHash = hash }

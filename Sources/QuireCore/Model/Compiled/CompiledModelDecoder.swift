@@ -72,7 +72,7 @@ package enum CompiledModelDecoder {
     ///
     /// - Throws: ``CompiledModelError/invalidModelBundle(_:)`` when the folder holds no version to read or the
     ///   current version's name is not a plain file name, and the errors of decoding its `.mom`.
-    package static func decodeBundle(
+    static func decodeBundle(
         at url: URL, matchingStoreHashes storeHashes: [String: Data]? = nil, limits: DecodingLimits = .default
     ) throws -> CompiledModel {
         let info = try ModelVersionInfo(data: try SafeFileReader.read(url.appendingPathComponent("VersionInfo.plist"), limit: ModelVersionInfo.maximumSize))

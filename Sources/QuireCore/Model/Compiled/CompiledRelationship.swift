@@ -38,7 +38,7 @@ package struct CompiledRelationship: Sendable, Hashable {
     /// The relationship's name in an earlier model version.
     package var renamingIdentifier: String?
     /// A string mixed into the version hash.
-    package var versionHashModifier: String?
+    var versionHashModifier: String?
     /// Validation predicates in predicate-format syntax.
     package var validationPredicates: [String] = []
     /// The warning of each validation predicate.
@@ -53,7 +53,7 @@ package struct CompiledRelationship: Sendable, Hashable {
     }
 
     /// Creates a relationship; every other field has Core Data's default.
-    package init(name: String, destinationEntityName: String) {
+    init(name: String, destinationEntityName: String) {
         self.name = name
         self.destinationEntityName = destinationEntityName
     }

@@ -36,7 +36,7 @@ package final class DecodingBudget {
     /// - Throws: ``CompiledModelError/limitExceeded(what:limit:)`` when either count passes its limit, or the
     ///   pass its time.
     @inline(__always)
-    package func charge(values: Int = 1, bytes: Int = 0) throws {
+    func charge(values: Int = 1, bytes: Int = 0) throws {
         let (totalValues, valuesOverflow) = self.values.addingReportingOverflow(values)
         let (totalBytes, bytesOverflow) = self.bytes.addingReportingOverflow(bytes)
         guard !valuesOverflow, totalValues <= limits.maximumResolvedValues else {
@@ -57,7 +57,7 @@ package final class DecodingBudget {
     }
 
     /// Checks the deadline.
-    package func checkTime() throws {
+    func checkTime() throws {
         guard ContinuousClock.now < deadline else {
             throw CompiledModelError.limitExceeded(
                 what: "seconds of decoding", limit: Int(limits.maximumDecodingTime.components.seconds))

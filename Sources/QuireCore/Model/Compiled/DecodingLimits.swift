@@ -8,11 +8,11 @@ package struct DecodingLimits: Sendable, Hashable {
     /// The most bytes raw DEFLATE may inflate to (default 64 MiB).
     package var maximumInflatedSize: Int
     /// The largest input file or property list, in bytes (default 64 MiB).
-    package var maximumInputSize: Int
+    var maximumInputSize: Int
     /// The most objects a binary property list may declare (default 2,000,000).
-    package var maximumObjectCount: Int
+    var maximumObjectCount: Int
     /// The most elements of one array, set or dictionary (default 1,000,000).
-    package var maximumCollectionCount: Int
+    var maximumCollectionCount: Int
     /// The deepest nesting of property-list containers and of archived collections, predicates and
     /// expressions (default 128; keyed archives of models nest about 4 deep).
     package var maximumDepth: Int
@@ -20,17 +20,17 @@ package struct DecodingLimits: Sendable, Hashable {
     /// collection elements, converted values and predicate parts, each reference to a shared object counting
     /// the whole object again (see ``DecodingBudget``). This bounds the work of archives that share objects many
     /// times over; a real model cache needs a few tens of thousands.
-    package var maximumResolvedValues: Int
+    var maximumResolvedValues: Int
     /// The most bytes of strings and data one pass produces, counted as ``maximumResolvedValues`` counts values
     /// (default 64 MiB; a real model cache, a little more than its own size).
-    package var maximumExpandedSize: Int
+    var maximumExpandedSize: Int
     /// The most properties of all entities together, each entity's own and inherited ones as its
     /// `NSProperties` lists them (default 100,000; Apple Notes' model has 607, Wire's 422).
-    package var maximumTotalProperties: Int
+    var maximumTotalProperties: Int
     /// The longest one decoding pass may run (default 5 seconds; real model caches take milliseconds).
-    package var maximumDecodingTime: Duration
+    var maximumDecodingTime: Duration
     /// The longest text of one predicate or expression, in bytes (default 1 MiB; real ones are a few dozen).
-    package var maximumPredicateLength: Int
+    var maximumPredicateLength: Int
     /// The most entities of a model (default 10,000).
     package var maximumEntities: Int
     /// The most properties of one entity (default 10,000).

@@ -12,9 +12,9 @@ import Foundation
 /// archive.fill(root, className: "NSArray", ["NS.objects": .references([archive.string("a")])])
 /// let bytes = archive.data(root: root)
 /// ```
-package final class KeyedArchiveWriter {
+final class KeyedArchiveWriter {
     /// A field of an archived object.
-    package enum Field {
+    enum Field {
         /// A reference to an entry (`$null` is entry 0).
         case reference(UInt64)
         /// An array of references (collections' `NS.objects` and `NS.keys`).
@@ -34,15 +34,15 @@ package final class KeyedArchiveWriter {
     private var classes: [String: UInt64] = [:]
 
     /// An empty archive: entry 0 is `$null`.
-    package init() {
+    init() {
         entries.append(plist.string("$null"))
     }
 
     /// The `$null` entry.
-    package static let null: UInt64 = 0
+    static let null: UInt64 = 0
 
     /// Reserves an entry, for objects that refer to each other (fill it with ``fill(_:className:superclasses:_:)``).
-    package func reserve() -> UInt64 {
+    func reserve() -> UInt64 {
         entries.append(-1)
         return UInt64(entries.count - 1)
     }
@@ -57,11 +57,11 @@ package final class KeyedArchiveWriter {
     }
 
     /// A number or Boolean entry (`NSNumber`, archived as the plain value).
-    package func integer(_ value: Int64) -> UInt64 { append(plist.integer(value)) }
+    func integer(_ value: Int64) -> UInt64 { append(plist.integer(value)) }
     /// A real entry.
-    package func real(_ value: Double) -> UInt64 { append(plist.real(value)) }
+    func real(_ value: Double) -> UInt64 { append(plist.real(value)) }
     /// A Boolean entry.
-    package func boolean(_ value: Bool) -> UInt64 { append(plist.boolean(value)) }
+    func boolean(_ value: Bool) -> UInt64 { append(plist.boolean(value)) }
 
     private func append(_ index: Int) -> UInt64 {
         entries.append(index)
@@ -69,14 +69,14 @@ package final class KeyedArchiveWriter {
     }
 
     /// An object entry of a class with its fields.
-    package func object(className: String, superclasses: [String] = ["NSObject"], _ fields: [String: Field]) -> UInt64 {
+    func object(className: String, superclasses: [String] = ["NSObject"], _ fields: [String: Field]) -> UInt64 {
         let uid = reserve()
         fill(uid, className: className, superclasses: superclasses, fields)
         return uid
     }
 
     /// Fills a reserved entry with an object.
-    package func fill(_ uid: UInt64, className: String, superclasses: [String] = ["NSObject"], _ fields: [String: Field]) {
+    func fill(_ uid: UInt64, className: String, superclasses: [String] = ["NSObject"], _ fields: [String: Field]) {
         var pairs: [(key: Int, value: Int)] = [(plist.string("$class"), plist.uid(classUID(className, superclasses)))]
         for (key, field) in fields.sorted(by: { $0.key < $1.key }) {
             let value: Int
@@ -93,7 +93,7 @@ package final class KeyedArchiveWriter {
     }
 
     /// An `NSData` entry (the bytes archived as `NS.data`).
-    package func data(_ bytes: Data) -> UInt64 {
+    func data(_ bytes: Data) -> UInt64 {
         let uid = reserve()
         let fields = [(key: plist.string("$class"), value: plist.uid(classUID("NSData", ["NSObject"]))), (plist.string("NS.data"), plist.data(bytes))]
         entries[Int(uid)] = plist.dictionary(fields)
@@ -101,17 +101,17 @@ package final class KeyedArchiveWriter {
     }
 
     /// An `NSDate` entry.
-    package func date(_ date: Date) -> UInt64 {
+    func date(_ date: Date) -> UInt64 {
         object(className: "NSDate", ["NS.time": .real(date.timeIntervalSinceReferenceDate)])
     }
 
     /// An array entry (`NSArray`, or `NSMutableArray` and the like by `className`).
-    package func array(_ elements: [UInt64], className: String = "NSArray", superclasses: [String] = ["NSObject"]) -> UInt64 {
+    func array(_ elements: [UInt64], className: String = "NSArray", superclasses: [String] = ["NSObject"]) -> UInt64 {
         object(className: className, superclasses: superclasses, ["NS.objects": .references(elements)])
     }
 
     /// A dictionary entry of string keys (`NSDictionary`, or `NSMutableDictionary` by `className`).
-    package func dictionary(
+    func dictionary(
         _ pairs: [(key: String, value: UInt64)], className: String = "NSDictionary", superclasses: [String] = ["NSObject"]
     ) -> UInt64 {
         object(className: className, superclasses: superclasses, [
@@ -129,7 +129,7 @@ package final class KeyedArchiveWriter {
     }
 
     /// The archive's bytes, with `root` as `$top.root`; a reserved entry never filled is `$null`.
-    package func data(root: UInt64) -> Data {
+    func data(root: UInt64) -> Data {
         var writer = plist
         let null = writer.string("$null")
         let objects = writer.array(entries.map { $0 < 0 ? null : $0 })

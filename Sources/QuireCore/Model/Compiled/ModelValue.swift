@@ -32,14 +32,14 @@ package indirect enum ModelValue: Sendable, Hashable {
     case archivedObject(className: String, fields: [String: ModelValue])
 
     /// The string, if this is a ``string(_:)``.
-    package var stringValue: String? {
+    var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil
     }
 
     /// The value as a string for Quire's `[String: String]` user-info dictionaries: strings as they are,
     /// numbers and Booleans as their text; nil for containers and objects.
-    package var userInfoString: String? {
+    var userInfoString: String? {
         switch self {
         case .string(let value): return value
         case .integer(let value): return String(value)
@@ -56,7 +56,7 @@ package indirect enum ModelValue: Sendable, Hashable {
 extension ModelValue {
     /// The value in words, for messages: `"default cover"`, `42`, `an archived MyApp.Cover`, `an array of 3
     /// values`; never Swift's debug form.
-    package var plainDescription: String {
+    var plainDescription: String {
         switch self {
         case .null: return "no value"
         case .boolean(let value): return value ? "YES" : "NO"

@@ -10,7 +10,7 @@ package struct ModelVersionInfo: Sendable, Hashable {
     /// Entity version hashes by version name, then entity name (`NSManagedObjectModel_VersionHashes`).
     package var versionHashes: [String: [String: Data]]
     /// `NSManagedObjectModel_VersionHashesVersion`, when present.
-    package var versionHashesVersion: Int?
+    var versionHashesVersion: Int?
 
     /// The largest `VersionInfo.plist` accepted (real ones are a few kilobytes).
     package static let maximumSize = 4 * 1024 * 1024
@@ -65,7 +65,7 @@ package struct ModelVersionInfo: Sendable, Hashable {
     ///
     /// - Throws: ``CompiledModelError/invalidModelBundle(_:)`` when the current version's name is not a plain
     ///   file name, or no version is named and the folder holds no `.mom`.
-    package func versionToRead(inBundleAt url: URL, matchingStoreHashes storeHashes: [String: Data]?) throws -> String {
+    func versionToRead(inBundleAt url: URL, matchingStoreHashes storeHashes: [String: Data]?) throws -> String {
         let compiled = (try? FileManager.default.contentsOfDirectory(atPath: url.path))?
             .filter { $0.hasSuffix(".mom") && $0.count > 4 }
             .map { String($0.dropLast(4)) }

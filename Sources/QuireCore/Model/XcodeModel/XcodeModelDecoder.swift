@@ -378,7 +378,7 @@ package struct XcodeModelDecoder {
 
     // MARK: Relationships
 
-    package static let deleteRules: [String: DeleteRule] = [
+    static let deleteRules: [String: DeleteRule] = [
         "Nullify": .nullify, "Cascade": .cascade, "Deny": .deny, "No Action": .noAction,
     ]
 

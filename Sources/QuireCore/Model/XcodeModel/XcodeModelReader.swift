@@ -7,11 +7,11 @@ import Foundation
 ///
 /// Files are read defensively: sizes are bounded, symbolic links are refused (a model folder's files must be its
 /// own), and a bundle's current-version name must be a plain folder name inside the bundle.
-package enum XcodeModelReader {
+enum XcodeModelReader {
     /// The largest `.xccurrentversion` file, in bytes (real ones are a few hundred).
-    package static let maximumVersionInfoSize = 64 * 1024
+    static let maximumVersionInfoSize = 64 * 1024
     /// The most versions a bundle may hold.
-    package static let maximumVersions = 1000
+    static let maximumVersions = 1000
 
     /// What an URL is, for ``ManagedObjectModel/init(contentsOf:)``.
     package enum Kind {
@@ -44,7 +44,7 @@ package enum XcodeModelReader {
 
     /// The canonical document of the model at an URL, when the URL is an Xcode model (the current version for
     /// a bundle); nil when it is not one.
-    package static func documentIfXcodeModel(at url: URL) throws -> ModelDocument? {
+    static func documentIfXcodeModel(at url: URL) throws -> ModelDocument? {
         switch kind(of: url) {
         case nil: return nil
         case .model(let folder): return try document(forModelAt: folder)
@@ -59,7 +59,7 @@ package enum XcodeModelReader {
     ///
     /// - Throws: ``QuireError/Code/fileReadNoSuchFile`` when the file is missing, ``QuireError/Code/invalidModel``
     ///   naming the element and line when it is malformed.
-    package static func document(forModelAt folder: URL) throws -> ModelDocument {
+    static func document(forModelAt folder: URL) throws -> ModelDocument {
         let file = folder.appendingPathComponent("contents")
         let elements = folder.appendingPathComponent("elements")
         if !FileManager.default.fileExists(atPath: file.path), FileManager.default.fileExists(atPath: elements.path) {
@@ -82,7 +82,7 @@ package enum XcodeModelReader {
     ///
     /// Versions are ordered by name with numbers compared as numbers (`Model`, `Model 2`, …, `Model 10`), which is
     /// the order Xcode's "Add Model Version" names them in.
-    package static func versionFolders(of bundle: URL) throws -> (versions: [(name: String, url: URL)], current: String) {
+    static func versionFolders(of bundle: URL) throws -> (versions: [(name: String, url: URL)], current: String) {
         let entries: [URL]
         do {
             entries = try FileManager.default.contentsOfDirectory(
@@ -143,7 +143,7 @@ package enum XcodeModelReader {
     }
 
     /// Reads a regular file (not a symbolic link) of at most `limit` bytes.
-    package static func readRegularFile(_ url: URL, limit: Int, what: String) throws -> Data {
+    static func readRegularFile(_ url: URL, limit: Int, what: String) throws -> Data {
         let attributes: [FileAttributeKey: Any]
         do {
             attributes = try FileManager.default.attributesOfItem(atPath: url.path)
@@ -170,7 +170,7 @@ package enum XcodeModelReader {
 
     /// Name order with runs of digits compared as numbers, so `Model 2` sorts before `Model 10`; a name without
     /// a number sorts before the same name with one (`Model` is version 1).
-    package static func naturalOrder(_ a: String, _ b: String) -> Bool {
+    static func naturalOrder(_ a: String, _ b: String) -> Bool {
         func parts(_ s: String) -> (String, Int) {
             let digits = s.reversed().prefix { $0.isASCII && $0.isNumber }
             let stem = String(s.dropLast(digits.count)).trimmingCharacters(in: .whitespaces)

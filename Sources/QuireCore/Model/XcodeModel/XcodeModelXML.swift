@@ -32,9 +32,9 @@ package enum XcodeModelXML {
         /// The deepest nesting of elements (real files nest five levels).
         package var maximumDepth = 32
         /// The most elements in the file.
-        package var maximumElements = 500_000
+        var maximumElements = 500_000
         /// The longest attribute value, in UTF-8 bytes.
-        package var maximumAttributeLength = 256 * 1024
+        var maximumAttributeLength = 256 * 1024
 
         /// The default limits.
         package init() {}
