@@ -51,6 +51,9 @@ extension ManagedObject: PredicateEvaluable {
 
     /// The object's ID, for `SELF == %@` comparisons.
     public var predicateObjectID: ObjectID? { objectID }
+
+    /// `true`: a managed object is its own `SELF`, so the evaluator reads its keys without asking again at each step.
+    public var predicateSelfIsObject: Bool { true }
 }
 
 extension ManagedObject: QueryValueConvertible {

@@ -27,6 +27,9 @@ public struct RegisteredObjects: Sequence {
     public struct Iterator: IteratorProtocol {
         private let tables: [ObjectRegistry.DenseTable]
         private let others: [ManagedObject]
+        /// The table being walked, unretained: `tables` holds it (and every other table) strongly for as long as
+        /// the iterator lives, so a step needs no retain and release of its own.
+        private var current: Unmanaged<ObjectRegistry.DenseTable>?
         private var tableIndex = 0
         private var wordIndex = 0
         private var bits: UInt64 = 0
@@ -35,40 +38,51 @@ public struct RegisteredObjects: Sequence {
         init(tables: [ObjectRegistry.DenseTable], others: [ManagedObject]) {
             self.tables = tables
             self.others = others
-            if let first = tables.first, first.wordCount > 0 { bits = first.occupied[0] }
+            if let first = tables.first { enter(first) }
+        }
+
+        /// Starts walking `table` at its first word.
+        private mutating func enter(_ table: ObjectRegistry.DenseTable) {
+            current = .passUnretained(table)
+            wordIndex = 0
+            bits = table.wordCount > 0 ? table.occupied[0] : 0
         }
 
         /// The next object that is changed or held outside the context.
         public mutating func next() -> ManagedObject? {
-            while tableIndex < tables.count {
-                let table = tables[tableIndex]
-                while true {
-                    if bits == 0 {
-                        wordIndex += 1
-                        // The table may have grown or emptied since the last step: read its bounds each time.
-                        guard wordIndex < table.wordCount else { break }
-                        bits = table.occupied[wordIndex]
-                        continue
-                    }
-                    let bit = bits.trailingZeroBitCount
-                    bits &= bits &- 1
-                    let index = wordIndex &* 64 &+ bit
-                    guard index < table.capacity else { continue }
-                    let slots = table.slots
-                    // An object only the registry holds, with no changes, is one Core Data's registry would have
-                    // dropped: skipped (the next prune lets it go).
-                    if isKnownUniquelyReferenced(&slots[index]), slots[index]?.hasChanges == false { continue }
-                    if let object = slots[index] { return object }
-                }
+            while let table = current {
+                // Safe: `tables` holds the table strongly (see `current`), and nothing the walk does releases it.
+                if let object = table._withUnsafeGuaranteedRef({ nextObject(in: $0) }) { return object }
                 tableIndex += 1
-                wordIndex = 0
-                bits = tableIndex < tables.count && tables[tableIndex].wordCount > 0 ? tables[tableIndex].occupied[0] : 0
+                if tableIndex < tables.count { enter(tables[tableIndex]) } else { current = nil }
             }
             while otherIndex < others.count {
                 defer { otherIndex += 1 }
                 return others[otherIndex]
             }
             return nil
+        }
+
+        /// The next object of `table` from where the walk stands, or nil at its end.
+        private mutating func nextObject(in table: ObjectRegistry.DenseTable) -> ManagedObject? {
+            while true {
+                if bits == 0 {
+                    wordIndex += 1
+                    // The table may have grown or emptied since the last step: read its bounds each time.
+                    guard wordIndex < table.wordCount else { return nil }
+                    bits = table.occupied[wordIndex]
+                    continue
+                }
+                let bit = bits.trailingZeroBitCount
+                bits &= bits &- 1
+                let index = wordIndex &* 64 &+ bit
+                guard index < table.capacity else { continue }
+                let slot = table.slots + index
+                // An object only the registry holds, with no changes, is one Core Data's registry would have
+                // dropped: skipped (the next prune lets it go).
+                if isKnownUniquelyReferenced(&slot.pointee), slot.pointee?.hasChanges == false { continue }
+                if let object = slot.pointee { return object }
+            }
         }
     }
 

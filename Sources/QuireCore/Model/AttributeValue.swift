@@ -69,10 +69,10 @@ public enum AttributeValue: Sendable, Hashable {
     /// `Any`-valued reads return.
     public var bridgedValue: Any? {
         switch self {
-        case .integer(let v): return NSNumber(value: v)
+        case .integer(let v): return NumberBoxes.integer(v)
         case .double(let v): return NSNumber(value: v)
         case .float(let v): return NSNumber(value: v)
-        case .boolean(let v): return NSNumber(value: v)
+        case .boolean(let v): return NumberBoxes.boolean(v)
         case .decimal(let v): return NSDecimalNumber(decimal: v)
         default: return anyValue
         }

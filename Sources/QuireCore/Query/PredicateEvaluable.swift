@@ -32,15 +32,26 @@ public protocol PredicateEvaluable {
     /// What `SELF` evaluates to. Objects are themselves (the default); a plain value such as an
     /// ``AttributeValue`` under validation is its value, so `SELF > 0` compares it.
     var predicateSelfValue: PredicateValue { get }
+
+    /// Whether ``predicateSelfValue`` is the object itself (`.object(self)`), which lets the evaluator use the
+    /// object without asking for it (and building a value) at every step of a key path. The default, `false`,
+    /// always asks; a type whose `SELF` is itself may answer `true`.
+    var predicateSelfIsObject: Bool { get }
 }
 
 extension PredicateEvaluable {
     /// The object itself.
     public var predicateSelfValue: PredicateValue { .object(self) }
+
+    /// `false`: the evaluator asks ``predicateSelfValue``.
+    public var predicateSelfIsObject: Bool { false }
 }
 
 /// A value met while evaluating a predicate: an attribute value, an object, or a collection.
-public indirect enum PredicateValue {
+///
+/// Not `indirect`: no case holds a `PredicateValue` but through an array, so making one allocates nothing
+/// (an indirect enum boxed every value on the heap, several a key path step).
+public enum PredicateValue {
     /// An attribute value (``AttributeValue/null`` for nil).
     case value(AttributeValue)
     /// An object whose keys can be read in turn (a to-one relationship's destination).

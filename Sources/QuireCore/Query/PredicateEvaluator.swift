@@ -247,6 +247,7 @@ package struct PredicateEvaluator {
         // Each step unwraps one level; a well-behaved `predicateSelfValue` needs one or two.
         for _ in 0..<8 {
             guard case .object(let object) = current else { return current }
+            if object.predicateSelfIsObject { return current }
             let selfValue = object.predicateSelfValue
             if case .object(let inner) = selfValue, type(of: inner) == type(of: object) { return current }
             current = selfValue

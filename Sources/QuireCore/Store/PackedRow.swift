@@ -321,14 +321,14 @@ package final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
         let value: Any?
         switch tag {
         // Numbers as `NSNumber`, as `AttributeValue.bridgedValue` gives them (`value(forKey:) as? Int` works).
-        case Tag.integer.rawValue: value = NSNumber(value: take(Int64.self, at: &cursor))
+        case Tag.integer.rawValue: value = NumberBoxes.integer(take(Int64.self, at: &cursor))
         case Tag.double.rawValue: value = NSNumber(value: take(Double.self, at: &cursor))
         case Tag.string.rawValue:
             let count = takeLength(at: &cursor)
             value = String(decoding: UnsafeRawBufferPointer(start: cursor, count: count), as: UTF8.self)
             cursor += count
-        case Tag.booleanTrue.rawValue: value = NSNumber(value: true)
-        case Tag.booleanFalse.rawValue: value = NSNumber(value: false)
+        case Tag.booleanTrue.rawValue: value = NumberBoxes.boolean(true)
+        case Tag.booleanFalse.rawValue: value = NumberBoxes.boolean(false)
         case Tag.date.rawValue: value = Date(timeIntervalSinceReferenceDate: take(Double.self, at: &cursor))
         case Tag.data.rawValue:
             let count = takeLength(at: &cursor)

@@ -247,6 +247,33 @@ import Quire
         #expect(book.copiesNumber?.intValue == 321 && book.inPrint == true)
     }
 
+    @Test func sharedSmallNumbersCastAsNewOnesDo() throws {
+        // Booleans and integers from -128 to 1,023 come from a table of numbers made once (NumberBoxes); the
+        // values at and past its edges, read fresh from the store, cast exactly as numbers made per read do.
+        let values: [Int64] = [-129, -128, -1, 0, 1, 127, 128, 255, 256, 1_023, 1_024, 40_000, Int64.max]
+        let books = values.enumerated().map { insertBook("979-\($0.offset)", pages: $0.element) }
+        books[0].setValue(false, forKey: "inPrint")
+        try context.save()
+        let fresh = try ManagedObjectContext.fresh(coordinator)
+        for (book, value) in zip(books, values) {
+            let object = try fresh.existingObject(with: book.objectID)
+            let read = object.value(forKey: "pages")
+            let made: Any = NSNumber(value: value)
+            #expect(read as? Int64 == value)
+            #expect(read as? Int == Int(value))
+            #expect(read as? Int16 == made as? Int16 && read as? Int8 == made as? Int8)
+            #expect(read as? Double == made as? Double && read as? Bool == made as? Bool)
+            #expect((read as? NSNumber) == NSNumber(value: value))
+            let inPrint = book !== books[0]
+            #expect(object.value(forKey: "inPrint") as? Bool == inPrint)
+            #expect(object.value(forKey: "inPrint") as? Int == (inPrint ? 1 : 0))
+        }
+        // The small integers the test reads fit Int16 and Int8 where they should (the comparison above is not
+        // vacuous).
+        #expect(try fresh.existingObject(with: books[1].objectID).value(forKey: "pages") as? Int8 == -128)
+        #expect(try fresh.existingObject(with: books[10].objectID).value(forKey: "pages") as? Int16 == 1_024)
+    }
+
     @Test func changedAndCommittedValuesAndDictionariesCastTheSameWay() throws {
         let book = insertBook("978-4", pages: 5)
         try context.save()
