@@ -429,8 +429,8 @@ extension ManagedObject {
             return
         }
         let current = loadedStorage(for: relationship).objectIDs
-        let newIDs = Set(newObjects.map(\.objectID))
-        if let context = managedObjectContext {
+        if !current.isEmpty, let context = managedObjectContext {
+            let newIDs = Set(newObjects.map(\.objectID))
             for id in current where !newIDs.contains(id) {
                 unlink(context.object(with: id), through: relationship)
             }
