@@ -15,6 +15,10 @@ final class ManagedObjectMigration {
     var plans: [Plan] = []
     var planIndexByName: [String: Int] = [:]
     var userInfo: [String: Any] = [:]
+    /// Every object of each source entity stage 1 read (before the mappings' filters), by entity.
+    var fetchedSources: [ObjectIdentifier: [ManagedObject]] = [:]
+    /// The members of to-many relationships found through their to-one inverses, by relationship.
+    private var membersByRelationship: [ObjectIdentifier: [ObjectID: [ObjectID]]] = [:]
 
     init(sourceContext: ManagedObjectContext, destinationContext: ManagedObjectContext, sourceStore: PersistentStore, mappingModel: MappingModel) {
         self.sourceContext = sourceContext
@@ -244,6 +248,31 @@ final class ManagedObjectMigration {
         var result: [ManagedObject] = []
         for plan in plans where plan.source === entity { result += plan.destinations(ofSource: id) }
         return result
+    }
+
+    /// The members of an unordered to-many relationship of the source model whose inverse is a to-one, by the
+    /// object holding them, read from the inverse of every object that can be a member, when stage 1 read every
+    /// such object from an SQLite store (whose to-many relationships of this kind are that inverse's column):
+    /// one pass over objects in memory instead of a query per batch. Nil when some such object was not read.
+    func membersFromInverse(of relationship: RelationshipDescription) -> [ObjectID: [ObjectID]]? {
+        if let members = membersByRelationship[ObjectIdentifier(relationship)] { return members }
+        guard sourceStore.type == .sqlite, relationship.isToMany, !relationship.isOrdered,
+            let inverse = relationship.resolvedInverse, !inverse.isToMany, !inverse.isTransient,
+            let target = relationship.resolvedDestination
+        else { return nil }
+        var members: [ObjectID: [ObjectID]] = [:]
+        for entity in [target] + target.allSubentities {
+            guard let objects = fetchedSources[ObjectIdentifier(entity)] else {
+                if entity.isAbstract { continue }
+                return nil
+            }
+            guard let own = entity.relationshipsByName[inverse.name] else { return nil }
+            for object in objects {
+                if case .toOne(let holder?) = object.loadedStorage(for: own) { members[holder, default: []].append(object.objectID) }
+            }
+        }
+        membersByRelationship[ObjectIdentifier(relationship)] = members
+        return members
     }
 
     /// Whether an object lives in the source context.

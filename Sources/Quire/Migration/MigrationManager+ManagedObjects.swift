@@ -85,8 +85,11 @@ extension MigrationManager {
             }
             let request = FetchRequest<ManagedObject>(entityName: entity.name)
             request.includesSubentities = false
+            // Every object is read: filled at once rather than made as a fault and fired.
+            request.returnsObjectsAsFaults = false
             var objects = try fetchSources(request, in: run, plan: plan)
             objects.sort { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) }
+            run.fetchedSources[ObjectIdentifier(entity)] = objects
             if let filter = plan.mapping.sourceFilter {
                 objects = try objects.filter { object in
                     do {
@@ -458,6 +461,9 @@ extension MigrationManager {
         guard !toMany.isEmpty, let coordinator = run.sourceContext.persistentStoreCoordinator else { return }
         let ids = batch.compactMap { plan.firstSource(of: $0)?.objectID }
         guard !ids.isEmpty else { return }
+        for relationship in toMany where plan.members[relationship.name] == nil {
+            if let members = run.membersFromInverse(of: relationship) { plan.members[relationship.name] = members }
+        }
         let store = run.sourceStore
         do {
             try coordinator.locked {
