@@ -76,9 +76,9 @@ final class ManagedObjectMigration {
         private var lastOfSource: [ObjectID: Chain] = [:]
         private var lastOfDestination: [ObjectIdentifier: Chain] = [:]
         var sourceCount = 0
-        /// For each relationship read directly through one mapping, that mapping's plan (set once every plan is
-        /// resolved).
-        var makerPlans: [Plan?] = []
+        /// For each relationship read directly through one mapping, the index of that mapping's plan in the run's
+        /// plans (set once every plan is resolved; an index, not the plan, so that plans never hold each other).
+        var makerPlanIndexes: [Int?] = []
         /// The pair the relationship stage is at: ``firstSource(of:)`` looks there first.
         var pairHint = 0
         /// The members of the source objects' to-many relationships the relationship stage reads, loaded a batch

@@ -355,7 +355,7 @@ extension MigrationManager {
             run.plans.append(plan)
         }
         for plan in run.plans {
-            plan.makerPlans = plan.directRelationships.map { direct in direct?.maker.flatMap { run.plan(named: $0) } }
+            plan.makerPlanIndexes = plan.directRelationships.map { direct in direct?.maker.flatMap { run.planIndexByName[$0] } }
         }
     }
 
@@ -504,8 +504,8 @@ extension MigrationManager {
                 let wanted = relationship.resolvedDestination ?? relationship.destinationEntity
                 var related: [ManagedObject] = []
                 for id in memberIDs(of: source, direct.source, plan: plan) {
-                    if let maker = plan.makerPlans[position] {
-                        maker.appendDestinations(ofSource: id, to: &related)
+                    if let maker = plan.makerPlanIndexes[position] {
+                        run.plans[maker].appendDestinations(ofSource: id, to: &related)
                     } else if direct.maker == nil {
                         related += run.destinationsByAnyMapping(ofSource: id).filter { made in wanted.map { made.entity.isKind(of: $0) } ?? true }
                     }
