@@ -93,4 +93,35 @@ import Quire
             }
         }
     }
+
+    /// A reference that does not keep its object alive.
+    struct Unretained {
+        weak var object: ManagedObject?
+    }
+
+    /// Records the objects each book mapping reads and makes, without keeping them.
+    final class WatchingPolicy: EntityMigrationPolicy {
+        let seen: LockedBox<[Unretained]>
+        init(seen: LockedBox<[Unretained]>) {
+            self.seen = seen
+            super.init()
+        }
+        required init() { seen = LockedBox([]) }
+        override func createDestinationInstances(forSource sInstance: ManagedObject, in mapping: EntityMapping, manager: MigrationManager) throws {
+            try super.createDestinationInstances(forSource: sInstance, in: mapping, manager: manager)
+            let made = manager.destinationInstances(forEntityMappingName: mapping.name, sourceInstances: [sInstance])
+            seen.mutate { $0 += ([sInstance] + made).map { Unretained(object: $0) } }
+        }
+    }
+
+    @Test func theObjectsOfAMigrationAreFreedWhenItEnds() throws {
+        let url = try library.writeVersion1()
+        let seen = LockedBox<[Unretained]>([])
+        let registry = EntityMigrationPolicyTests.registry(["Tests.Watching": { WatchingPolicy(seen: seen) }])
+        // Writers and books name each other's mappings: what the migration keeps of them must not hold itself.
+        try library.migrate(url, mapping: try EntityMigrationPolicyTests.mapping(bookPolicy: "Tests.Watching"), registry: registry)
+        #expect(seen.value.count == 12)
+        #expect(seen.value.allSatisfy { $0.object == nil })
+        try expectWritersWithTheirBooks(url)
+    }
 }
