@@ -119,6 +119,8 @@ crash-test-long: deps
 # each reader for FUZZ_SECONDS from seeds made of SampleDocuments/ and the test fixtures. Fails when any target
 # finds a crash, a hang (FUZZ_TIMEOUT seconds on one input) or a sanitizer report; the inputs are kept in
 # $(FUZZ_DIR)/crashes/<target>/. FUZZ_TARGETS picks some of them. See Docs/Testing.md.
+# The sanitizer flags come from Fuzz/toolset.json, which applies to the target build only: passed with -Xswiftc
+# they would also reach the @ManagedProperty macro's host tool, whose own main does not link with libFuzzer's.
 FUZZ_SECONDS ?= 180
 FUZZ_TIMEOUT ?= 10
 FUZZ_TARGETS ?= xml binary sqlite metadata zip tar package xcodemodel mom modelcache archive strings predicate record mappingmodel
@@ -128,7 +130,7 @@ FUZZ_BIN := $(FUZZ_DIR)/release/quire-fuzz
 .PHONY: fuzz fuzz-build
 fuzz-build: deps
 	$(SWIFT) build -c release --package-path Fuzz --scratch-path $(CURDIR)/$(FUZZ_DIR) \
-		-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+		--toolset $(CURDIR)/Fuzz/toolset.json
 
 fuzz: fuzz-build
 	@failed=""; \

@@ -71,7 +71,7 @@ let package = Package(
         // type registers the kind with the store registry when first used.
         .target(
             name: "QuirePostgres",
-            dependencies: ["QuireSupport", "QuireCore", "QuireStores", "CLibPQ", "CSQLite"]
+            dependencies: ["QuireSupport", "QuireCore", "QuireStores", "CLibPQ"]
         ),
         .target(
             name: "Quire",

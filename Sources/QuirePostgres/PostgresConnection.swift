@@ -5,8 +5,9 @@ import Foundation
 
 /// One connection to a PostgreSQL server through libpq, with its statements prepared once.
 ///
-/// Values go as parameters, never into the SQL: text for numbers and strings, binary for `bytea`. Results
-/// come back in text form (``PostgresResult``). Not thread-safe: its store uses it only under the coordinator's
+/// Values go as parameters, never into the SQL, in binary form where the statement's parameter types were
+/// declared (``declaredTypes(_:)``): integers, reals, strings and bytes; decimals in text form. Results come back
+/// in text or binary form as asked (``PostgresResult``). Not thread-safe: its store uses it only under the coordinator's
 /// lock.
 package final class PostgresConnection {
     /// A parameter value.
@@ -16,6 +17,8 @@ package final class PostgresConnection {
         case double(Double)
         case text(String)
         case bytes(Data)
+        /// A decimal number in its text form, for a `NUMERIC` column (its type left to the server to infer).
+        case numeric(String)
 
         /// PostgreSQL's text form of a double: the shortest text that reads back as the same double.
         static func text(of double: Double) -> String {
@@ -28,8 +31,18 @@ package final class PostgresConnection {
     /// The store URL this connection was made from (password removed), named by errors.
     package let url: PostgresURL
     private var handle: OpaquePointer?
-    /// SQL → prepared statement name (``PostgresPipeline`` prepares into it too).
-    var prepared: [String: String] = [:]
+    /// A statement prepared on this connection: its name and the parameter types it was prepared with.
+    package struct Prepared {
+        /// The statement's name.
+        package let name: String
+        /// The parameter types (``declaredTypes(_:)``); 0 where the server inferred the type.
+        package let types: [UInt32]
+    }
+
+    /// SQL → prepared statement (``PostgresPipeline`` prepares into it too).
+    var prepared: [String: Prepared] = [:]
+    /// The memory parameters are written into, reused from statement to statement.
+    let parameterBuffer = PostgresParameterBuffer()
     /// The number in the next prepared statement's name (never reused, even when a failed prepare is forgotten).
     private var statementNumber = 0
     /// How many statements were run: tests count requests with it.
@@ -86,26 +99,29 @@ package final class PostgresConnection {
     /// columns come back in PostgreSQL's binary form (``PostgresResult/binaryBytes(_:_:)``).
     @discardableResult
     package func query(_ sql: String, _ values: [Value] = [], binaryResult: Bool = false) throws -> PostgresResult {
-        try runPrepared(try prepare(sql, parameterCount: values.count), sql: sql, values, binaryResult: binaryResult)
+        try runPrepared(try prepare(sql, values), sql: sql, values, binaryResult: binaryResult)
     }
 
-    /// The name of the statement prepared on this connection for `sql`, preparing it on first use.
-    package func prepare(_ sql: String, parameterCount: Int) throws -> String {
+    /// The statement prepared on this connection for `sql`, preparing it on first use with the parameter types
+    /// of `values` (``declaredTypes(_:)``).
+    package func prepare(_ sql: String, _ values: [Value]) throws -> Prepared {
         guard let handle else { throw closedError() }
         if let existing = prepared[sql] { return existing }
-        let name = nextStatementName()
-        try check(PQprepare(handle, name, sql, Int32(parameterCount), nil), action: sql)
-        prepared[sql] = name
-        return name
+        let statement = Prepared(name: nextStatementName(), types: Self.declaredTypes(values))
+        _ = try statement.types.withUnsafeBufferPointer { types in
+            try check(PQprepare(handle, statement.name, sql, Int32(types.count), types.baseAddress), action: sql)
+        }
+        prepared[sql] = statement
+        return statement
     }
 
-    /// Runs a statement prepared on this connection (``prepare(_:parameterCount:)``); `sql` names it in errors.
+    /// Runs a statement prepared on this connection (``prepare(_:_:)``); `sql` names it in errors.
     @discardableResult
-    package func runPrepared(_ name: String, sql: String, _ values: [Value], binaryResult: Bool = false) throws -> PostgresResult {
+    package func runPrepared(_ statement: Prepared, sql: String, _ values: [Value], binaryResult: Bool = false) throws -> PostgresResult {
         guard let handle else { throw closedError() }
         statementCount += 1
-        return try withParameters(values) { count, pointers, lengths, formats in
-            try check(PQexecPrepared(handle, name, count, pointers, lengths, formats, binaryResult ? 1 : 0), action: sql)
+        return try withParameters(values, types: statement.types) { count, pointers, lengths, formats in
+            try check(PQexecPrepared(handle, statement.name, count, pointers, lengths, formats, binaryResult ? 1 : 0), action: sql)
         }
     }
 
@@ -120,8 +136,11 @@ package final class PostgresConnection {
     package func queryOnce(_ sql: String, _ values: [Value] = []) throws -> PostgresResult {
         guard let handle else { throw closedError() }
         statementCount += 1
-        return try withParameters(values) { count, pointers, lengths, formats in
-            try check(PQexecParams(handle, sql, count, nil, pointers, lengths, formats, 0), action: sql)
+        let types = Self.declaredTypes(values)
+        return try types.withUnsafeBufferPointer { declared in
+            try withParameters(values, types: types) { count, pointers, lengths, formats in
+                try check(PQexecParams(handle, sql, count, declared.baseAddress, pointers, lengths, formats, 0), action: sql)
+            }
         }
     }
 
@@ -222,7 +241,9 @@ package final class PostgresResult {
     @inline(__always)
     private func isBinary(_ column: Int) -> Bool { PQfformat(raw, Int32(column)) == 1 }
 
-    /// An integer column: `bigint`, `integer` or `smallint` in binary form (big-endian), any in text form.
+    /// An integer column: `bigint`, `integer`, `smallint` or `boolean` in binary form (big-endian), any in text
+    /// form; 0 for a binary value of another length (callers check lengths first where it matters:
+    /// `PostgresRowCursor.storageClass(of:)`).
     package func int64(_ row: Int, _ column: Int) -> Int64 {
         guard let value = PQgetvalue(raw, Int32(row), Int32(column)) else { return 0 }
         guard isBinary(column) else { return strtoll(value, nil, 10) }
@@ -231,6 +252,7 @@ package final class PostgresResult {
         case 8: return Int64(bigEndian: raw.loadUnaligned(as: Int64.self))
         case 4: return Int64(Int32(bigEndian: raw.loadUnaligned(as: Int32.self)))
         case 2: return Int64(Int16(bigEndian: raw.loadUnaligned(as: Int16.self)))
+        case 1: return Int64(raw.load(as: UInt8.self))
         default: return 0
         }
     }

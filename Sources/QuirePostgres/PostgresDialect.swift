@@ -28,7 +28,7 @@ package enum PostgresDialect {
         case .boolean(let v): return .integer(v ? 1 : 0)
         case .double(let v): return .double(v)
         case .float(let v): return .double(Double(v))
-        case .decimal(let v): return .text("\(v)")
+        case .decimal(let v): return .numeric("\(v)")
         case .date(let v): return .double(v.timeIntervalSinceReferenceDate)
         case .string(let v): return .text(v)
         case .uri(let v): return .text(v.absoluteString)

@@ -32,8 +32,8 @@ package final class PostgresPipeline {
     private var pending: [Pending] = []
     private var head = 0
     private var sentSinceFlush = 0
-    /// The statement the previous `send` used: its SQL and its prepared name.
-    private var lastPrepared: (sql: String, name: String)?
+    /// The statement the previous `send` used: its SQL and its prepared statement.
+    private var lastPrepared: (sql: String, statement: PostgresConnection.Prepared)?
     /// The first error an answer reported.
     private(set) var error: QuireError?
     /// The labels of statements that expected one row and changed none.
@@ -55,25 +55,28 @@ package final class PostgresPipeline {
     /// - Throws: ``QuireError/Code/postgresConnectionLost`` when the connection cannot take the statement.
     package func send(_ sql: String, _ values: [PostgresConnection.Value], label: Int, expectsOneRow: Bool = false) throws {
         guard error == nil else { return }
-        let name: String
+        let statement: PostgresConnection.Prepared
         if let last = lastPrepared, last.sql == sql {
             // The same statement as the previous one (a save's run of INSERTs of one entity): the same string
             // compares without hashing its text. A prepare that fails stops the pipeline (`error`), as before.
-            name = last.name
+            statement = last.statement
         } else if let existing = connection.prepared[sql] {
-            name = existing
+            statement = existing
             lastPrepared = (sql, existing)
         } else {
-            name = connection.nextStatementName()
-            guard PQsendPrepare(handle, name, sql, Int32(values.count), nil) == 1 else { throw sendFailure(sql) }
-            connection.prepared[sql] = name
+            statement = PostgresConnection.Prepared(name: connection.nextStatementName(), types: PostgresConnection.declaredTypes(values))
+            let prepared = statement.types.withUnsafeBufferPointer { types in
+                PQsendPrepare(handle, statement.name, sql, Int32(types.count), types.baseAddress)
+            }
+            guard prepared == 1 else { throw sendFailure(sql) }
+            connection.prepared[sql] = statement
             pending.append(Pending(prepared: sql, label: label, expectsOneRow: false))
-            lastPrepared = (sql, name)
+            lastPrepared = (sql, statement)
         }
         let sent: Int32
         do {
-            sent = try connection.withParameters(values) { count, pointers, lengths, formats in
-                PQsendQueryPrepared(handle, name, count, pointers, lengths, formats, 0)
+            sent = try connection.withParameters(values, types: statement.types) { count, pointers, lengths, formats in
+                PQsendQueryPrepared(handle, statement.name, count, pointers, lengths, formats, 0)
             }
         } catch let error as QuireError {
             throw QuireError(error.code, error.message + " Refused while \(describe(label)).", underlying: error.underlying)

@@ -24,14 +24,14 @@ extension PostgresStore {
             values += [fetch.limit > 0 ? .integer(Int64(fetch.limit)) : .null, .integer(Int64(fetch.offset))]
         }
         let connection = try db()
-        let name: String
+        let statement: PostgresConnection.Prepared
         if let kept = plan?.statement as? PostgresPreparedStatement, kept.connection === connection {
-            name = kept.name
+            statement = kept.statement
         } else {
-            name = try connection.prepare(sql, parameterCount: values.count)
-            plan?.statement = PostgresPreparedStatement(name: name, connection: connection)
+            statement = try connection.prepare(sql, values)
+            plan?.statement = PostgresPreparedStatement(statement, connection: connection)
         }
-        return try connection.runPrepared(name, sql: sql, values, binaryResult: true)
+        return try connection.runPrepared(statement, sql: sql, values, binaryResult: true)
     }
 
     private func selectionList(_ selection: SQLFetchShape.Selection, _ table: SQLiteSchema.Table) -> String {

@@ -62,15 +62,17 @@ extension PostgresStore {
             }
             let insertedCount = request.inserted.count
             let permanentIDs = result.permanentIDs
+            // Long runs of one entity go as COPY (which a pipeline cannot carry), before the pipeline.
+            pipelinedInserts = try copyInserts(request.inserted, at: pipelinedInserts, ids: permanentIDs, map: map, connection)
+            // The last insert of each multi-row INSERT, by its first insert's label.
+            var batchEnds: [Int: Int] = [:]
             let unchanged = pipelinedInserts.isEmpty && pipelinedUpdates.isEmpty ? [] : try connection.pipelined(describe: { label in
-                label < insertedCount
-                    ? Self.describeWrite(insert: true, permanentIDs[label])
-                    : Self.describeWrite(insert: false, updated[label - insertedCount].objectID)
+                guard label < insertedCount else { return Self.describeWrite(insert: false, updated[label - insertedCount].objectID) }
+                guard let end = batchEnds[label] else { return Self.describeWrite(insert: true, permanentIDs[label]) }
+                return Self.describeInserts(permanentIDs[label], through: permanentIDs[end], count: end - label + 1)
             }) { pipeline in
-                for index in pipelinedInserts {
-                    guard let (sql, values) = try rowStatement(request.inserted[index], id: permanentIDs[index], map: map, insert: true, connection)
-                    else { continue }
-                    try pipeline.send(sql, values, label: index)
+                try sendInserts(request.inserted, at: pipelinedInserts, ids: permanentIDs, map: map, pipeline, connection) { first, last in
+                    batchEnds[first] = last
                 }
                 for index in pipelinedUpdates {
                     let change = updated[index]
@@ -183,7 +185,7 @@ extension PostgresStore {
     }
 
     /// The INSERT and UPDATE of an entity's rows and the slots they bind, built once per entity.
-    private func writePlan(for entity: EntityDescription) -> WritePlan? {
+    func writePlan(for entity: EntityDescription) -> WritePlan? {
         if let plan = writePlans[ObjectIdentifier(entity)] { return plan }
         guard let plan = WritePlan.make(for: entity, schema: schema, dialect: .postgres) else { return nil }
         writePlans[ObjectIdentifier(entity)] = plan
@@ -199,6 +201,13 @@ extension PostgresStore {
     /// What a failed INSERT or UPDATE was doing, for its error: "inserting the Item with z_pk 12".
     static func describeWrite(insert: Bool, _ id: ObjectID) -> String {
         "\(insert ? "inserting" : "updating") the \(id.entity.name) with z_pk \(id.primaryKey.map(String.init) ?? "?")"
+    }
+
+    /// What a failed multi-row INSERT was doing, for its error: "inserting the Item with z_pk 12 … the Item with
+    /// z_pk 1011 (1000 rows in one statement)" (the server's message names the failing row's values).
+    static func describeInserts(_ first: ObjectID, through last: ObjectID, count: Int) -> String {
+        describeWrite(insert: true, first) + " … the \(last.entity.name) with z_pk \(last.primaryKey.map(String.init) ?? "?") "
+            + "(\(count) rows in one statement)"
     }
 
     /// Inserts or updates one row; returns false when an update found the row changed or gone.
@@ -219,12 +228,27 @@ extension PostgresStore {
         _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], insert: Bool, version: Int64 = 1,
         keeping old: Set<String> = [], _ connection: PostgresConnection
     ) throws -> (sql: String, values: [PostgresConnection.Value])? {
-        let entity = id.entity
-        guard let plan = writePlan(for: entity), let pk = id.primaryKey else { return nil }
+        guard let plan = writePlan(for: id.entity) else { return nil }
         var values: [PostgresConnection.Value] = []
         values.reserveCapacity(plan.attributeSlots.count + plan.relationshipSlots.count * 2 + 3)
+        guard try appendRowValues(change, id: id, plan: plan, map: map, insert: insert, version: version, keeping: old, to: &values, connection)
+        else { return nil }
+        return (insert ? plan.insertSQL : plan.updateSQL, values)
+    }
+
+    /// Appends the values of one row's INSERT or UPDATE (``rowStatement(_:id:map:insert:version:keeping:_:)``) to
+    /// `values`; false, appending nothing, for an object without a key.
+    func appendRowValues(
+        _ change: SaveRequest.Change, id: ObjectID, plan: WritePlan, map: [ObjectID: ObjectID], insert: Bool, version: Int64 = 1,
+        keeping old: Set<String> = [], to values: inout [PostgresConnection.Value], _ connection: PostgresConnection
+    ) throws -> Bool {
+        let entity = id.entity
+        guard let pk = id.primaryKey else { return false }
         if insert {
-            values += [.integer(pk), .integer(Int64(schema.numbers.number(of: entity))), .integer(version)]
+            // One append each: an array literal here would be allocated for every row.
+            values.append(.integer(pk))
+            values.append(.integer(Int64(schema.numbers.number(of: entity))))
+            values.append(.integer(version))
         }
         for (slot, external) in plan.attributeSlots {
             values.append(
@@ -237,8 +261,82 @@ extension PostgresStore {
             values.append(target?.primaryKey.map { .integer($0) } ?? .null)
             if withEntity { values.append(target.map { .integer(Int64(schema.numbers.number(of: $0.entity))) } ?? .null) }
         }
-        if !insert { values += [.integer(pk), .integer(change.version)] }
-        return (insert ? plan.insertSQL : plan.updateSQL, values)
+        if !insert {
+            values.append(.integer(pk))
+            values.append(.integer(change.version))
+        }
+        return true
+    }
+
+    /// Sends the INSERTs of the objects at `indices` (none writes chunks): each run of one entity as multi-row
+    /// INSERTs of up to ``maximumRowsPerInsert`` rows (fewer where the entity's columns would pass PostgreSQL's
+    /// 65,535 parameters), the rest of a run in statements of 512, 256, … rows, so that an entity has at most a
+    /// dozen INSERT statements prepared however many objects a save inserts. `batch` is told the first and last
+    /// index of each multi-row INSERT, which is labelled with its first index.
+    private func sendInserts(
+        _ inserted: [SaveRequest.Change], at indices: [Int], ids: [ObjectID], map: [ObjectID: ObjectID], _ pipeline: PostgresPipeline,
+        _ connection: PostgresConnection, batch: (Int, Int) -> Void
+    ) throws {
+        var values: [PostgresConnection.Value] = []
+        var start = 0
+        while start < indices.count {
+            let entity = ids[indices[start]].entity
+            var end = start + 1
+            while end < indices.count, ids[indices[end]].entity === entity { end += 1 }
+            guard let plan = writePlan(for: entity) else {
+                start = end
+                continue
+            }
+            let perRow = 3 + plan.attributeSlots.count + plan.relationshipSlots.reduce(0) { $0 + ($1.1 ? 2 : 1) }
+            let most = max(1, min(Self.maximumRowsPerInsert, 65_535 / perRow))
+            var position = start
+            while position < end {
+                let left = end - position
+                // A full statement, or the largest power of two that fits what is left.
+                let rows = left >= most ? most : 1 << (Int.bitWidth - 1 - left.leadingZeroBitCount)
+                values.removeAll(keepingCapacity: true)
+                values.reserveCapacity(rows * perRow)
+                var sent = 0
+                for offset in position..<(position + rows) {
+                    let index = indices[offset]
+                    if try appendRowValues(inserted[index], id: ids[index], plan: plan, map: map, insert: true, to: &values, connection) {
+                        sent += 1
+                    }
+                }
+                let first = indices[position]
+                if sent == 1 {
+                    try pipeline.send(plan.insertSQL, values, label: first)
+                } else if sent > 1 {
+                    batch(first, indices[position + rows - 1])
+                    try pipeline.send(insertSQL(plan, entity: entity, rows: sent, perRow: perRow), values, label: first)
+                }
+                position += rows
+            }
+            start = end
+        }
+    }
+
+    /// The most rows one multi-row INSERT writes.
+    static let maximumRowsPerInsert = 1_000
+
+    /// The INSERT of `rows` rows of an entity (`VALUES ($1, …), ($n+1, …), …`), built once per count.
+    private func insertSQL(_ plan: WritePlan, entity: EntityDescription, rows: Int, perRow: Int) -> String {
+        let key = MultiRowInsertKey(entity: ObjectIdentifier(entity), rows: rows)
+        if let sql = multiRowInserts[key] { return sql }
+        // The single-row INSERT's head (`INSERT INTO t (columns) VALUES `) and one tuple of placeholders per row.
+        let head = plan.insertSQL.range(of: " VALUES (").map { String(plan.insertSQL[..<$0.lowerBound]) } ?? plan.insertSQL
+        var sql = head + " VALUES "
+        sql.reserveCapacity(head.count + rows * perRow * 8)
+        for row in 0..<rows {
+            sql += row == 0 ? "(" : ", ("
+            for column in 0..<perRow {
+                sql += column == 0 ? "$" : ", $"
+                sql += String(row * perRow + column + 1)
+            }
+            sql += ")"
+        }
+        multiRowInserts[key] = sql
+        return sql
     }
 
     /// Deletes one row and its join-table rows; returns the names of the chunked values it referred to, or nil
@@ -275,4 +373,12 @@ extension PostgresStore {
     static func describeMemberWrites(_ id: ObjectID) -> String {
         "writing the to-many relationships of the \(id.entity.name) with z_pk \(id.primaryKey.map(String.init) ?? "?")"
     }
+}
+
+/// The key of a multi-row INSERT's SQL in ``PostgresStore/multiRowInserts``: the entity and the row count.
+struct MultiRowInsertKey: Hashable {
+    /// The entity whose rows the statement inserts.
+    let entity: ObjectIdentifier
+    /// How many rows it inserts.
+    let rows: Int
 }

@@ -20,6 +20,10 @@ package final class PostgresStore: ImportingStoreBackend {
     var selectLists: [ObjectIdentifier: String] = [:]
     /// Per entity: the INSERT and UPDATE of its rows.
     var writePlans: [ObjectIdentifier: WritePlan] = [:]
+    /// Per entity and row count: the SQL of a multi-row INSERT.
+    var multiRowInserts: [MultiRowInsertKey: String] = [:]
+    /// Per entity: the column types its COPY writes; empty when a column has no binary form it writes.
+    var copyTypesByEntity: [ObjectIdentifier: [UInt32]] = [:]
     /// The SQL of fetches by shape, with their prepared statements (``plannedQuery(_:_:table:)``).
     package internal(set) var fetchPlans = SQLFetchPlanCache<SQLFetchPlan>()
     /// Whether predicates compile, by shape (``pgCanEvaluate(_:for:)``).
@@ -222,6 +226,8 @@ package final class PostgresStore: ImportingStoreBackend {
         readers = [:]
         selectLists = [:]
         writePlans = [:]
+        multiRowInserts = [:]
+        copyTypesByEntity = [:]
         fetchPlans.removeAll()
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Quire
 import QuireCore
+import QuireStores
 
 /// Documents opened the way a tool that has no application model opens them: the model read from each document
 /// (or from the model file beside it), through one of the public ways to get a model, then a coordinator, the
@@ -99,7 +100,7 @@ public struct ModelPerDocument: Sendable {
                 documents.append(url)
             default:
                 let type: StoreType = entryPoint == .embeddedXML ? .xml : entryPoint == .embeddedBinary ? .binary : .sqlite
-                let url = base.appendingPathExtension(type == .sqlite ? "sqlite" : type.rawValue.lowercased())
+                let url = base.appendingPathExtension(try StoreKinds.kind(for: type).fileExtensions.first ?? type.rawValue.lowercased())
                 // A model used by a coordinator is frozen: each document gets a fresh copy to write with.
                 let writer = try ManagedObjectModel(serializedRepresentation: try model.serializedRepresentation())
                 let coordinator = try PersistentStoreCoordinator(managedObjectModel: writer)

@@ -28,7 +28,7 @@ public struct RoundTripStep: Sendable, Hashable, CustomStringConvertible {
     /// The file name extension a converted document gets.
     var fileExtension: String {
         switch container {
-        case .storeFile: return storeType == .sqlite ? "sqlite" : storeType == .xml ? "xml" : "binary"
+        case .storeFile: return (try? StoreKinds.kind(for: storeType))?.fileExtensions.first ?? storeType.rawValue.lowercased()
         case .package: return "quiredoc"
         case .zipArchive: return "zip"
         case .tarArchive: return "tar"

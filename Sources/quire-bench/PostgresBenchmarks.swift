@@ -15,7 +15,7 @@ enum PostgresBench {
         return [environment["QUIRE_BENCH_POSTGRES_URL"], environment["QUIRE_TEST_POSTGRES_URL"]].compactMap { $0 }.first { !$0.isEmpty }
     }()
 
-    static let names = ["pg-insert-save-100k", "pg-fetch-all-100k", "pg-fetch-indexed-1pct"]
+    static let names = ["pg-insert-save-100k", "pg-fetch-all-100k", "pg-fetch-indexed-1pct", PostgresBlobBench.name]
 
     static func storeURL(schema: String) -> URL? {
         guard let serverURL else { return nil }
@@ -32,76 +32,99 @@ enum PostgresBench {
         let raw = try RawPostgres(serverURL)
         defer { raw.close() }
         var rows: [BenchmarkRow] = []
-        // The baseline sends its INSERTs in pipeline mode as the store does; the one-by-one figure is reported beside it.
-        let rawInsert = try measure(bestOf: runs) { try raw.insert100kPipelined() }
-        let rawInsertOneByOne = wanted("pg-insert-save-100k") ? try measure(bestOf: runs) { try raw.insert100k() } : 0
-        let quireInsert = try measureIncludingFreeing(bestOf: runs) { () -> ManagedObjectContext? in
-            try StoreKinds.kind(for: .postgres).removeFiles(at: quireURL)
-            let (coordinator, context) = try openPostgres(quireURL)
-            guard let entity = coordinator.managedObjectModel.entitiesByName["Item"] else { return nil }
-            try context.performAndWait {
-                insertBenchItems(into: context, entity: entity)
-                try context.save()
+        if names.dropLast().contains(where: wanted) {
+            // The strongest of three baselines, each with binary parameters: one-row INSERTs pipelined, 1,000-row
+            // INSERTs pipelined (as the store sends a save's runs), and COPY in binary form. The others are noted.
+            var rawInserts: [(String, Double)] = []
+            if wanted("pg-insert-save-100k") {
+                rawInserts.append(("1-row INSERTs pipelined", try measure(bestOf: runs) { try raw.insert100kPipelined(rowsPerStatement: 1) }))
+                rawInserts.append(("1,000-row INSERTs pipelined", try measure(bestOf: runs) { try raw.insert100kPipelined(rowsPerStatement: 1_000) }))
+                rawInserts.append(("COPY binary", try measure(bestOf: runs) { try raw.insert100kCopy() }))
+            } else {
+                try raw.insert100kCopy()
             }
-            try closeStack(coordinator)
-            return context
-        }
-        if wanted("pg-insert-save-100k") {
-            rows.append(BenchmarkRow(
-                name: "pg-insert-save-100k", quireMilliseconds: quireInsert, baselineMilliseconds: rawInsert, target: 1.5,
-                note: "libpq: one transaction of 100k prepared INSERTs, pipelined (one by one: \(Int(rawInsertOneByOne)) ms)"))
-        }
-        if wanted("pg-fetch-all-100k") {
-            var counts = (0, 0)
-            let rawFetch = try measureIncludingFreeing(bestOf: runs) { () -> [BenchRow] in
-                let rows = try raw.select("")
-                counts.0 = rows.count
-                return rows
-            }
-            let quireFetch = try measureIncludingFreeing(bestOf: runs) { () -> (ManagedObjectContext, [ManagedObject]) in
+            let strongest = rawInserts.min { $0.1 < $1.1 }
+            let quireInsert = try measureIncludingFreeing(bestOf: runs) { () -> ManagedObjectContext? in
+                try StoreKinds.kind(for: .postgres).removeFiles(at: quireURL)
                 let (coordinator, context) = try openPostgres(quireURL)
-                let request = FetchRequest<ManagedObject>(entityName: "Item")
-                request.returnsObjectsAsFaults = false
-                let objects = try context.fetch(request)
-                counts.1 = objects.count
-                try closeStack(coordinator)
-                return (context, objects)
-            }
-            precondition(counts.0 == BenchData.rowCount && counts.1 == BenchData.rowCount, "pg-fetch-all-100k: \(counts)")
-            rows.append(BenchmarkRow(name: "pg-fetch-all-100k", quireMilliseconds: quireFetch, baselineMilliseconds: rawFetch, target: 1.5))
-        }
-        if wanted("pg-fetch-indexed-1pct") {
-            let tags = (0..<10).map { Int64($0 * 7) }
-            var rawCount = 0
-            let rawTime = try measure(bestOf: runs) {
-                rawCount = 0
-                for tag in tags { rawCount += try raw.select(" WHERE ztag = $1", tag).count }
-            }
-            let (coordinator, context) = try openPostgres(quireURL)
-            defer { try? closeStack(coordinator) }
-            let predicates = try tags.map { try QueryPredicate(format: "tag == %@", $0) }
-            var quireCount = 0
-            let quireTime = try measure(bestOf: runs) {
-                quireCount = 0
+                guard let entity = coordinator.managedObjectModel.entitiesByName["Item"] else { return nil }
                 try context.performAndWait {
-                    for predicate in predicates {
-                        let request = FetchRequest<ManagedObject>(entityName: "Item")
-                        request.predicate = predicate
-                        quireCount += try context.fetch(request).count
+                    insertBenchItems(into: context, entity: entity)
+                    try context.save()
+                }
+                try closeStack(coordinator)
+                return context
+            }
+            if let strongest {
+                let others = rawInserts.filter { $0.0 != strongest.0 }.map { "\($0.0): \(Int($0.1)) ms" }.joined(separator: ", ")
+                rows.append(BenchmarkRow(
+                    name: "pg-insert-save-100k", quireMilliseconds: quireInsert, baselineMilliseconds: strongest.1, target: 1.3,
+                    note: "libpq, binary parameters, one transaction: \(strongest.0) (\(others))"))
+            }
+            if wanted("pg-fetch-all-100k") {
+                var counts = (0, 0)
+                let rawFetch = try measureIncludingFreeing(bestOf: runs) { () -> [BenchRow] in
+                    let rows = try raw.select("")
+                    counts.0 = rows.count
+                    return rows
+                }
+                let quireFetch = try measureIncludingFreeing(bestOf: runs) { () -> (ManagedObjectContext, [TypedBenchItem]) in
+                    let (coordinator, context) = try openPostgres(quireURL, typed: true)
+                    let request = FetchRequest<TypedBenchItem>(entityName: "Item")
+                    request.returnsObjectsAsFaults = false
+                    let objects = try context.fetch(request)
+                    let read = context.performAndWait { objects.reduce(0) { $0 &+ TypedReadBench.readEveryValue(of: $1) } }
+                    precondition(read != 0, "read no values")
+                    counts.1 = objects.count
+                    try closeStack(coordinator)
+                    return (context, objects)
+                }
+                precondition(counts.0 == BenchData.rowCount && counts.1 == BenchData.rowCount, "pg-fetch-all-100k: \(counts)")
+                rows.append(BenchmarkRow(
+                    name: "pg-fetch-all-100k", quireMilliseconds: quireFetch, baselineMilliseconds: rawFetch, target: 1.3,
+                    note: "both sides read every value (Quire through @Managed properties); libpq: binary results"))
+            }
+            if wanted("pg-fetch-indexed-1pct") {
+                let tags = (0..<10).map { Int64($0 * 7) }
+                var rawCount = 0
+                let rawTime = try measure(bestOf: runs) {
+                    rawCount = 0
+                    for tag in tags { rawCount += try raw.select(" WHERE ztag = $1", tag).count }
+                }
+                let (coordinator, context) = try openPostgres(quireURL, typed: true)
+                defer { try? closeStack(coordinator) }
+                let predicates = try tags.map { try QueryPredicate(format: "tag == %@", $0) }
+                var quireCount = 0
+                let quireTime = try measure(bestOf: runs) {
+                    quireCount = 0
+                    try context.performAndWait {
+                        for predicate in predicates {
+                            let request = FetchRequest<TypedBenchItem>(entityName: "Item")
+                            request.predicate = predicate
+                            request.returnsObjectsAsFaults = false
+                            let objects = try context.fetch(request)
+                            let read = objects.reduce(0) { $0 &+ TypedReadBench.readEveryValue(of: $1) }
+                            precondition(read != 0, "read no values")
+                            quireCount += objects.count
+                        }
                     }
                 }
+                precondition(rawCount == quireCount && quireCount > 0, "pg-fetch-indexed-1pct: raw \(rawCount), Quire \(quireCount)")
+                rows.append(BenchmarkRow(
+                    name: "pg-fetch-indexed-1pct", quireMilliseconds: quireTime, baselineMilliseconds: rawTime, target: 1.3,
+                    note: "10 queries, \(quireCount) rows; both sides read every value (Quire through @Managed properties); libpq: binary results"))
             }
-            precondition(rawCount == quireCount && quireCount > 0, "pg-fetch-indexed-1pct: raw \(rawCount), Quire \(quireCount)")
-            rows.append(BenchmarkRow(
-                name: "pg-fetch-indexed-1pct", quireMilliseconds: quireTime, baselineMilliseconds: rawTime, target: 1.5,
-                note: "10 queries, \(quireCount) rows"))
         }
+        if wanted(PostgresBlobBench.name) { rows.append(try PostgresBlobBench.row(raw: raw, quireURL: quireURL, runs: runs)) }
         try? StoreKinds.kind(for: .postgres).removeFiles(at: quireURL)
         return rows
     }
 
-    static func openPostgres(_ url: URL) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: benchModel())
+    /// A stack on the store at `url`; with `typed`, Item objects are ``TypedBenchItem``s.
+    static func openPostgres(_ url: URL, typed: Bool = false) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
+        let model = benchModel()
+        if typed { model.entitiesByName["Item"]?.managedObjectClass = TypedBenchItem.self }
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(type: .postgres, at: url)
         let context = ManagedObjectContext()
         context.persistentStoreCoordinator = coordinator
@@ -141,10 +164,6 @@ final class RawPostgres {
 
     static let columns = "z_pk, zi1, zi2, zd1, zd2, zs1, zs2, zs3, zflag, zdate, zblob, ztag"
 
-    /// The INSERT of one row, 12 parameters.
-    static let insertSQL = "INSERT INTO zitem (z_pk, z_ent, z_opt, zi1, zi2, zd1, zd2, zs1, zs2, zs3, zflag, zdate, zblob, ztag) "
-        + "VALUES ($1, 1, 1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
-
     /// A fresh schema with the table shaped as the store makes `Item`'s.
     func createTable() throws {
         PQclear(try exec("""
@@ -156,89 +175,36 @@ final class RawPostgres {
             """))
     }
 
-    /// Creates the table, begins the transaction and prepares ``insertSQL``; returns the statement's name.
-    func beginInserting() throws -> String {
-        try createTable()
-        // BEGIN on its own: inside a multi-statement PQexec it would end with that implicit transaction.
-        PQclear(try exec("BEGIN"))
-        let name = "insert"
-        PQclear(try exec("DEALLOCATE ALL"))
-        let prepared = PQprepare(connection, name, Self.insertSQL, 12, nil)
-        defer { PQclear(prepared) }
-        guard PQresultStatus(prepared) == PGRES_COMMAND_OK else { throw failure("prepare the insert") }
-        return name
-    }
-
-    /// Creates the table and inserts the 100k rows in one transaction, one prepared INSERT per row, each
-    /// waiting for its answer.
-    func insert100k() throws {
-        let name = try beginInserting()
-        for index in 0..<BenchData.rowCount {
-            let result = Self.withInsertParameters(ofRow: index) { values, lengths, formats in
-                PQexecPrepared(connection, name, 12, values, lengths, formats, 0)
-            }
-            guard PQresultStatus(result) == PGRES_COMMAND_OK else {
-                PQclear(result)
-                throw failure("insert row \(index)")
-            }
-            PQclear(result)
-        }
-        PQclear(try exec("COMMIT"))
-    }
-
-    /// Calls `body` with the parameters of ``insertSQL`` for bench row `index` (generated here, as the Quire side
-    /// generates its rows inside the timed insert): text, the blob binary.
-    static func withInsertParameters<T>(
-        ofRow index: Int, _ body: ([UnsafePointer<CChar>?], [Int32], [Int32]) -> T
-    ) -> T {
-        let row = BenchData.row(index)
-        let texts = [
-            String(index + 1), String(row.i1), String(row.i2), "\(row.d1)", "\(row.d2)", row.s1, row.s2, row.s3,
-            row.flag ? "1" : "0", "\(row.date.timeIntervalSinceReferenceDate)",
-        ]
-        let buffers = texts.map { strdup($0) } + [nil, strdup(String(row.tag))]
-        defer { for buffer in buffers { free(buffer) } }
-        var formats = [Int32](repeating: 0, count: 12)
-        formats[10] = 1
-        return row.blob.withUnsafeBytes { blob in
-            var lengths = [Int32](repeating: 0, count: 12)
-            lengths[10] = Int32(blob.count)
-            // The blob's bytes stay valid until `withUnsafeBytes` returns, after `body`.
-            var values: [UnsafePointer<CChar>?] = buffers.map { $0.map { UnsafePointer($0) } }
-            values[10] = blob.baseAddress?.assumingMemoryBound(to: CChar.self)
-            return body(values, lengths, formats)
-        }
-    }
-
-    /// Selects rows (all, or with a condition on `$1`) and materializes each into a ``BenchRow``.
+    /// Selects rows (all, or with a condition on `$1`, sent in binary form) with binary results, and
+    /// materializes each into a ``BenchRow``, reading every value.
     func select(_ condition: String, _ argument: Int64? = nil) throws -> [BenchRow] {
         let sql = "SELECT \(Self.columns) FROM bench_raw.zitem\(condition) ORDER BY z_pk"
-        let parameter = argument.flatMap { strdup(String($0)) }
-        defer { free(parameter) }
-        let result: OpaquePointer?
-        if let parameter {
-            var values: [UnsafePointer<CChar>?] = [UnsafePointer(parameter)]
-            result = PQexecParams(connection, sql, 1, nil, &values, nil, nil, 0)
-        } else {
-            result = PQexec(connection, sql)
+        var parameter = (argument ?? 0).bigEndian
+        var type: UInt32 = 20
+        var length: Int32 = 8
+        var format: Int32 = 1
+        let result = withUnsafeBytes(of: &parameter) { bytes -> OpaquePointer? in
+            var values: [UnsafePointer<CChar>?] = [bytes.baseAddress?.assumingMemoryBound(to: CChar.self)]
+            return PQexecParams(connection, sql, argument == nil ? 0 : 1, &type, &values, &length, &format, 1)
         }
         defer { PQclear(result) }
         guard PQresultStatus(result) == PGRES_TUPLES_OK else { throw failure(sql) }
         let count = Int(PQntuples(result))
         var rows: [BenchRow] = []
         rows.reserveCapacity(count)
-        func text(_ row: Int32, _ column: Int32) -> String { String(cString: PQgetvalue(result, row, column)) }
-        func int(_ row: Int32, _ column: Int32) -> Int64 { strtoll(PQgetvalue(result, row, column), nil, 10) }
-        func double(_ row: Int32, _ column: Int32) -> Double { strtod(PQgetvalue(result, row, column), nil) }
+        func value(_ row: Int32, _ column: Int32) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(start: PQgetvalue(result, row, column), count: Int(PQgetlength(result, row, column)))
+        }
+        func text(_ row: Int32, _ column: Int32) -> String { String(decoding: value(row, column), as: UTF8.self) }
+        func int(_ row: Int32, _ column: Int32) -> Int64 { Int64(bigEndian: value(row, column).loadUnaligned(as: Int64.self)) }
+        func double(_ row: Int32, _ column: Int32) -> Double {
+            Double(bitPattern: UInt64(bigEndian: value(row, column).loadUnaligned(as: UInt64.self)))
+        }
         for r in 0..<Int32(count) {
-            var length = 0
-            let blob = PQunescapeBytea(PQgetvalue(result, r, 10), &length)
-            let data = blob.map { Data(bytes: $0, count: length) } ?? Data()
-            PQfreemem(blob)
             rows.append(BenchRow(
                 primaryKey: int(r, 0), i1: int(r, 1), i2: int(r, 2), d1: double(r, 3), d2: double(r, 4), s1: text(r, 5),
                 s2: text(r, 6), s3: text(r, 7), flag: int(r, 8) != 0, date: Date(timeIntervalSinceReferenceDate: double(r, 9)),
-                blob: data, tag: int(r, 11)))
+                blob: Data(value(r, 10)), tag: int(r, 11)))
         }
         return rows
     }

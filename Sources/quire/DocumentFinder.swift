@@ -1,9 +1,11 @@
 import Foundation
 import Quire
+import QuireStores
 
 /// Finds the documents and stores in a folder `quire convert` was given: packages (not entered), zip and tar
 /// document archives, and store files, recognized by their content; hidden files and folders (staging
-/// folders, external data folders) and SQLite's side files are skipped.
+/// folders, external data folders) and the side files stores keep (SQLite's `-wal`, `-shm`, `-journal`:
+/// `StoreKind.sideFileSuffixes`) are skipped.
 enum DocumentFinder {
     /// A document found in a folder.
     struct Found: Equatable {
@@ -31,8 +33,9 @@ enum DocumentFinder {
 
     private static func walk(_ folder: URL, relative: String, into found: inout [Found]) throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        let sideFileSuffixes = StoreKinds.sideFileSuffixes
         for name in names where !name.hasPrefix(".") {
-            if name.hasSuffix("-wal") || name.hasSuffix("-shm") || name.hasSuffix("-journal") { continue }
+            if sideFileSuffixes.contains(where: { name.hasSuffix($0) }) { continue }
             let url = folder.appendingPathComponent(name)
             let path = relative.isEmpty ? name : relative + "/" + name
             // Xcode models (their `contents` files are XML, but not stores) are never walked into.

@@ -8,10 +8,9 @@ import QuireStores
 /// output's file name extension. Unknown extensions are refused with the list of known ones, and a name that
 /// says one kind is never given to another (`out.zip --package` would be a folder named like an archive).
 enum OutputKind {
-    /// Store types by file name extension.
-    static let storeExtensions: [String: StoreType] = [
-        "sqlite": .sqlite, "sqlite3": .sqlite, "db": .sqlite, "xml": .xml, "binary": .binary, "bin": .binary, "quire": .binary,
-    ]
+    /// Store types by file name extension: the built-in kinds' ``StoreKind/fileExtensions``.
+    static let storeExtensions: [String: StoreType] = Dictionary(
+        StoreKinds.builtIn.flatMap { kind in kind.fileExtensions.map { ($0, kind.type) } }, uniquingKeysWith: { first, _ in first })
 
     /// Archive containers by file name extension.
     static let archiveExtensions: [String: DocumentContents.Container] = ["zip": .zipArchive, "tar": .tarArchive]
@@ -21,11 +20,7 @@ enum OutputKind {
 
     /// The extension a store file of a type gets in a run over several files.
     static func storeExtension(_ type: StoreType) -> String {
-        switch type {
-        case .xml: return "xml"
-        case .binary: return "binary"
-        default: return "sqlite"
-        }
+        StoreKinds.builtIn.first { $0.type == type }?.fileExtensions.first ?? "sqlite"
     }
 
     /// The container a known extension names: store file, archive, `.quiredoc` package, a registered
@@ -46,7 +41,9 @@ enum OutputKind {
 
     /// The known extensions, as the refusal lists them.
     static var knownExtensionsList: String {
-        "store files .sqlite, .sqlite3, .db (SQLite), .xml (XML), .binary, .bin, .quire (binary); archives .zip, .tar; "
+        let stores = StoreKinds.builtIn.filter { !$0.fileExtensions.isEmpty }
+            .map { kind in kind.fileExtensions.map { "." + $0 }.joined(separator: ", ") + " (\(kind.type))" }
+        return "store files " + stores.joined(separator: ", ") + "; archives .zip, .tar; "
             + "packages .\(packageExtension); zip documents .\(DocumentType.sampleNotebook.extensions.joined(separator: ", ."))"
     }
 

@@ -83,25 +83,18 @@ extension ManagedObjectContext {
     private func saveToStores(_ changed: [ManagedObject]) throws -> ContextDidSave {
         let coordinator = coordinatorOrFail()
         let changed = try resolveConstraintConflicts(changed)
-        // Under the coordinator's lock from first attempt to last, so no other context of the coordinator
+        // The coordinator holds its lock from first attempt to last, so no other context of the coordinator
         // can save between a conflict and the retry that resolves it.
-        let (request, result, saved) = try coordinator.locked { () throws -> (SaveRequest, SaveResult, [ManagedObject]) in
-            var changed = changed
-            var attempts = 0
-            while true {
-                let request = try makeSaveRequest(changed)
-                do {
-                    return (request, try coordinator.save(request), changed)
-                } catch let error as QuireError where !error.conflicts.isEmpty {
-                    let conflicts = withCachedSnapshots(error.conflicts)
-                    attempts += 1
-                    guard attempts <= Self.maximumMergeAttempts else { throw mergeError(conflicts, cause: error) }
-                    pendingConflictCause = error
-                    defer { pendingConflictCause = nil }
-                    try mergePolicy.resolve(mergeConflicts: conflicts)
-                    changed = changedObjectsInOrder()
-                }
-            }
+        var saved = changed
+        var attempts = 0
+        let (request, result) = try coordinator.saveResolvingConflicts({ try makeSaveRequest(saved) }) { error in
+            let conflicts = withCachedSnapshots(error.conflicts)
+            attempts += 1
+            guard attempts <= Self.maximumMergeAttempts else { throw mergeError(conflicts, cause: error) }
+            pendingConflictCause = error
+            defer { pendingConflictCause = nil }
+            try mergePolicy.resolve(mergeConflicts: conflicts)
+            saved = changedObjectsInOrder()
         }
         let changes = ContextDidSave(
             insertedObjectIDs: Set(result.permanentIDs),

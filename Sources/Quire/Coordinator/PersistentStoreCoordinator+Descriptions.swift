@@ -47,7 +47,8 @@ extension PersistentStoreCoordinator {
     @discardableResult
     public func addPersistentStore(with description: PersistentStoreDescription) throws -> PersistentStore {
         let type = description.type
-        let url = type == .inMemory ? nil : description.url
+        // A kind whose stores have no location (in memory) is given no URL; an unknown type throws when added.
+        let url = (try? StoreKinds.kind(for: type))?.keepsURL == false ? nil : description.url
         let options = try description.storeOptions()
         if let url, url.isFileURL, description.documentContents == nil, !options.isReadOnly {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -76,8 +76,8 @@ extension PersistentStoreCoordinator {
             }
             // A support folder already there belongs to another store (`Photos.sqlite` and `Photos.db` share
             // Core Data's `.Photos_SUPPORT`): sharing it, each store would collect the other's files.
-            let support = ExternalDataFolder.supportFolder(forStore: url, type: type)
-            let sourceSupport = store.url.map { ExternalDataFolder.supportFolder(forStore: $0, type: store.type) }
+            let support = kind.supportFolder(forStore: url)
+            let sourceSupport = store.url.map { store.kind.supportFolder(forStore: $0) }
             if kind.needsFile, !(replacesSource && sourceSupport == support),
                 FileManager.default.fileExists(atPath: support.path) {
                 throw QuireError(
@@ -105,7 +105,7 @@ extension PersistentStoreCoordinator {
         do {
             let target: PersistentStore
             let map: StoreMigrationMap
-            if let staging, copiesByFile(store, to: type, options: options) {
+            if let staging, copiesByFile(store, to: kind, options: options) {
                 // The same kind of file with the same model: a copy of the file (for SQLite the checkpointed file,
                 // or the backup API's copy) is the new store, given a UUID of its own; its external data files are
                 // linked, not read.
@@ -143,16 +143,15 @@ extension PersistentStoreCoordinator {
                     // The source's files are replaced now: close it first, and remove what the new kind does not.
                     replacedRecords = externalRecordFolders[ObjectIdentifier(store)]
                     try remove(store)
-                    let sourceKind = try StoreKinds.kind(for: store.type, url: url)
-                    for suffix in sourceKind.sideFileSuffixes where !kind.sideFileSuffixes.contains(suffix) {
+                    for suffix in store.kind.sideFileSuffixes where !kind.sideFileSuffixes.contains(suffix) {
                         try? FileManager.default.removeItem(atPath: url.path + suffix)
                     }
                 }
                 if staging != url { try target.backend.rename(to: url, kind: kind) }
                 if replacesSource, let old = store.url {
                     // A kind whose folder is named otherwise leaves the old folder behind: it is the old store's.
-                    let oldSupport = ExternalDataFolder.supportFolder(forStore: old, type: store.type)
-                    if oldSupport != ExternalDataFolder.supportFolder(forStore: url, type: type) {
+                    let oldSupport = store.kind.supportFolder(forStore: old)
+                    if oldSupport != kind.supportFolder(forStore: url) {
                         try? FileManager.default.removeItem(at: oldSupport)
                     }
                 }
@@ -189,10 +188,11 @@ extension PersistentStoreCoordinator {
 }
 
 extension PersistentStoreCoordinator {
-    /// Whether Save As can copy the store's file instead of its records: the same built-in file kind, the
-    /// same model (the coordinator's), and external data kept the same way on both sides.
-    func copiesByFile(_ store: PersistentStore, to type: StoreType, options: StoreOptions) -> Bool {
-        store.type == type && [StoreType.sqlite, .binary, .xml].contains(type) && store.url != nil
+    /// Whether Save As can copy the store's file instead of its records: the same kind, one whose stores are
+    /// copied by cloning their file (``StoreKind/copiesByCloning``), the same model (the coordinator's), and
+    /// external data kept the same way on both sides.
+    func copiesByFile(_ store: PersistentStore, to kind: StoreKind, options: StoreOptions) -> Bool {
+        store.type == kind.type && kind.copiesByCloning && store.url != nil
             && store.options.storesExternalDataInline == options.storesExternalDataInline
             && !store.options.storesExternalDataInline
     }

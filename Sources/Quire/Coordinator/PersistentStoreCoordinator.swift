@@ -16,7 +16,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The model of every store of the coordinator; frozen by the coordinator's creation.
     public let managedObjectModel: ManagedObjectModel
 
-    let lock = NSRecursiveLock()
+    private let lock = NSRecursiveLock()
     private var stores: [PersistentStore] = []
     var rowCache: [ObjectID: RowSnapshot] = [:]
     /// Records this coordinator's saves updated or deleted, with their new versions (`Int64.max` for deleted
@@ -66,7 +66,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// How many times ``locked(_:)`` took the lock (read under it; tests count a fetch's acquisitions).
     package private(set) var lockAcquisitions = 0
 
-    /// Serializes a block against every other request to the coordinator.
+    /// Serializes a block against every other request to the coordinator. Only the coordinator's own methods
+    /// (`Coordinator/PersistentStoreCoordinator*.swift`) call it: other layers ask those methods, never the lock
+    /// or a backend.
     func locked<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
         lockAcquisitions &+= 1

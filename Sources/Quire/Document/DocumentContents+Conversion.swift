@@ -165,8 +165,8 @@ extension DocumentContents {
         switch container {
         case .storeFile:
             onProgress?(finishing)
-            let support = ExternalDataFolder.supportFolder(forStore: target, type: storeType)
-            let outputSupport = ExternalDataFolder.supportFolder(forStore: output, type: storeType)
+            let support = StoreKinds.supportFolder(forStore: target, type: storeType)
+            let outputSupport = StoreKinds.supportFolder(forStore: output, type: storeType)
             if DocumentFiles.kind(of: support) == .directory {
                 if DocumentFiles.kind(of: outputSupport) != .missing {
                     // Only the folder of the store being replaced goes; without that store it is another's.

@@ -223,7 +223,7 @@ public final class DocumentContents {
 
     /// The external data files of the store, by name, with their sizes.
     public func externalDataFiles() -> [(name: String, size: Int64)] {
-        let folder = ExternalDataFolder.supportFolder(forStore: storeURL, type: storeType).appendingPathComponent("_EXTERNAL_DATA")
+        let folder = StoreKinds.externalDataFolder(forStore: storeURL, type: storeType).url
         guard let children = try? DocumentFiles.children(of: folder) else { return [] }
         return children.compactMap { child in
             guard case .file(let size) = DocumentFiles.kind(of: child) else { return nil }
@@ -276,7 +276,7 @@ public final class DocumentContents {
             let target = destination.appendingPathComponent(DocumentPackageLayout.storePath)
             try DocumentFiles.copyFile(from: store, to: target)
             let type = try storeType ?? StoreKinds.detectType(at: store)
-            let blobs = ExternalDataFolder.supportFolder(forStore: store, type: type).appendingPathComponent("_EXTERNAL_DATA")
+            let blobs = StoreKinds.externalDataFolder(forStore: store, type: type).url
             if DocumentFiles.kind(of: blobs) == .directory {
                 let into = destination.appendingPathComponent(DocumentPackageLayout.externalDataPath)
                 try FileManager.default.createDirectory(at: into, withIntermediateDirectories: true)

@@ -129,14 +129,16 @@ enum DocumentPackage {
     }
 
     /// Copies a package's tree into an empty working folder: blobs are hard-linked (they are write-once),
-    /// other files copied; the SQLite shared-memory file and the search metadata are left out.
+    /// other files copied; side files that hold no data of their own (SQLite's shared-memory index,
+    /// ``StoreKind/derivedSideFileSuffixes``) and the search metadata are left out.
     static func copyForWorking(from package: URL, to working: URL) throws {
+        let derived = StoreKinds.derivedSideFileSuffixes
         try walk(package, relative: "") { path, kind in
             let source = package.appendingPathComponent(path)
             let destination = working.appendingPathComponent(path)
             if kind == .directory {
                 try DocumentFiles.makeDirectory(destination, mode: 0o700)
-            } else if path.hasSuffix("-shm") || path.hasPrefix(DocumentPackageLayout.metadata + "/") {
+            } else if derived.contains(where: { path.hasSuffix($0) }) || path.hasPrefix(DocumentPackageLayout.metadata + "/") {
                 return
             } else if path.hasPrefix(DocumentPackageLayout.externalDataPath + "/") {
                 try DocumentFiles.linkOrCopy(from: source, to: destination)

@@ -248,7 +248,7 @@ public final class FetchedResultsController<Result: ManagedObject> {
     private func cachedSections(_ coordinator: PersistentStoreCoordinator) -> [FetchedResultsSectionInfo<Result>]? {
         guard let cacheName, let entry = FetchedResultsCache.entry(named: cacheName), !managedObjectContext.hasChanges,
             entry.fingerprint == fingerprint, entry.coordinator == ObjectIdentifier(coordinator),
-            entry.saveGeneration == coordinator.locked({ coordinator.saveGeneration })
+            entry.saveGeneration == coordinator.currentSaveGeneration
         else { return nil }
         var sections: [FetchedResultsSectionInfo<Result>] = []
         for cached in entry.sections {
@@ -273,7 +273,7 @@ public final class FetchedResultsController<Result: ManagedObject> {
         FetchedResultsCache.store(
             .init(
                 fingerprint: fingerprint, coordinator: ObjectIdentifier(coordinator),
-                saveGeneration: coordinator.locked { coordinator.saveGeneration },
+                saveGeneration: coordinator.currentSaveGeneration,
                 sections: sections.map { ($0.name, $0.indexTitle, $0.objects.map(\.objectID)) }),
             named: cacheName)
     }

@@ -17,7 +17,7 @@ extension ManagedObjectContext {
             case .delete:
                 var deleted = 0
                 for (store, backend) in stores {
-                    deleted += try coordinator.locked { try backend.deleteHistory(through: Self.bound(request.bound, for: store)) }
+                    deleted += try coordinator.deleteHistory(of: store, backend, through: request.bound)
                 }
                 return PersistentHistoryResult(
                     resultType: request.resultType, transactions: request.resultType == .count || request.resultType == .statusOnly ? nil : [],
@@ -27,7 +27,7 @@ extension ManagedObjectContext {
                 let filtersChanges = request.fetchRequest?.entityName == PersistentHistoryChange.entityName
                 let withChanges = request.resultType == .transactionsAndChanges || filtersChanges
                 for (store, backend) in stores {
-                    let records = try coordinator.locked { try backend.fetchHistory(after: Self.bound(request.bound, for: store), includingChanges: withChanges) }
+                    let records = try coordinator.fetchHistory(of: store, backend, after: request.bound, includingChanges: withChanges)
                     transactions += records.map { Self.transaction($0, store: store) }
                 }
                 transactions.sort { ($0.timestamp, $0.transactionNumber) < ($1.timestamp, $1.transactionNumber) }
@@ -81,17 +81,6 @@ extension ManagedObjectContext {
     }
 
     /// A request's bound for one store: a token or transaction of another store reads that store whole.
-    private static func bound(_ bound: PersistentHistoryChangeRequest.Bound, for store: PersistentStore) -> StoreHistoryBound {
-        switch bound {
-        case .all: return .all
-        case .date(let date): return .date(date)
-        case .token(let token): return token?.transactionNumbers[store.identifier].map(StoreHistoryBound.transaction) ?? .all
-        case .transaction(let transaction):
-            guard let transaction, transaction.storeID == store.identifier else { return .all }
-            return .transaction(transaction.transactionNumber)
-        }
-    }
-
     private static func transaction(_ record: StoreHistoryTransaction, store: PersistentStore) -> PersistentHistoryTransaction {
         PersistentHistoryTransaction(
             timestamp: record.timestamp,
@@ -105,35 +94,5 @@ extension ManagedObjectContext {
             transactionNumber: record.number, storeID: store.identifier, bundleID: record.bundleID, processID: record.processID,
             contextName: record.contextName, author: record.author,
             token: PersistentHistoryToken(transactionNumbers: [store.identifier: record.number]))
-    }
-}
-
-extension PersistentStoreCoordinator {
-    /// The stores (of `affected`, or all) that record or hold persistent history, with their backends.
-    ///
-    /// - Throws: ``QuireError/Code/persistentStoreUnsupportedRequestType`` when there is none.
-    func historyStores(_ affected: [PersistentStore]?) throws -> [(PersistentStore, any HistoryTrackingStoreBackend)] {
-        try locked {
-            let attached = persistentStores
-            var result: [(PersistentStore, any HistoryTrackingStoreBackend)] = []
-            for store in (affected ?? attached) where attached.contains(where: { $0 === store }) {
-                if let backend = store.backend as? any HistoryTrackingStoreBackend, try backend.hasHistory() { result.append((store, backend)) }
-            }
-            guard !result.isEmpty else {
-                throw QuireError(
-                    .persistentStoreUnsupportedRequestType,
-                    "No store of the coordinator records persistent history: add a store with StoreOptions.persistentHistoryTracking.")
-            }
-            return result
-        }
-    }
-
-    /// The token of the history as it is now (`currentPersistentHistoryToken(fromStores:)`): the last
-    /// transaction of each store that records history; nil when none does.
-    public func currentPersistentHistoryToken(fromStores stores: [PersistentStore]? = nil) -> PersistentHistoryToken? {
-        guard let tracked = try? historyStores(stores) else { return nil }
-        var numbers: [String: Int64] = [:]
-        for (store, backend) in tracked { numbers[store.identifier] = locked { (try? backend.lastHistoryTransaction()) ?? 0 } }
-        return PersistentHistoryToken(transactionNumbers: numbers)
     }
 }

@@ -35,7 +35,7 @@ extension StoreVerification {
         of store: PersistentStore, in coordinator: PersistentStoreCoordinator, checking checks: RecordChecks, limit: Int = .max
     ) throws -> (problems: [String], notes: [String]) {
         guard let backend = store.backend else { return ([], []) }
-        let support = ExternalDataFolder.supportFolder(forStore: store.url ?? URL(fileURLWithPath: "/"), type: store.type)
+        let support = store.kind.supportFolder(forStore: store.url ?? URL(fileURLWithPath: "/"))
             .appendingPathComponent("_EXTERNAL_DATA")
         var found: [Problem] = []
         /// The members each checked relationship holds, by relationship.
@@ -56,14 +56,12 @@ extension StoreVerification {
             guard !external.isEmpty || !required.isEmpty || !related.isEmpty else { continue }
             let fetch = StoreFetch(
                 entity: entity, predicate: nil, sortKeys: [], limit: 0, offset: 0, includesSubentities: false, kind: .objectIDs)
-            let ids = try coordinator.locked { try backend.fetchObjectIDs(fetch) }.sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
+            let ids = try coordinator.storeObjectIDs(fetch, in: store).sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
             let toMany = related.filter(\.isToMany)
             for start in stride(from: 0, to: ids.count, by: StoreMigration.batchSize) {
                 let batch = Array(ids[start..<min(ids.count, start + StoreMigration.batchSize)])
-                let (rows, members) = try coordinator.locked { () throws -> ([RowSnapshot], [[ObjectID: [ObjectID]]]) in
-                    let rows = external.isEmpty && required.isEmpty && toMany.count == related.count ? [] : try backend.snapshots(for: batch)
-                    return (rows, try toMany.map { try backend.relatedObjectIDs(of: batch, relationship: $0) })
-                }
+                let (rows, members) = try coordinator.storeBatch(
+                    batch, in: store, rows: !(external.isEmpty && required.isEmpty && toMany.count == related.count), members: toMany)
                 for row in rows {
                     let place = { (index: Int) in Place(entity: entityIndex, key: row.objectID.primaryKey ?? 0, property: index) }
                     let name = "\(entity.name) \(row.objectID.primaryKey ?? 0)"
@@ -77,7 +75,7 @@ extension StoreVerification {
                         let file = support.appendingPathComponent(reference.uuid)
                         switch DocumentFiles.kind(of: file) {
                         case .file(let size):
-                            let length = reference.length ?? coordinator.locked { backend.recordedLength(ofExternalData: reference.uuid) }
+                            let length = reference.length ?? coordinator.recordedLength(ofExternalData: reference.uuid, in: store)
                             if let length, Int64(size) != length {
                                 found.append(Problem(
                                     place: place(attribute.slot),

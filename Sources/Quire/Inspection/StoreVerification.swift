@@ -54,14 +54,15 @@ public enum StoreVerification {
     public static func report(inStoreAt url: URL, type: StoreType, modelFile: URL? = nil) throws -> Report {
         var problems: [String] = []
         var notes: [String] = []
-        problems += try StoreKinds.kind(for: type, url: url).checkFile(url)
+        let kind = try StoreKinds.kind(for: type, url: url)
+        problems += try kind.checkFile(url)
         let (found, source) = try ManagedObjectModel.forStore(at: url, type: type, modelFile: modelFile)
         let model = found
         try InspectedStore.checkModel(model, from: source, forStoreAt: url, type: type)
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
         for problem in metadataProblems(metadata, type: type, model: model) {
             // Core Data's XML stores may carry no hashes at all (their metadata plist can be empty).
-            if type == .xml && metadata[StoreMetadataKey.modelVersionHashes] == nil
+            if kind.versionHashesMayBeMissing && metadata[StoreMetadataKey.modelVersionHashes] == nil
                 && problem.contains(StoreMetadataKey.modelVersionHashes)
             {
                 notes.append(

@@ -14,7 +14,7 @@ enum MigrationCounts {
         for entity in store.entities where !entity.isAbstract {
             let fetch = StoreFetch(
                 entity: entity, predicate: nil, sortKeys: [], limit: 0, offset: 0, includesSubentities: false, kind: .count)
-            let count = try coordinator.locked { try store.backend.count(fetch) }
+            let count = try coordinator.storeCount(fetch, in: store)
             if count > 0 { counts[entity.name] = count }
         }
         return counts

@@ -57,7 +57,7 @@ enum MigrationFiles {
     }
 
     /// The folder of a store's external binary data, where the store reads them (``ExternalDataFolder``).
-    static func externalDataFolder(for store: URL, type: StoreType) -> URL { ExternalDataFolder(storeURL: store, type: type).url }
+    static func externalDataFolder(for store: URL, type: StoreType) -> URL { StoreKinds.externalDataFolder(forStore: store, type: type).url }
 
     /// Hard-links the external data files of one store into another's folder, leaving files already there
     /// alone; copies where a link is impossible. Blob files are immutable once written, so sharing them is safe.
@@ -126,11 +126,13 @@ enum MigrationFiles {
     static func replace(_ target: URL, with replacement: URL, kind: StoreKind) throws {
         try kind.prepareForReplacement(target)
         let companionSuffixes = kind.sideFileSuffixes
-        for suffix in companionSuffixes {
+        // A side file that holds data (SQLite's write-ahead log, a hot journal) means another connection has the
+        // store open; one that only indexes them (SQLite's `-shm`) may stay non-empty after a clean close.
+        for suffix in companionSuffixes where !kind.derivedSideFileSuffixes.contains(suffix) {
             let companion = URL(fileURLWithPath: target.path + suffix)
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: companion.path) else { continue }
             let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
-            guard size == 0 || suffix == "-shm" else {
+            guard size == 0 else {
                 throw QuireError(
                     .migrationManagerDestinationStore,
                     "The store '\(target.path)' seems open elsewhere ('\(companion.lastPathComponent)' is not empty); "

@@ -155,7 +155,7 @@ extension MigrationManager {
             for start in stride(from: 0, to: ids.count, by: batchSize) {
                 try checkCancelled()
                 let batch = Array(ids[start..<min(start + batchSize, ids.count)])
-                let rows = try sourceCoordinator.locked { try source.backend.snapshots(for: batch) }
+                let rows = try sourceCoordinator.storeBatch(batch, in: source, rows: true).rows
                 var changes: [SaveRequest.Change] = []
                 var origins: [ObjectID] = []
                 for row in rows {
@@ -393,20 +393,19 @@ extension MigrationManager {
         makerIDs: [String: [ObjectID: ObjectID]]
     ) throws {
         let origins = batch.map(\.0)
-        let (sourceRows, related) = try sourceCoordinator.locked { () throws -> ([ObjectID: RowSnapshot], [String: [ObjectID: [ObjectID]]]) in
-            var rows: [ObjectID: RowSnapshot] = [:]
-            if plan.relationships.contains(where: { !$0.1.isToMany }) {
-                for row in try source.backend.snapshots(for: origins) { rows[row.objectID] = row }
-            }
-            var related: [String: [ObjectID: [ObjectID]]] = [:]
-            for (_, old, _) in plan.relationships where old.isToMany && related[old.name] == nil {
-                related[old.name] = try source.backend.relatedObjectIDs(of: origins, relationship: old)
-            }
-            return (rows, related)
+        var toMany: [RelationshipDescription] = []
+        for (_, old, _) in plan.relationships where old.isToMany && !toMany.contains(where: { $0.name == old.name }) {
+            toMany.append(old)
         }
-        let destinationRows = try destinationCoordinator.locked {
-            Dictionary(try destination.backend.snapshots(for: batch.map(\.1)).map { ($0.objectID, $0) }, uniquingKeysWith: { a, _ in a })
-        }
+        let read = try sourceCoordinator.storeBatch(
+            origins, in: source, rows: plan.relationships.contains(where: { !$0.1.isToMany }), members: toMany)
+        var sourceRows: [ObjectID: RowSnapshot] = [:]
+        for row in read.rows { sourceRows[row.objectID] = row }
+        var related: [String: [ObjectID: [ObjectID]]] = [:]
+        for (relationship, members) in zip(toMany, read.members) { related[relationship.name] = members }
+        let destinationRows = Dictionary(
+            try destinationCoordinator.storeBatch(batch.map(\.1), in: destination, rows: true).rows.map { ($0.objectID, $0) },
+            uniquingKeysWith: { a, _ in a })
         var changes: [SaveRequest.Change] = []
         for (origin, id) in batch {
             guard let row = destinationRows[id] else { continue }

@@ -466,11 +466,12 @@ extension MigrationManager {
         }
         let store = run.sourceStore
         do {
-            try coordinator.locked {
-                for relationship in toMany where plan.members[relationship.name] == nil {
-                    plan.members[relationship.name] = try store.backend.relatedObjectIDs(of: ids, relationship: relationship)
-                }
+            var relationships: [RelationshipDescription] = []
+            for relationship in toMany where !relationships.contains(where: { $0.name == relationship.name }) {
+                relationships.append(relationship)
             }
+            let read = try coordinator.storeBatch(ids, in: store, rows: false, members: relationships)
+            for (relationship, members) in zip(relationships, read.members) { plan.members[relationship.name] = members }
         } catch let error as QuireError {
             throw QuireError(
                 .migrationManagerSourceStore, "Reading the relationships of '\(plan.mapping.name)' from the store failed: \(error.message)",

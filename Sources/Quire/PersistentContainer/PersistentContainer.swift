@@ -138,7 +138,7 @@ open class PersistentContainer: @unchecked Sendable {
 
     /// Adds the store a description describes, or finds it when it was added already.
     private func addStore(for description: PersistentStoreDescription) throws -> PersistentStore {
-        if description.type != .inMemory, let url = description.url, let existing = persistentStoreCoordinator.persistentStore(for: url) {
+        if (try? StoreKinds.kind(for: description.type))?.keepsURL != false, let url = description.url, let existing = persistentStoreCoordinator.persistentStore(for: url) {
             return existing
         }
         return try persistentStoreCoordinator.addPersistentStore(with: description)

@@ -12,19 +12,9 @@ package struct ExternalDataFolder {
     /// The `_EXTERNAL_DATA` folder.
     package let url: URL
 
-    /// The folder of the store of a type at a location (see ``supportFolder(forStore:type:)``).
-    package init(storeURL: URL, type: StoreType) {
-        url = Self.supportFolder(forStore: storeURL, type: type).appendingPathComponent("_EXTERNAL_DATA")
-    }
-
-    /// The support folder beside a store. A SQLite store's is Core Data's, named without the file's extension
-    /// (`Photos.sqlite` → `.Photos_SUPPORT`); every other kind's keeps the whole file name (`Photos.xml` →
-    /// `.Photos.xml_SUPPORT`; the same for a file without an extension, as in a document package), so stores
-    /// of different kinds side by side never share a folder, and one's collection of unreferenced files never
-    /// removes another's.
-    package static func supportFolder(forStore storeURL: URL, type: StoreType) -> URL {
-        let name = type == .sqlite ? storeURL.deletingPathExtension().lastPathComponent : storeURL.lastPathComponent
-        return storeURL.deletingLastPathComponent().appendingPathComponent(".\(name)_SUPPORT")
+    /// The folder of the store of a kind at a location (see ``StoreKind/supportFolder(forStore:)``).
+    package init(storeURL: URL, kind: StoreKind) {
+        url = kind.supportFolder(forStore: storeURL).appendingPathComponent("_EXTERNAL_DATA")
     }
 
     package func file(_ name: String) -> URL { url.appendingPathComponent(name) }
@@ -179,5 +169,17 @@ package final class ExternalDataWrites {
         for name in written { unlink(folder.file(name).path) }
         written = []
         lengths = [:]
+    }
+}
+
+extension StoreKind {
+    /// The support folder beside a store of the kind. SQLite's is Core Data's, named without the file's extension
+    /// (`Photos.sqlite` → `.Photos_SUPPORT`, ``supportFolderDropsExtension``); every other kind's keeps the whole
+    /// file name (`Photos.xml` → `.Photos.xml_SUPPORT`; the same for a file without an extension, as in a document
+    /// package), so stores of different kinds side by side never share a folder, and one's collection of
+    /// unreferenced files never removes another's.
+    package func supportFolder(forStore storeURL: URL) -> URL {
+        let name = supportFolderDropsExtension ? storeURL.deletingPathExtension().lastPathComponent : storeURL.lastPathComponent
+        return storeURL.deletingLastPathComponent().appendingPathComponent(".\(name)_SUPPORT")
     }
 }

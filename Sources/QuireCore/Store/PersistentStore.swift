@@ -14,6 +14,8 @@ public final class PersistentStore: @unchecked Sendable, CustomStringConvertible
     // touched only under the coordinator's lock (or before the store is added), one access at a time.
     /// The store's type.
     public let type: StoreType
+    /// What the store's kind is: how its files are named, kept, copied and moved.
+    package let kind: StoreKind
     /// Where the store lives (`nil` for in-memory stores).
     @exclusivity(unchecked) public package(set) var url: URL?
     /// The model configuration whose entities the store holds (`nil` for all).
@@ -43,19 +45,19 @@ public final class PersistentStore: @unchecked Sendable, CustomStringConvertible
     /// the request paths.
     @exclusivity(unchecked) package private(set) var backend: (any PersistentStoreBackend)!
 
-    /// Makes the handle of a store and, with `makeBackend`, the backend that answers for it.
+    /// Makes the handle of a store of a kind and the backend, made by the kind, that answers for it.
     package init(
-        type: StoreType, url: URL?, configurationName: String?, options: StoreOptions, model: ManagedObjectModel,
-        makeBackend: (PersistentStore) throws -> any PersistentStoreBackend
-    ) rethrows {
-        self.type = type
+        kind: StoreKind, url: URL?, configurationName: String?, options: StoreOptions, model: ManagedObjectModel
+    ) throws {
+        self.type = kind.type
+        self.kind = kind
         self.url = url
         self.configurationName = configurationName
         self.options = options
         self.model = model
         self.token = StoreHandles.shared.makeToken()
         self.idOwner = ObjectIDOwner(token: token, model: model)
-        self.backend = try makeBackend(self)
+        self.backend = try kind.makeBackend(self)
         StoreHandles.shared.register(self)
     }
 

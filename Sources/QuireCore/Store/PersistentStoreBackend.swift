@@ -191,7 +191,7 @@ extension PersistentStoreBackend {
         for id in objectIDs { result[id] = try relatedObjectIDs(of: id, relationship: relationship) }
         return result
     }
-    package var externalDataFolder: ExternalDataFolder? { url.map { ExternalDataFolder(storeURL: $0, type: store.type) } }
+    package var externalDataFolder: ExternalDataFolder? { url.map { ExternalDataFolder(storeURL: $0, kind: store.kind) } }
     package func rename(to url: URL, kind: StoreKind) throws {
         guard let old = self.url else {
             store.url = url

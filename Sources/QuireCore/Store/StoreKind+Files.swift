@@ -27,7 +27,7 @@ extension StoreKind {
                     .fileWriteNoPermission, "Could not delete '\(path)'.", context: .init(file: url), underlying: QuireUnderlyingError(error))
             }
         }
-        if includingExternalData { try? FileManager.default.removeItem(at: ExternalDataFolder.supportFolder(forStore: url, type: type)) }
+        if includingExternalData { try? FileManager.default.removeItem(at: supportFolder(forStore: url)) }
         _ = quire_fsync_directory(url.deletingLastPathComponent().path)
     }
 
@@ -38,10 +38,10 @@ extension StoreKind {
         try prepareForCopy(source)
         do {
             try FileClone.clone(source, to: target)
-            let from = ExternalDataFolder(storeURL: source, type: type)
+            let from = ExternalDataFolder(storeURL: source, kind: self)
             let names = from.fileNames()
             guard !names.isEmpty else { return }
-            let to = ExternalDataFolder(storeURL: target, type: type)
+            let to = ExternalDataFolder(storeURL: target, kind: self)
             try to.createIfNeeded()
             for name in names { try to.link(name, from: from) }
             _ = quire_fsync_directory(to.url.path)
@@ -59,8 +59,8 @@ extension StoreKind {
             throw AtomicFileWriter.error(errno, "move the new store into", target)
         }
         for suffix in sideFileSuffixes { _ = rename(source.path + suffix, target.path + suffix) }
-        let sourceSupport = ExternalDataFolder.supportFolder(forStore: source, type: type)
-        let targetSupport = ExternalDataFolder.supportFolder(forStore: target, type: type)
+        let sourceSupport = supportFolder(forStore: source)
+        let targetSupport = supportFolder(forStore: target)
         if FileManager.default.fileExists(atPath: sourceSupport.path) {
             try? FileManager.default.removeItem(at: targetSupport)
             _ = rename(sourceSupport.path, targetSupport.path)

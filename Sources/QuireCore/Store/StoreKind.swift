@@ -49,6 +49,23 @@ package struct StoreKind: Sendable {
     /// Suffixes of the files the store keeps beside its own while open (SQLite's `-wal`, `-shm` and
     /// `-journal`), which go with the store file wherever it goes.
     package var sideFileSuffixes: [String] = []
+    /// Which of ``sideFileSuffixes`` hold no data of their own (SQLite's `-shm`, the index of the write-ahead log,
+    /// rebuilt from the log): a store closed cleanly may leave one non-empty, so it says nothing about another
+    /// connection having the store open, and a working copy of a document leaves them out.
+    package var derivedSideFileSuffixes: [String] = []
+    /// Whether the support folder beside a store (where its external data lives, see
+    /// ``supportFolder(forStore:)``) is named without the store file's extension, as Core Data names SQLite's
+    /// (`Photos.sqlite` → `.Photos_SUPPORT`); false: with the whole file name (`Photos.xml` → `.Photos.xml_SUPPORT`).
+    package var supportFolderDropsExtension = false
+    /// Whether a store of the kind is named by its URL: false for in-memory stores, which are given none (a URL a
+    /// description carries is dropped), so no URL finds one already added.
+    package var keepsURL = true
+    /// Whether the kind's stores may carry no model version hashes in their metadata (Core Data's XML stores,
+    /// whose metadata can be empty): a check notes the missing `NSStoreModelVersionHashes` instead of reporting it.
+    package var versionHashesMayBeMissing = false
+    /// The file name extensions of the kind's store files, in lower case, the one new files get first (SQLite:
+    /// `sqlite`, `sqlite3`, `db`); empty for kinds whose stores are not files, or whose files have no usual name.
+    package var fileExtensions: [String] = []
     /// Readies a closed store file to be replaced, proving nobody else has it open (SQLite: leaves write-ahead
     /// logging, which only the sole connection can do, so no other connection's log is left behind).
     package var prepareForReplacement: @Sendable (URL) throws -> Void = { _ in }

@@ -2,13 +2,13 @@ import QuireCore
 import Foundation
 
 /// A store that can hand out any of its records by ID, for evaluating predicates over them.
-package protocol StoreNodeSource: AnyObject {
+protocol StoreNodeSource: AnyObject {
     func node(for id: ObjectID) -> RowSnapshot?
 }
 
 /// Evaluates a fetch over rows a store read: predicate, sort keys, then offset and limit.
-package enum StoreNodeSourceFetch {
-    package static func evaluate(_ rows: [RowSnapshot], _ fetch: StoreFetch, source: any StoreNodeSource, window: Bool = true) throws -> [RowSnapshot] {
+enum StoreNodeSourceFetch {
+    static func evaluate(_ rows: [RowSnapshot], _ fetch: StoreFetch, source: any StoreNodeSource, window: Bool = true) throws -> [RowSnapshot] {
         var matches = rows
         if let predicate = fetch.predicate, predicate != .true {
             matches = try matches.filter { try predicate.evaluate(with: AtomicNodeView(source: source, node: $0)) }
@@ -28,11 +28,11 @@ package enum StoreNodeSourceFetch {
 
 /// A record of a store's records as predicates and sort keys see it: attributes by name, to-one
 /// relationships as the related record, to-many relationships as collections of records.
-package struct AtomicNodeView: PredicateEvaluable {
+struct AtomicNodeView: PredicateEvaluable {
     package unowned(unsafe) let source: any StoreNodeSource
-    package let node: RowSnapshot
+    let node: RowSnapshot
 
-    package func predicateValue(forKey key: String) throws -> PredicateValue {
+    func predicateValue(forKey key: String) throws -> PredicateValue {
         let entity = node.objectID.entity
         guard let property = entity.property(named: key) else {
             throw QuireError(
@@ -61,12 +61,12 @@ package struct AtomicNodeView: PredicateEvaluable {
         source.node(for: id).map { AtomicNodeView(source: source, node: $0) }
     }
 
-    package var predicateObjectID: ObjectID? { node.objectID }
+    var predicateObjectID: ObjectID? { node.objectID }
 }
 
 /// The keys a predicate reads (every component of every key path), to tell whether a store can evaluate it.
-package enum PredicateKeyScan {
-    package static func keys(of predicate: QueryPredicate) -> Set<String> {
+enum PredicateKeyScan {
+    static func keys(of predicate: QueryPredicate) -> Set<String> {
         var keys = Set<String>()
         visit(predicate, &keys)
         return keys

@@ -19,7 +19,7 @@ package final class AtomicRecordLayouts {
     /// A record's attributes before its values are read: `.null` in every slot.
     let emptyAttributes: [[AttributeValue]]
 
-    package init(store: PersistentStore) {
+    init(store: PersistentStore) {
         self.store = store
         let byNumber = store.model.entitiesByNumber
         entities = [nil] + byNumber.map { Optional($0) }
@@ -122,7 +122,7 @@ package struct AtomicRecordTable {
 
     /// Adds a record already encoded (as ``BinaryObjectCoding/appendRecord(_:layout:to:)`` writes it, with
     /// the store's entity numbers) under a key that has none; false (and nothing changed) when the key has one.
-    package mutating func insertEncoded(_ encoded: UnsafeRawBufferPointer, entityNumber: Int, key: Int64) -> Bool {
+    mutating func insertEncoded(_ encoded: UnsafeRawBufferPointer, entityNumber: Int, key: Int64) -> Bool {
         guard entityNumber > 0, entityNumber < layouts.layouts.count else { return false }
         // One lookup: the key is claimed for the new offset, and given back on the rare duplicate.
         if let old = offsets.updateValue(bytes.count, forKey: key) {
@@ -136,13 +136,13 @@ package struct AtomicRecordTable {
     }
 
     /// The bytes of the packed records (with their headers, and any dead space a replaced record left).
-    package var encodedByteCount: Int { bytes.count }
+    var encodedByteCount: Int { bytes.count }
 
     /// Reserves room for this many more bytes of records.
-    package mutating func reserveBytes(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
+    mutating func reserveBytes(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
 
     /// The length of the encoding of the record with a key (its header not counted), read without decoding it.
-    package func encodedLength(of key: Int64) -> Int? { offsets[key].map(length(at:)) }
+    func encodedLength(of key: Int64) -> Int? { offsets[key].map(length(at:)) }
 
     /// The entity number of the record with a key, read without decoding it.
     package func entityNumber(of key: Int64) -> Int? {
@@ -150,7 +150,7 @@ package struct AtomicRecordTable {
     }
 
     /// Calls `body` with each record's key and entity number, decoding none.
-    package func forEachEntityNumber(_ body: (Int64, Int) throws -> Void) rethrows {
+    func forEachEntityNumber(_ body: (Int64, Int) throws -> Void) rethrows {
         for (key, offset) in offsets { try body(key, entityNumber(at: offset)) }
     }
 
@@ -175,7 +175,7 @@ package struct AtomicRecordTable {
 
     /// Calls `body` with the encoded bytes of the record with a key (as ``BinaryObjectCoding`` writes it in a
     /// file), without decoding it.
-    package func withEncodedRecord<T>(_ key: Int64, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T? {
+    func withEncodedRecord<T>(_ key: Int64, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T? {
         guard let offset = offsets[key] else { return nil }
         let length = length(at: offset)
         return try bytes.withUnsafeBytes { raw in

@@ -51,7 +51,7 @@ extension AtomicStore: HistoryTrackingStoreBackend {
 
     /// The attribute values of the deleted records whose entities preserve values in history, taken before the
     /// save removes them.
-    package func historyTombstoneRows(_ request: SaveRequest) -> [ObjectID: [AttributeValue]] {
+    func historyTombstoneRows(_ request: SaveRequest) -> [ObjectID: [AttributeValue]] {
         guard options.persistentHistoryTracking else { return [:] }
         var rows: [ObjectID: [AttributeValue]] = [:]
         for change in request.deleted where !StoreHistoryLayout.tombstoneAttributes(change.objectID.entity).isEmpty {
@@ -63,7 +63,7 @@ extension AtomicStore: HistoryTrackingStoreBackend {
     /// Adds a save to the history in the metadata (before the save writes the file): one transaction, and a
     /// change per inserted, updated (with the names of the properties it changed) and deleted object (with its
     /// tombstone).
-    package func recordHistory(_ request: SaveRequest, permanentIDs: [ObjectID], tombstoneRows: [ObjectID: [AttributeValue]]) {
+    func recordHistory(_ request: SaveRequest, permanentIDs: [ObjectID], tombstoneRows: [ObjectID: [AttributeValue]]) {
         guard options.persistentHistoryTracking, !request.isEmpty else { return }
         var log = historyLog
         var changes: [PropertyListValue] = []

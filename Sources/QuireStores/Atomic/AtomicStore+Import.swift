@@ -2,13 +2,13 @@ import QuireCore
 import Foundation
 
 extension AtomicStore {
-    package func atomicBeginImport() {
+    func atomicBeginImport() {
         nodes.removeAll()
         recordsPending = false
         blobWrites = persistsToFile ? externalDataFolder.map { ExternalDataWrites(folder: $0, threshold: options.externalDataThreshold) } : nil
     }
 
-    package func atomicImportRecords(_ rows: [RowSnapshot]) throws {
+    func atomicImportRecords(_ rows: [RowSnapshot]) throws {
         nodes.reserveCapacity(nodes.count + rows.count)
         for var row in rows {
             guard let key = row.objectID.primaryKey else { continue }
@@ -20,7 +20,7 @@ extension AtomicStore {
         }
     }
 
-    package func atomicImportRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) {
+    func atomicImportRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) {
         for (owner, relationship, members) in owners {
             guard let key = owner.primaryKey, var node = nodes[key], relationship.slot < node.relationships.count else { continue }
             node.relationships[relationship.slot] = relationship.isOrdered ? .ordered(.init(members)) : .toMany(Set(members))
@@ -28,7 +28,7 @@ extension AtomicStore {
         }
     }
 
-    package func atomicFinishImport() throws {
+    func atomicFinishImport() throws {
         nextKey = (nodes.keys.max() ?? 0) + 1
         blobWrites?.finish()
         do {

@@ -7,7 +7,7 @@ extension AtomicStore {
     ///
     /// - Throws: ``QuireError/Code/persistentStoreSaveConflicts`` when a changed record is gone or has another
     ///   version, or when another writer rewrote the file; file errors from the write.
-    package func atomicSave(_ request: SaveRequest) throws -> SaveResult {
+    func atomicSave(_ request: SaveRequest) throws -> SaveResult {
         guard !options.isReadOnly else { throw readOnlyError() }
         try loadPendingRecords()
         try checkFileUnchanged()

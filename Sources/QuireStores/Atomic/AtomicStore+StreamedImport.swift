@@ -21,7 +21,7 @@ package protocol StreamingImportBackend: ImportingStoreBackend {
 }
 
 /// A store file written record by record (see ``AtomicStore/makeRecordStream(counts:nextKey:)``).
-package protocol AtomicRecordStream: AnyObject {
+protocol AtomicRecordStream: AnyObject {
     /// Writes records, in entity order.
     func append(_ rows: [RowSnapshot]) throws
     /// Writes the rest and renames the file into place.
@@ -91,7 +91,7 @@ extension AtomicStore: StreamingImportBackend {
     /// Reads the records of a store whose file was written by a streamed import, on first use.
     ///
     /// - Throws: What reading the file throws.
-    package func loadPendingRecords() throws {
+    func loadPendingRecords() throws {
         guard recordsPending else { return }
         let image = try decode(try readFile())
         recordsPending = false

@@ -59,7 +59,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     var recordStream: (any AtomicRecordStream)?
 
     /// Whether the store lives in a file (false for the in-memory store).
-    package var persistsToFile: Bool { url != nil }
+    var persistsToFile: Bool { url != nil }
 
     /// The file's URL; only called when ``persistsToFile``.
     package var fileURL: URL { url ?? URL(fileURLWithPath: "/dev/null") }
@@ -73,10 +73,10 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     package func encode(_ image: AtomicStoreImage) throws -> [Data] { throw unsupported("save") }
 
     /// Whether ``makeRecordStream(counts:nextKey:)`` writes this kind of file as a stream.
-    package var streamsRecords: Bool { false }
+    var streamsRecords: Bool { false }
 
     /// Starts writing the store's file record by record (Save As into the store), with the store's metadata.
-    package func makeRecordStream(counts: [Int], nextKey: Int64) throws -> (any AtomicRecordStream)? { nil }
+    func makeRecordStream(counts: [Int], nextKey: Int64) throws -> (any AtomicRecordStream)? { nil }
 
     /// Reads the file's bytes (subclasses may bound the size): mapped when it can be (see ``MappedFile``;
     /// store files are only ever replaced by rename, so a mapping never sees its file shrink), read otherwise.
@@ -145,7 +145,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     package var checksModelVersionHashes = true
 
     /// Checks that the file's metadata names this store type and this model.
-    package func checkMetadata(_ metadata: [String: PropertyListValue]) throws {
+    func checkMetadata(_ metadata: [String: PropertyListValue]) throws {
         let uuid = try checkTypeAndUUID(metadata, file: fileURL)
         let storedHashes = metadata[StoreMetadataKey.modelVersionHashes]?.dictionaryValue?.compactMapValues(\.dataValue)
         if checksModelVersionHashes, let storedHashes, !model.hasVersionHashes(storedHashes) { throw incompatibleModelError(fileURL) }
@@ -157,7 +157,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     package var image: AtomicStoreImage { AtomicStoreImage(metadata: metadata, nextKey: nextKey, nodes: nodes) }
 
     /// Writes the whole store to its file atomically (nothing for the in-memory store).
-    package func writeFile() throws {
+    func writeFile() throws {
         guard persistsToFile else { return }
         try loadPendingRecords()
         if options.storesExternalDataInline { try inlineExternalData() }
@@ -168,14 +168,14 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
 
     /// Writes what a save changed (the keys of the records it wrote or deleted): the whole file here; a
     /// store with a change log appends the changes instead.
-    package func writeChanges(of keys: [Int64]) throws { try writeFile() }
+    func writeChanges(of keys: [Int64]) throws { try writeFile() }
 
     /// Remembers the file as this store just wrote it in place, so that ``checkFileUnchanged()`` still tells
     /// this store's writes from another writer's.
-    package func noteFileWritten() { fileStamp = FileStamp(fileURL) }
+    func noteFileWritten() { fileStamp = FileStamp(fileURL) }
 
     /// Throws a conflict when another process rewrote the file since this store read or wrote it.
-    package func checkFileUnchanged() throws {
+    func checkFileUnchanged() throws {
         guard persistsToFile, let fileStamp, FileStamp(fileURL) != fileStamp else { return }
         throw QuireError(
             .persistentStoreSaveConflicts,
@@ -192,8 +192,8 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
             store.url = url
             return
         }
-        let from = ExternalDataFolder(storeURL: old, type: store.type)
-        let to = ExternalDataFolder(storeURL: url, type: store.type)
+        let from = ExternalDataFolder(storeURL: old, kind: store.kind)
+        let to = ExternalDataFolder(storeURL: url, kind: store.kind)
         store.url = url
         do {
             try loadPendingRecords()
@@ -254,7 +254,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     }
 
     /// Reads every external data file into the records, for a store that keeps its data inline.
-    package func inlineExternalData() throws {
+    func inlineExternalData() throws {
         var external: [RowSnapshot] = []
         nodes.forEach { node in
             if node.attributes.contains(where: { if case .externalData = $0 { true } else { false } }) { external.append(node) }
@@ -270,7 +270,7 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
     /// the save (`released`, the records as they were) that no record refers to now. Files the store never
     /// referred to are not its to remove. A store that keeps its data inline read every file of its folder in,
     /// and removes them all.
-    package func didSaveExternalData(releasedBy released: [RowSnapshot]) {
+    func didSaveExternalData(releasedBy released: [RowSnapshot]) {
         guard let folder = externalDataFolder, persistsToFile else { return }
         if options.storesExternalDataInline {
             if !folder.fileNames().isEmpty { folder.collect(keeping: []) }
@@ -377,13 +377,13 @@ package class AtomicStore: ImportingStoreBackend, StoreNodeSource {
 }
 
 /// The size, modification time and inode of a file, to notice that another process rewrote it.
-package struct FileStamp: Equatable {
-    package let size: Int64
-    package let seconds: Int
-    package let nanoseconds: Int
-    package let inode: UInt64
+struct FileStamp: Equatable {
+    let size: Int64
+    let seconds: Int
+    let nanoseconds: Int
+    let inode: UInt64
 
-    package init?(_ url: URL) {
+    init?(_ url: URL) {
         var status = stat()
         guard stat(url.path, &status) == 0 else { return nil }
         size = Int64(status.st_size)

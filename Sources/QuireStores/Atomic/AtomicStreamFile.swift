@@ -11,9 +11,9 @@ import Glibc
 /// patched in place (section lengths, checksums, the metadata slot's data end), and ``commit()`` fsyncs it
 /// and renames it over the target, as ``AtomicFileWriter`` does for a file written from memory. Until then
 /// the target is untouched; ``discard()`` (or a failed write) removes the temporary file.
-package final class AtomicStreamFile {
+final class AtomicStreamFile {
     /// The file this stream becomes.
-    package let url: URL
+    let url: URL
     private let temporary: URL
     private var descriptor: Int32
     private var buffer: [UInt8] = []
@@ -26,7 +26,7 @@ package final class AtomicStreamFile {
     /// Creates the temporary file beside `url`.
     ///
     /// - Throws: ``QuireError`` (``QuireError/Code/fileWriteNoPermission`` for a read-only folder).
-    package init(url: URL) throws {
+    init(url: URL) throws {
         self.url = url
         temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
         descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -37,20 +37,20 @@ package final class AtomicStreamFile {
     deinit { discard() }
 
     /// Appends bytes.
-    package func write(_ bytes: UnsafeRawBufferPointer) throws {
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
         buffer.append(contentsOf: bytes)
         offset += bytes.count
         if buffer.count >= Self.flushSize { try flush() }
     }
 
     /// Appends bytes.
-    package func write(_ bytes: [UInt8]) throws { try bytes.withUnsafeBytes { try write($0) } }
+    func write(_ bytes: [UInt8]) throws { try bytes.withUnsafeBytes { try write($0) } }
 
     /// Appends bytes.
-    package func write(_ data: Data) throws { try data.withUnsafeBytes { try write($0) } }
+    func write(_ data: Data) throws { try data.withUnsafeBytes { try write($0) } }
 
     /// Writes the buffered bytes to the file.
-    package func flush() throws {
+    func flush() throws {
         guard descriptor >= 0 else { throw AtomicFileWriter.error(EBADF, "write", url) }
         guard !buffer.isEmpty else { return }
         try AtomicFileWriter.writeAll(descriptor, Data(buffer), url)
@@ -58,7 +58,7 @@ package final class AtomicStreamFile {
     }
 
     /// Overwrites bytes already written at `position` (flushed first).
-    package func patch(_ bytes: [UInt8], at position: Int) throws {
+    func patch(_ bytes: [UInt8], at position: Int) throws {
         try flush()
         try bytes.withUnsafeBytes { raw in
             var done = 0
@@ -72,7 +72,7 @@ package final class AtomicStreamFile {
     }
 
     /// Flushes, fsyncs and closes the temporary file, renames it over ``url`` and fsyncs the folder.
-    package func commit() throws {
+    func commit() throws {
         do {
             try flush()
             guard fsync(descriptor) == 0 else { throw AtomicFileWriter.error(errno, "flush", url) }
@@ -89,7 +89,7 @@ package final class AtomicStreamFile {
     }
 
     /// Closes and removes the temporary file (nothing once committed).
-    package func discard() {
+    func discard() {
         if descriptor >= 0 {
             close(descriptor)
             descriptor = -1

@@ -13,19 +13,19 @@ import Glibc
 /// A `CHNG` payload: the number of records the save deleted and their keys (`UInt64`, then `Int64` each),
 /// then the records it wrote, in the objects section's own layout (its entity table, then each entity's
 /// records), whole: a record in a later change replaces the one read before.
-package enum BinaryChangeLog {
+enum BinaryChangeLog {
     /// The log is compacted (the file rewritten whole) once it is larger than this many bytes plus half the
     /// objects section: a store then reads at most about one and a half times what its objects take.
-    package static let compactionAllowance = 1 << 20
+    static let compactionAllowance = 1 << 20
 
     /// Whether a log of `logSize` bytes over an objects section of `baseSize` bytes should be compacted
     /// instead of appended to.
-    package static func shouldCompact(logSize: Int, baseSize: Int) -> Bool {
+    static func shouldCompact(logSize: Int, baseSize: Int) -> Bool {
         logSize > compactionAllowance + baseSize / 2
     }
 
     /// The payload of a change section.
-    package static func encode(deleted: [Int64], written: AtomicRecordTable, nextKey: Int64, model: ManagedObjectModel) -> Data {
+    static func encode(deleted: [Int64], written: AtomicRecordTable, nextKey: Int64, model: ManagedObjectModel) -> Data {
         var writer = ByteWriter(capacity: 8 + 8 * deleted.count)
         writer.append(UInt64(deleted.count))
         for key in deleted { writer.append(key) }
@@ -35,7 +35,7 @@ package enum BinaryChangeLog {
     }
 
     /// Applies one change section to the records read so far.
-    package static func apply(
+    static func apply(
         _ bytes: UnsafeRawBufferPointer, range: Range<Int>, to decoded: inout BinaryObjectCoding.Decoded,
         model: ManagedObjectModel, store: PersistentStore, file: URL
     ) throws {
@@ -53,7 +53,7 @@ package enum BinaryChangeLog {
 
     /// Appends sections at `offset` (the committed data end, overwriting whatever a crashed append left
     /// there), flushes them, then writes the metadata slot that commits them and flushes it.
-    package static func append(
+    static func append(
         _ chunks: [Data], at offset: Int, slot: [UInt8], slotIndex: Int, header: BinaryStoreFormat.Header, to url: URL
     ) throws {
         let descriptor = open(url.path, O_WRONLY | O_CLOEXEC)

@@ -7,18 +7,18 @@ import Foundation
 /// Values are a tag byte and a fixed-width little-endian payload; relationships name their targets by
 /// (entity table index, primary key), so decoding needs no second pass.
 package enum BinaryObjectCoding {
-    package enum ValueTag: UInt8 {
+    enum ValueTag: UInt8 {
         case null = 0, integer, double, float, decimal, string, falseValue, trueValue, date, data, uuid, uri, externalData
     }
 
-    package enum RelationshipKind: UInt8 { case toOne = 0, toMany, ordered }
+    enum RelationshipKind: UInt8 { case toOne = 0, toMany, ordered }
 
     /// The persistent properties of an entity, in slot order.
-    package static func persistentAttributes(_ entity: EntityDescription) -> [AttributeDescription] {
+    static func persistentAttributes(_ entity: EntityDescription) -> [AttributeDescription] {
         entity.allAttributes.filter { !$0.isTransient }
     }
 
-    package static func persistentRelationships(_ entity: EntityDescription) -> [RelationshipDescription] {
+    static func persistentRelationships(_ entity: EntityDescription) -> [RelationshipDescription] {
         entity.allRelationships.filter { !$0.isTransient }
     }
 
@@ -41,7 +41,7 @@ package enum BinaryObjectCoding {
 
     /// The start of an objects section: the next key, then the entity table (every entity of the model, with
     /// its persistent attributes' names and types and its persistent relationships' names and kinds).
-    package static func appendTable(nextKey: Int64, model: ManagedObjectModel, to writer: inout ByteWriter) {
+    static func appendTable(nextKey: Int64, model: ManagedObjectModel, to writer: inout ByteWriter) {
         writer.append(UInt64(bitPattern: nextKey))
         writer.append(UInt32(model.entitiesByNumber.count))
         for entity in model.entitiesByNumber {
@@ -405,7 +405,7 @@ package enum BinaryObjectCoding {
 
     /// Decodes a value of any tag.
     @inline(__always)
-    package static func decodeValue(_ reader: inout ByteReader) throws -> AttributeValue {
+    static func decodeValue(_ reader: inout ByteReader) throws -> AttributeValue {
         guard let tag = ValueTag(rawValue: try reader.readByte()) else { throw reader.corrupt("holds an unknown value tag") }
         return try decodeValue(&reader, tag: tag)
     }

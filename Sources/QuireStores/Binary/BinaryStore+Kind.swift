@@ -13,6 +13,7 @@ extension StoreKind {
         kind.readModel = { try BinaryStore.readModel(at: $0) }
         kind.recognizes = { $0.starts(with: BinaryStoreFormat.magic) }
         kind.copiesByCloning = true
+        kind.fileExtensions = ["binary", "bin", "quire"]
         return kind
     }()
 }

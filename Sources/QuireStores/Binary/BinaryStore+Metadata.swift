@@ -3,7 +3,7 @@ import Foundation
 
 extension BinaryStore {
     /// Reads the model embedded in a closed store file, from its checksummed section.
-    package static func readModel(at url: URL) throws -> Data? {
+    static func readModel(at url: URL) throws -> Data? {
         let data: Data
         do {
             data = try Data(contentsOf: url, options: .mappedIfSafe)
@@ -31,13 +31,13 @@ extension BinaryStore {
     }
 
     /// Reads the metadata from the header block: the header and the two metadata slots, whatever the size.
-    package static func readMetadata(at url: URL) throws -> [String: PropertyListValue] {
+    static func readMetadata(at url: URL) throws -> [String: PropertyListValue] {
         try BinaryStoreFormat.readMetadata(at: url)
     }
 
     /// Writes new metadata into the older of the two slots, in place; when it does not fit, rewrites the
     /// file with larger slots (the sections are copied as bytes, not decoded).
-    package static func writeMetadata(_ metadata: [String: PropertyListValue], at url: URL) throws {
+    static func writeMetadata(_ metadata: [String: PropertyListValue], at url: URL) throws {
         let existing = try BinaryStoreFormat.readMetadata(at: url)
         let merged = StoreMetadataKey.merged(metadata, existing: existing, type: .binary)
         let payload = try PropertyListValue.encode(merged, format: .binary)

@@ -4,7 +4,7 @@ import Foundation
 /// Quire's binary store: an atomic store in one compact, checksummed file (see <doc:BinaryStoreFormat>).
 ///
 /// Used only under the coordinator's lock.
-package final class BinaryStore: AtomicStore {
+final class BinaryStore: AtomicStore {
     /// Where the file's committed data ends and which metadata slot is newest, as last read or written, so
     /// that a save can append its changes; nil when unknown (a version 1 file), and a save writes the file
     /// whole.
@@ -23,7 +23,7 @@ package final class BinaryStore: AtomicStore {
         var logSize: Int
     }
 
-    package override func decode(_ data: Data) throws -> AtomicStoreImage {
+    override func decode(_ data: Data) throws -> AtomicStoreImage {
         let file = fileURL
         return try data.withUnsafeBytes { bytes in
             let header = try BinaryStoreFormat.Header.decode(bytes, file: file)
@@ -84,15 +84,15 @@ package final class BinaryStore: AtomicStore {
     }
 
     /// This kind of file is written as a stream by Save As.
-    package override var streamsRecords: Bool { true }
+    override var streamsRecords: Bool { true }
 
     /// A writer of this kind of file at the store's location.
-    package override func makeRecordStream(counts: [Int], nextKey: Int64) throws -> (any AtomicRecordStream)? {
+    override func makeRecordStream(counts: [Int], nextKey: Int64) throws -> (any AtomicRecordStream)? {
         log = nil
         return try BinaryStreamWriter(url: fileURL, metadata: metadata, nextKey: nextKey, counts: counts, model: model)
     }
 
-    package override func writeFile() throws {
+    override func writeFile() throws {
         log = nil
         pendingLog = nil
         try super.writeFile()
@@ -103,7 +103,7 @@ package final class BinaryStore: AtomicStore {
     /// metadata slot; writes the file whole instead when it has no log yet (a version 1 file), when the log
     /// with this change would grow past ``BinaryChangeLog/shouldCompact(logSize:baseSize:)``, or when the
     /// metadata outgrew its slot.
-    package override func writeChanges(of keys: [Int64]) throws {
+    override func writeChanges(of keys: [Int64]) throws {
         guard persistsToFile, !options.storesExternalDataInline, var position = log else { return try writeFile() }
         let metadataPayload = try PropertyListValue.encode(metadata, format: .binary)
         guard metadataPayload.count + position.header.slotHeaderSize <= position.header.slotCapacity else { return try writeFile() }
@@ -150,7 +150,7 @@ package final class BinaryStore: AtomicStore {
         metadataIsDirty = false
     }
 
-    package override func encode(_ image: AtomicStoreImage) throws -> [Data] {
+    override func encode(_ image: AtomicStoreImage) throws -> [Data] {
         let chunks = try Self.encode(image, model: model)
         let metadataSize = chunks[0].count + chunks[1].count + chunks[2].count
         let header = BinaryStoreFormat.Header(slotCapacity: (metadataSize - BinaryStoreFormat.headerSize) / 2)
@@ -162,7 +162,7 @@ package final class BinaryStore: AtomicStore {
     }
 
     /// The chunks of a whole binary store file.
-    package static func encode(_ image: AtomicStoreImage, model: ManagedObjectModel) throws -> [Data] {
+    static func encode(_ image: AtomicStoreImage, model: ManagedObjectModel) throws -> [Data] {
         let metadata = try PropertyListValue.encode(image.metadata, format: .binary)
         let header = BinaryStoreFormat.Header(slotCapacity: BinaryStoreFormat.slotCapacity(for: metadata.count))
         var chunks = [Data(header.encoded())]

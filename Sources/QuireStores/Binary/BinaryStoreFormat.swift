@@ -15,38 +15,38 @@ package enum BinaryStoreFormat {
     /// The format version Quire writes: 2 adds the change log and the data end in each metadata slot.
     package static let version: UInt32 = 2
     /// The versions Quire reads: 1 (whole files only) and 2.
-    package static let readableVersions: ClosedRange<UInt32> = 1...2
+    static let readableVersions: ClosedRange<UInt32> = 1...2
     package static let headerSize = 32
     /// The size of a metadata slot's header in the current version (16 in version 1, without the data end).
-    package static let slotHeaderSize = 24
-    package static let sectionHeaderSize = 24
+    static let slotHeaderSize = 24
+    static let sectionHeaderSize = 24
     /// Section tags, four ASCII characters read as a little-endian number.
-    package static let modelTag = tag("MODL")
-    package static let objectsTag = tag("OBJS")
-    package static let endTag = tag("END ")
+    static let modelTag = tag("MODL")
+    static let objectsTag = tag("OBJS")
+    static let endTag = tag("END ")
     /// A save appended to the file: the records it deleted and the records it wrote (see ``BinaryChangeLog``).
-    package static let changesTag = tag("CHNG")
+    static let changesTag = tag("CHNG")
     /// The largest metadata block accepted (as for property lists elsewhere).
-    package static let maximumMetadataSize = PropertyListValue.defaultMaximumSize
+    static let maximumMetadataSize = PropertyListValue.defaultMaximumSize
 
     package static func tag(_ text: String) -> UInt32 {
         Array(text.utf8).enumerated().reduce(UInt32(0)) { $0 | (UInt32($1.element) << (8 * UInt32($1.offset))) }
     }
 
     /// The capacity of each metadata slot for a payload: room to grow in place, in 4 KiB steps.
-    package static func slotCapacity(for payloadSize: Int) -> Int {
+    static func slotCapacity(for payloadSize: Int) -> Int {
         let wanted = max(4096, 2 * payloadSize + slotHeaderSize)
         return (wanted + 4095) / 4096 * 4096
     }
 
     /// The header: magic, version, slot capacity, offset of the first section, CRC-32 of the first 28 bytes.
     package struct Header {
-        package var slotCapacity: Int
+        var slotCapacity: Int
         /// The file's format version: 1 or 2.
         package var version: UInt32 = BinaryStoreFormat.version
         package var sectionsOffset: Int { BinaryStoreFormat.headerSize + 2 * slotCapacity }
         /// The size of each slot's header in this version.
-        package var slotHeaderSize: Int { version >= 2 ? 24 : 16 }
+        var slotHeaderSize: Int { version >= 2 ? 24 : 16 }
 
         package init(slotCapacity: Int, version: UInt32 = BinaryStoreFormat.version) {
             self.slotCapacity = slotCapacity
@@ -104,14 +104,14 @@ package enum BinaryStoreFormat {
         }
     }
 
-    package static func notBinary(_ file: URL) -> QuireError {
+    static func notBinary(_ file: URL) -> QuireError {
         QuireError(.fileReadCorruptFile, "The file '\(file.path)' is not a Quire binary store.", context: .init(file: file))
     }
 
     /// One metadata slot: a generation number, the payload's length and checksum, in version 2 the data end
     /// (where the file's committed sections end; the checksum covers it too), the payload (a binary property
     /// list), zero padding up to the slot's capacity.
-    package static func encodeSlot(generation: UInt64, payload: Data, capacity: Int, version: UInt32 = version, dataEnd: Int = 0) -> [UInt8] {
+    static func encodeSlot(generation: UInt64, payload: Data, capacity: Int, version: UInt32 = version, dataEnd: Int = 0) -> [UInt8] {
         var writer = ByteWriter(capacity: capacity)
         writer.append(generation)
         writer.append(UInt32(payload.count))
@@ -132,11 +132,11 @@ package enum BinaryStoreFormat {
         package let generation: UInt64
         package let payload: Data
         /// Nil in version 1 files, which end at their first end marker.
-        package let dataEnd: Int?
+        let dataEnd: Int?
     }
 
     /// The valid slot with the highest generation.
-    package static func newestSlot(_ bytes: UnsafeRawBufferPointer, header: Header, file: URL) throws -> Slot {
+    static func newestSlot(_ bytes: UnsafeRawBufferPointer, header: Header, file: URL) throws -> Slot {
         var best: Slot?
         for index in 0..<2 {
             let start = headerSize + index * header.slotCapacity
@@ -169,7 +169,7 @@ package enum BinaryStoreFormat {
     }
 
     /// Decodes a metadata payload.
-    package static func decodeMetadata(_ payload: Data, file: URL) throws -> [String: PropertyListValue] {
+    static func decodeMetadata(_ payload: Data, file: URL) throws -> [String: PropertyListValue] {
         do {
             return try PropertyListValue.decodeDictionary(from: payload)
         } catch var error as QuireError {
@@ -180,7 +180,7 @@ package enum BinaryStoreFormat {
     }
 
     /// One section: tag, flags, payload length, payload CRC-32, reserved, payload.
-    package static func appendSection(_ tag: UInt32, payload: Data, to chunks: inout [Data]) {
+    static func appendSection(_ tag: UInt32, payload: Data, to chunks: inout [Data]) {
         var writer = ByteWriter(capacity: sectionHeaderSize)
         writer.append(tag)
         writer.append(UInt32(0))
@@ -221,7 +221,7 @@ package enum BinaryStoreFormat {
     /// Every section in file order, end markers included: up to the first end marker when `end` is nil
     /// (version 1), else up to `end`, the committed data end of the newest metadata slot, which must fall
     /// just after an end marker. What lies beyond `end` (a save that crashed while appending) is not read.
-    package static func sectionList(
+    static func sectionList(
         _ bytes: UnsafeRawBufferPointer, header: Header, end: Int?, file: URL, unverified: Set<UInt32>
     ) throws -> [Section] {
         if let end, end > bytes.count {
@@ -283,7 +283,7 @@ package enum BinaryStoreFormat {
 
     /// Writes new metadata into the older slot, in place, and fsyncs: a torn write damages only that slot,
     /// and the other still holds the previous metadata. Returns false when the payload does not fit a slot.
-    package static func writeMetadataInPlace(_ payload: Data, at url: URL) throws -> Bool {
+    static func writeMetadataInPlace(_ payload: Data, at url: URL) throws -> Bool {
         let handle = try openForReading(url)
         let headerBytes = (try? handle.read(upToCount: headerSize)) ?? Data()
         let header = try headerBytes.withUnsafeBytes { try Header.decode($0, file: url) }
@@ -306,7 +306,7 @@ package enum BinaryStoreFormat {
         return true
     }
 
-    package static func openForReading(_ url: URL) throws -> FileHandle {
+    static func openForReading(_ url: URL) throws -> FileHandle {
         guard let handle = FileHandle(forReadingAtPath: url.path) else {
             let exists = FileManager.default.fileExists(atPath: url.path)
             throw QuireError(

@@ -10,7 +10,7 @@ import Foundation
 ///
 /// Records come in entity order (by entity number), each entity's in key order, and each entity's number of
 /// records is given up front, as the objects section lists it before the records.
-package final class BinaryStreamWriter: AtomicRecordStream {
+final class BinaryStreamWriter: AtomicRecordStream {
     private let file: AtomicStreamFile
     private let model: ManagedObjectModel
     private let counts: [Int]
@@ -29,7 +29,7 @@ package final class BinaryStreamWriter: AtomicRecordStream {
     ///
     /// - Parameters:
     ///   - counts: The number of records of each entity, by entity number.
-    package init(
+    init(
         url: URL, metadata: [String: PropertyListValue], nextKey: Int64, counts: [Int], model: ManagedObjectModel
     ) throws {
         self.model = model
@@ -57,7 +57,7 @@ package final class BinaryStreamWriter: AtomicRecordStream {
     ///
     /// - Throws: ``QuireError/Code/migration`` when a record comes out of entity order or beyond its
     ///   entity's count; file errors.
-    package func append(_ rows: [RowSnapshot]) throws {
+    func append(_ rows: [RowSnapshot]) throws {
         for row in rows {
             let number = row.objectID.entity.entityNumber
             if number != entityNumber {
@@ -107,7 +107,7 @@ package final class BinaryStreamWriter: AtomicRecordStream {
 
     /// Writes the rest (the remaining entities' counts, the end marker, the objects section's header and the
     /// metadata slot) and renames the file into place.
-    package func finish() throws {
+    func finish() throws {
         try advance(to: counts.count - 1)
         try drain()
         var end: [Data] = []
@@ -127,8 +127,8 @@ package final class BinaryStreamWriter: AtomicRecordStream {
     }
 
     /// Removes what was written.
-    package func discard() { file.discard() }
+    func discard() { file.discard() }
 
     /// The size of the objects section written (its payload), once finished.
-    package var objectsSize: Int { payloadSize }
+    var objectsSize: Int { payloadSize }
 }

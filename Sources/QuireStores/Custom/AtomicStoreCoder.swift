@@ -83,9 +83,9 @@ extension AtomicStoreCoder {
 ///
 /// Used only under the coordinator's lock.
 package final class CustomAtomicStore: AtomicStore {
-    package let coder: any AtomicStoreCoder
+    let coder: any AtomicStoreCoder
 
-    package init(coder: any AtomicStoreCoder, store: PersistentStore) {
+    init(coder: any AtomicStoreCoder, store: PersistentStore) {
         self.coder = coder
         super.init(store: store)
     }
@@ -112,7 +112,7 @@ package final class CustomAtomicStore: AtomicStore {
     }
 
     /// Records in Quire's form from a custom store's nodes.
-    package static func image(from contents: AtomicStoreContents, store: PersistentStore, file: URL?) throws -> AtomicStoreImage {
+    static func image(from contents: AtomicStoreContents, store: PersistentStore, file: URL?) throws -> AtomicStoreImage {
         let model = store.model
         let byName = model.entitiesByName
         var entityByKey: [Int64: EntityDescription] = [:]
@@ -144,7 +144,7 @@ package final class CustomAtomicStore: AtomicStore {
     }
 
     /// A record's row from a custom node, checking attribute values against the model.
-    package static func row(
+    static func row(
         from node: AtomicStoreNode, entity: EntityDescription, store: PersistentStore,
         resolve: (StoreReference) throws -> ObjectID
     ) throws -> RowSnapshot {
@@ -175,7 +175,7 @@ package final class CustomAtomicStore: AtomicStore {
     }
 
     /// A custom node from a record's row.
-    package static func node(of row: RowSnapshot) -> AtomicStoreNode {
+    static func node(of row: RowSnapshot) -> AtomicStoreNode {
         let entity = row.objectID.entity
         var attributes: [String: AttributeValue] = [:]
         for attribute in entity.allAttributes where !attribute.isTransient && attribute.slot < row.attributes.count {
@@ -190,7 +190,7 @@ package final class CustomAtomicStore: AtomicStore {
         return AtomicStoreNode(reference: row.objectID.storeReference, version: row.version, attributes: attributes, relationships: relationships)
     }
 
-    package static func contents(of image: AtomicStoreImage) -> AtomicStoreContents {
+    static func contents(of image: AtomicStoreImage) -> AtomicStoreContents {
         AtomicStoreContents(
             metadata: image.metadata, nextReference: image.nextKey,
             nodes: image.nodes.sortedKeys().compactMap { image.nodes[$0].map(node(of:)) })

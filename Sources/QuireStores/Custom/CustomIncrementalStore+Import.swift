@@ -2,7 +2,7 @@ import QuireCore
 import Foundation
 
 extension CustomIncrementalStore {
-    package func incrementalImportRecords(_ rows: [RowSnapshot]) throws {
+    func incrementalImportRecords(_ rows: [RowSnapshot]) throws {
         var changes = IncrementalStoreChanges()
         for var row in rows {
             for relationship in row.objectID.entity.allRelationships where relationship.isToMany && relationship.slot < row.relationships.count {
@@ -15,7 +15,7 @@ extension CustomIncrementalStore {
         try backend.save(changes)
     }
 
-    package func incrementalImportRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
+    func incrementalImportRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
         var updated: [StoreReference: IncrementalStoreRecord] = [:]
         for (owner, relationship, members) in owners {
             let reference = owner.storeReference

@@ -6,23 +6,23 @@ import Foundation
 /// records.
 ///
 /// Used only under the coordinator's lock.
-package final class CustomIncrementalStore: ImportingStoreBackend, StoreNodeSource {
+final class CustomIncrementalStore: ImportingStoreBackend, StoreNodeSource {
     /// The handle this backend answers for. `unowned(unsafe)`: the handle owns its backend and is the only
     /// way to reach it, so the handle outlives every use; no reference counting on the per-row paths.
     package unowned(unsafe) let store: PersistentStore
-    package let backend: any IncrementalStoreBackend
+    let backend: any IncrementalStoreBackend
     /// Records read during the current request, so key paths do not read one record twice.
     private var requestCache: [ObjectID: RowSnapshot] = [:]
 
-    package init(backend: any IncrementalStoreBackend, store: PersistentStore) {
+    init(backend: any IncrementalStoreBackend, store: PersistentStore) {
         self.backend = backend
         self.store = store
     }
 
     /// The backend keeps its own records; only the handle's location changes.
-    package func relocate(to url: URL) throws { store.url = url }
+    func relocate(to url: URL) throws { store.url = url }
 
-    package func load() throws {
+    func load() throws {
         if let stored = try backend.loadMetadata() {
             guard stored[StoreMetadataKey.storeType]?.stringValue == type.rawValue,
                 let uuid = stored[StoreMetadataKey.storeUUID]?.stringValue
@@ -42,7 +42,7 @@ package final class CustomIncrementalStore: ImportingStoreBackend, StoreNodeSour
         }
     }
 
-    package func close() throws {
+    func close() throws {
         if metadataIsDirty && !options.isReadOnly { try backend.save(IncrementalStoreChanges(metadata: metadata)) }
         metadataIsDirty = false
         try backend.close()
@@ -50,12 +50,12 @@ package final class CustomIncrementalStore: ImportingStoreBackend, StoreNodeSour
 
     // MARK: Import
 
-    package func beginImport() throws {}
-    package func importRecords(_ rows: [RowSnapshot]) throws { try incrementalImportRecords(rows) }
-    package func importRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
+    func beginImport() throws {}
+    func importRecords(_ rows: [RowSnapshot]) throws { try incrementalImportRecords(rows) }
+    func importRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
         try incrementalImportRelationships(owners)
     }
-    package func finishImport(maximumKeys: [ObjectIdentifier: Int64]) throws {
+    func finishImport(maximumKeys: [ObjectIdentifier: Int64]) throws {
         try backend.save(IncrementalStoreChanges(metadata: metadata))
         metadataIsDirty = false
     }
@@ -78,30 +78,30 @@ package final class CustomIncrementalStore: ImportingStoreBackend, StoreNodeSour
         }
     }
 
-    package func node(for id: ObjectID) -> RowSnapshot? {
+    func node(for id: ObjectID) -> RowSnapshot? {
         if let cached = requestCache[id] { return cached }
         guard let record = try? backend.record(for: id.storeReference), let row = try? row(record) else { return nil }
         requestCache[id] = row
         return row
     }
 
-    package func snapshot(for objectID: ObjectID) throws -> RowSnapshot? {
+    func snapshot(for objectID: ObjectID) throws -> RowSnapshot? {
         guard objectID.primaryKey != nil, let record = try backend.record(for: objectID.storeReference) else { return nil }
         return try row(record)
     }
 
-    package func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
+    func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
         guard let row = try snapshot(for: objectID), relationship.slot < row.relationships.count else { return [] }
         return row.relationships[relationship.slot].objectIDs
     }
 
     // MARK: Fetching
 
-    package func canEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool {
+    func canEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool {
         !PredicateKeyScan.keys(of: predicate).contains { key in model.entities.contains { ($0.propertiesByName[key]?.isTransient) == true } }
     }
 
-    package func fetchRows(_ fetch: StoreFetch) throws -> [RowSnapshot] {
+    func fetchRows(_ fetch: StoreFetch) throws -> [RowSnapshot] {
         defer { requestCache = [:] }
         let entities = fetch.includesSubentities ? [fetch.entity] + fetch.entity.allSubentities : [fetch.entity]
         var rows: [RowSnapshot] = []
@@ -118,7 +118,7 @@ package final class CustomIncrementalStore: ImportingStoreBackend, StoreNodeSour
 
     // MARK: Saving
 
-    package func save(_ request: SaveRequest) throws -> SaveResult {
+    func save(_ request: SaveRequest) throws -> SaveResult {
         guard !options.isReadOnly else { throw readOnlyError() }
         var result = SaveResult()
         var permanent: [ObjectID] = []

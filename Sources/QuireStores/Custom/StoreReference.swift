@@ -21,5 +21,5 @@ public struct StoreReference: Hashable, Sendable, Codable, CustomStringConvertib
 
 extension ObjectID {
     /// The ID's entity and key as a custom store sees them.
-    package var storeReference: StoreReference { StoreReference(entityName: entity.name, reference: primaryKey ?? 0) }
+    var storeReference: StoreReference { StoreReference(entityName: entity.name, reference: primaryKey ?? 0) }
 }

@@ -3,11 +3,15 @@ import QuireCore
 
 extension StoreKind {
     /// In memory: no file, so no metadata without a stack.
-    package static let inMemory = StoreKind(
-        type: .inMemory, needsFile: false,
-        makeBackend: { InMemoryStore(store: $0) },
-        readMetadata: { url, _ in throw inMemoryHasNoFile(url) },
-        writeMetadata: { _, url, _ in throw inMemoryHasNoFile(url) })
+    package static let inMemory: StoreKind = {
+        var kind = StoreKind(
+            type: .inMemory, needsFile: false,
+            makeBackend: { InMemoryStore(store: $0) },
+            readMetadata: { url, _ in throw inMemoryHasNoFile(url) },
+            writeMetadata: { _, url, _ in throw inMemoryHasNoFile(url) })
+        kind.keepsURL = false
+        return kind
+    }()
 
     private static func inMemoryHasNoFile(_ url: URL) -> QuireError {
         QuireError(

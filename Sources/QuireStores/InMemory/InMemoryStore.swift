@@ -5,7 +5,7 @@ import Foundation
 /// it is attached; removing it discards them.
 ///
 /// Used only under the coordinator's lock.
-package final class InMemoryStore: AtomicStore {
+final class InMemoryStore: AtomicStore {
 
-    package override var persistsToFile: Bool { false }
+    override var persistsToFile: Bool { false }
 }

@@ -13,19 +13,19 @@ package enum StoreKinds {
     /// A store kind Quire ships in a module of its own, which an application links only when it uses it (so that
     /// the others never link its client library). The module registers the kind when its store type is first
     /// used; until then, this is all the registry knows of it: enough to say which module a type or URL needs.
-    package struct SeparateModule: Sendable {
+    struct SeparateModule: Sendable {
         /// The kind's store type, as stored in `NSStoreType`.
-        package let type: StoreType
+        let type: StoreType
         /// The URL schemes its store URLs use.
-        package let urlSchemes: [String]
+        let urlSchemes: [String]
         /// The library product and module that holds it.
-        package let module: String
+        let module: String
         /// How the module names the store type (using it registers the kind).
-        package let typeName: String
+        let typeName: String
     }
 
     /// Quire's separate store modules: PostgreSQL in `QuirePostgres` (libpq).
-    package static let separateModules: [SeparateModule] = [
+    static let separateModules: [SeparateModule] = [
         SeparateModule(
             type: StoreType(rawValue: "PostgreSQL"), urlSchemes: ["postgresql", "postgres"], module: "QuirePostgres",
             typeName: "StoreType.postgres")
@@ -95,6 +95,36 @@ package enum StoreKinds {
     /// A URL errors may carry as their file: without the password a store URL may hold, a file URL unchanged.
     package static func safeURL(_ url: URL) -> URL { kind(claiming: url)?.safeURL?(url) ?? url }
 
+    /// The support folder beside a store of a type (``StoreKind/supportFolder(forStore:)``); for a type nobody
+    /// registered, the folder named with the whole file name, as every kind but SQLite names it.
+    package static func supportFolder(forStore url: URL, type: StoreType) -> URL {
+        let kind = registered.withLock { $0[type] }
+        return (kind ?? .xml).supportFolder(forStore: url)
+    }
+
+    /// The external data folder of a store of a type (see ``supportFolder(forStore:type:)``).
+    package static func externalDataFolder(forStore url: URL, type: StoreType) -> ExternalDataFolder {
+        ExternalDataFolder(storeURL: url, kind: registered.withLock { $0[type] } ?? .xml)
+    }
+
+    /// The suffixes of the side files any registered kind keeps beside its store files (SQLite's `-wal`, `-shm`,
+    /// `-journal`): files a search for documents passes over.
+    package static var sideFileSuffixes: [String] {
+        registered.withLock { kinds in Array(Set(kinds.values.flatMap(\.sideFileSuffixes))).sorted() }
+    }
+
+    /// The suffixes of the side files any registered kind keeps that hold no data of their own
+    /// (``StoreKind/derivedSideFileSuffixes``: SQLite's `-shm`): a working copy of a document leaves them out.
+    package static var derivedSideFileSuffixes: [String] {
+        registered.withLock { kinds in Array(Set(kinds.values.flatMap(\.derivedSideFileSuffixes))).sorted() }
+    }
+
+    /// The kind whose store files a file name extension names (compared without case), among the built-in kinds.
+    static func builtInKind(forExtension ext: String) -> StoreKind? {
+        let ext = ext.lowercased()
+        return builtIn.first { $0.fileExtensions.contains(ext) }
+    }
+
     /// Makes the handle and backend of a new store (not loaded yet).
     package static func makeStore(
         type: StoreType, url: URL?, configuration: String?, options: StoreOptions, model: ManagedObjectModel
@@ -103,8 +133,7 @@ package enum StoreKinds {
         if kind.needsFile && url == nil {
             throw QuireError(.persistentStoreOpen, "A store of type \(type) needs a file URL.")
         }
-        return try PersistentStore(
-            type: type, url: url, configurationName: configuration, options: options, model: model, makeBackend: kind.makeBackend)
+        return try PersistentStore(kind: kind, url: url, configurationName: configuration, options: options, model: model)
     }
 
     /// The type of the store file at `url`, told from its first bytes: the built-in kinds first, then the

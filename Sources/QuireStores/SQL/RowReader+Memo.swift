@@ -20,7 +20,7 @@ extension RowReader {
     /// - Throws: What ``identify(_:in:expecting:)`` throws: an unknown entity number, a row of an entity that
     ///   is not `expected` or one of its sub-entities, or a key below 1 (checked for every row).
     @inline(__always)
-    package static func identify<Source: RowColumnSource, Store: RowReadingStore>(
+    static func identify<Source: RowColumnSource, Store: RowReadingStore>(
         _ source: Source, in store: Store, expecting expected: EntityDescription, memo: inout RowReaderMemo
     ) throws -> (RowReader, Int64) {
         let entityNumber = source.int64(at: 1)

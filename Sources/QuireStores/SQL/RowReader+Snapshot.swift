@@ -5,7 +5,7 @@ import Foundation
 /// Where ``RowReader`` puts the values of a row as it reads them, one call per value in slot order: attributes
 /// first, then relationships. The array sink makes a ``RowSnapshot``'s arrays; a packing sink writes the values'
 /// bytes straight into one buffer. Text and data arrive as the source's bytes, valid for the call only.
-package protocol RowValueSink {
+protocol RowValueSink {
     /// A NULL value (or a transient attribute).
     mutating func null()
     /// An integer attribute's value.
@@ -27,24 +27,24 @@ package protocol RowValueSink {
 }
 
 /// The sink of one value, as an ``AttributeValue``: what the array reader puts into each element.
-package struct AttributeValueSink: RowValueSink {
+struct AttributeValueSink: RowValueSink {
     /// The value read last.
-    package var value: AttributeValue = .null
+    var value: AttributeValue = .null
 
     /// An empty sink.
-    @inline(__always) package init() {}
+    @inline(__always) init() {}
     /// Part of ``RowValueSink``.
-    @inline(__always) package mutating func null() { value = .null }
+    @inline(__always) mutating func null() { value = .null }
     /// Part of ``RowValueSink``.
-    @inline(__always) package mutating func integer(_ value: Int64) { self.value = .integer(value) }
+    @inline(__always) mutating func integer(_ value: Int64) { self.value = .integer(value) }
     /// Part of ``RowValueSink``.
-    @inline(__always) package mutating func boolean(_ value: Bool) { self.value = .boolean(value) }
+    @inline(__always) mutating func boolean(_ value: Bool) { self.value = .boolean(value) }
     /// Part of ``RowValueSink``.
     @inline(__always) package mutating func double(_ value: Double) { self.value = .double(value) }
     /// Part of ``RowValueSink``.
-    @inline(__always) package mutating func date(_ seconds: Double) { value = .date(Date(timeIntervalSinceReferenceDate: seconds)) }
+    @inline(__always) mutating func date(_ seconds: Double) { value = .date(Date(timeIntervalSinceReferenceDate: seconds)) }
     /// Part of ``RowValueSink``.
-    @inline(__always) package mutating func text(_ bytes: UnsafeRawBufferPointer) {
+    @inline(__always) mutating func text(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             value = .string("")
             return
@@ -52,7 +52,7 @@ package struct AttributeValueSink: RowValueSink {
         value = .string(String(decoding: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: bytes.count), as: UTF8.self))
     }
     /// Part of ``RowValueSink``.
-    @inline(__always) package mutating func data(_ bytes: UnsafeRawBufferPointer) {
+    @inline(__always) mutating func data(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             value = .data(Data())
             return
@@ -60,9 +60,9 @@ package struct AttributeValueSink: RowValueSink {
         value = .data(Data(bytes: base, count: bytes.count))
     }
     /// Part of ``RowValueSink``.
-    @inline(__always) package mutating func value(_ value: AttributeValue) { self.value = value }
+    @inline(__always) mutating func value(_ value: AttributeValue) { self.value = value }
     /// Not used: relationships are read into their own array.
-    @inline(__always) package mutating func relationship(_ value: RelationshipStorage) {}
+    @inline(__always) mutating func relationship(_ value: RelationshipStorage) {}
 }
 
 extension RowReader {
@@ -73,7 +73,7 @@ extension RowReader {
     ///   entity that is not `expected` or one of its sub-entities (a row of another table's entity, which would
     ///   be read with that table's columns), or a key below 1.
     @inline(__always)
-    package static func identify<Source: RowColumnSource, Store: RowReadingStore>(
+    static func identify<Source: RowColumnSource, Store: RowReadingStore>(
         _ source: Source, in store: Store, expecting expected: EntityDescription
     ) throws -> (RowReader, Int64) {
         let pk = source.int64(at: 0)
@@ -130,7 +130,7 @@ extension RowReader {
 
     /// Reads every attribute of the current row into `sink`, in slot order.
     @inline(__always)
-    package func readAttributes<Source: RowColumnSource, Sink: RowValueSink>(
+    func readAttributes<Source: RowColumnSource, Sink: RowValueSink>(
         from source: Source, row pk: Int64, into sink: inout Sink
     ) throws {
         // Safe: the buffer is this reader's own `attributes` (a constant), borrowed for the loop, and every index
@@ -143,7 +143,7 @@ extension RowReader {
     /// Reads the relationships of the current row into `sink`, in slot order: a to-one's foreign key (and, for
     /// a destination with sub-entities, its entity column) as an ID, `.fault` for the others.
     @inline(__always)
-    package func readRelationships<Source: RowColumnSource, Store: RowReadingStore, Sink: RowValueSink>(
+    func readRelationships<Source: RowColumnSource, Store: RowReadingStore, Sink: RowValueSink>(
         from source: Source, row pk: Int64, in store: Store, into sink: inout Sink
     ) throws {
         for read in relationships {
@@ -189,7 +189,7 @@ extension RowReader {
     /// The read is taken where it lies, not copied: a row's loop then loads the one or two fields each column
     /// needs (its column and kind) instead of copying every field of every read past the SQLite calls.
     @inline(__always)
-    package func readValue<Source: RowColumnSource, Sink: RowValueSink>(
+    func readValue<Source: RowColumnSource, Sink: RowValueSink>(
         _ reads: UnsafeBufferPointer<AttributeRead>, _ index: Int, from source: Source, row pk: Int64, into sink: inout Sink
     ) throws {
         let kind = reads[index].kind
@@ -323,30 +323,30 @@ extension RowReader {
 }
 
 /// The relationship values of a row, as an array.
-package struct RelationshipArraySink: RowValueSink {
+struct RelationshipArraySink: RowValueSink {
     /// The values read so far.
-    package var values: [RelationshipStorage] = []
+    var values: [RelationshipStorage] = []
 
     /// An empty sink with room for `capacity` values.
-    package init(capacity: Int) { values.reserveCapacity(capacity) }
+    init(capacity: Int) { values.reserveCapacity(capacity) }
     /// Part of ``RowValueSink``.
-    package mutating func null() {}
+    mutating func null() {}
     /// Part of ``RowValueSink``.
-    package mutating func integer(_ value: Int64) {}
+    mutating func integer(_ value: Int64) {}
     /// Part of ``RowValueSink``.
-    package mutating func boolean(_ value: Bool) {}
+    mutating func boolean(_ value: Bool) {}
     /// Part of ``RowValueSink``.
     package mutating func double(_ value: Double) {}
     /// Part of ``RowValueSink``.
-    package mutating func date(_ seconds: Double) {}
+    mutating func date(_ seconds: Double) {}
     /// Part of ``RowValueSink``.
-    package mutating func text(_ bytes: UnsafeRawBufferPointer) {}
+    mutating func text(_ bytes: UnsafeRawBufferPointer) {}
     /// Part of ``RowValueSink``.
-    package mutating func data(_ bytes: UnsafeRawBufferPointer) {}
+    mutating func data(_ bytes: UnsafeRawBufferPointer) {}
     /// Part of ``RowValueSink``.
-    package mutating func value(_ value: AttributeValue) {}
+    mutating func value(_ value: AttributeValue) {}
     /// Part of ``RowValueSink``.
-    package mutating func relationship(_ value: RelationshipStorage) { values.append(value) }
+    mutating func relationship(_ value: RelationshipStorage) { values.append(value) }
 }
 
 /// Whether a store evaluates a fetch, with what it made to run it.

@@ -24,13 +24,13 @@ package final class RowReader {
         package let external: Bool
         /// The SQLite storage classes the column may hold for the type, one bit per class
         /// (`1 << SQLITE_INTEGER`, …); anything else is a damaged row, never coerced.
-        package let storageClasses: Int32
+        let storageClasses: Int32
         /// The range of an integer type (the whole of `Int64` for the others).
         package let minimum: Int64
         package let maximum: Int64
 
         /// How one attribute's column is read.
-        package init(column: Int32, kind: Kind, type: AttributeType, external: Bool) {
+        init(column: Int32, kind: Kind, type: AttributeType, external: Bool) {
             self.column = column
             self.kind = kind
             self.type = type
@@ -54,7 +54,7 @@ package final class RowReader {
     /// Per relationship slot; nil for to-many (and transient) relationships.
     package let relationships: [RelationshipRead?]
     /// The foreign-key columns of the to-one relationships.
-    package let foreignKeyColumns: [Int32]
+    let foreignKeyColumns: [Int32]
 
     /// The relationship values of a row whose to-one keys are all NULL: one shared array, so such rows (the
     /// common case for optional relationships) allocate nothing for their relationships.

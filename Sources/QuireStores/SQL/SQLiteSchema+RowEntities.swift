@@ -34,7 +34,7 @@ extension SQLiteSchema {
 
     /// The error of a row whose entity number names an entity that is not the one its query reads (or one of
     /// its sub-entities).
-    package static func misplacedRowError(
+    static func misplacedRowError(
         number: Int64, entity: EntityDescription, row pk: Int64, expected: EntityDescription, store: String, file: URL?
     ) -> QuireError {
         QuireError(

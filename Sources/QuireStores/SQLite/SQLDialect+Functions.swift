@@ -14,5 +14,5 @@ extension SQLDialect {
     /// Whether the dialect computes an expression function with the evaluator's own Swift code (SQLite's
     /// `quire_function`, see ``SQLiteExpressionFunction``), so that every numeric and string function compiles;
     /// PostgreSQL computes a few itself and leaves the rest to memory.
-    package var callsSwiftFunctions: Bool { self == .sqlite }
+    var callsSwiftFunctions: Bool { self == .sqlite }
 }

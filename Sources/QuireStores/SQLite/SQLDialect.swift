@@ -43,14 +43,14 @@ package enum SQLDialect: Sendable {
     }
 
     /// A condition that always holds.
-    package var alwaysTrue: String { self == .sqlite ? "1" : "TRUE" }
+    var alwaysTrue: String { self == .sqlite ? "1" : "TRUE" }
     /// A condition that never holds.
-    package var alwaysFalse: String { self == .sqlite ? "0" : "FALSE" }
+    var alwaysFalse: String { self == .sqlite ? "0" : "FALSE" }
     /// A literal truth value.
     package func truth(_ value: Bool) -> String { value ? alwaysTrue : alwaysFalse }
 
     /// `NOT condition`, with an unknown (NULL) condition counted as false.
-    package func notTrue(_ condition: String) -> String {
+    func notTrue(_ condition: String) -> String {
         self == .sqlite ? "NOT IFNULL(\(condition), 0)" : "NOT COALESCE(\(condition), FALSE)"
     }
 

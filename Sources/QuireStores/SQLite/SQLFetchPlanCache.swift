@@ -20,7 +20,7 @@ package struct SQLFetchShape: Hashable {
     package let entity: ObjectIdentifier
     package let predicate: QueryPredicate?
     package let sortKeys: [SortKey]
-    package let windowed: Bool
+    let windowed: Bool
     package let includesSubentities: Bool
     package let selection: Selection
 
@@ -55,10 +55,10 @@ package final class SQLFetchPlan {
     }
 
     /// Whether fetches of the shape share this plan's SQL.
-    package var isShared: Bool { !sql.isEmpty }
+    var isShared: Bool { !sql.isEmpty }
 
     /// The marker of a shape whose fetches each compile their own SQL.
-    package static var unshared: SQLFetchPlan { SQLFetchPlan(sql: "", folds: [], statement: nil) }
+    static var unshared: SQLFetchPlan { SQLFetchPlan(sql: "", folds: [], statement: nil) }
 }
 
 /// A bounded cache of compiled fetches by shape (``SQLFetchShape``), least recently used first out; a store

@@ -16,9 +16,9 @@ import Foundation
 /// ``parameters(of:store:)`` lists a predicate's parameters in the order the compiler binds them: a cache
 /// entry keeps the compiled SQL and how each binding is derived (``SQLitePredicateCompiler/bindingFolds``),
 /// and is only made after checking that the parameters give the compiler's own bindings.
-package enum SQLPredicateShape {
+enum SQLPredicateShape {
     /// The predicate with its parameters replaced by placeholders.
-    package static func normalized(_ predicate: QueryPredicate, store: PersistentStore) -> QueryPredicate {
+    static func normalized(_ predicate: QueryPredicate, store: PersistentStore) -> QueryPredicate {
         switch predicate {
         case .true, .false: return predicate
         case .and(let operands): return .and(operands.map { normalized($0, store: store) })
@@ -42,7 +42,7 @@ package enum SQLPredicateShape {
 
     /// The values of a predicate's parameters as the compiler binds them before folding (decimals as
     /// doubles, object IDs as their primary keys), in binding order.
-    package static func parameters(of predicate: QueryPredicate, store: PersistentStore) -> [AttributeValue] {
+    static func parameters(of predicate: QueryPredicate, store: PersistentStore) -> [AttributeValue] {
         var values: [AttributeValue] = []
         collect(predicate, store: store, into: &values)
         return values
@@ -50,7 +50,7 @@ package enum SQLPredicateShape {
 
     /// The bindings of a parameter list for the folds the compiler applied (see
     /// ``SQLitePredicateCompiler/bindingFolds``); nil when the two lists do not line up.
-    package static func bindings(_ parameters: [AttributeValue], folds: [QueryComparison.Options?]) -> [AttributeValue]? {
+    static func bindings(_ parameters: [AttributeValue], folds: [QueryComparison.Options?]) -> [AttributeValue]? {
         guard parameters.count == folds.count else { return nil }
         var bindings = parameters
         for (index, fold) in folds.enumerated() {

@@ -12,12 +12,12 @@ import Foundation
 /// value as it is (the compiler only wraps expressions of the attribute's kind). NULL stays NULL. Anything
 /// else fails the statement with an error naming this function, and the store then runs the request through
 /// the in-memory pass, which reports the value that does not fit with ``QuireError/Code/invalidValue``.
-package enum SQLiteBatchValueFunction {
+enum SQLiteBatchValueFunction {
     /// The function's name.
-    package static let name = "quire_batch_value"
+    static let name = "quire_batch_value"
 
     /// The attribute types whose batch-update expressions SQL computes through this function.
-    package static func converts(_ type: AttributeType) -> Bool {
+    static func converts(_ type: AttributeType) -> Bool {
         switch type {
         case .integer16, .integer32, .integer64, .boolean, .double, .float, .string, .date: return true
         case .decimal, .binaryData, .transformable, .uuid, .uri: return false
@@ -25,14 +25,14 @@ package enum SQLiteBatchValueFunction {
     }
 
     /// Whether an error a statement failed with came from this function.
-    package static func raised(_ error: Error) -> Bool {
+    static func raised(_ error: Error) -> Bool {
         "\(error)".contains(name)
     }
 
     /// Registers the function on a connection.
     ///
     /// - Throws: ``QuireError/Code/sqlite`` when SQLite refuses it.
-    package static func register(on connection: SQLiteConnection) throws {
+    static func register(on connection: SQLiteConnection) throws {
         guard let db = connection.handle else { return }
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
         let code = sqlite3_create_function_v2(db, name, 2, flags, nil, batchValueFunction, nil, nil, nil)

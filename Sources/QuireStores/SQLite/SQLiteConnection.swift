@@ -118,10 +118,10 @@ package final class SQLiteConnection {
 
     /// A journal mode to switch to before the next transaction: switching writes the file's header and syncs
     /// it, so a store opened and closed without a change never pays for it (see `SQLiteStore.applyPragmas`).
-    package var deferredJournalMode: String?
+    var deferredJournalMode: String?
 
     /// Begins a write transaction (`BEGIN IMMEDIATE`), switching the journal mode first when one was deferred.
-    package func beginImmediate() throws {
+    func beginImmediate() throws {
         if let mode = deferredJournalMode {
             try execute("PRAGMA journal_mode = \(mode)")
             deferredJournalMode = nil
@@ -156,7 +156,7 @@ package final class SQLiteConnection {
     }
 
     /// The column names of a table.
-    package func columnNames(of table: String) throws -> Set<String> {
+    func columnNames(of table: String) throws -> Set<String> {
         let statement = try prepare("PRAGMA table_info(\(SQLiteSchema.quote(table)))")
         defer { statement.finalize() }
         var names = Set<String>()
@@ -164,7 +164,7 @@ package final class SQLiteConnection {
         return names
     }
 
-    package func lastError(_ code: Int32, action: String) -> QuireError {
+    func lastError(_ code: Int32, action: String) -> QuireError {
         SQLiteConnection.error(
             code: code, message: handle.map { String(cString: sqlite3_errmsg($0)) } ?? "closed", url: url, action: action,
             systemErrno: handle.map { sqlite3_system_errno($0) } ?? 0)

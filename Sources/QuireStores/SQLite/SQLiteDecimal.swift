@@ -9,7 +9,7 @@ import Foundation
 /// number in 64 bits, a REAL when the double's shortest text is the decimal itself. A decimal a double cannot
 /// hold (more than 15–17 significant digits) is written as its exact text followed by ``textMarker``, which
 /// keeps SQLite from converting it; comparisons and sorts read such a column through `CAST(… AS REAL)`.
-package enum SQLiteDecimal {
+enum SQLiteDecimal {
     /// What a decimal is bound as.
     package enum Stored: Equatable {
         case integer(Int64)
@@ -18,10 +18,10 @@ package enum SQLiteDecimal {
     }
 
     /// The suffix that makes exact decimal text not a numeric literal, so NUMERIC affinity keeps it as TEXT.
-    package static let textMarker = "D"
+    static let textMarker = "D"
 
     /// How a decimal is stored: exactly, as a Mac would where it can.
-    package static func stored(_ value: Decimal) -> Stored {
+    static func stored(_ value: Decimal) -> Stored {
         let text = "\(value)"
         if value.isNaN { return .text(text) }
         if let integer = Int64(text) { return .integer(integer) }

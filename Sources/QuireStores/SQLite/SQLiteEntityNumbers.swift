@@ -44,7 +44,7 @@ package struct SQLiteEntityNumbers {
     }
 
     /// Entities in Core Data's sibling order: `caseInsensitiveCompare:` on the names, then plain order.
-    package static func sortedByName(_ entities: [EntityDescription]) -> [EntityDescription] {
+    static func sortedByName(_ entities: [EntityDescription]) -> [EntityDescription] {
         entities.sorted { a, b in
             let folded = a.name.caseInsensitiveCompare(b.name)
             return folded == .orderedSame ? a.name < b.name : folded == .orderedAscending

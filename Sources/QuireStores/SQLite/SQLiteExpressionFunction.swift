@@ -6,12 +6,12 @@ import Foundation
 /// functions SQLite's own functions compute differently (`lowercase:` is full Unicode, SQLite's `lower()` is
 /// ASCII; `abs(-9223372036854775808)` is an error in SQLite), by calling the evaluator's own Swift code
 /// (``PredicateEvaluator/apply(_:to:)``): `n` is the function's index in ``QueryExpression/Function/allCases``.
-package enum SQLiteExpressionFunction {
+enum SQLiteExpressionFunction {
     /// The function's name.
-    package static let name = "quire_function"
+    static let name = "quire_function"
 
     /// The SQL calling a function on SQL arguments.
-    package static func call(_ function: QueryExpression.Function, _ arguments: [String]) -> String? {
+    static func call(_ function: QueryExpression.Function, _ arguments: [String]) -> String? {
         guard let index = QueryExpression.Function.allCases.firstIndex(of: function) else { return nil }
         return "\(name)(\(([String(index)] + arguments).joined(separator: ", ")))"
     }
@@ -19,7 +19,7 @@ package enum SQLiteExpressionFunction {
     /// Registers the function on a connection.
     ///
     /// - Throws: ``QuireError/Code/sqlite`` when SQLite refuses it.
-    package static func register(on connection: SQLiteConnection) throws {
+    static func register(on connection: SQLiteConnection) throws {
         guard let db = connection.handle else { return }
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
         let code = sqlite3_create_function_v2(db, name, -1, flags, nil, expressionFunction, nil, nil, nil)

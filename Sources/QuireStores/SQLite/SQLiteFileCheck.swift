@@ -4,7 +4,7 @@ import Foundation
 /// Checks a file before SQLite opens it, so that a non-database, a truncated database or a read-only file
 /// is refused with a clear error and nothing is written (SQLite would otherwise create `-wal` files, or
 /// treat some garbage as an empty database).
-package enum SQLiteFileCheck {
+enum SQLiteFileCheck {
     /// What the check found.
     package enum State {
         /// No file yet: the store will create it.
@@ -15,16 +15,18 @@ package enum SQLiteFileCheck {
         case database
     }
 
-    package static let headerMagic = Array("SQLite format 3\0".utf8)
+    static let headerMagic = Array("SQLite format 3\0".utf8)
     /// The files SQLite keeps beside a database while it is open (or after a crash): the one list of them.
-    package static let sideFileSuffixes = ["-wal", "-shm", "-journal"]
+    static let sideFileSuffixes = ["-wal", sharedMemorySuffix, "-journal"]
+    /// The suffix of the write-ahead log's shared-memory index, which SQLite rebuilds from the log.
+    static let sharedMemorySuffix = "-shm"
 
     /// Checks the file at `url`.
     ///
     /// - Throws: ``QuireError/Code/fileReadNoSuchFile`` for a missing file opened read-only,
     ///   ``QuireError/Code/fileReadCorruptFile`` for a file that is not an SQLite database or is truncated,
     ///   ``QuireError/Code/fileWriteNoPermission`` for a read-only file opened for writing.
-    package static func check(_ url: URL, readOnly: Bool) throws -> State {
+    static func check(_ url: URL, readOnly: Bool) throws -> State {
         let path = url.path
         var status = stat()
         guard stat(path, &status) == 0 else {
@@ -94,7 +96,7 @@ package enum SQLiteFileCheck {
     /// and, being read-only, leave them behind when it closes. With a `-wal` or `-shm` file present (another
     /// connection, or a crash before a checkpoint) the normal read-only mode is used, so the WAL's
     /// transactions are read; SQLite creates nothing then, the files being there already.
-    package static func opensImmutable(_ url: URL) -> Bool {
+    static func opensImmutable(_ url: URL) -> Bool {
         let path = url.path
         for suffix in sideFileSuffixes where FileManager.default.fileExists(atPath: path + suffix) { return false }
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
@@ -106,7 +108,7 @@ package enum SQLiteFileCheck {
 
 /// The store files this process has open through SQLite, by device and inode, so that
 /// ``SQLiteFileCheck`` does not open (and close) them again.
-package enum OpenFiles {
+enum OpenFiles {
     private struct Key: Hashable {
         let device: UInt64
         let inode: UInt64
@@ -119,13 +121,13 @@ package enum OpenFiles {
     }
 
     /// Whether a store of this process has the file open.
-    package static func contains(_ status: stat) -> Bool {
+    static func contains(_ status: stat) -> Bool {
         let key = key(status)
         return counts.withLock { $0[key, default: 0] > 0 }
     }
 
     /// Notes that a store opened the file at `path`; returns a token for ``closed(_:)``.
-    package static func opened(_ path: String) -> AnyHashable? {
+    static func opened(_ path: String) -> AnyHashable? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
         let key = key(status)
@@ -134,7 +136,7 @@ package enum OpenFiles {
     }
 
     /// Notes that the store holding `token` closed its file.
-    package static func closed(_ token: AnyHashable?) {
+    static func closed(_ token: AnyHashable?) {
         guard let key = token?.base as? Key else { return }
         counts.withLock { counts in
             let remaining = counts[key, default: 0] - 1

@@ -15,12 +15,12 @@ extension SQLiteFunctions {
     /// | `NSCoreDataToUpper(text)`, `NSCoreDataToLower(text)` | the text upper- or lower-cased |
     ///
     /// A non-text argument answers NULL.
-    package static let coreDataDerivationFunctions = ["NSCoreDataNow", "NSCoreDataCanonical", "NSCoreDataToUpper", "NSCoreDataToLower"]
+    static let coreDataDerivationFunctions = ["NSCoreDataNow", "NSCoreDataCanonical", "NSCoreDataToUpper", "NSCoreDataToLower"]
 
     /// Registers ``coreDataDerivationFunctions`` on a connection.
     ///
     /// - Throws: The SQLite error when a function cannot be registered.
-    package static func registerCoreDataDerivationFunctions(on connection: SQLiteConnection) throws {
+    static func registerCoreDataDerivationFunctions(on connection: SQLiteConnection) throws {
         guard let db = connection.handle else { return }
         var code = sqlite3_create_function_v2(db, "NSCoreDataNow", 0, SQLITE_UTF8, nil, nowFunction, nil, nil, nil)
         if code == SQLITE_OK {
@@ -43,7 +43,7 @@ private let pinnedDates = LockedValue<[UInt: Double]>([:])
 
 extension SQLiteFunctions {
     /// Runs `body` with `NSCoreDataNow()` answering `date` on the connection (the current date when nil).
-    package static func withDerivationDate<T>(_ date: Date?, on connection: SQLiteConnection, _ body: () throws -> T) rethrows -> T {
+    static func withDerivationDate<T>(_ date: Date?, on connection: SQLiteConnection, _ body: () throws -> T) rethrows -> T {
         guard let date, let db = connection.handle else { return try body() }
         let key = UInt(bitPattern: db)
         pinnedDates.withLock { $0[key] = date.timeIntervalSinceReferenceDate }

@@ -34,13 +34,13 @@ package enum SQLiteFunctions {
     /// The regular expression function's name.
     package static let matches = "quire_matches"
     /// The functions Core Data's derived-attribute triggers call (5 arguments each).
-    package static let derivedAttributeTriggerFunctions = [
+    static let derivedAttributeTriggerFunctions = [
         "NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue",
     ]
     /// The collation of `caseInsensitiveCompare:` and `localizedCaseInsensitiveCompare:`.
-    package static let caseInsensitiveCollation = "QUIRE_CASEINSENSITIVE"
+    static let caseInsensitiveCollation = "QUIRE_CASEINSENSITIVE"
     /// The collation of `localizedStandardCompare:`.
-    package static let standardCollation = "QUIRE_STANDARD"
+    static let standardCollation = "QUIRE_STANDARD"
 
     /// The collation that orders strings as a comparator does in memory; nil for `BINARY` (`compare:`).
     package static func collation(for comparator: SortKey.Comparator) -> String? {

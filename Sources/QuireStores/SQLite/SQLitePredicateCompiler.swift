@@ -79,7 +79,7 @@ package struct SQLitePredicateCompiler {
     package struct CollectionPath {
         package var start: Row
         /// True when a to-one step before the collection was nil (the whole value is then nil, not empty).
-        package var prefixNull: String?
+        var prefixNull: String?
         /// The components from the first to-many relationship on.
         package var components: [String]
     }
@@ -95,7 +95,7 @@ package struct SQLitePredicateCompiler {
         case list([Operand])
         case collection(CollectionPath)
 
-        package var isConstant: Bool {
+        var isConstant: Bool {
             switch self {
             case .constant, .objectConstant: return true
             case .list(let elements): return elements.allSatisfy(\.isConstant)
@@ -483,7 +483,7 @@ package struct SQLitePredicateCompiler {
 
     /// `(?1, ?2, …)`, or for long lists of integers and strings one JSON parameter read by `json_each`, so
     /// that statements stay few and within SQLite's parameter limit.
-    package mutating func inList(_ values: [AttributeValue]) -> String {
+    mutating func inList(_ values: [AttributeValue]) -> String {
         if dialect == .sqlite, values.count > 16, let json = Self.jsonArray(values) {
             return "(SELECT value FROM json_each(\(bind(.string(json)))))"
         }

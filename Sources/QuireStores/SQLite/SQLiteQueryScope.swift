@@ -72,7 +72,7 @@ extension SQLiteSchema {
 
     /// The column holding the destination's entity number for a to-one relationship whose destination has
     /// sub-entities.
-    package func foreignEntityColumn(of relationship: RelationshipDescription) -> String? {
+    func foreignEntityColumn(of relationship: RelationshipDescription) -> String? {
         guard let entity = relationship.entity, let mapping = mapping(for: entity) else { return nil }
         let index = mapping.foreignEntityColumns[relationship.slot]
         return index >= 0 ? mapping.table.columns[index].name : nil

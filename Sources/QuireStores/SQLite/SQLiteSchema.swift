@@ -67,7 +67,7 @@ package final class SQLiteSchema {
         package let inverseOrderColumn: String?
         /// Whether the relationship is its own inverse (its member column is `REFLEXIVE`): a link is a row either
         /// way round, so reads look at both columns and writes put both rows.
-        package let isReflexive: Bool
+        let isReflexive: Bool
 
         /// What a query reads the table as, with the columns ``sourceColumn`` and ``destinationColumn``: the table
         /// itself, or for an unordered relationship that is its own inverse, its rows both ways round (Quire writes
@@ -91,7 +91,7 @@ package final class SQLiteSchema {
         /// The column holding a member's position, for an ordered relationship.
         package let orderColumn: String?
         /// Whether the column is a hidden one (no inverse): the owner's saves write it, not the members'.
-        package let isHidden: Bool
+        let isHidden: Bool
     }
 
     /// Where an entity's values live: per attribute and relationship slot, the column index in its table's
@@ -99,9 +99,9 @@ package final class SQLiteSchema {
     package struct EntityMapping {
         package let table: Table
         package var attributeColumns: [Int]
-        package var foreignKeyColumns: [Int]
-        package var foreignEntityColumns: [Int]
-        package var orderKeyColumns: [Int]
+        var foreignKeyColumns: [Int]
+        var foreignEntityColumns: [Int]
+        var orderKeyColumns: [Int]
     }
 
     package let model: ManagedObjectModel
@@ -170,14 +170,14 @@ package final class SQLiteSchema {
     /// An identifier as Core Data writes it in DDL: bare when it is a plain ASCII word starting with `Z` (no SQL
     /// keyword does; every name made from ASCII entity and property names is one) or `REFLEXIVE`, quoted
     /// otherwise.
-    package static func ddlName(_ identifier: String) -> String {
+    static func ddlName(_ identifier: String) -> String {
         let plain = (identifier.hasPrefix("Z") || identifier == reflexiveColumn)
             && identifier.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
         return plain ? identifier : quote(identifier)
     }
 
     /// The member column of a join table whose relationship is its own inverse.
-    package static let reflexiveColumn = "REFLEXIVE"
+    static let reflexiveColumn = "REFLEXIVE"
 
     /// The order column of a join-table key column: `Z_FOK_23USERS1` for `Z_23USERS1` (the position of the member
     /// that column holds), `Z_FOK_REFLEXIVE` for `REFLEXIVE`. A name found in a PostgreSQL database comes
@@ -194,7 +194,7 @@ package final class SQLiteSchema {
     package func memberKey(for relationship: RelationshipDescription) -> MemberKey? { memberKeys[ObjectIdentifier(relationship)] }
 
     /// Whether a to-many relationship's members are found through the destination's foreign key.
-    package static func usesForeignKey(_ relationship: RelationshipDescription) -> Bool {
+    static func usesForeignKey(_ relationship: RelationshipDescription) -> Bool {
         relationship.isToMany && relationship.resolvedInverse.map { !$0.isToMany } == true
     }
 

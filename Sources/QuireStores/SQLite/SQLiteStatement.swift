@@ -3,7 +3,7 @@ import CSQLite
 import Foundation
 
 /// SQLite's destructor constant asking it to copy bound text and blobs.
-package let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// A prepared statement with typed binding and reading of ``AttributeValue``s.
 package final class SQLiteStatement {
@@ -16,7 +16,7 @@ package final class SQLiteStatement {
     /// one was still stepping): the caller owns it, and nothing may keep it past the request.
     package internal(set) var isOutsideCache = false
 
-    package init(_ raw: OpaquePointer, connection: SQLiteConnection) {
+    init(_ raw: OpaquePointer, connection: SQLiteConnection) {
         self.raw = raw
         self.connection = connection
     }
@@ -37,12 +37,12 @@ package final class SQLiteStatement {
     }
 
     /// Binds every parameter to NULL (`sqlite3_clear_bindings`), letting go of any bytes lent to it.
-    package func clearBindings() {
+    func clearBindings() {
         sqlite3_clear_bindings(raw)
     }
 
     /// Resets for another run, keeping the bound values (for callers that bind every parameter anew).
-    package func resetKeepingBindings() {
+    func resetKeepingBindings() {
         sqlite3_reset(raw)
     }
 
@@ -64,7 +64,7 @@ package final class SQLiteStatement {
     // MARK: Binding (1-based indexes)
 
     package func bind(_ value: Int64, at index: Int32) { sqlite3_bind_int64(raw, index, value) }
-    package func bindNull(at index: Int32) { sqlite3_bind_null(raw, index) }
+    func bindNull(at index: Int32) { sqlite3_bind_null(raw, index) }
     package func bind(_ value: Double, at index: Int32) { sqlite3_bind_double(raw, index, value) }
 
     package func bind(_ value: String, at index: Int32) {

@@ -4,9 +4,21 @@ import QuireCore
 /// The SQLite storage classes each attribute type is stored as, in Core Data's stores and Quire's: what the row
 /// reader accepts and `quire verify` checks with `typeof()`.
 package enum SQLiteStorageClass {
+    /// SQLite's storage-class codes, for row sources of other engines (``RowColumnSource``) that report their
+    /// values in them without importing SQLite's C module.
+    package static let integer = SQLITE_INTEGER
+    /// See ``integer``.
+    package static let float = SQLITE_FLOAT
+    /// See ``integer``.
+    package static let text = SQLITE_TEXT
+    /// See ``integer``.
+    package static let blob = SQLITE_BLOB
+    /// See ``integer``.
+    package static let null = SQLITE_NULL
+
     /// The classes a column of the type may hold, one bit per class (`1 << SQLITE_INTEGER`, …); NULL is always
     /// allowed and not included.
-    package static func allowed(for type: AttributeType) -> Int32 {
+    static func allowed(for type: AttributeType) -> Int32 {
         switch type {
         case .integer16, .integer32, .integer64, .boolean: return 1 << SQLITE_INTEGER
         case .double, .float, .date: return 1 << SQLITE_INTEGER | 1 << SQLITE_FLOAT
@@ -17,7 +29,7 @@ package enum SQLiteStorageClass {
     }
 
     /// What `typeof()` answers for a class.
-    package static func name(_ storage: Int32) -> String {
+    static func name(_ storage: Int32) -> String {
         switch storage {
         case SQLITE_INTEGER: return "integer"
         case SQLITE_FLOAT: return "real"
@@ -28,12 +40,12 @@ package enum SQLiteStorageClass {
     }
 
     /// The `typeof()` names of a set of classes.
-    package static func typeNames(_ classes: Int32) -> [String] {
+    static func typeNames(_ classes: Int32) -> [String] {
         [SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB].filter { classes & (1 << $0) != 0 }.map(name)
     }
 
     /// The classes, in words (`integer or real`).
-    package static func names(_ classes: Int32) -> String {
+    static func names(_ classes: Int32) -> String {
         typeNames(classes).joined(separator: " or ")
     }
 }

@@ -3,10 +3,10 @@ import Foundation
 
 extension SQLiteStore {
     /// How many keys one batched statement reads (bound as one JSON array).
-    package static let batchKeyCount = 500
+    static let batchKeyCount = 500
 
     /// The rows of many objects, one statement per table and 500 keys.
-    package func sqliteSnapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] {
+    func sqliteSnapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] {
         var keysByTable: [ObjectIdentifier: (table: SQLiteSchema.Table, keys: [Int64])] = [:]
         var tableOrder: [ObjectIdentifier] = []
         for id in objectIDs {
@@ -39,7 +39,7 @@ extension SQLiteStore {
 
     /// The members of a to-many relationship of many objects, one statement per 500 owners; every owner
     /// asked for has an entry.
-    package func sqliteRelatedObjectIDs(
+    func sqliteRelatedObjectIDs(
         of objectIDs: [ObjectID], relationship: RelationshipDescription
     ) throws -> [ObjectID: [ObjectID]] {
         var owners: [Int64: ObjectID] = [:]

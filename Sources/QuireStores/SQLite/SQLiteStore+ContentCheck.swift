@@ -3,7 +3,7 @@ import QuireCore
 
 extension SQLiteStore {
     /// The most problems one check lists per table, so a badly damaged store gives a readable report.
-    package static let contentProblemLimit = 20
+    static let contentProblemLimit = 20
 
     /// The rows of a closed store file that no object graph can represent, one sentence each naming the table,
     /// the row's `Z_PK` and the column (what `quire verify` reports and `quire convert` refuses): a `Z_PK` below
@@ -12,7 +12,7 @@ extension SQLiteStore {
     /// type's range, and a to-one key or join-table key that refers to no row. Each table is read once.
     ///
     /// - Throws: ``QuireError`` when the file cannot be read.
-    package static func contentProblems(at url: URL, model: ManagedObjectModel) throws -> [String] {
+    static func contentProblems(at url: URL, model: ManagedObjectModel) throws -> [String] {
         let connection = try SQLiteConnection(url: url, readOnly: true, create: false)
         defer { connection.close() }
         try model.freeze()

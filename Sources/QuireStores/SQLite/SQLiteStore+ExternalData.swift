@@ -18,7 +18,7 @@ extension SQLiteStore {
         }
     }
 
-    package func sqliteRecordedLength(ofExternalData name: String) -> Int64? {
+    func sqliteRecordedLength(ofExternalData name: String) -> Int64? {
         guard let connection, let statement = try? connection.cachedStatement(
             "SELECT Z_LENGTH FROM \(Self.externalDataTable) WHERE Z_UUID = ?")
         else { return nil }
@@ -29,14 +29,14 @@ extension SQLiteStore {
 
     /// Whether a save may have left external data files unreferenced: it updated or deleted objects of an
     /// entity with attributes that allow external storage.
-    package static func mayUnreferenceExternalData(_ request: SaveRequest) -> Bool {
+    static func mayUnreferenceExternalData(_ request: SaveRequest) -> Bool {
         (request.updated + request.deleted).contains { change in
             change.objectID.entity.allAttributes.contains(where: \.allowsExternalBinaryDataStorage)
         }
     }
 
     /// The names of the external data files the store's rows refer to.
-    package func referencedExternalData(_ connection: SQLiteConnection) throws -> Set<String> {
+    func referencedExternalData(_ connection: SQLiteConnection) throws -> Set<String> {
         var referenced = Set<String>()
         for table in schema.tables {
             for column in table.columns {
@@ -53,7 +53,7 @@ extension SQLiteStore {
 
     /// Removes external data files no row refers to, in a write transaction of its own, so no other
     /// connection is between writing a file and committing the row that refers to it.
-    package func collectExternalData() throws {
+    func collectExternalData() throws {
         guard let folder = externalDataFolder, !options.isReadOnly, !folder.fileNames().isEmpty else { return }
         let connection = try db()
         try connection.transaction {

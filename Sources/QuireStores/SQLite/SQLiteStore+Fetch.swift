@@ -120,20 +120,20 @@ extension SQLiteStore: RowReadingStore {
         }
     }
 
-    package func sqliteFetchRows(_ fetch: StoreFetch) throws -> [RowSnapshot] {
+    func sqliteFetchRows(_ fetch: StoreFetch) throws -> [RowSnapshot] {
         var rows: [RowSnapshot] = []
         try sqliteVisitRows(fetch) { rows.append($0) }
         return rows
     }
 
     /// Reads the rows of a fetch one by one, handing each to `body` before the next is read.
-    package func sqliteVisitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
+    func sqliteVisitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
         guard let statement = try prepared(.rows, fetch) else { return }
         defer { statement.reset() }
         while try statement.step() { try body(try snapshot(from: statement, expecting: fetch.entity)) }
     }
 
-    package func sqliteFetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] {
+    func sqliteFetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] {
         guard let statement = try prepared(.objectIDs, fetch) else { return [] }
         var ids: [ObjectID] = []
         while try statement.step() {
@@ -146,20 +146,20 @@ extension SQLiteStore: RowReadingStore {
         return ids
     }
 
-    package func sqliteCount(_ fetch: StoreFetch) throws -> Int {
+    func sqliteCount(_ fetch: StoreFetch) throws -> Int {
         if fetch.limit > 0 || fetch.offset > 0 { return try sqliteFetchObjectIDs(fetch).count }
         guard let statement = try prepared(.count, fetch) else { return 0 }
         defer { statement.reset() }
         return try statement.step() ? Int(statement.int64(at: 0)) : 0
     }
 
-    package func sqliteSnapshot(for objectID: ObjectID) throws -> RowSnapshot? {
+    func sqliteSnapshot(for objectID: ObjectID) throws -> RowSnapshot? {
         try readRow(of: objectID) { statement, table in try snapshot(from: statement, expecting: table.root) }
     }
 
     /// The row of an object read by key straight into its packed form (``RowReader/packedSnapshot(from:in:expecting:builder:)``),
     /// as a fired fault keeps it; nil when the record does not exist.
-    package func sqliteFaultRow(for objectID: ObjectID) throws -> FaultRow? {
+    func sqliteFaultRow(for objectID: ObjectID) throws -> FaultRow? {
         try readRow(of: objectID) { statement, table in
             .packed(try RowReader.packedSnapshot(from: statement, in: self, expecting: table.root, builder: faultRowBuilder))
         }
@@ -200,7 +200,7 @@ extension SQLiteStore: RowReadingStore {
         return statement
     }
 
-    package func sqliteRelatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
+    func sqliteRelatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
         guard let pk = objectID.primaryKey, let destination = relationship.resolvedDestination,
             let destinationTable = schema.table(for: destination)
         else { return [] }

@@ -61,7 +61,7 @@ extension SQLiteStore {
 
     /// Reads the rows of a fetch as ``sqliteVisitRows(_:_:)`` does when the store evaluates its predicate,
     /// compiling it (or finding it compiled) once; returns false, having read nothing, when it does not.
-    package func sqliteVisitRowsIfEvaluable(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws -> Bool {
+    func sqliteVisitRowsIfEvaluable(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws -> Bool {
         guard case .evaluable(let statement) = try evaluableRowStatement(fetch) else { return false }
         guard let statement else { return true }
         defer { statement.reset() }
@@ -71,7 +71,7 @@ extension SQLiteStore {
 
     /// ``sqliteVisitRowsIfEvaluable(_:_:)`` with each row read straight into its packed form
     /// (``RowReader/packedSnapshot(from:in:builder:)``).
-    package func sqliteVisitPackedRowsIfEvaluable(
+    func sqliteVisitPackedRowsIfEvaluable(
         _ fetch: StoreFetch, _ body: (consuming PackedRowSnapshot) throws -> Void
     ) throws -> Bool {
         guard case .evaluable(let statement) = try evaluableRowStatement(fetch) else { return false }
@@ -97,7 +97,7 @@ extension SQLiteStore {
     }
 
     /// Whether a predicate on an entity compiles to SQL as a whole, remembered by the predicate's shape.
-    package func sqliteCanEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool {
+    func sqliteCanEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool {
         evaluablePredicates.evaluates(predicate, for: entity, store: store) {
             let counter = SQLiteAliasCounter()
             var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter)

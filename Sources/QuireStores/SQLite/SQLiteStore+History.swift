@@ -6,14 +6,14 @@ import Foundation
 /// row per changed object, keys counted in `Z_PRIMARYKEY` like any entity's.
 extension SQLiteStore: HistoryTrackingStoreBackend {
     /// Core Data's entity numbers of the history entities.
-    package static let historyChangeEntity: Int64 = 16001
+    static let historyChangeEntity: Int64 = 16001
     /// See ``historyChangeEntity``.
-    package static let historyTransactionEntity: Int64 = 16002
+    static let historyTransactionEntity: Int64 = 16002
     /// See ``historyChangeEntity``.
-    package static let historyStringEntity: Int64 = 16003
+    static let historyStringEntity: Int64 = 16003
 
     /// Core Data's DDL of the history tables and their indexes, exactly as the corpus stores have it.
-    package static let historySchema = [
+    static let historySchema = [
         "CREATE TABLE ACHANGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER, ZENTITY INTEGER, ZENTITYPK INTEGER, ZTRANSACTIONID INTEGER, ZCOLUMNS BLOB )",
         "CREATE TABLE ATRANSACTION ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHORTS INTEGER, ZBUNDLEIDTS INTEGER, ZCONTEXTNAMETS INTEGER, ZPROCESSIDTS INTEGER, ZTIMESTAMP FLOAT, ZAUTHOR VARCHAR, ZBUNDLEID VARCHAR, ZCONTEXTNAME VARCHAR, ZPROCESSID VARCHAR, ZQUERYGEN BLOB )",
         "CREATE TABLE ATRANSACTIONSTRING ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR )",
@@ -44,7 +44,7 @@ extension SQLiteStore: HistoryTrackingStoreBackend {
     /// preserved attribute of the entity that preserves the most. Without any it is Core Data's DDL as the
     /// corpus has it; the declared type of the tombstone columns (`BLOB`, so values keep their storage class) is
     /// as public schemas of Core Data stores (Photos) show it.
-    package static func historyChangeTableSQL(tombstoneColumns count: Int) -> String {
+    static func historyChangeTableSQL(tombstoneColumns count: Int) -> String {
         var sql = historySchema[0]
         guard count > 0 else { return sql }
         sql.removeLast(2)
@@ -88,7 +88,7 @@ extension SQLiteStore: HistoryTrackingStoreBackend {
 
     /// The attribute values of the objects a save deletes whose entities preserve values in history, read from
     /// their rows before the rows go (called inside the save's transaction, before its deletes).
-    package func historyTombstoneRows(_ request: SaveRequest) throws -> [ObjectID: [AttributeValue]] {
+    func historyTombstoneRows(_ request: SaveRequest) throws -> [ObjectID: [AttributeValue]] {
         guard options.persistentHistoryTracking else { return [:] }
         let ids = request.deleted.map(\.objectID).filter { !StoreHistoryLayout.tombstoneAttributes($0.entity).isEmpty }
         guard !ids.isEmpty else { return [:] }
@@ -163,7 +163,7 @@ extension SQLiteStore: HistoryTrackingStoreBackend {
     /// row per inserted (0), updated (1, with the changed properties in `ZCOLUMNS`) and deleted (2) object, a
     /// deleted object's preserved values in the `ZTOMBSTONE<n>` columns (from `tombstoneRows`, read by
     /// ``historyTombstoneRows(_:)`` before the deletes).
-    package func recordHistory(
+    func recordHistory(
         _ request: SaveRequest, permanentIDs: [ObjectID], tombstoneRows: [ObjectID: [AttributeValue]] = [:], _ connection: SQLiteConnection
     ) throws {
         guard options.persistentHistoryTracking, !request.isEmpty else { return }
@@ -242,7 +242,7 @@ extension SQLiteStore: HistoryTrackingStoreBackend {
 
     /// Records a batch delete or update run as one statement: the transaction, then one `ACHANGE` row per row
     /// the statement will change, written by one `INSERT … SELECT` with the statement's own condition.
-    package func recordBatchHistory(
+    func recordBatchHistory(
         _ request: StoreBatchRequest, table: String, condition: String?, bindings: [AttributeValue], _ connection: SQLiteConnection
     ) throws {
         guard options.persistentHistoryTracking else { return }

@@ -3,7 +3,7 @@ import Foundation
 
 extension SQLiteStore {
     /// Starts copying records in (Save As into a new SQLite store): one transaction until ``sqliteFinishImport()``.
-    package func sqliteBeginImport() throws {
+    func sqliteBeginImport() throws {
         let connection = try db()
         try connection.beginImmediate()
         do { try suspendDerivedAttributeTriggers(connection) } catch {
@@ -15,7 +15,7 @@ extension SQLiteStore {
     }
 
     /// Inserts records with their keys and versions; to-many relationships come later.
-    package func sqliteImportRecords(_ rows: [RowSnapshot]) throws {
+    func sqliteImportRecords(_ rows: [RowSnapshot]) throws {
         let connection = try db()
         for row in rows {
             for value in row.attributes {
@@ -29,7 +29,7 @@ extension SQLiteStore {
     }
 
     /// Writes the members of to-many relationships: join rows and order keys.
-    package func sqliteImportRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
+    func sqliteImportRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
         let connection = try db()
         for (owner, relationship, members) in owners {
             let change = SaveRequest.Change.importedMembers(of: owner, relationship, members, store: store)
@@ -40,13 +40,13 @@ extension SQLiteStore {
 
     /// Which pass writes a relationship: the inverse side of a join table, whose order column needs the
     /// owners' rows, comes second.
-    package func sqliteImportPass(for relationship: RelationshipDescription) -> Int {
+    func sqliteImportPass(for relationship: RelationshipDescription) -> Int {
         guard let join = schema.joinTable(for: relationship) else { return 0 }
         return join.relationship === relationship ? 0 : 1
     }
 
     /// Sets the key counters, the metadata and the lengths of external data, and commits.
-    package func sqliteFinishImport(maximumKeys: [ObjectIdentifier: Int64]) throws {
+    func sqliteFinishImport(maximumKeys: [ObjectIdentifier: Int64]) throws {
         let connection = try db()
         do {
             let update = try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")

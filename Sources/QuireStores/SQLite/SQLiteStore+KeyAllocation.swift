@@ -60,7 +60,7 @@ extension SQLiteStore {
     /// on from the table's), and a hierarchy with no key left before `Int64.max`.
     ///
     /// - Throws: ``QuireError`` when the file cannot be read or its `Z_PRIMARYKEY` does not match the model.
-    package static func keyCounterProblems(at url: URL, model: ManagedObjectModel) throws -> [String] {
+    static func keyCounterProblems(at url: URL, model: ManagedObjectModel) throws -> [String] {
         let connection = try SQLiteConnection(url: url, readOnly: true, create: false)
         defer { connection.close() }
         try model.freeze()

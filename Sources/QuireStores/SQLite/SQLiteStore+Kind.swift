@@ -14,6 +14,9 @@ extension StoreKind {
         kind.readModelCache = { try SQLiteStore.readModelCache(at: $0) }
         kind.recognizes = { $0.starts(with: SQLiteFileCheck.headerMagic) }
         kind.sideFileSuffixes = SQLiteFileCheck.sideFileSuffixes
+        kind.derivedSideFileSuffixes = [SQLiteFileCheck.sharedMemorySuffix]
+        kind.supportFolderDropsExtension = true
+        kind.fileExtensions = ["sqlite", "sqlite3", "db"]
         kind.prepareForReplacement = { try SQLiteStore.prepareForReplacement($0) }
         kind.prepareForCopy = { try SQLiteStore.checkpoint($0) }
         kind.checkFile = { try SQLiteStore.integrityProblems(at: $0) }

@@ -84,7 +84,7 @@ extension SQLiteStore {
     }
 
     /// What SQLite's integrity check reports of a closed store file, read-only; empty when it is sound.
-    package static func integrityProblems(at url: URL) throws -> [String] {
+    static func integrityProblems(at url: URL) throws -> [String] {
         let connection = try SQLiteConnection(url: url, readOnly: true, create: false)
         defer { connection.close() }
         let statement = try connection.prepare("PRAGMA integrity_check")

@@ -6,7 +6,7 @@ extension SQLiteStore {
     ///
     /// - Throws: ``QuireError/Code/invalidFetchRequest`` when the predicate does not compile; the context
     ///   only hands the store predicates that ``sqliteSplit(_:for:)`` accepted.
-    package func compileCondition(
+    func compileCondition(
         _ predicate: QueryPredicate,
         entity: EntityDescription,
         scope: SQLiteQueryScope,

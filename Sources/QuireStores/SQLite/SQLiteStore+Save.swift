@@ -9,7 +9,7 @@ extension SQLiteStore {
     /// - Throws: ``QuireError/Code/persistentStoreSaveConflicts`` naming the objects another context or
     ///   coordinator changed or deleted since they were read, with each one's row as the store has it now in
     ///   ``QuireError/conflicts``; the transaction is rolled back and nothing is written.
-    package func sqliteSave(_ request: SaveRequest) throws -> SaveResult {
+    func sqliteSave(_ request: SaveRequest) throws -> SaveResult {
         guard !options.isReadOnly else { throw readOnlyError() }
         let connection = try db()
         let writes = externalDataFolder.map { ExternalDataWrites(folder: $0, threshold: options.externalDataThreshold) }
@@ -290,7 +290,7 @@ extension SQLiteStore {
 
     /// Join-table rows for the to-many relationships this object owns (the side that names the join table);
     /// the inverse side only updates its order column. The statements are planned by ``JoinTableWrites``.
-    package func writeJoins(
+    func writeJoins(
         _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], inverseSides: Bool, _ connection: SQLiteConnection
     ) throws {
         var runner = SQLiteJoinStatementRunner(connection)
@@ -300,7 +300,7 @@ extension SQLiteStore {
     }
 
     /// `Z_FOK_` keys of the members of ordered to-many relationships kept by the members' foreign keys.
-    package func writeOrderKeys(_ change: SaveRequest.Change, map: [ObjectID: ObjectID], _ connection: SQLiteConnection) throws {
+    func writeOrderKeys(_ change: SaveRequest.Change, map: [ObjectID: ObjectID], _ connection: SQLiteConnection) throws {
         var runner = SQLiteJoinStatementRunner(connection)
         try JoinTableWrites.visitOrderKeys(change, map: map, schema: schema, dialect: .sqlite) { try runner.run($0, $1) }
     }

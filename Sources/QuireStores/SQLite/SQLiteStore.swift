@@ -232,7 +232,7 @@ package final class SQLiteStore: ImportingStoreBackend {
     ///
     /// - Throws: ``QuireError/Code/persistentStoreIncompatibleSchema`` when `Z_PRIMARYKEY` does not match the
     ///   model (naming the first difference).
-    package static func resolvedSchema(
+    static func resolvedSchema(
         _ connection: SQLiteConnection, tables: Set<String>, model: ManagedObjectModel, url: URL
     ) throws -> (SQLiteSchema, differences: [String]) {
         let numbers = try SQLiteEntityNumbers.read(try primaryKeyRows(connection, url: url), model: model, url: url)

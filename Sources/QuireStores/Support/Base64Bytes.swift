@@ -32,7 +32,7 @@ package enum Base64Bytes {
     /// The number of bytes canonical base64 of this length and padding decodes to; nil when `bytes` are empty
     /// or their length is not a multiple of four (their characters are checked by
     /// ``decodeCanonical(_:into:)``).
-    package static func canonicalDecodedCount(_ bytes: UnsafeRawBufferPointer) -> Int? {
+    static func canonicalDecodedCount(_ bytes: UnsafeRawBufferPointer) -> Int? {
         let count = bytes.count
         guard count > 0, count % 4 == 0 else { return nil }
         let equals = UInt8(ascii: "=")

@@ -41,14 +41,14 @@ package struct ByteWriter {
     }
 
     /// Overwrites a 32-bit value at an offset already written.
-    package mutating func patch(_ value: UInt32, at offset: Int) {
+    mutating func patch(_ value: UInt32, at offset: Int) {
         withUnsafeBytes(of: value.littleEndian) { raw in
             for index in 0..<4 { bytes[offset + index] = raw[index] }
         }
     }
 
     /// Overwrites a 64-bit value at an offset already written.
-    package mutating func patch(_ value: UInt64, at offset: Int) {
+    mutating func patch(_ value: UInt64, at offset: Int) {
         withUnsafeBytes(of: value.littleEndian) { raw in
             for index in 0..<8 { bytes[offset + index] = raw[index] }
         }
@@ -67,7 +67,7 @@ package struct ByteWriter {
     }
 
     /// The bytes written, handed over (the writer is left empty).
-    package mutating func takeBytes() -> [UInt8] {
+    mutating func takeBytes() -> [UInt8] {
         let taken = bytes
         bytes = []
         return taken
@@ -76,15 +76,15 @@ package struct ByteWriter {
 
 /// Reads little-endian values from bytes, every read bounds-checked: running past the end throws an error
 /// naming the file, what was being read and the offset.
-package struct ByteReader {
-    package let buffer: UnsafeRawBufferPointer
+struct ByteReader {
+    let buffer: UnsafeRawBufferPointer
     package private(set) var offset: Int
-    package let end: Int
-    package let file: URL
+    let end: Int
+    let file: URL
     /// What is being read, for messages (`"the objects section"`).
-    package var what: String
+    var what: String
 
-    package init(_ buffer: UnsafeRawBufferPointer, from start: Int = 0, to end: Int? = nil, file: URL, what: String) {
+    init(_ buffer: UnsafeRawBufferPointer, from start: Int = 0, to end: Int? = nil, file: URL, what: String) {
         self.buffer = buffer
         self.offset = start
         self.end = end ?? buffer.count
@@ -92,22 +92,22 @@ package struct ByteReader {
         self.what = what
     }
 
-    package var remaining: Int { end - offset }
+    var remaining: Int { end - offset }
 
-    package func truncated(_ needed: Int) -> QuireError {
+    func truncated(_ needed: Int) -> QuireError {
         QuireError(
             .fileReadCorruptFile,
             "The file '\(file.path)' is truncated or corrupt: \(what) needs \(needed) more bytes at offset \(offset).",
             context: .init(file: file, position: offset))
     }
 
-    package func corrupt(_ problem: String) -> QuireError {
+    func corrupt(_ problem: String) -> QuireError {
         QuireError(
             .fileReadCorruptFile, "The file '\(file.path)' is corrupt: \(what) \(problem) (offset \(offset)).",
             context: .init(file: file, position: offset))
     }
 
-    @inline(__always) package mutating func read<T: FixedWidthInteger>(_: T.Type) throws -> T {
+    @inline(__always) mutating func read<T: FixedWidthInteger>(_: T.Type) throws -> T {
         let size = MemoryLayout<T>.size
         guard end - offset >= size else { throw truncated(size) }
         let value = T(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: T.self))
@@ -115,17 +115,17 @@ package struct ByteReader {
         return value
     }
 
-    @inline(__always) package mutating func readByte() throws -> UInt8 {
+    @inline(__always) mutating func readByte() throws -> UInt8 {
         guard offset < end else { throw truncated(1) }
         let value = buffer[offset]
         offset += 1
         return value
     }
 
-    @inline(__always) package mutating func readDouble() throws -> Double { Double(bitPattern: try read(UInt64.self)) }
+    @inline(__always) mutating func readDouble() throws -> Double { Double(bitPattern: try read(UInt64.self)) }
 
     /// A count that must not exceed what the remaining bytes can hold at `minimumSize` bytes per item.
-    package mutating func readCount(minimumSize: Int) throws -> Int {
+    mutating func readCount(minimumSize: Int) throws -> Int {
         let raw = try read(UInt64.self)
         guard raw <= UInt64(Int.max), minimumSize == 0 || Int(raw) <= remaining / max(1, minimumSize) else {
             throw corrupt("declares \(raw) items, more than its bytes can hold")
@@ -133,7 +133,7 @@ package struct ByteReader {
         return Int(raw)
     }
 
-    package mutating func readString() throws -> String {
+    mutating func readString() throws -> String {
         let length = Int(try read(UInt32.self))
         guard end - offset >= length else { throw truncated(length) }
         let start = buffer.baseAddress.map { $0 + offset }
@@ -142,18 +142,18 @@ package struct ByteReader {
         return String(decoding: UnsafeRawBufferPointer(start: start, count: length).bindMemory(to: UInt8.self), as: UTF8.self)
     }
 
-    package mutating func readBytes(_ length: Int) throws -> UnsafeRawBufferPointer {
+    mutating func readBytes(_ length: Int) throws -> UnsafeRawBufferPointer {
         guard length >= 0, end - offset >= length else { throw truncated(length) }
         let slice = UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + length])
         offset += length
         return slice
     }
 
-    package mutating func readData() throws -> Data {
+    mutating func readData() throws -> Data {
         let raw = try read(UInt64.self)
         guard raw <= UInt64(remaining) else { throw truncated(Int(clamping: raw)) }
         return Data(try readBytes(Int(raw)))
     }
 
-    package mutating func skip(to position: Int) { offset = position }
+    mutating func skip(to position: Int) { offset = position }
 }

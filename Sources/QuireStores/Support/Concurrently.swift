@@ -9,7 +9,7 @@ import Foundation
 /// local state, as long as they do not share mutable state with each other. A new thread rather than a
 /// dispatch queue: the caller may itself be running on a queue's worker thread, and waiting there for work
 /// queued behind it could stall until the pool grows.
-package func concurrently<A, B>(_ body: () throws -> A, alongside other: () throws -> B) -> (Result<A, any Error>, Result<B, any Error>) {
+func concurrently<A, B>(_ body: () throws -> A, alongside other: () throws -> B) -> (Result<A, any Error>, Result<B, any Error>) {
     withoutActuallyEscaping(other) { other in
         let work = UncheckedTransfer<(() throws -> B)?>(other)
         let slot = UncheckedTransfer<Result<B, any Error>?>(nil)

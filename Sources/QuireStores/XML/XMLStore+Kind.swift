@@ -13,6 +13,8 @@ extension StoreKind {
         kind.readModel = { try XMLStore.readModel(at: $0) }
         kind.recognizes = { XMLStore.recognizes($0) }
         kind.copiesByCloning = true
+        kind.versionHashesMayBeMissing = true
+        kind.fileExtensions = ["xml"]
         return kind
     }()
 }

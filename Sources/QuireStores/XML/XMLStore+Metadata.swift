@@ -30,7 +30,7 @@ extension XMLStore {
     /// element, is an empty one), `NSStoreType` `XML` where it is missing (Core Data's own files often lack it),
     /// and `NSStoreUUID` from `<UUID>`, or `generatedUUID` when the file has none (the oldest stores have no
     /// `<databaseInfo>` at all).
-    package static func completedMetadata(_ head: XMLStoreParser.Result, generatedUUID: String) -> [String: PropertyListValue] {
+    static func completedMetadata(_ head: XMLStoreParser.Result, generatedUUID: String) -> [String: PropertyListValue] {
         var metadata = head.metadata ?? [:]
         if metadata[StoreMetadataKey.storeType] == nil { metadata[StoreMetadataKey.storeType] = .string(StoreType.xml.rawValue) }
         if metadata[StoreMetadataKey.storeUUID]?.stringValue?.isEmpty ?? true {

@@ -14,7 +14,7 @@ extension XMLStore {
     /// elements.
     ///
     /// - Throws: ``QuireError/Code/persistentStoreIncompatibleSchema`` naming both names and the file.
-    package static func checkNames(of model: ManagedObjectModel, file: URL?) throws {
+    static func checkNames(of model: ManagedObjectModel, file: URL?) throws {
         if let (first, second) = firstClash(model.entities.map(\.name), folding: { $0.uppercased() }) {
             throw clash(
                 "its entities '\(first)' and '\(second)' would both be written as '\(first.uppercased())' "

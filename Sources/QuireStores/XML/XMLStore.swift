@@ -6,7 +6,7 @@ import Foundation
 /// Used only under the coordinator's lock.
 package final class XMLStore: AtomicStore {
     /// This kind of file is written as a stream by Save As.
-    package override var streamsRecords: Bool { true }
+    override var streamsRecords: Bool { true }
 
     /// Refuses a model whose names the format would fold together (``checkNames(of:file:)``) before anything is
     /// read or written.
@@ -16,7 +16,7 @@ package final class XMLStore: AtomicStore {
     }
 
     /// A writer of this kind of file at the store's location.
-    package override func makeRecordStream(counts: [Int], nextKey: Int64) throws -> (any AtomicRecordStream)? {
+    override func makeRecordStream(counts: [Int], nextKey: Int64) throws -> (any AtomicRecordStream)? {
         try XMLStreamWriter(url: fileURL, metadata: metadata, uuid: identifier, nextKey: nextKey, model: model)
     }
 

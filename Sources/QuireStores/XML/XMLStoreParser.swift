@@ -189,7 +189,7 @@ package struct XMLStoreParser {
     private struct SplitAbandoned: Error {}
 
     /// Reads only `<databaseInfo>`: the file is read until `</databaseInfo>`, whatever its size.
-    package static func readHead(at url: URL, model: ManagedObjectModel? = nil) throws -> (result: Result, headLength: Int) {
+    static func readHead(at url: URL, model: ManagedObjectModel? = nil) throws -> (result: Result, headLength: Int) {
         let handle = try BinaryStoreFormat.openForReading(url)
         defer { try? handle.close() }
         var head = Data()
@@ -253,12 +253,12 @@ package struct XMLStoreParser {
         return (result, head.count)
     }
 
-    package static func objectNumber(_ text: Substring) -> Int64? {
+    static func objectNumber(_ text: Substring) -> Int64? {
         guard text.first == "z" || text.first == "p", let number = Int64(text.dropFirst()), number > 0 else { return nil }
         return number
     }
 
-    package static func objectNumber(_ text: String?) -> Int64? { text.flatMap { objectNumber(Substring($0)) } }
+    static func objectNumber(_ text: String?) -> Int64? { text.flatMap { objectNumber(Substring($0)) } }
 
 
     private static let posix = Locale(identifier: "en_US_POSIX")
@@ -336,7 +336,7 @@ package struct XMLStoreParser {
     }
 
     /// An object id (`z102`, or `p102` as Quire's URIs write it) from bytes.
-    package static func objectNumber(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+    static func objectNumber(_ bytes: UnsafeRawBufferPointer) -> Int64? {
         guard let first = bytes.first, first == UInt8(ascii: "z") || first == UInt8(ascii: "p"),
             let number = integer(UnsafeRawBufferPointer(rebasing: bytes[1...])), number > 0
         else { return nil }
@@ -377,12 +377,12 @@ package struct XMLStoreParser {
 
     /// Up to the first 16 bytes of a name packed in two words, with its length: comparing a name costs two
     /// integer comparisons (longer names are then compared in full).
-    package struct PackedName: Equatable {
-        package var low: UInt64 = 0
-        package var high: UInt64 = 0
-        package var count = 0
+    struct PackedName: Equatable {
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        var count = 0
 
-        package init(_ bytes: UnsafeRawBufferPointer) {
+        init(_ bytes: UnsafeRawBufferPointer) {
             count = bytes.count
             var index = 0
             while index < min(bytes.count, 16) {
@@ -606,13 +606,13 @@ package struct XMLStoreParser {
         // MARK: Text
 
         /// The collected text's bytes.
-        package func withText<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        func withText<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
             if textInBuffer { return try textBuffer.withUnsafeBytes(body) }
             return try body(UnsafeRawBufferPointer(rebasing: scanner.bytes[text.start..<text.end]))
         }
 
         /// The collected text as a string.
-        package func textString() throws -> String {
+        func textString() throws -> String {
             guard let string = withText({ XMLStoreParser.string($0) }) else {
                 throw failure("the text is not valid UTF-8")
             }
@@ -620,16 +620,16 @@ package struct XMLStoreParser {
         }
 
         /// The start of the collected text, for messages.
-        package func textPrefix() -> String {
+        func textPrefix() -> String {
             withText { String(decoding: UnsafeRawBufferPointer(rebasing: $0.prefix(40)), as: UTF8.self) }
         }
 
-        package mutating func resetText() {
+        mutating func resetText() {
             text = XMLByteScanner.Span(start: 0, end: 0)
             textInBuffer = false
         }
 
-        package mutating func addText(_ span: XMLByteScanner.Span, _ kind: XMLByteScanner.ValueKind) throws {
+        mutating func addText(_ span: XMLByteScanner.Span, _ kind: XMLByteScanner.ValueKind) throws {
             if !textInBuffer {
                 if kind == .plain && text.count == 0 {
                     text = span
@@ -646,7 +646,7 @@ package struct XMLStoreParser {
         }
 
         /// An attribute of the current start tag, decoded and validated.
-        package func attributeString(_ name: StaticString) throws -> String? {
+        func attributeString(_ name: StaticString) throws -> String? {
             guard let attribute = scanner.attribute(name) else { return nil }
             var bytes: [UInt8] = []
             do { try scanner.decode(attribute.value, kind: attribute.kind, into: &bytes) } catch { throw failure(error) }
@@ -657,7 +657,7 @@ package struct XMLStoreParser {
         }
 
         /// An attribute of the current start tag as bytes (decoded only when it needs to be).
-        package func withAttribute<R>(_ attribute: XMLByteScanner.Attribute, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+        func withAttribute<R>(_ attribute: XMLByteScanner.Attribute, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
             if attribute.kind == .plain {
                 return try body(UnsafeRawBufferPointer(rebasing: scanner.bytes[attribute.value.start..<attribute.value.end]))
             }
@@ -669,7 +669,7 @@ package struct XMLStoreParser {
         // MARK: The document
 
         /// How a run ended.
-        package enum Stop {
+        enum Stop {
             /// At the end of the input, with everything read.
             case finished
             /// At the stop asked for (``stopOffset`` or ``pauseAfterHead``), before reading its token.
@@ -728,7 +728,7 @@ package struct XMLStoreParser {
             }
         }
 
-        package var sawHead = false
+        var sawHead = false
 
 
         package mutating func start(_ name: XMLByteScanner.Span) throws {
@@ -826,7 +826,7 @@ package struct XMLStoreParser {
 
         // MARK: Objects
 
-        package mutating func entityTable() throws -> EntityTable {
+        mutating func entityTable() throws -> EntityTable {
             guard let type = scanner.attribute("type") else {
                 throw failure("object type '' is not an entity of the model", element: "object")
             }
@@ -850,7 +850,7 @@ package struct XMLStoreParser {
             return table
         }
 
-        package mutating func startObject() throws {
+        mutating func startObject() throws {
             guard !metadataOnly else { return }
             let table = try entityTable()
             guard let id = scanner.attribute("id"), let key = try withAttribute(id, { XMLStoreParser.objectNumber($0) }) else {
@@ -870,7 +870,7 @@ package struct XMLStoreParser {
             records.beginObject(attributeCount: table.attributes.count, relationshipCount: table.relationships.count)
         }
 
-        package mutating func endObject() throws {
+        mutating func endObject() throws {
             guard let table, store != nil else { return }
             let number = table.entityNumber
             if number >= 0 && number < counts.count { counts[number] += 1 }
@@ -888,7 +888,7 @@ package struct XMLStoreParser {
             result.entityCounts = counts
         }
 
-        package mutating func startAttribute() throws {
+        mutating func startAttribute() throws {
             guard table != nil else { return }
             guard let nameAttribute = scanner.attribute("name") else {
                 throw failure("entity '\(entityName)' has no stored attribute ''", element: "attribute")
@@ -973,7 +973,7 @@ package struct XMLStoreParser {
             return table.relationships[index]
         }
 
-        package mutating func endAttribute() throws {
+        mutating func endAttribute() throws {
             let index = attributeIndex
             guard index >= 0, index < types.count else { return }
             if let attributeExternal {
@@ -1101,7 +1101,7 @@ package struct XMLStoreParser {
             hasByte(below: 1, in: word ^ (0x0101_0101_0101_0101 &* UInt64(byte)))
         }
 
-        package mutating func startRelationship() throws {
+        mutating func startRelationship() throws {
             guard let table else { return }
             guard let nameAttribute = scanner.attribute("name") else {
                 throw failure("entity '\(table.entity.name)' has no stored relationship ''", element: "relationship")
@@ -1161,7 +1161,7 @@ package struct XMLStoreParser {
 
         /// Checks every relationship's targets and writes their entities into the records (see
         /// ``XMLRecordBuilder/resolve(model:failure:)``).
-        package mutating func resolveRelationships() throws {
+        mutating func resolveRelationships() throws {
             guard store != nil else { return }
             let file = file
             let scanner = scanner
@@ -1179,7 +1179,7 @@ package struct XMLStoreParser {
 
         // MARK: Property lists
 
-        package mutating func startPlistElement(_ name: String) throws -> Kind {
+        mutating func startPlistElement(_ name: String) throws -> Kind {
             switch name {
             case "dict":
                 frames.append(.dictionary([:], key: nil))
@@ -1197,7 +1197,7 @@ package struct XMLStoreParser {
             }
         }
 
-        package mutating func endPlistElement(_ name: String) throws {
+        mutating func endPlistElement(_ name: String) throws {
             let text = try textString()
             let trimmed = XMLStoreParser.trimmed(text)
             var value: PropertyListValue?

@@ -4,10 +4,10 @@ import Foundation
 /// Writes Core Data's XML store format with its own escaping: `<database>`, `<databaseInfo>` (version,
 /// UUID, nextObjectID, the metadata as an XML property list, and Quire's embedded model), then one
 /// `<object type="ENTITY" id="z102">` per record with `<attribute>` and `<relationship>` elements.
-package struct XMLStoreWriter {
+struct XMLStoreWriter {
     /// Core Data's XML store version number.
-    package static let coreDataVersion = "134481920"
-    package static let doctype = "<!DOCTYPE database SYSTEM \"file:///System/Library/DTDs/CoreData.dtd\">"
+    static let coreDataVersion = "134481920"
+    static let doctype = "<!DOCTYPE database SYSTEM \"file:///System/Library/DTDs/CoreData.dtd\">"
 
     package private(set) var output: [UInt8] = []
     /// The names written for each entity's stored attributes and relationships (see ``storedName(of:in:)``),
@@ -24,22 +24,22 @@ package struct XMLStoreWriter {
     /// The name Core Data writes for a property of `entity`: lower-cased, as Core Data's XML store writes them
     /// (a model in which two stored attributes, or two stored relationships, of an entity lower-case alike is
     /// refused before anything is written: ``XMLStore/checkNames(of:file:)``).
-    package static func storedName(of property: PropertyDescription, in entity: EntityDescription) -> String {
+    static func storedName(of property: PropertyDescription, in entity: EntityDescription) -> String {
         property.name.lowercased()
     }
 
-    package init(capacity: Int = 0) { output.reserveCapacity(capacity) }
+    init(capacity: Int = 0) { output.reserveCapacity(capacity) }
 
     /// Empties the output, keeping its capacity (a writer that streams its bytes out in pieces).
-    package mutating func removeOutput() { output.removeAll(keepingCapacity: true) }
+    mutating func removeOutput() { output.removeAll(keepingCapacity: true) }
 
-    @inline(__always) package mutating func raw(_ text: String) {
+    @inline(__always) mutating func raw(_ text: String) {
         var text = text
         text.withUTF8 { output.append(contentsOf: $0) }
     }
 
     /// Text content: `&`, `<`, `>` escaped, and `\r` as a character reference so parsers keep it.
-    package mutating func text(_ value: String) {
+    mutating func text(_ value: String) {
         var value = value
         value.withUTF8 { utf8 in
             var start = 0
@@ -63,7 +63,7 @@ package struct XMLStoreWriter {
 
     /// Whether XML 1.0 can hold a string: no NUL and no C0 controls other than tab, line feed and return,
     /// no unpaired surrogates (Swift strings have none), no U+FFFE or U+FFFF.
-    package static func isRepresentable(_ value: String) -> Bool {
+    static func isRepresentable(_ value: String) -> Bool {
         value.unicodeScalars.allSatisfy { scalar in
             let v = scalar.value
             return (v >= 0x20 && v != 0xFFFE && v != 0xFFFF) || v == 0x09 || v == 0x0A || v == 0x0D
@@ -72,7 +72,7 @@ package struct XMLStoreWriter {
 
     // MARK: Property lists
 
-    package mutating func propertyList(_ dictionary: [String: PropertyListValue], indent: String) {
+    mutating func propertyList(_ dictionary: [String: PropertyListValue], indent: String) {
         raw(indent + "<plist version=\"1.0\">\n")
         value(.dictionary(dictionary), indent: indent)
         raw(indent + "</plist>\n")
@@ -110,11 +110,11 @@ package struct XMLStoreWriter {
     // MARK: The store
 
     /// The document up to and including `</databaseInfo>`.
-    package mutating func head(metadata: [String: PropertyListValue], uuid: String, nextKey: Int64, model: Data) {
+    mutating func head(metadata: [String: PropertyListValue], uuid: String, nextKey: Int64, model: Data) {
         head(metadata: metadata, uuid: uuid, nextKey: nextKey, modelBase64: model.base64EncodedString())
     }
 
-    package mutating func head(metadata: [String: PropertyListValue], uuid: String, nextKey: Int64, modelBase64: String) {
+    mutating func head(metadata: [String: PropertyListValue], uuid: String, nextKey: Int64, modelBase64: String) {
         raw("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n")
         raw(Self.doctype + "\n\n<database>\n    <databaseInfo>\n")
         raw("        <version>\(Self.coreDataVersion)</version>\n        <UUID>"); text(uuid); raw("</UUID>\n")
@@ -125,9 +125,9 @@ package struct XMLStoreWriter {
         raw("    </databaseInfo>\n")
     }
 
-    package mutating func tail() { raw("</database>\n") }
+    mutating func tail() { raw("</database>\n") }
 
-    package mutating func object(_ node: RowSnapshot) {
+    mutating func object(_ node: RowSnapshot) {
         let entity = node.objectID.entity
         let names = names(of: entity)
         raw("    <object type=\""); text(names.type); raw("\" id=\"z\(node.objectID.primaryKey ?? 0)\">\n")
@@ -172,7 +172,7 @@ package struct XMLStoreWriter {
 
     /// Core Data's name for an attribute type in `<attribute type="…">` (Quire reads the type from the model,
     /// not from this).
-    package static func typeName(_ type: AttributeType) -> String {
+    static func typeName(_ type: AttributeType) -> String {
         switch type {
         case .integer16: return "int16"
         case .integer32: return "int32"

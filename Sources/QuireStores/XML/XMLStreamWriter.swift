@@ -6,12 +6,12 @@ import Foundation
 /// The elements are those ``XMLStore/encode(_:model:uuid:)`` writes; the objects come in the order given
 /// (entity by entity) rather than in key order, which readers, Core Data's included, do not depend on. The
 /// file becomes the store's only when complete (``AtomicStreamFile``).
-package final class XMLStreamWriter: AtomicRecordStream {
+final class XMLStreamWriter: AtomicRecordStream {
     private let file: AtomicStreamFile
     private var writer = XMLStoreWriter(capacity: 1 << 20)
 
     /// Starts the file at `url`.
-    package init(
+    init(
         url: URL, metadata: [String: PropertyListValue], uuid: String, nextKey: Int64, model: ManagedObjectModel
     ) throws {
         file = try AtomicStreamFile(url: url)
@@ -25,7 +25,7 @@ package final class XMLStreamWriter: AtomicRecordStream {
     }
 
     /// Writes each record's `<object>` element.
-    package func append(_ rows: [RowSnapshot]) throws {
+    func append(_ rows: [RowSnapshot]) throws {
         for row in rows { writer.object(row) }
         if writer.output.count >= 1 << 20 { try drain() }
     }
@@ -36,12 +36,12 @@ package final class XMLStreamWriter: AtomicRecordStream {
     }
 
     /// Writes `</database>` and renames the file into place.
-    package func finish() throws {
+    func finish() throws {
         writer.tail()
         try drain()
         try file.commit()
     }
 
     /// Removes the temporary file.
-    package func discard() { file.discard() }
+    func discard() { file.discard() }
 }

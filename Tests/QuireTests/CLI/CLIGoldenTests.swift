@@ -240,11 +240,11 @@ import Testing
                 + "diff, model, verify, pack, unpack, samples, demo (see 'quire help').\n"),
             (["convert", "Runs.quiredoc", "Runs.docx"],
              "quire: Cannot tell what to write to 'Runs.docx': the extension '.docx' is unknown; known: store files "
-                + ".sqlite, .sqlite3, .db (SQLite), .xml (XML), .binary, .bin, .quire (binary); archives .zip, .tar; "
+                + ".sqlite, .sqlite3, .db (SQLite), .binary, .bin, .quire (Binary), .xml (XML); archives .zip, .tar; "
                 + "packages .quiredoc; zip documents .quirenb. Or pass --package or --archive zip|tar.\n"),
             (["convert", "Runs.quiredoc", "Runs.tar.gz"],
              "quire: Cannot tell what to write to 'Runs.tar.gz': compressed archives are not supported; known: store "
-                + "files .sqlite, .sqlite3, .db (SQLite), .xml (XML), .binary, .bin, .quire (binary); archives .zip, "
+                + "files .sqlite, .sqlite3, .db (SQLite), .binary, .bin, .quire (Binary), .xml (XML); archives .zip, "
                 + ".tar; packages .quiredoc; zip documents .quirenb. Or pass --package or --archive zip|tar.\n"),
             (["convert", "Runs.quiredoc", "Runs.zip", "--package"],
              "quire: 'Runs.zip' is named like a zip archive, but --package writes a folder: name it 'Runs.quiredoc' "

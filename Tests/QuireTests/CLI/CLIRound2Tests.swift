@@ -432,6 +432,25 @@ import Testing
         #expect(result.stdout.hasPrefix("Converted 1 of 1 files into out/"), "\(result)")
     }
 
+    /// The side files stores keep beside their files (every registered kind's `sideFileSuffixes`: SQLite's
+    /// `-wal`, `-shm`, `-journal`) are passed over by name, whatever they hold: here each holds a copy of a store
+    /// (named after one that is not there, so that SQLite does not take them for the real store's), which read
+    /// by content would be converted too.
+    @Test func walkingAFolderSkipsStoresSideFiles() throws {
+        let cli = try harness()
+        let input = cli.folder.file("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: false)
+        let store = CLIHarness.samples.appendingPathComponent("Runs-sqlite.quiredoc/StoreContent/persistentStore")
+        for name in ["Runs.sqlite", "Gone.sqlite-wal", "Gone.sqlite-shm", "Gone.sqlite-journal"] {
+            try FileManager.default.copyItem(at: store, to: input.appendingPathComponent(name))
+        }
+        let result = try cli.run("convert", "in", "out/", "--to", "xml")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.hasPrefix("Converted 1 of 1 files into out/"), "\(result)")
+        let written = try FileManager.default.contentsOfDirectory(atPath: cli.folder.file("out").path).filter { !$0.hasPrefix(".") }
+        #expect(written == ["Runs.xml"])
+    }
+
     // MARK: Messages: see CLIMessageTests, one test per message class.
 
     // MARK: Signals

@@ -91,7 +91,7 @@ import QuireCore
     @Test(arguments: [StoreType.sqlite, .binary, .xml])
     func verifyReportsAnExternalDataFileWhoseSizeChanged(type: StoreType) throws {
         let url = try makeStore("sized.\(type.rawValue)", type: type)
-        let support = ExternalDataFolder.supportFolder(forStore: url, type: type).appendingPathComponent("_EXTERNAL_DATA")
+        let support = StoreKinds.supportFolder(forStore: url, type: type).appendingPathComponent("_EXTERNAL_DATA")
         let files = try FileManager.default.contentsOfDirectory(atPath: support.path)
         let file = try #require(files.first)
         #expect(files.count == 1)

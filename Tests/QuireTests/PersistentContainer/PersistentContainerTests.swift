@@ -43,7 +43,13 @@ import Quire
         #expect(try runCount(first.viewContext) == 3)
         #expect(try runCount(first.newBackgroundContext()) == 3)
         #expect(first.viewContext.concurrencyType == .mainQueue)
-        guard type != .inMemory else { return }
+        guard type != .inMemory else {
+            // An in-memory store has no location (its kind's `keepsURL`): the description's URL is dropped, and
+            // nothing is written there.
+            #expect(stores.first?.url == nil)
+            #expect(!FileManager.default.fileExists(atPath: url.deletingLastPathComponent().path))
+            return
+        }
         #expect(FileManager.default.fileExists(atPath: url.path))
         // A second container on the same file sees the saved runs.
         let second = try container(type, at: url)

@@ -92,8 +92,7 @@ struct XcodeMappingModelReader {
                 context: .init(file: file), underlying: error)
         }
         let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
-        coordinator.locked { coordinator.appendStore(store) }
-        store.coordinatorReference = coordinator
+        coordinator.attachLoadedStore(store)
         defer { try? coordinator.remove(store) }
         let context = ManagedObjectContext()
         context.persistentStoreCoordinator = coordinator

@@ -138,4 +138,45 @@ struct PostgresExternalDataTests {
         #expect(try ObjectGraphDump(storeAt: back, type: .postgres, modelFile: nil).differences(from: before).isEmpty)
         #expect(try chunkCount(back) == 9)
     }
+
+    /// A save that fails after its chunked values were streamed (a deferred UNIQUE constraint an administrator
+    /// added, checked when the save commits) leaves no chunk and no row behind; the corrected save streams the
+    /// value again and it reads back, chunk by chunk, byte for byte.
+    @Test func aSaveFailingAtCommitLeavesNoStreamedChunks() throws {
+        let url = try #require(PostgresTestServer.storeURL())
+        let schema = try PostgresURL(url).schema
+        let (coordinator, context) = try stack(url)
+        let entity = try #require(coordinator.managedObjectModel.entitiesByName["Sample"])
+        try context.save()
+        let admin = try PostgresConnection(url: PostgresURL(url))
+        defer { admin.close() }
+        try admin.execute(
+            "ALTER TABLE \"\(schema)\".zsample ADD CONSTRAINT one_each UNIQUE (zvinteger64) DEFERRABLE INITIALLY DEFERRED")
+        let size = 10 * ExternalDataChunks.size + 12_345
+        let big = ManagedObject(entity: entity, insertInto: context)
+        big.setValue(Int64(7), forKey: "vInteger64")
+        big.setValue(Self.pattern(offset: 0, count: size), forKey: "vBinarydata")
+        let twin = ManagedObject(entity: entity, insertInto: context)
+        twin.setValue(Int64(7), forKey: "vInteger64")
+        twin.setValue(Self.pattern(offset: 5, count: 2 * ExternalDataChunks.size), forKey: "vBinarydata")
+        let error = try #require(throws: QuireError.self) { try context.save() }
+        #expect(error.message.contains("one_each"), "\(error.message)")
+        #expect(try chunkCount(url) == 0)
+        #expect(try admin.query("SELECT COUNT(*) FROM \"\(schema)\".zsample").int64(0, 0) == 0)
+        #expect(context.hasChanges)
+
+        context.delete(twin)
+        try context.save()
+        #expect(try chunkCount(url) == 11)
+        let (_, again) = try stack(url)
+        let read = try #require(try again.fetch(FetchRequest<ManagedObject>(entityName: "Sample")).first)
+        var offset = 0
+        var mismatches = 0
+        _ = try read.readData(forKey: "vBinarydata") { chunk in
+            if chunk != Self.pattern(offset: offset, count: chunk.count) { mismatches += 1 }
+            offset += chunk.count
+        }
+        #expect(offset == size)
+        #expect(mismatches == 0)
+    }
 }

@@ -1,0 +1,85 @@
+import QuireCore
+import QuireStores
+import Foundation
+
+extension PostgresStore {
+    /// The shortest run of inserted objects of one entity that goes as a COPY rather than as multi-row INSERTs in
+    /// the save's pipeline (a COPY costs a round trip of its own to start and one to end).
+    static let shortestCopiedRun = 512
+
+    /// The column types of an entity's INSERT (``PostgresConnection/TypeOID``, one per parameter of
+    /// ``WritePlan/insertSQL``), when every column has a binary form the COPY writes (no `NUMERIC`).
+    func copyTypes(for entity: EntityDescription, plan: WritePlan) -> [UInt32]? {
+        if let known = copyTypesByEntity[ObjectIdentifier(entity)] { return known.isEmpty ? nil : known }
+        var types: [UInt32] = [PostgresConnection.TypeOID.int8, PostgresConnection.TypeOID.int8, PostgresConnection.TypeOID.int8]
+        var eligible = true
+        for (slot, external) in plan.attributeSlots {
+            guard slot < entity.allAttributes.count else {
+                eligible = false
+                break
+            }
+            switch entity.allAttributes[slot].attributeType {
+            case .integer16, .integer32, .integer64, .boolean: types.append(PostgresConnection.TypeOID.int8)
+            case .double, .float, .date: types.append(PostgresConnection.TypeOID.float8)
+            case .string, .uri: types.append(PostgresConnection.TypeOID.text)
+            case .binaryData, .transformable, .uuid: types.append(PostgresConnection.TypeOID.bytea)
+            case .decimal: eligible = false
+            }
+            if external { eligible = false }
+        }
+        for (_, withEntity) in plan.relationshipSlots {
+            types.append(PostgresConnection.TypeOID.int8)
+            if withEntity { types.append(PostgresConnection.TypeOID.int8) }
+        }
+        let answer = eligible ? types : []
+        copyTypesByEntity[ObjectIdentifier(entity)] = answer
+        return eligible ? answer : nil
+    }
+
+    /// Writes each run of at least ``shortestCopiedRun`` inserted objects of one entity whose columns all have a
+    /// binary form with `COPY … FROM STDIN (FORMAT binary)`; returns the indices of the objects left for the
+    /// pipeline. A row the server refuses is named by its object (the server's error gives its line).
+    func copyInserts(
+        _ inserted: [SaveRequest.Change], at indices: [Int], ids: [ObjectID], map: [ObjectID: ObjectID], _ connection: PostgresConnection
+    ) throws -> [Int] {
+        guard indices.count >= Self.shortestCopiedRun else { return indices }
+        var left: [Int] = []
+        var values: [PostgresConnection.Value] = []
+        var start = 0
+        while start < indices.count {
+            let entity = ids[indices[start]].entity
+            var end = start + 1
+            while end < indices.count, ids[indices[end]].entity === entity { end += 1 }
+            guard end - start >= Self.shortestCopiedRun, let plan = writePlan(for: entity), let types = copyTypes(for: entity, plan: plan),
+                let head = plan.insertSQL.range(of: " VALUES (")
+            else {
+                left += indices[start..<end]
+                start = end
+                continue
+            }
+            let columns = plan.insertSQL[..<head.lowerBound].dropFirst("INSERT INTO ".count)
+            let run = indices[start..<end]
+            var written: [Int] = []
+            written.reserveCapacity(run.count)
+            try connection.copyIn(
+                "COPY \(columns) FROM STDIN (FORMAT binary)",
+                describeRow: { row in
+                    guard let row, row >= 0, row < written.count else {
+                        return Self.describeInserts(ids[run[run.startIndex]], through: ids[run[run.endIndex - 1]], count: run.count)
+                    }
+                    return Self.describeWrite(insert: true, ids[written[row]])
+                }
+            ) { copy in
+                for index in run {
+                    values.removeAll(keepingCapacity: true)
+                    guard try appendRowValues(inserted[index], id: ids[index], plan: plan, map: map, insert: true, to: &values, connection)
+                    else { continue }
+                    try copy.appendRow(values, types: types) { Self.describeWrite(insert: true, ids[index]) }
+                    written.append(index)
+                }
+            }
+            start = end
+        }
+        return left
+    }
+}
