@@ -467,9 +467,11 @@ extension MigrationManager {
         let store = run.sourceStore
         do {
             var relationships: [RelationshipDescription] = []
-            for relationship in toMany where !relationships.contains(where: { $0.name == relationship.name }) {
+            for relationship in toMany
+            where plan.members[relationship.name] == nil && !relationships.contains(where: { $0.name == relationship.name }) {
                 relationships.append(relationship)
             }
+            guard !relationships.isEmpty else { return }
             let read = try coordinator.storeBatch(ids, in: store, rows: false, members: relationships)
             for (relationship, members) in zip(relationships, read.members) { plan.members[relationship.name] = members }
         } catch let error as QuireError {
