@@ -429,8 +429,8 @@ extension ManagedObject {
             return
         }
         let current = loadedStorage(for: relationship).objectIDs
-        let newIDs = Set(newObjects.map(\.objectID))
-        if let context = managedObjectContext {
+        if !current.isEmpty, let context = managedObjectContext {
+            let newIDs = Set(newObjects.map(\.objectID))
             for id in current where !newIDs.contains(id) {
                 unlink(context.object(with: id), through: relationship)
             }
@@ -456,16 +456,16 @@ extension ManagedObject {
             if knownMembership(of: object, in: relationship) == true { return }
             deferMember(object.objectID, of: relationship, adding: true)
         } else {
-            let current = loadedStorage(for: relationship)
-            if current.contains(object.objectID) { return }
-            if !relationship.isToMany, case .toOne(let old?) = current, let context = managedObjectContext {
-                unlink(context.object(with: old), through: relationship)
+            do {
+                let current = loadedStorage(for: relationship)
+                if current.contains(object.objectID) { return }
+                if !relationship.isToMany, case .toOne(let old?) = current, let context = managedObjectContext {
+                    unlink(context.object(with: old), through: relationship)
+                }
             }
             willChangeRelationships()
-            var updated = relationshipStorage[relationship.slot]
-            if updated.isFault { updated = .empty(for: relationship) }
-            updated.add(object.objectID)
-            relationshipStorage[relationship.slot] = updated
+            // Changed in place: a copy taken out and put back would copy the whole set on every member added.
+            Self.add(object.objectID, to: &relationshipStorage[relationship.slot], of: relationship)
         }
         guard let inverse = relationship.resolvedInverse else { return }
         if object.defersMembers(of: inverse) {
@@ -474,17 +474,22 @@ extension ManagedObject {
             return
         }
         // The other side: a to-one inverse first leaves whatever it pointed at.
-        let otherSide = object.loadedStorage(for: inverse)
-        if otherSide.contains(objectID) { return }
-        if !inverse.isToMany, case .toOne(let previous?) = otherSide, let context = managedObjectContext {
-            let previousObject = context.object(with: previous)
-            previousObject.removeOneSide(object.objectID, relationship: relationship)
+        do {
+            let otherSide = object.loadedStorage(for: inverse)
+            if otherSide.contains(objectID) { return }
+            if !inverse.isToMany, case .toOne(let previous?) = otherSide, let context = managedObjectContext {
+                let previousObject = context.object(with: previous)
+                previousObject.removeOneSide(object.objectID, relationship: relationship)
+            }
         }
         object.willChangeRelationships()
-        var inverseStorage = object.relationshipStorage[inverse.slot]
-        if inverseStorage.isFault { inverseStorage = .empty(for: inverse) }
-        inverseStorage.add(objectID)
-        object.relationshipStorage[inverse.slot] = inverseStorage
+        Self.add(objectID, to: &object.relationshipStorage[inverse.slot], of: inverse)
+    }
+
+    /// Adds an ID to a relationship's storage in place (an unloaded one starts empty).
+    private static func add(_ id: ObjectID, to storage: inout RelationshipStorage, of relationship: RelationshipDescription) {
+        if storage.isFault { storage = .empty(for: relationship) }
+        storage.add(id)
     }
 
     /// Removes `object` from this object's relationship and this object from the inverse.

@@ -67,7 +67,9 @@ extension MigrationManager {
             preconditionFailure("The running mapping model has no entity mapping named '\(mappingName)'.")
         }
         guard let sourceInstances else { return plan.associatedDestinations }
-        return sourceInstances.flatMap { plan.destinations(of: $0) }
+        var result: [ManagedObject] = []
+        for source in sourceInstances { plan.appendDestinations(ofSource: source.objectID, to: &result) }
+        return result
     }
 
     /// The source objects an entity mapping migrated into destination objects

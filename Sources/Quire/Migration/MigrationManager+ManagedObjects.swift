@@ -85,8 +85,11 @@ extension MigrationManager {
             }
             let request = FetchRequest<ManagedObject>(entityName: entity.name)
             request.includesSubentities = false
+            // Every object is read: filled at once rather than made as a fault and fired.
+            request.returnsObjectsAsFaults = false
             var objects = try fetchSources(request, in: run, plan: plan)
             objects.sort { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) }
+            run.fetchedSources[ObjectIdentifier(entity)] = objects
             if let filter = plan.mapping.sourceFilter {
                 objects = try objects.filter { object in
                     do {
@@ -99,7 +102,7 @@ extension MigrationManager {
                 }
             }
             plan.sourceCount = objects.count
-            plan.reserve(objects.count)
+            plan.reserve(objects.count, largestKey: objects.last?.objectID.primaryKey ?? -1)
             sources.append(objects)
         }
         let total = sources.reduce(0) { $0 + $1.count } * 2
@@ -144,7 +147,8 @@ extension MigrationManager {
                 try checkCancelled()
                 let batch = destinations[start..<min(start + batchSize, destinations.count)]
                 try loadMembers(of: batch, for: plan, in: run)
-                for object in batch {
+                for (offset, object) in batch.enumerated() {
+                    plan.pairHint = start + offset
                     try callPolicy(plan, "createRelationships", for: object) {
                         try plan.policy.createRelationships(forDestination: object, in: plan.mapping, manager: self)
                     }
@@ -350,6 +354,9 @@ extension MigrationManager {
             run.planIndexByName[mapping.name] = run.plans.count
             run.plans.append(plan)
         }
+        for plan in run.plans {
+            plan.makerPlanIndexes = plan.directRelationships.map { direct in direct?.maker.flatMap { run.planIndexByName[$0] } }
+        }
     }
 
     // MARK: The default steps
@@ -363,6 +370,22 @@ extension MigrationManager {
             QuireError(
                 .migration, "Migrating \(sInstance.objectID) to '\(entity.name)' failed: \(reason).",
                 context: .init(entity: entity.name, key: key, object: sInstance.objectID.uriRepresentation()), underlying: underlying)
+        }
+        if plan.copiesStoredValues && mapping.migrationPolicy == nil {
+            // Every value is a source value as stored or a constant: nothing can fail, so the object is made first
+            // and each value goes straight into it.
+            let object = ManagedObject(entity: entity, insertInto: run.destinationContext)
+            for (attribute, rule) in plan.attributes {
+                let value: AttributeValue
+                switch rule {
+                case .sourceSlot(let slot, _): value = sInstance.attributeValue(at: slot)
+                case .constant(let constant): value = constant
+                case .expression: continue
+                }
+                object.setAttributeValue(value.isNull && !attribute.isOptional ? attribute.defaultAttributeValue : value, at: attribute.slot)
+            }
+            plan.associate(sInstance, object)
+            return
         }
         var values: [(AttributeDescription, AttributeValue)] = []
         values.reserveCapacity(plan.attributes.count)
@@ -438,12 +461,17 @@ extension MigrationManager {
         guard !toMany.isEmpty, let coordinator = run.sourceContext.persistentStoreCoordinator else { return }
         let ids = batch.compactMap { plan.firstSource(of: $0)?.objectID }
         guard !ids.isEmpty else { return }
+        for relationship in toMany where plan.members[relationship.name] == nil {
+            if let members = run.membersFromInverse(of: relationship) { plan.members[relationship.name] = members }
+        }
         let store = run.sourceStore
         do {
             var relationships: [RelationshipDescription] = []
-            for relationship in toMany where !relationships.contains(where: { $0.name == relationship.name }) {
+            for relationship in toMany
+            where plan.members[relationship.name] == nil && !relationships.contains(where: { $0.name == relationship.name }) {
                 relationships.append(relationship)
             }
+            guard !relationships.isEmpty else { return }
             let read = try coordinator.storeBatch(ids, in: store, rows: false, members: relationships)
             for (relationship, members) in zip(relationships, read.members) { plan.members[relationship.name] = members }
         } catch let error as QuireError {
@@ -479,9 +507,9 @@ extension MigrationManager {
                 let wanted = relationship.resolvedDestination ?? relationship.destinationEntity
                 var related: [ManagedObject] = []
                 for id in memberIDs(of: source, direct.source, plan: plan) {
-                    if let maker = direct.maker {
-                        related += run.plan(named: maker)?.destinations(ofSource: id) ?? []
-                    } else {
+                    if let maker = plan.makerPlanIndexes[position] {
+                        run.plans[maker].appendDestinations(ofSource: id, to: &related)
+                    } else if direct.maker == nil {
                         related += run.destinationsByAnyMapping(ofSource: id).filter { made in wanted.map { made.entity.isKind(of: $0) } ?? true }
                     }
                 }
