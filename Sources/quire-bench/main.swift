@@ -194,8 +194,10 @@ rows.append(BenchmarkRow(name: "fire-faults-100k", quireMilliseconds: faultSecon
 
 // Query rows: the same query on an open store, Quire's fetch (objects, the default faults) next to the raw
 // SELECT materializing every column. Untimed setup first: owners linked to items in both stores.
-try RawSQLite.execute(RawSQLite.linkOwners, at: rawURL)
-try RawSQLite.execute(RawSQLite.linkOwners + "UPDATE Z_PRIMARYKEY SET Z_MAX = \(BenchData.ownerCount) WHERE Z_ENT = 2;", at: quireURL)
+if needsSQLiteStores {
+    try RawSQLite.execute(RawSQLite.linkOwners, at: rawURL)
+    try RawSQLite.execute(RawSQLite.linkOwners + "UPDATE Z_PRIMARYKEY SET Z_MAX = \(BenchData.ownerCount) WHERE Z_ENT = 2;", at: quireURL)
+}
 
 /// Times the same queries through Quire and raw SQLite, each on a connection opened outside the timing, and
 /// checks that both found the same number of rows.
