@@ -1,6 +1,7 @@
 import QuireCore
 import QuireStores
 import Foundation
+import Synchronization
 
 /// Connects contexts to stores (`NSPersistentStoreCoordinator`): it holds the model, the stores, and a cache
 /// of the rows it has read, and serializes every request to the stores.
@@ -24,7 +25,17 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     private var changedRecords: [ObjectID: Int64] = [:]
     /// Bumped whenever `changedRecords` is emptied to stay small; rows held from an earlier generation are
     /// treated as stale (also bumped by batch requests, which change records without naming them).
-    var heldRowGeneration = 0 { didSet { heldRowGenerationStart = .now } }
+    ///
+    /// Written only under the coordinator's lock (so `+= 1` loses no bump); read by contexts outside it, when they
+    /// stamp the rows a fetch holds: hence an atomic, which makes that read a race-free load.
+    var heldRowGeneration: Int {
+        get { heldRowGenerationValue.load(ordering: .acquiring) }
+        set {
+            heldRowGenerationValue.store(newValue, ordering: .releasing)
+            heldRowGenerationStart = .now
+        }
+    }
+    private let heldRowGenerationValue = Atomic<Int>(0)
     /// When ``heldRowGeneration`` last changed: every row held or cached since was read after it (see
     /// ManagedObjectContext+Staleness.swift).
     var heldRowGenerationStart = ContinuousClock.Instant.now
