@@ -45,20 +45,14 @@ extension PostgresStore {
         guard indices.count >= Self.shortestCopiedRun else { return indices }
         var left: [Int] = []
         var values: [PostgresConnection.Value] = []
-        var start = 0
-        while start < indices.count {
-            let entity = ids[indices[start]].entity
-            var end = start + 1
-            while end < indices.count, ids[indices[end]].entity === entity { end += 1 }
-            guard end - start >= Self.shortestCopiedRun, let plan = writePlan(for: entity), let types = copyTypes(for: entity, plan: plan),
+        try Self.forEachRunOfOneEntity(in: indices, ids: ids) { entity, run in
+            guard run.count >= Self.shortestCopiedRun, let plan = writePlan(for: entity), let types = copyTypes(for: entity, plan: plan),
                 let head = plan.insertSQL.range(of: " VALUES (")
             else {
-                left += indices[start..<end]
-                start = end
-                continue
+                left += run
+                return
             }
             let columns = plan.insertSQL[..<head.lowerBound].dropFirst("INSERT INTO ".count)
-            let run = indices[start..<end]
             var written: [Int] = []
             written.reserveCapacity(run.count)
             try connection.copyIn(
@@ -78,8 +72,21 @@ extension PostgresStore {
                     written.append(index)
                 }
             }
-            start = end
         }
         return left
+    }
+
+    /// Calls `body` with each run of consecutive indices whose objects are of one entity, in order.
+    static func forEachRunOfOneEntity(
+        in indices: [Int], ids: [ObjectID], _ body: (EntityDescription, ArraySlice<Int>) throws -> Void
+    ) rethrows {
+        var start = 0
+        while start < indices.count {
+            let entity = ids[indices[start]].entity
+            var end = start + 1
+            while end < indices.count, ids[indices[end]].entity === entity { end += 1 }
+            try body(entity, indices[start..<end])
+            start = end
+        }
     }
 }

@@ -278,15 +278,9 @@ extension PostgresStore {
         _ connection: PostgresConnection, batch: (Int, Int) -> Void
     ) throws {
         var values: [PostgresConnection.Value] = []
-        var start = 0
-        while start < indices.count {
-            let entity = ids[indices[start]].entity
-            var end = start + 1
-            while end < indices.count, ids[indices[end]].entity === entity { end += 1 }
-            guard let plan = writePlan(for: entity) else {
-                start = end
-                continue
-            }
+        try Self.forEachRunOfOneEntity(in: indices, ids: ids) { entity, run in
+            guard let plan = writePlan(for: entity) else { return }
+            let start = run.startIndex, end = run.endIndex
             let perRow = 3 + plan.attributeSlots.count + plan.relationshipSlots.reduce(0) { $0 + ($1.1 ? 2 : 1) }
             let most = max(1, min(Self.maximumRowsPerInsert, 65_535 / perRow))
             var position = start
@@ -312,7 +306,6 @@ extension PostgresStore {
                 }
                 position += rows
             }
-            start = end
         }
     }
 
