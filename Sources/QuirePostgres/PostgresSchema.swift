@@ -2,15 +2,15 @@ import QuireCore
 import QuireStores
 import Foundation
 
-/// The DDL of a PostgreSQL store: ``SQLiteSchema``'s tables, columns and indexes (Core Data's layout) with
+/// The DDL of a PostgreSQL store: ``CoreDataSchema``'s tables, columns and indexes (Core Data's layout) with
 /// PostgreSQL's types, names folded to lower case, and one key sequence per entity hierarchy.
 package enum PostgresSchema {
     /// The sequence that hands out the `Z_PK` keys of a hierarchy's table: `nextval` takes no lock that other
     /// transactions wait for, so concurrent saves never queue on a key counter.
-    package static func keySequence(_ table: SQLiteSchema.Table) -> String { PostgresDialect.quote("Z_PKSEQ_" + table.name) }
+    package static func keySequence(_ table: CoreDataSchema.Table) -> String { PostgresDialect.quote("Z_PKSEQ_" + table.name) }
 
     /// The statements that create a store's tables, sequences and indexes in the current schema.
-    package static func createStatements(_ schema: SQLiteSchema) -> [String] {
+    package static func createStatements(_ schema: CoreDataSchema) -> [String] {
         let q = PostgresDialect.quote
         var sql: [String] = [
             "CREATE TABLE z_primarykey (z_ent BIGINT PRIMARY KEY, z_name TEXT, z_super BIGINT, z_max BIGINT)",

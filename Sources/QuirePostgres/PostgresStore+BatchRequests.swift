@@ -29,8 +29,8 @@ extension PostgresStore: BatchExecutingStoreBackend {
                 if case .expression = value { return nil }
             }
         }
-        let counter = SQLiteAliasCounter()
-        var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter, dialect: .postgres)
+        let counter = SQLAliasCounter()
+        var compiler = SQLPredicateCompiler(schema: schema, store: store, counter: counter, dialect: .postgres)
         // A predicate PostgreSQL cannot evaluate is left to the pass over the records, which reports it.
         guard
             let condition = schema.batchCondition(request.target, table: table, compiler: &compiler, compile: { predicate, entity, scope, compiler in

@@ -6,7 +6,7 @@ extension PostgresStore: RowReadingStore {
     // MARK: Rows
 
     /// `z_pk, z_ent, z_opt`, then the table's columns (alias `t0`), in ``RowReader``'s column order.
-    func selectList(_ table: SQLiteSchema.Table) -> String {
+    func selectList(_ table: CoreDataSchema.Table) -> String {
         if let cached = selectLists[ObjectIdentifier(table)] { return cached }
         // Rows come in binary form; decimals (NUMERIC, whose binary form is base 10000) as their text.
         let list = (["z_pk", "z_ent", "z_opt"] + table.columns.map { PostgresDialect.quote($0.name) + ($0.type == "DECIMAL" ? "::TEXT" : "") })
@@ -49,10 +49,10 @@ extension PostgresStore: RowReadingStore {
 
     /// The FROM, WHERE, ORDER BY and LIMIT clauses of a fetch in PostgreSQL's dialect, with its parameters.
     ///
-    /// - Throws: ``SQLitePredicateCompiler/Unsupported`` when the predicate does not compile.
-    func clauses(_ fetch: StoreFetch, table: SQLiteSchema.Table, sorted: Bool) throws -> CompiledFetchSQL {
-        let counter = SQLiteAliasCounter()
-        let scope = SQLiteQueryScope(counter: counter, dialect: .postgres)
+    /// - Throws: ``SQLPredicateCompiler/Unsupported`` when the predicate does not compile.
+    func clauses(_ fetch: StoreFetch, table: CoreDataSchema.Table, sorted: Bool) throws -> CompiledFetchSQL {
+        let counter = SQLAliasCounter()
+        let scope = SQLQueryScope(counter: counter, dialect: .postgres)
         var order: [String] = []
         if sorted {
             for key in fetch.sortKeys {
@@ -89,7 +89,7 @@ extension PostgresStore: RowReadingStore {
         if numbers.count != 1 + table.root.allSubentities.count {
             conditions.append("t0.z_ent IN (\(numbers.map(String.init).joined(separator: ", ")))")
         }
-        var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter, dialect: .postgres)
+        var compiler = SQLPredicateCompiler(schema: schema, store: store, counter: counter, dialect: .postgres)
         if let predicate = fetch.predicate, predicate != .true {
             conditions.append(try compiler.compile(predicate, for: .init(alias: "t0", entity: fetch.entity, scope: scope)))
         }
@@ -109,7 +109,7 @@ extension PostgresStore: RowReadingStore {
         guard let table = schema.table(for: fetch.entity) else { return nil }
         do {
             return try plannedQuery(selection, fetch, table: table)
-        } catch let error as SQLitePredicateCompiler.Unsupported {
+        } catch let error as SQLPredicateCompiler.Unsupported {
             throw unsupportedPredicateError(fetch, error)
         }
     }
@@ -141,7 +141,7 @@ extension PostgresStore: RowReadingStore {
     }
 
     func pgSnapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] {
-        var byTable: [ObjectIdentifier: (SQLiteSchema.Table, [Int64])] = [:]
+        var byTable: [ObjectIdentifier: (CoreDataSchema.Table, [Int64])] = [:]
         var order: [ObjectIdentifier] = []
         for id in objectIDs {
             guard id.persistentStore === store, let pk = id.primaryKey, let table = schema.table(for: id.entity) else { continue }

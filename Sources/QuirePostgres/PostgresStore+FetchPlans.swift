@@ -10,8 +10,8 @@ extension PostgresStore {
     /// prepared statement is used only on the connection that prepared it (``PostgresPreparedStatement``): after
     /// a reconnection the statement is prepared again.
     ///
-    /// - Throws: ``SQLitePredicateCompiler/Unsupported`` when the predicate does not compile; store errors.
-    func plannedQuery(_ selection: SQLFetchShape.Selection, _ fetch: StoreFetch, table: SQLiteSchema.Table) throws -> PostgresResult {
+    /// - Throws: ``SQLPredicateCompiler/Unsupported`` when the predicate does not compile; store errors.
+    func plannedQuery(_ selection: SQLFetchShape.Selection, _ fetch: StoreFetch, table: CoreDataSchema.Table) throws -> PostgresResult {
         let sorted = selection != .count
         let (sql, bindings, plan, compiled) = try fetchPlans.sql(for: fetch, selection: selection, sorted: sorted, store: store) {
             var clauses = try self.clauses(fetch, table: table, sorted: sorted)
@@ -34,7 +34,7 @@ extension PostgresStore {
         return try connection.runPrepared(statement, sql: sql, values, binaryResult: true)
     }
 
-    private func selectionList(_ selection: SQLFetchShape.Selection, _ table: SQLiteSchema.Table) -> String {
+    private func selectionList(_ selection: SQLFetchShape.Selection, _ table: CoreDataSchema.Table) -> String {
         switch selection {
         case .rows: return selectList(table)
         case .objectIDs: return "t0.z_pk, t0.z_ent"
@@ -43,7 +43,7 @@ extension PostgresStore {
     }
 
     /// The error of a fetch whose predicate the store cannot evaluate.
-    func unsupportedPredicateError(_ fetch: StoreFetch, _ error: SQLitePredicateCompiler.Unsupported) -> QuireError {
+    func unsupportedPredicateError(_ fetch: StoreFetch, _ error: SQLPredicateCompiler.Unsupported) -> QuireError {
         QuireError(
             .invalidFetchRequest,
             "The PostgreSQL store '\(displayURL)' cannot evaluate the predicate '\(fetch.predicate ?? .true)' on entity "
@@ -79,7 +79,7 @@ extension PostgresStore {
         guard let table = schema.table(for: fetch.entity) else { return .evaluable(nil) }
         do {
             return .evaluable(try plannedQuery(.rows, fetch, table: table))
-        } catch is SQLitePredicateCompiler.Unsupported {
+        } catch is SQLPredicateCompiler.Unsupported {
             return .notEvaluable
         }
     }
@@ -87,9 +87,9 @@ extension PostgresStore {
     /// Whether a predicate on an entity compiles to SQL as a whole, remembered by the predicate's shape.
     func pgCanEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool {
         evaluablePredicates.evaluates(predicate, for: entity, store: store) {
-            let counter = SQLiteAliasCounter()
-            var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter, dialect: .postgres)
-            let scope = SQLiteQueryScope(counter: counter, dialect: .postgres)
+            let counter = SQLAliasCounter()
+            var compiler = SQLPredicateCompiler(schema: schema, store: store, counter: counter, dialect: .postgres)
+            let scope = SQLQueryScope(counter: counter, dialect: .postgres)
             fetchCompilations += 1
             let compiles = (try? compiler.compile(predicate, for: .init(alias: "t0", entity: entity, scope: scope))) != nil
             return (compiles, compiler.dependsOnParameterValues)

@@ -141,8 +141,8 @@ extension PostgresStore {
         guard !inserted.isEmpty else { return }
         // Saves insert runs of objects of one entity: the table is looked up, and counted, once per run; the
         // changes are read in place (iterating them would copy each, retaining and releasing its arrays).
-        var needed: [ObjectIdentifier: (SQLiteSchema.Table, Int)] = [:]
-        var run: (entity: ObjectIdentifier, table: SQLiteSchema.Table?, count: Int)?
+        var needed: [ObjectIdentifier: (CoreDataSchema.Table, Int)] = [:]
+        var run: (entity: ObjectIdentifier, table: CoreDataSchema.Table?, count: Int)?
         func countRun() {
             guard let run, let table = run.table else { return }
             needed[ObjectIdentifier(table), default: (table, 0)].1 += run.count

@@ -2,8 +2,8 @@ import QuireCore
 import QuireStores
 import Foundation
 
-/// The PostgreSQL store: incremental, in Core Data's table layout (``SQLiteSchema``'s tables, columns and
-/// entity numbers) in a schema of its own, its predicates compiled by ``SQLitePredicateCompiler`` in the
+/// The PostgreSQL store: incremental, in Core Data's table layout (``CoreDataSchema``'s tables, columns and
+/// entity numbers) in a schema of its own, its predicates compiled by ``SQLPredicateCompiler`` in the
 /// PostgreSQL dialect, optimistic locking with `Z_OPT` across every process and machine that shares it.
 ///
 /// Used only under the coordinator's lock.
@@ -13,7 +13,7 @@ package final class PostgresStore: ImportingStoreBackend {
     /// The open connection; nil before `load`, after `close`, and after a lost connection until the next request.
     var connection: PostgresConnection?
     /// The schema, with the store's own entity numbers once loaded.
-    package private(set) var schema: SQLiteSchema
+    package private(set) var schema: CoreDataSchema
     /// Per entity: how to read its rows.
     var readers: [ObjectIdentifier: RowReader] = [:]
     /// Per table: the select list.
@@ -41,7 +41,7 @@ package final class PostgresStore: ImportingStoreBackend {
 
     package init(store: PersistentStore) {
         self.store = store
-        self.schema = SQLiteSchema(model: store.model)
+        self.schema = CoreDataSchema(model: store.model)
     }
 
     /// The store's URL without its password, for messages.
@@ -158,9 +158,9 @@ package final class PostgresStore: ImportingStoreBackend {
         }
         let rows = try connection.queryOnce("SELECT z_ent, z_name, z_super FROM z_primarykey")
         let keys = (0..<rows.count).map {
-            SQLiteEntityNumbers.Row(number: Int(rows.int64($0, 0)), name: rows.string($0, 1) ?? "", superNumber: Int(rows.int64($0, 2)))
+            CoreDataEntityNumbers.Row(number: Int(rows.int64($0, 0)), name: rows.string($0, 1) ?? "", superNumber: Int(rows.int64($0, 2)))
         }
-        let numbers = try SQLiteEntityNumbers.read(keys, model: model, url: errorURL ?? URL(fileURLWithPath: "/"))
+        let numbers = try CoreDataEntityNumbers.read(keys, model: model, url: errorURL ?? URL(fileURLWithPath: "/"))
         let columns = try connection.queryOnce(
             "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema()")
         var present: [String: Set<String>] = [:]
@@ -171,7 +171,7 @@ package final class PostgresStore: ImportingStoreBackend {
         }
         // Join tables and columns named as the database has them (a store of an older Quire keeps a to-many
         // without an inverse in a join table).
-        let schema = SQLiteSchema(model: model, numbers: numbers, storeTables: SQLiteSchema.StoreTables(listed))
+        let schema = CoreDataSchema(model: model, numbers: numbers, storeTables: CoreDataSchema.StoreTables(listed))
         for (table, expected) in schema.expectedColumns().sorted(by: { $0.key < $1.key }) {
             guard let existing = present[table.lowercased()] else {
                 throw QuireError(
@@ -292,7 +292,7 @@ package final class PostgresStore: ImportingStoreBackend {
     package func snapshot(for objectID: ObjectID) throws -> RowSnapshot? { try pgSnapshots(for: [objectID]).first }
     package func faultRow(for objectID: ObjectID) throws -> FaultRow? { try pgFaultRow(for: objectID) }
     package func snapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] { try pgSnapshots(for: objectIDs) }
-    package func keepsInverseApart(_ relationship: RelationshipDescription) -> Bool { SQLiteSchema.keepsInverseApart(relationship) }
+    package func keepsInverseApart(_ relationship: RelationshipDescription) -> Bool { CoreDataSchema.keepsInverseApart(relationship) }
     package func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
         try pgRelatedObjectIDs(of: [objectID], relationship: relationship)[objectID] ?? []
     }

@@ -7,7 +7,7 @@ extension WritePlan {
     /// key and, when its destination has sub-entities, entity number; the UPDATE checks `Z_OPT` last. Nil for an
     /// entity without a table.
     package static func make(
-        for entity: EntityDescription, schema: SQLiteSchema, dialect: SQLDialect, excluding excluded: Set<ObjectIdentifier> = []
+        for entity: EntityDescription, schema: CoreDataSchema, dialect: SQLDialect, excluding excluded: Set<ObjectIdentifier> = []
     ) -> WritePlan? {
         guard let mapping = schema.mapping(for: entity) else { return nil }
         let table = mapping.table

@@ -25,8 +25,8 @@ extension SQLiteStore: BatchExecutingStoreBackend {
                 }
             }
         }
-        let counter = SQLiteAliasCounter()
-        var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter)
+        let counter = SQLAliasCounter()
+        var compiler = SQLPredicateCompiler(schema: schema, store: store, counter: counter)
         guard
             let condition = try schema.batchCondition(request.target, table: table, compiler: &compiler, compile: { predicate, entity, scope, compiler in
                 try compileCondition(predicate, entity: entity, scope: scope, compiler: &compiler)
@@ -41,7 +41,7 @@ extension SQLiteStore: BatchExecutingStoreBackend {
             }
         }
         var bindings = compiler.bindings
-        let tableName = SQLiteSchema.quote(table.name)
+        let tableName = CoreDataSchema.quote(table.name)
         var sql: String
         switch request.operation {
         case .delete:
@@ -53,13 +53,13 @@ extension SQLiteStore: BatchExecutingStoreBackend {
                 switch value {
                 case .constant(let constant):
                     bindings.append(constant)
-                    assignments.append("\(SQLiteSchema.quote(column)) = ?\(bindings.count)")
+                    assignments.append("\(CoreDataSchema.quote(column)) = ?\(bindings.count)")
                 case .attribute(let source):
                     guard let sourceColumn = schema.column(of: source) else { return nil }
-                    assignments.append("\(SQLiteSchema.quote(column)) = t0.\(SQLiteSchema.quote(sourceColumn))")
+                    assignments.append("\(CoreDataSchema.quote(column)) = t0.\(CoreDataSchema.quote(sourceColumn))")
                 case .expression:
                     guard let sql = expressionSQL[ObjectIdentifier(attribute)] else { return nil }
-                    assignments.append("\(SQLiteSchema.quote(column)) = \(sql)")
+                    assignments.append("\(CoreDataSchema.quote(column)) = \(sql)")
                 }
             }
             sql = "UPDATE \(tableName) AS t0 SET " + assignments.joined(separator: ", ")
@@ -114,16 +114,16 @@ extension SQLiteStore: BatchExecutingStoreBackend {
     /// exactly as the evaluator does (the pass over the records then does), or when it is not a value of the
     /// attribute's kind (the pass then reports the mismatch).
     private func batchExpression(
-        _ expression: QueryExpression, for attribute: AttributeDescription, entity: EntityDescription, compiler: inout SQLitePredicateCompiler
+        _ expression: QueryExpression, for attribute: AttributeDescription, entity: EntityDescription, compiler: inout SQLPredicateCompiler
     ) -> String? {
-        guard SQLiteBatchValueFunction.converts(attribute.attributeType), let kind = SQLitePredicateCompiler.Kind(attribute.attributeType)
+        guard SQLiteBatchValueFunction.converts(attribute.attributeType), let kind = SQLPredicateCompiler.Kind(attribute.attributeType)
         else { return nil }
-        let scope = SQLiteQueryScope(counter: compiler.counter)
-        let row = SQLitePredicateCompiler.Row(alias: "t0", entity: entity, scope: scope)
+        let scope = SQLQueryScope(counter: compiler.counter)
+        let row = SQLPredicateCompiler.Row(alias: "t0", entity: entity, scope: scope)
         let sql: String
         switch try? compiler.scalar(expression, for: row) {
         case .scalar(let text, let found)? where found == kind: sql = text
-        case .constant(let constant)? where constant.isNull || SQLitePredicateCompiler.Kind(constant) == kind: sql = compiler.bind(constant)
+        case .constant(let constant)? where constant.isNull || SQLPredicateCompiler.Kind(constant) == kind: sql = compiler.bind(constant)
         default: return nil
         }
         // UPDATE cannot join: an expression that needed a join is left to the pass over the records.

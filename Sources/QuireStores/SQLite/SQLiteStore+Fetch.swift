@@ -4,9 +4,9 @@ import Foundation
 
 extension SQLiteStore: RowReadingStore {
     /// The columns every row select lists: `Z_PK, Z_ENT, Z_OPT`, then the table's columns (alias `t0`).
-    package func selectList(_ table: SQLiteSchema.Table) -> String {
+    package func selectList(_ table: CoreDataSchema.Table) -> String {
         if let cached = selectLists[ObjectIdentifier(table)] { return cached }
-        let list = (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map { SQLiteSchema.quote($0.name) })
+        let list = (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map { CoreDataSchema.quote($0.name) })
             .map { "t0.\($0)" }.joined(separator: ", ")
         selectLists[ObjectIdentifier(table)] = list
         return list
@@ -48,10 +48,10 @@ extension SQLiteStore: RowReadingStore {
     /// The FROM, WHERE and ORDER BY clauses of a fetch, with the values to bind (numbered parameters), as
     /// ``SQLiteStore/plannedStatement(_:_:table:)`` caches them.
     ///
-    /// - Throws: ``SQLitePredicateCompiler/Unsupported`` when the predicate does not compile.
-    func clauses(_ fetch: StoreFetch, table: SQLiteSchema.Table, sorted: Bool) throws -> CompiledFetchSQL {
-        let counter = SQLiteAliasCounter()
-        let scope = SQLiteQueryScope(counter: counter)
+    /// - Throws: ``SQLPredicateCompiler/Unsupported`` when the predicate does not compile.
+    func clauses(_ fetch: StoreFetch, table: CoreDataSchema.Table, sorted: Bool) throws -> CompiledFetchSQL {
+        let counter = SQLAliasCounter()
+        let scope = SQLQueryScope(counter: counter)
         func alias(for relationships: [RelationshipDescription]) -> String {
             scope.join(from: "t0", through: relationships, schema: schema)
         }
@@ -75,7 +75,7 @@ extension SQLiteStore: RowReadingStore {
                             .invalidFetchRequest, "Cannot sort by transient attribute '\(key.keyPath)' in an SQLite fetch.",
                             context: .init(entity: fetch.entity.name, key: key.keyPath))
                     }
-                    expression = "\(owner).\(SQLiteSchema.quote(mapping.table.columns[mapping.attributeColumns[attribute.slot]].name))"
+                    expression = "\(owner).\(CoreDataSchema.quote(mapping.table.columns[mapping.attributeColumns[attribute.slot]].name))"
                     if attribute.attributeType == .decimal { expression = "CAST(\(expression) AS REAL)" }
                     if attribute.attributeType == .string, let collation = SQLiteFunctions.collation(for: key.comparator) {
                         expression += " COLLATE \(collation)"
@@ -83,7 +83,7 @@ extension SQLiteStore: RowReadingStore {
                 } else if let relationship = resolved.finalRelationship, let entity = relationship.entity,
                     let mapping = schema.mapping(for: entity), mapping.foreignKeyColumns[relationship.slot] >= 0
                 {
-                    expression = "\(owner).\(SQLiteSchema.quote(mapping.table.columns[mapping.foreignKeyColumns[relationship.slot]].name))"
+                    expression = "\(owner).\(CoreDataSchema.quote(mapping.table.columns[mapping.foreignKeyColumns[relationship.slot]].name))"
                 } else {
                     throw QuireError(.invalidFetchRequest, "Cannot sort by '\(key.keyPath)'.", context: .init(entity: fetch.entity.name))
                 }
@@ -96,11 +96,11 @@ extension SQLiteStore: RowReadingStore {
         if numbers.count != tableEntities {
             conditions.append("t0.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))")
         }
-        var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter)
+        var compiler = SQLPredicateCompiler(schema: schema, store: store, counter: counter)
         if let predicate = fetch.predicate, predicate != .true {
             conditions.append(try compiler.compile(predicate, for: .init(alias: "t0", entity: fetch.entity, scope: scope)))
         }
-        var sql = "FROM \(SQLiteSchema.quote(table.name)) t0" + scope.joinSQL
+        var sql = "FROM \(CoreDataSchema.quote(table.name)) t0" + scope.joinSQL
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         if !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
         if fetch.limit > 0 || fetch.offset > 0 {
@@ -115,7 +115,7 @@ extension SQLiteStore: RowReadingStore {
         guard let table = schema.table(for: fetch.entity) else { return nil }
         do {
             return try plannedStatement(selection, fetch, table: table)
-        } catch let error as SQLitePredicateCompiler.Unsupported {
+        } catch let error as SQLPredicateCompiler.Unsupported {
             throw unsupportedPredicateError(fetch, error)
         }
     }
@@ -168,7 +168,7 @@ extension SQLiteStore: RowReadingStore {
     /// Selects an object's row by key and hands the statement, on that row, and its table to `read`; nil when
     /// the record does not exist.
     private func readRow<T>(
-        of objectID: ObjectID, _ read: (SQLiteStatement, SQLiteSchema.Table) throws -> T
+        of objectID: ObjectID, _ read: (SQLiteStatement, CoreDataSchema.Table) throws -> T
     ) throws -> T? {
         guard let pk = objectID.primaryKey, let query = rowByKeyQuery(for: objectID.entity) else { return nil }
         let statement = try rowByKeyStatement(query)
@@ -184,7 +184,7 @@ extension SQLiteStore: RowReadingStore {
         if let query = rowByKey[ObjectIdentifier(entity)] { return query }
         guard let table = schema.table(for: entity) else { return nil }
         let query = SQLiteRowByKeyQuery(
-            table: table, sql: "SELECT \(selectList(table)) FROM \(SQLiteSchema.quote(table.name)) t0 WHERE t0.Z_PK = ?")
+            table: table, sql: "SELECT \(selectList(table)) FROM \(CoreDataSchema.quote(table.name)) t0 WHERE t0.Z_PK = ?")
         rowByKey[ObjectIdentifier(entity)] = query
         return query
     }
@@ -206,19 +206,19 @@ extension SQLiteStore: RowReadingStore {
         else { return [] }
         let statement: SQLiteStatement
         if let key = schema.memberKey(for: relationship) {
-            var sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(SQLiteSchema.quote(key.table.name)) t0 "
-                + "WHERE t0.\(SQLiteSchema.quote(key.column)) = ?"
-            if let order = key.orderColumn { sql += " ORDER BY t0.\(SQLiteSchema.quote(order)), t0.Z_PK" }
+            var sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(CoreDataSchema.quote(key.table.name)) t0 "
+                + "WHERE t0.\(CoreDataSchema.quote(key.column)) = ?"
+            if let order = key.orderColumn { sql += " ORDER BY t0.\(CoreDataSchema.quote(order)), t0.Z_PK" }
             statement = try db().cachedStatement(sql)
         } else if let join = schema.joinTable(for: relationship) {
             let forward = join.relationship === relationship
             let source = forward ? join.sourceColumn : join.destinationColumn
             let member = forward ? join.destinationColumn : join.sourceColumn
             let orderColumn = forward ? join.orderColumn : join.inverseOrderColumn
-            var sql = "SELECT d.Z_PK, d.Z_ENT FROM \(join.readSource(SQLiteSchema.quote)) j "
-                + "JOIN \(SQLiteSchema.quote(destinationTable.name)) d "
-                + "ON d.Z_PK = j.\(SQLiteSchema.quote(member)) WHERE j.\(SQLiteSchema.quote(source)) = ?"
-            if let orderColumn { sql += " ORDER BY j.\(SQLiteSchema.quote(orderColumn)), d.Z_PK" }
+            var sql = "SELECT d.Z_PK, d.Z_ENT FROM \(join.readSource(CoreDataSchema.quote)) j "
+                + "JOIN \(CoreDataSchema.quote(destinationTable.name)) d "
+                + "ON d.Z_PK = j.\(CoreDataSchema.quote(member)) WHERE j.\(CoreDataSchema.quote(source)) = ?"
+            if let orderColumn { sql += " ORDER BY j.\(CoreDataSchema.quote(orderColumn)), d.Z_PK" }
             statement = try db().cachedStatement(sql)
         } else {
             return []

@@ -8,9 +8,9 @@ extension SQLiteStore {
     /// constants. A shape seen for the first time is compiled and remembered (at most
     /// ``SQLFetchPlanCache/capacity`` shapes, least recently used out).
     ///
-    /// - Throws: ``SQLitePredicateCompiler/Unsupported`` when the predicate does not compile; store errors.
+    /// - Throws: ``SQLPredicateCompiler/Unsupported`` when the predicate does not compile; store errors.
     func plannedStatement(
-        _ selection: SQLFetchShape.Selection, _ fetch: StoreFetch, table: SQLiteSchema.Table
+        _ selection: SQLFetchShape.Selection, _ fetch: StoreFetch, table: CoreDataSchema.Table
     ) throws -> SQLiteStatement {
         let (sql, bindings, plan, compiled) = try fetchPlans.sql(
             for: fetch, selection: selection, sorted: selection != .count, store: store
@@ -33,7 +33,7 @@ extension SQLiteStore {
         return statement
     }
 
-    private func selectionList(_ selection: SQLFetchShape.Selection, _ table: SQLiteSchema.Table) -> String {
+    private func selectionList(_ selection: SQLFetchShape.Selection, _ table: CoreDataSchema.Table) -> String {
         switch selection {
         case .rows: return selectList(table)
         case .objectIDs: return "t0.Z_PK, t0.Z_ENT"
@@ -51,7 +51,7 @@ extension SQLiteStore {
     }
 
     /// The error of a fetch whose predicate the store cannot evaluate.
-    func unsupportedPredicateError(_ fetch: StoreFetch, _ error: SQLitePredicateCompiler.Unsupported) -> QuireError {
+    func unsupportedPredicateError(_ fetch: StoreFetch, _ error: SQLPredicateCompiler.Unsupported) -> QuireError {
         QuireError(
             .invalidFetchRequest,
             "The SQLite store '\(storeURL.path)' cannot evaluate the predicate '\(fetch.predicate ?? .true)' on entity "
@@ -91,7 +91,7 @@ extension SQLiteStore {
         guard let table = schema.table(for: fetch.entity) else { return .evaluable(nil) }
         do {
             return .evaluable(try plannedStatement(.rows, fetch, table: table))
-        } catch is SQLitePredicateCompiler.Unsupported {
+        } catch is SQLPredicateCompiler.Unsupported {
             return .notEvaluable
         }
     }
@@ -99,8 +99,8 @@ extension SQLiteStore {
     /// Whether a predicate on an entity compiles to SQL as a whole, remembered by the predicate's shape.
     func sqliteCanEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool {
         evaluablePredicates.evaluates(predicate, for: entity, store: store) {
-            let counter = SQLiteAliasCounter()
-            var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter)
+            let counter = SQLAliasCounter()
+            var compiler = SQLPredicateCompiler(schema: schema, store: store, counter: counter)
             fetchCompilations += 1
             let compiles =
                 (try? compiler.compile(predicate, for: .init(alias: "t0", entity: entity, scope: .init(counter: counter)))) != nil

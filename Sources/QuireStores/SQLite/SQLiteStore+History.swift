@@ -265,7 +265,7 @@ extension SQLiteStore: HistoryTrackingStoreBackend {
                 for entity in entities {
                     let preserved = StoreHistoryLayout.tombstoneAttributes(entity)
                     guard column < preserved.count, let name = schema.column(of: preserved[column]) else { continue }
-                    cases.append("WHEN \(schema.numbers.number(of: entity)) THEN t0.\(SQLiteSchema.quote(name))")
+                    cases.append("WHEN \(schema.numbers.number(of: entity)) THEN t0.\(CoreDataSchema.quote(name))")
                 }
                 tombstones += ", ZTOMBSTONE\(column)"
                 tombstoneValues += cases.isEmpty ? ", NULL" : ", CASE t0.Z_ENT " + cases.joined(separator: " ") + " END"

@@ -8,7 +8,7 @@ extension SQLiteStore: MemberChangeApplyingBackend {
     ) throws {
         guard !change.memberChanges.isEmpty else { return }
         let writer = SQLMemberChanges(
-            schema: schema, quote: SQLiteSchema.quote, placeholder: { _ in "?" },
+            schema: schema, quote: CoreDataSchema.quote, placeholder: { _ in "?" },
             run: { sql, values in
                 let statement = try connection.cachedStatement(sql)
                 defer { statement.reset() }

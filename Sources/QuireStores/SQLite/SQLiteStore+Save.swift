@@ -275,7 +275,7 @@ extension SQLiteStore {
     private func deleteRow(_ change: SaveRequest.Change, _ connection: SQLiteConnection) throws -> Bool {
         let entity = change.objectID.entity
         guard let table = schema.table(for: entity), let pk = change.objectID.primaryKey else { return true }
-        let statement = try connection.cachedStatement("DELETE FROM \(SQLiteSchema.quote(table.name)) WHERE Z_PK = ? AND Z_OPT = ?")
+        let statement = try connection.cachedStatement("DELETE FROM \(CoreDataSchema.quote(table.name)) WHERE Z_PK = ? AND Z_OPT = ?")
         statement.bind(pk, at: 1)
         statement.bind(change.version, at: 2)
         try statement.run()

@@ -1,7 +1,7 @@
 import QuireCore
 import Foundation
 
-/// Where the SQL that ``SQLitePredicateCompiler`` and ``SQLiteQueryScope`` write for Core Data's schema
+/// Where the SQL that ``SQLPredicateCompiler`` and ``SQLQueryScope`` write for Core Data's schema
 /// differs between SQLite and PostgreSQL: parameters, identifiers, truth values, null-safe equality, casts and
 /// aggregates. Everything else (joins, `EXISTS` subqueries, the string functions `quire_fold`, `quire_string`
 /// and `quire_matches`, which each database defines for itself) is written once.
@@ -15,7 +15,7 @@ package enum SQLDialect: Sendable {
     /// A quoted identifier.
     package func quote(_ identifier: String) -> String {
         switch self {
-        case .sqlite: return SQLiteSchema.quote(identifier)
+        case .sqlite: return CoreDataSchema.quote(identifier)
         case .postgres: return SQLDialect.quoteRaw(identifier.lowercased())
         }
     }

@@ -1,7 +1,7 @@
 import QuireCore
 import Foundation
 
-extension SQLitePredicateCompiler {
+extension SQLPredicateCompiler {
     /// Compiles a function expression (``QueryExpression/Function``) into an SQL value that is exactly what the
     /// evaluator computes, or throws ``Unsupported`` so that the context evaluates it in memory.
     ///
