@@ -15,11 +15,8 @@ extension CoreDataSchema {
         switch target {
         case .objectIDs(let ids):
             let keys = ids.filter { $0.persistentStore === compiler.store && self.table(for: $0.entity) === table }.compactMap(\.primaryKey)
-            let numbers = keys.map(String.init).joined(separator: ",")
-            switch compiler.dialect {
-            case .sqlite: return .some("t0.Z_PK IN (SELECT value FROM json_each(\(compiler.bind(.string("[" + numbers + "]")))))")
-            case .postgres: return .some("t0.Z_PK = ANY(\(compiler.bind(.string("{" + numbers + "}")))::BIGINT[])")
-            }
+            let list = compiler.dialect.keyList
+            return .some(list.condition("t0.Z_PK", compiler.bind(.string(list.text(keys)))))
         case .fetch(let fetch):
             guard fetch.limit == 0, fetch.offset == 0 else { return nil }
             let scope = SQLQueryScope(counter: compiler.counter, dialect: compiler.dialect)

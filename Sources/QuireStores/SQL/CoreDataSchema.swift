@@ -130,10 +130,6 @@ package final class CoreDataSchema {
         build(storeTables)
     }
 
-    package static func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-
     package static func columnName(_ name: String) -> String { "Z" + name.uppercased() }
 
     /// The place of a declared column type in Core Data's column order: `INTEGER`, then `FLOAT` and `TIMESTAMP`
@@ -173,7 +169,25 @@ package final class CoreDataSchema {
     static func ddlName(_ identifier: String) -> String {
         let plain = (identifier.hasPrefix("Z") || identifier == reflexiveColumn)
             && identifier.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
-        return plain ? identifier : quote(identifier)
+        return plain ? identifier : SQLDialect.quoteRaw(identifier)
+    }
+
+    /// The DDL of the join tables: each with its two key columns (and order columns), its primary key and Core
+    /// Data's index on the destination column (`Z_2TAGS_3TAGS_INDEX`), names written by `name`, integers of
+    /// `integerType`; every engine creates them alike.
+    package func joinTableStatements(name: (String) -> String, integerType: String) -> [String] {
+        var sql: [String] = []
+        for join in allJoinTables {
+            var columns = ["\(name(join.sourceColumn)) \(integerType)", "\(name(join.destinationColumn)) \(integerType)"]
+            if let order = join.orderColumn { columns.append("\(name(order)) \(integerType)") }
+            if let order = join.inverseOrderColumn { columns.append("\(name(order)) \(integerType)") }
+            columns.append("PRIMARY KEY (\(name(join.sourceColumn)), \(name(join.destinationColumn)))")
+            sql.append("CREATE TABLE \(name(join.name)) ( \(columns.joined(separator: ", ")) )")
+            sql.append(
+                "CREATE INDEX \(name("\(join.name)_\(join.destinationColumn)_INDEX")) ON \(name(join.name)) "
+                    + "(\(name(join.destinationColumn)), \(name(join.sourceColumn)))")
+        }
+        return sql
     }
 
     /// The member column of a join table whose relationship is its own inverse.
@@ -487,17 +501,7 @@ package final class CoreDataSchema {
         }
         // Fetch indexes and uniqueness constraints: Z_<Entity>_<name>, Z_<Entity>_UNIQUE_<properties>.
         sql += entityIndexStatements(style: style)
-        for join in allJoinTables {
-            var columns = ["\(CoreDataSchema.ddlName(join.sourceColumn)) INTEGER", "\(CoreDataSchema.ddlName(join.destinationColumn)) INTEGER"]
-            if let order = join.orderColumn { columns.append("\(CoreDataSchema.ddlName(order)) INTEGER") }
-            if let order = join.inverseOrderColumn { columns.append("\(CoreDataSchema.ddlName(order)) INTEGER") }
-            columns.append("PRIMARY KEY (\(CoreDataSchema.ddlName(join.sourceColumn)), \(CoreDataSchema.ddlName(join.destinationColumn)))")
-            sql.append("CREATE TABLE \(CoreDataSchema.ddlName(join.name)) ( \(columns.joined(separator: ", ")) )")
-            sql.append(
-                "CREATE INDEX \(CoreDataSchema.ddlName("\(join.name)_\(join.destinationColumn)_INDEX")) ON "
-                    + "\(CoreDataSchema.ddlName(join.name)) (\(CoreDataSchema.ddlName(join.destinationColumn)), "
-                    + "\(CoreDataSchema.ddlName(join.sourceColumn)))")
-        }
+        sql += joinTableStatements(name: CoreDataSchema.ddlName, integerType: "INTEGER")
         // Last: triggers may be on join tables.
         sql += derivedAttributeTriggerStatements()
         return sql

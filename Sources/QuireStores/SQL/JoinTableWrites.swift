@@ -61,7 +61,7 @@ package enum JoinTableWrites {
             if let order = join.orderColumn { columns.append(order) }
             let update = join.orderColumn.map { "\(q($0)) = excluded.\(q($0))" } ?? "\(q(join.sourceColumn)) = excluded.\(q(join.sourceColumn))"
             // PostgreSQL needs the conflict's columns named; SQLite takes any uniqueness conflict.
-            let target = dialect == .sqlite ? "" : " (\(q(join.sourceColumn)), \(q(join.destinationColumn)))"
+            let target = dialect.namesConflictColumns ? " (\(q(join.sourceColumn)), \(q(join.destinationColumn)))" : ""
             let sql = "INSERT INTO \(q(join.name)) (\(columns.map(q).joined(separator: ", "))) "
                 + "VALUES (\(columns.indices.map { parameter($0 + 1, dialect) }.joined(separator: ", "))) "
                 + "ON CONFLICT\(target) DO UPDATE SET \(update)"
@@ -154,8 +154,6 @@ package enum JoinTableWrites {
         }
     }
 
-    /// The `index`th parameter (1-based): `?` for SQLite (its statements bind by position), `$n` for PostgreSQL.
-    private static func parameter(_ index: Int, _ dialect: SQLDialect) -> String {
-        dialect == .sqlite ? "?" : "$\(index)"
-    }
+    /// The `index`th parameter (1-based) of a statement bound by position.
+    private static func parameter(_ index: Int, _ dialect: SQLDialect) -> String { dialect.positional(index) }
 }

@@ -29,7 +29,8 @@ package struct SQLDictionaryQuery {
         let scope = SQLQueryScope(counter: counter, dialect: dialect)
         var compiler = SQLPredicateCompiler(schema: schema, store: store, counter: counter, dialect: dialect)
         let row = SQLPredicateCompiler.Row(alias: "t0", entity: fetch.entity, scope: scope)
-        let strict = dialect == .postgres
+        // An engine that sorts DISTINCT and grouped results only by what they select computes other such sorts in memory.
+        let strict = dialect.ordersOnlyBySelected
 
         // The selected values; a relationship also selects its destination's entity number when it varies.
         var selects: [String] = []
@@ -87,8 +88,8 @@ package struct SQLDictionaryQuery {
         }
         var order: [String] = []
         for key in fetch.sortKeys {
-            var sql: String
-            var isString: Bool
+            let sql: String
+            let isString: Bool
             if let named = expressions[key.keyPath] {
                 (sql, isString) = named
             } else {
@@ -102,27 +103,13 @@ package struct SQLDictionaryQuery {
                 isString = resolved.attribute?.attributeType == .string
                 if strict, request.distinct || (request.isAggregate && !groups.contains(sql)) { return nil }
             }
-            switch dialect {
-            case .sqlite:
-                if isString, let collation = SQLiteFunctions.collation(for: key.comparator) { sql += " COLLATE \(collation)" }
-                order.append(sql + (key.ascending ? " ASC" : " DESC"))
-            case .postgres:
-                if isString {
-                    switch key.comparator {
-                    case .compare, .localizedCompare: break
-                    case .caseInsensitiveCompare, .localizedCaseInsensitiveCompare: sql = "quire_fold(\(sql), 1)"
-                    case .localizedStandardCompare: sql = "quire_fold(\(sql), 3)"
-                    }
-                    // SELECT DISTINCT sorts only by what it selects.
-                    if request.distinct, key.comparator != .compare, key.comparator != .localizedCompare { return nil }
-                }
-                // SQLite and the in-memory sort put nil first in ascending order.
-                order.append(sql + (key.ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST"))
-            }
+            // SELECT DISTINCT sorts only by what it selects, not by a string folded for the comparator.
+            if strict, isString, request.distinct, key.comparator != .compare, key.comparator != .localizedCompare { return nil }
+            order.append(dialect.orderTerm(sql, isString: isString, comparator: key.comparator, ascending: key.ascending))
         }
 
         // Rows equal under every sort key come in key order, as the rows of an object fetch (and so the in-memory path).
-        if strict, !request.distinct, !request.isAggregate { order.append("t0.z_pk") }
+        if let keyOrder = dialect.keyOrder, !request.distinct, !request.isAggregate { order.append(keyOrder) }
         var sql = "SELECT \(request.distinct ? "DISTINCT " : "")\(selects.joined(separator: ", ")) FROM "
             + "\(dialect.quote(table.name)) t0\(scope.joinSQL)"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
@@ -130,16 +117,9 @@ package struct SQLDictionaryQuery {
         if let havingSQL { sql += " HAVING " + havingSQL }
         if !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
         var bindings = compiler.bindings
-        if fetch.limit > 0 || fetch.offset > 0 {
-            switch dialect {
-            case .sqlite:
-                sql += " LIMIT ?\(bindings.count + 1) OFFSET ?\(bindings.count + 2)"
-                bindings += [.integer(fetch.limit > 0 ? Int64(fetch.limit) : -1), .integer(Int64(fetch.offset))]
-            case .postgres:
-                sql += " LIMIT $\(bindings.count + 1)::BIGINT OFFSET $\(bindings.count + 2)::BIGINT"
-                bindings += [fetch.limit > 0 ? .integer(Int64(fetch.limit)) : .null, .integer(Int64(fetch.offset))]
-            }
-        }
+        let limit = dialect.limitClause(fetch, after: bindings.count)
+        sql += limit.sql
+        bindings += limit.bindings
         self.sql = sql
         self.bindings = bindings
         self.reads = reads
@@ -184,7 +164,7 @@ package struct SQLDictionaryQuery {
             } else {
                 throw QuireError(
                     .invalidFetchRequest,
-                    "The key path '\(keyPath)' has no column in the \(dialect == .sqlite ? "SQLite" : "PostgreSQL") store.")
+                    "The key path '\(keyPath)' has no column in the \(dialect.name) store.")
             }
         }
         guard let function = column.function else { return (value, operand, entitySQL) }
@@ -192,7 +172,7 @@ package struct SQLDictionaryQuery {
         switch function {
         case .count: sql = column.keyPath == nil ? "COUNT(*)" : "COUNT(\(value))"
         case .sum: sql = dialect.total(value)
-        case .average: sql = dialect == .sqlite ? "AVG(\(value))" : "AVG(CAST(\(value) AS DOUBLE PRECISION))"
+        case .average: sql = dialect.average(value)
         case .min: sql = "MIN(\(value))"
         case .max: sql = "MAX(\(value))"
         case .median, .mode, .stddev: throw SQLPredicateCompiler.Unsupported(reason: "\(function.rawValue) in SQL")

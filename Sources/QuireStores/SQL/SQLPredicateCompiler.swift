@@ -142,7 +142,7 @@ package struct SQLPredicateCompiler {
     /// shared with other predicates of its shape.
     package private(set) var dependsOnParameterValues = false
 
-    package init(schema: CoreDataSchema, store: PersistentStore, counter: SQLAliasCounter, dialect: SQLDialect = .sqlite) {
+    package init(schema: CoreDataSchema, store: PersistentStore, counter: SQLAliasCounter, dialect: SQLDialect) {
         self.schema = schema
         self.store = store
         self.counter = counter
@@ -325,7 +325,7 @@ package struct SQLPredicateCompiler {
     }
 
     private func folded(_ sql: String, _ options: QueryComparison.Options) -> String {
-        "\(SQLiteFunctions.fold)(\(sql), \(Self.flags(options)))"
+        "\(SQLStringFunctions.fold)(\(sql), \(Self.flags(options)))"
     }
 
     /// Binds a constant compared with a value of `kind`, in the folded form when the comparison folds.
@@ -464,10 +464,10 @@ package struct SQLPredicateCompiler {
                 } catch {
                     throw Unsupported(reason: "\(error)")
                 }
-                return "\(SQLiteFunctions.matches)(\(sql), \(bind(.string(pattern))), \(Self.flags(options)))"
+                return "\(SQLStringFunctions.matches)(\(sql), \(bind(.string(pattern))), \(Self.flags(options)))"
             case .scalar(let other, let otherKind):
                 guard otherKind == .string else { return dialect.alwaysFalse }
-                return "\(SQLiteFunctions.matches)(\(sql), \(other), \(Self.flags(options)))"
+                return "\(SQLStringFunctions.matches)(\(sql), \(other), \(Self.flags(options)))"
             case .constant, .object, .objectConstant, .list:
                 return dialect.alwaysFalse
             case .collection:
@@ -484,8 +484,8 @@ package struct SQLPredicateCompiler {
     /// `(?1, ?2, …)`, or for long lists of integers and strings one JSON parameter read by `json_each`, so
     /// that statements stay few and within SQLite's parameter limit.
     mutating func inList(_ values: [AttributeValue]) -> String {
-        if dialect == .sqlite, values.count > 16, let json = Self.jsonArray(values) {
-            return "(SELECT value FROM json_each(\(bind(.string(json)))))"
+        if let jsonList = dialect.jsonList, values.count > 16, let json = Self.jsonArray(values) {
+            return jsonList(bind(.string(json)))
         }
         return "(" + values.map { bind($0) }.joined(separator: ", ") + ")"
     }
@@ -510,7 +510,7 @@ package struct SQLPredicateCompiler {
     private func stringFunction(
         _ op: PreparedStringPattern.Operator, _ text: String, _ pattern: String, _ options: QueryComparison.Options
     ) -> String {
-        "\(SQLiteFunctions.string)(\(op.rawValue), \(text), \(pattern), \(Self.flags(options)))"
+        "\(SQLStringFunctions.string)(\(op.rawValue), \(text), \(pattern), \(Self.flags(options)))"
     }
 
     private func primaryKey(of id: ObjectID, root: EntityDescription) -> Int64? {

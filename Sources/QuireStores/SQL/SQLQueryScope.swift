@@ -22,7 +22,7 @@ package final class SQLQueryScope {
     private(set) var joins: [String] = []
     private var joinAliases: [String: String] = [:]
 
-    package init(counter: SQLAliasCounter, dialect: SQLDialect = .sqlite) {
+    package init(counter: SQLAliasCounter, dialect: SQLDialect) {
         self.counter = counter
         self.dialect = dialect
     }

@@ -29,7 +29,7 @@ package final class WritePlan {
 /// checkpointed on close.
 ///
 /// Used only under the coordinator's lock.
-package final class SQLiteStore: ImportingStoreBackend {
+package final class SQLiteStore: ImportingStoreBackend, SQLStore {
     /// The handle this backend answers for. `unowned(unsafe)`: the handle owns its backend and is the only
     /// way to reach it, so the handle outlives every use; no reference counting on the per-row paths.
     package unowned(unsafe) let store: PersistentStore
@@ -55,13 +55,13 @@ package final class SQLiteStore: ImportingStoreBackend {
     var selectLists: [ObjectIdentifier: String] = [:]
     /// Per entity: the select of one row by key (firing a fault), with its statement once prepared.
     var rowByKey: [ObjectIdentifier: SQLiteRowByKeyQuery] = [:]
-    /// The builder a fault's row is packed with (``sqliteFaultRow(for:)``), reused from one fault to the next.
+    /// The builder a fault's row is packed with (``faultRow(for:)``), reused from one fault to the next.
     let faultRowBuilder = PackedRowBuilder()
     /// The compiled SQL of recent fetches by shape, and whether recent predicates compile (SQLiteStore+FetchPlans).
-    package internal(set) var fetchPlans = SQLFetchPlanCache<SQLFetchPlan>()
-    var evaluablePredicates = SQLFetchPlanCache<Bool>()
+    package var fetchPlans = SQLFetchPlanCache<SQLFetchPlan>()
+    package var evaluablePredicates = SQLFetchPlanCache<Bool>()
     /// How many times a fetch's predicate was compiled to SQL (tests read it).
-    package internal(set) var fetchCompilations = 0
+    package var fetchCompilations = 0
     /// The attributes the store's own triggers maintain (Core Data's derived attributes, `Z_DA_…` triggers):
     /// read like any other, never written by a save.
     var triggerMaintainedAttributes: Set<ObjectIdentifier> = []
@@ -79,6 +79,9 @@ package final class SQLiteStore: ImportingStoreBackend {
     }
 
     package var storeURL: URL { url ?? URL(fileURLWithPath: "/dev/null") }
+
+    /// SQLite's SQL (``SQLDialect/sqlite``).
+    package var dialect: SQLDialect { .sqlite }
 
     package func db() throws -> SQLiteConnection {
         if !generationConnections.isEmpty, let pinned = generationConnections[QueryGenerationScope.number] { return pinned }
@@ -353,47 +356,7 @@ package final class SQLiteStore: ImportingStoreBackend {
         try reopen(at: url)
     }
 
-    // MARK: Requests (implemented in SQLiteStore+Fetch and SQLiteStore+Save)
-
-    package func fetchRows(_ fetch: StoreFetch) throws -> [RowSnapshot] { try sqliteFetchRows(fetch) }
-    package func visitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
-        try sqliteVisitRows(fetch, body)
-    }
-    package func visitRowsIfEvaluable(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws -> Bool {
-        try sqliteVisitRowsIfEvaluable(fetch, body)
-    }
-    package func visitPackedRowsIfEvaluable(_ fetch: StoreFetch, _ body: (consuming PackedRowSnapshot) throws -> Void) throws -> Bool {
-        try sqliteVisitPackedRowsIfEvaluable(fetch, body)
-    }
-    package func canEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool {
-        sqliteCanEvaluate(predicate, for: entity)
-    }
-    package func fetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] { try sqliteFetchObjectIDs(fetch) }
-    package func fetchDictionaries(_ request: DictionaryFetch) throws -> [[DictionaryValue]]? {
-        try sqliteFetchDictionaries(request)
-    }
-    package func count(_ fetch: StoreFetch) throws -> Int { try sqliteCount(fetch) }
-    package func snapshot(for objectID: ObjectID) throws -> RowSnapshot? { try sqliteSnapshot(for: objectID) }
-    package func faultRow(for objectID: ObjectID) throws -> FaultRow? { try sqliteFaultRow(for: objectID) }
-    package func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
-        try sqliteRelatedObjectIDs(of: objectID, relationship: relationship)
-    }
-    package func snapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] { try sqliteSnapshots(for: objectIDs) }
-    package func relatedObjectIDs(
-        of objectIDs: [ObjectID], relationship: RelationshipDescription
-    ) throws -> [ObjectID: [ObjectID]] {
-        try sqliteRelatedObjectIDs(of: objectIDs, relationship: relationship)
-    }
-    package func save(_ request: SaveRequest) throws -> SaveResult { try sqliteSave(request) }
-    package func recordedLength(ofExternalData name: String) -> Int64? { sqliteRecordedLength(ofExternalData: name) }
-    package func keepsInverseApart(_ relationship: RelationshipDescription) -> Bool { CoreDataSchema.keepsInverseApart(relationship) }
-    package func beginImport() throws { try sqliteBeginImport() }
-    package func importRecords(_ rows: [RowSnapshot]) throws { try sqliteImportRecords(rows) }
-    package func importRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
-        try sqliteImportRelationships(owners)
-    }
-    package func importPass(for relationship: RelationshipDescription) -> Int { sqliteImportPass(for: relationship) }
-    package func finishImport(maximumKeys: [ObjectIdentifier: Int64]) throws { try sqliteFinishImport(maximumKeys: maximumKeys) }
+    // MARK: Requests (SQLiteStore+Fetch, +Batch, +Save, +Import; SQLStore+Fetch for what engines share)
 
     package func close() throws {
         closeQueryGenerations()

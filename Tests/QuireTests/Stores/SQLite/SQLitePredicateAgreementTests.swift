@@ -68,8 +68,8 @@ struct SQLitePredicateAgreementTests {
         let predicate = try QueryPredicate(
             format: "firstName == %@ OR lastName LIKE[cd] %@ OR age IN %@", "x'; DROP TABLE ZAUTHOR; --", "a*", [1, 2])
         let counter = SQLAliasCounter()
-        var compiler = SQLPredicateCompiler(schema: store.schema, store: library.store, counter: counter)
-        let sql = try compiler.compile(predicate, for: .init(alias: "t0", entity: entity, scope: .init(counter: counter)))
+        var compiler = SQLPredicateCompiler(schema: store.schema, store: library.store, counter: counter, dialect: .sqlite)
+        let sql = try compiler.compile(predicate, for: .init(alias: "t0", entity: entity, scope: .init(counter: counter, dialect: .sqlite)))
         #expect(!sql.contains("DROP") && !sql.contains("'"))
         #expect(compiler.bindings.count == 4)
     }
