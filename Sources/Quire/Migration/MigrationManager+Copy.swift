@@ -37,7 +37,10 @@ extension MigrationManager {
     ) throws {
         report(.preparing, fraction: 0)
         let destinationKind = try StoreKinds.kind(for: destinationType)
-        try MigrationFiles.linkExternalData(from: sourceURL, type: sourceType, to: destinationURL, type: destinationType)
+        // Blob files are shared between store files; a store that is no file keeps its external data inside.
+        if sourceURL.isFileURL && destinationURL.isFileURL {
+            try MigrationFiles.linkExternalData(from: sourceURL, type: sourceType, to: destinationURL, type: destinationType)
+        }
 
         let sourceCoordinator: PersistentStoreCoordinator
         let sourceStore: PersistentStore
@@ -45,12 +48,12 @@ extension MigrationManager {
             sourceCoordinator = try PersistentStoreCoordinator(managedObjectModel: sourceModel)
             var options = sourceOptions
             options.migratesAutomatically = false
-            options.isReadOnly = sourceOptions.isReadOnly || !FileManager.default.isWritableFile(atPath: sourceURL.path)
+            options.isReadOnly = sourceOptions.isReadOnly || (sourceURL.isFileURL && !FileManager.default.isWritableFile(atPath: sourceURL.path))
             sourceStore = try sourceCoordinator.addPersistentStore(type: sourceType, at: sourceURL, options: options)
         } catch let error as QuireError {
             throw QuireError(
                 .migrationManagerSourceStore,
-                "Cannot open the store '\(sourceURL.path)' with the migration's source model: \(error.message)",
+                "Cannot open the store \(StoreKinds.storeDescription(sourceURL)) with the migration's source model: \(error.message)",
                 context: error.context, underlying: error)
         }
         defer { try? sourceCoordinator.remove(sourceStore) }
@@ -64,7 +67,8 @@ extension MigrationManager {
             destinationStore = try destinationCoordinator.addPersistentStore(type: destinationType, at: destinationURL, options: options)
         } catch let error as QuireError {
             throw QuireError(
-                .migrationManagerDestinationStore, "Cannot create the migrated store '\(destinationURL.path)': \(error.message)",
+                .migrationManagerDestinationStore,
+                "Cannot create the migrated store \(StoreKinds.storeDescription(destinationURL)): \(error.message)",
                 context: error.context, underlying: error)
         }
         var destinationOpen = true
@@ -95,18 +99,19 @@ extension MigrationManager {
         } else {
             try destinationKind.writeMetadata(metadata, destinationURL, StoreOptions())
         }
-        try MigrationFiles.sync(destinationURL)
+        if destinationURL.isFileURL { try MigrationFiles.sync(destinationURL) }
         if state.withLock({ $0.failurePoint }) == .beforeSwap {
             throw QuireError(.migration, "Injected failure before the migrated store replaces the old one.")
         }
     }
 
-    /// Replaces the store at `target` with the finished store at `staged`.
-    func swapIn(_ staged: URL, at target: URL, type: StoreType) throws {
-        // The rename below is the commit: a cancel that came during the last batch, or while the new store was
-        // being finished, still stops the migration here, with the old store untouched.
+    /// Replaces the store at `target` with the finished store at `staged`, a place of `work`.
+    func swapIn(_ staged: URL, at target: URL, work: MigrationWorkArea) throws {
+        // The swap below is the commit (a rename, or PostgreSQL's transaction): a cancel that came during the last
+        // batch, or while the new store was being finished, still stops the migration here, with the old store
+        // untouched.
         try checkCancelled()
-        try MigrationFiles.replace(target, with: staged, kind: StoreKinds.kind(for: type))
+        try work.replace(target, with: staged)
         report(.finished, fraction: 1)
     }
 
