@@ -38,7 +38,9 @@ extension MigrationManager {
         report(.preparing, fraction: 0)
         let destinationKind = try StoreKinds.kind(for: destinationType)
         // Blob files are shared between store files; a store that is no file keeps its external data inside.
-        if sourceURL.isFileURL && destinationURL.isFileURL {
+        let sharesFiles = sourceURL.isFileURL && destinationURL.isFileURL
+        state.withLock { $0.sharesExternalDataFiles = sharesFiles }
+        if sharesFiles {
             try MigrationFiles.linkExternalData(from: sourceURL, type: sourceType, to: destinationURL, type: destinationType)
         }
 
@@ -128,6 +130,7 @@ extension MigrationManager {
     ) throws -> [String: Int] {
         let mappingNames = Set(mapping.entityMappings.map(\.name))
         let plans = try mapping.entityMappings.filter(\.migratesObjects).map { try resolve($0, mappingNames: mappingNames) }
+        let sharesFiles = state.withLock { $0.sharesExternalDataFiles }
         var sourceIDs: [[ObjectID]] = []
         for plan in plans {
             let fetch = StoreFetch(
@@ -164,7 +167,8 @@ extension MigrationManager {
                 var changes: [SaveRequest.Change] = []
                 var origins: [ObjectID] = []
                 for row in rows {
-                    guard let values = try destinationValues(for: row, plan: plan) else { continue }
+                    guard var values = try destinationValues(for: row, plan: plan) else { continue }
+                    if !sharesFiles { try readExternalData(&values, of: row.objectID, entity: plan.destination, in: sourceCoordinator) }
                     changes.append(
                         SaveRequest.Change(
                             objectID: ObjectID.makeTemporary(for: plan.destination, owner: temporaryOwner), store: destination, version: 0,
@@ -388,6 +392,17 @@ extension MigrationManager {
         case .destinationInstances, .sourceInstances, .destinationInstancesForSourceRelationship, .policyFunction:
             // Such mappings run on managed objects (see needsManagedObjects); this is not reached.
             throw QuireError(.predicateEvaluation, "the expression \(expression) needs the migration's managed objects")
+        }
+    }
+
+    /// Replaces the references to external data files among a new object's values by the data, read from the
+    /// source store, for a destination that does not share the source's files (a PostgreSQL store on either side).
+    private func readExternalData(
+        _ values: inout [AttributeValue], of source: ObjectID, entity: EntityDescription, in coordinator: PersistentStoreCoordinator
+    ) throws {
+        for index in values.indices {
+            guard case .externalData(let reference) = values[index] else { continue }
+            values[index] = .data(try coordinator.readExternalData(reference, of: source, key: entity.allAttributes[index].name))
         }
     }
 

@@ -52,6 +52,9 @@ public final class MigrationManager: Sendable {
         /// The error a policy cancelled the migration with (`cancelMigrationWithError`).
         var cancellationError: QuireError?
         var policyRegistry = EntityMigrationPolicyRegistry.shared
+        /// Whether the store being written shares the source's external data files (both are files): values
+        /// kept in such files are carried over as references to the linked files; otherwise they are read.
+        var sharesExternalDataFiles = true
     }
 
     let state = LockedValue(State())
