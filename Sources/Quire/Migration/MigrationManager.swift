@@ -20,6 +20,10 @@ import Foundation
 /// For SQLite stores this is how "the migration happens in one transaction" holds: the new database is built
 /// in a file nobody else opens, and the rename is the commit.
 ///
+/// A store that is not a file migrates the same way in the places its kind names: a PostgreSQL store is built in a
+/// new schema beside its own and swapped in with one transaction (refused while another coordinator has the store
+/// open); after an error the new schema is dropped and the store's schema is as it was.
+///
 /// `Sendable`: the models are frozen when the migration starts, and the rest of the state lives in a
 /// `LockedValue` (a lock the thread sanitizer sees), so another thread can read the progress or cancel.
 public final class MigrationManager: Sendable {
