@@ -342,6 +342,31 @@ struct PostgresMigrationTests {
         try store.expectUnchanged(since: before)
     }
 
+    /// The server ends the migration's connections (to the store's schema and to the new one) in the middle of the
+    /// objects, as a lost network would: the migration fails, the store's schema is as it was and the new one gone.
+    @Test func aLostConnectionLeavesTheSchemaByteForByteAndNoSchemaBehind() throws {
+        let store = try PostgresJournal(in: folder)
+        let before = try store.snapshot()
+        let manager = MigrationManager(sourceModel: store.versions[0], destinationModel: store.versions[1])
+        manager.batchSize = 4
+        let ended = LockedBox(0)
+        let schema = store.schema
+        manager.progressHandler = { progress in
+            guard progress.unitsCompleted >= 8, ended.value == 0, let admin = try? PostgresJournal.admin() else { return }
+            defer { admin.close() }
+            // Each open store holds the advisory lock named after its schema: end the connections that hold one for
+            // the store's schema or a schema beside it.
+            let result = try? admin.queryOnce(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_locks WHERE locktype = 'advisory' AND pid <> pg_backend_pid() "
+                    + "AND objid::BIGINT IN (SELECT hashtext('quire-open:' || nspname)::BIGINT & 4294967295 FROM pg_namespace "
+                    + "WHERE starts_with(nspname, $1::TEXT))", [.text(schema)])
+            ended.mutate { $0 = Int(result?.int64(0, 0) ?? -1) }
+        }
+        #expect(throws: QuireError.self) { try manager.migrateStore(at: store.url, type: .postgres) }
+        #expect(ended.value == 2, "connections ended: \(ended.value)")
+        try store.expectUnchanged(since: before)
+    }
+
     /// Another coordinator (here in this process, as another process would) has the schema open: the migration is
     /// refused with an error that says so, and the store stays as it was, open and working, with no schema
     /// behind; once it is closed, the same migration runs.
