@@ -52,6 +52,18 @@ extension PostgresStore {
                 guard try tableNames(connection, schema: new.schema).contains("z_metadata") else {
                     throw refusal("the schema '\(new.schema)' holds no store")
                 }
+                // The old schema is dropped with everything in it: refuse when it holds tables or views that are not
+                // the store's (every table of a store is named `z…`: Core Data's layout and Quire's own).
+                let foreign = try connection.queryOnce(
+                    "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1::TEXT "
+                        + "AND c.relkind IN ('r', 'v', 'm', 'p', 'f') AND NOT starts_with(c.relname, 'z') ORDER BY 1",
+                    [.text(old.schema)])
+                guard foreign.count == 0 else {
+                    let names = (0..<foreign.count).compactMap { foreign.string($0, 0) }
+                    throw refusal(
+                        "its schema also holds tables or views that are not the store's (\(names.joined(separator: ", "))), which "
+                            + "replacing the schema would drop; keep the store in a schema of its own")
+                }
                 let q = PostgresDialect.quoteRaw
                 if try schemaExists(connection, old.schema) {
                     let retired = PostgresURL.stagingSchema(for: old.schema, purpose: "replaced")

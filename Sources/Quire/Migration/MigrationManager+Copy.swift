@@ -50,7 +50,8 @@ extension MigrationManager {
             sourceCoordinator = try PersistentStoreCoordinator(managedObjectModel: sourceModel)
             var options = sourceOptions
             options.migratesAutomatically = false
-            options.isReadOnly = sourceOptions.isReadOnly || (sourceURL.isFileURL && !FileManager.default.isWritableFile(atPath: sourceURL.path))
+            // A store that is no file is only read (a PostgreSQL schema opened writable could be given tables).
+            options.isReadOnly = sourceOptions.isReadOnly || !sourceURL.isFileURL || !FileManager.default.isWritableFile(atPath: sourceURL.path)
             sourceStore = try sourceCoordinator.addPersistentStore(type: sourceType, at: sourceURL, options: options)
         } catch let error as QuireError {
             throw QuireError(

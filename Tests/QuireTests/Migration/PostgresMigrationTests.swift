@@ -367,6 +367,23 @@ struct PostgresMigrationTests {
         try store.expectUnchanged(since: before)
     }
 
+    /// The swap drops the old schema with everything in it, so a schema that also holds a table of the application's
+    /// own is refused rather than losing that table.
+    @Test func aSchemaHoldingOtherTablesIsRefused() throws {
+        let store = try PostgresJournal(in: folder)
+        do {
+            let admin = try PostgresJournal.admin()
+            defer { admin.close() }
+            try admin.execute("CREATE TABLE \"\(store.schema)\".notes_of_mine (line TEXT); INSERT INTO \"\(store.schema)\".notes_of_mine VALUES ('kept')")
+        }
+        let before = try store.snapshot()
+        let error = expectError(.migrationManagerDestinationStore) {
+            try MigrationManager(sourceModel: store.versions[0], destinationModel: store.versions[1]).migrateStore(at: store.url, type: .postgres)
+        }
+        #expect(error?.message.contains("also holds tables or views that are not the store's (notes_of_mine)") == true, "\(error?.message ?? "")")
+        try store.expectUnchanged(since: before)
+    }
+
     /// Another coordinator (here in this process, as another process would) has the schema open: the migration is
     /// refused with an error that says so, and the store stays as it was, open and working, with no schema
     /// behind; once it is closed, the same migration runs.
