@@ -9,6 +9,8 @@ extension StoreKind {
         var kind = StoreKind(type: .postgresType, backend: PostgresStore.self)
         kind.stagingURL = { PostgresURL.withSchema($0) { PostgresURL.stagingSchema(for: $0) } }
         kind.removeStore = { try PostgresStore.dropSchema(at: $0) }
+        kind.migrationStagingURL = { PostgresURL.withSchema($0) { PostgresURL.stagingSchema(for: $0, purpose: "migration") } }
+        kind.replaceStore = { try PostgresStore.replaceSchema(at: $0, with: $1) }
         kind.urlSchemes = ["postgresql", "postgres"]
         kind.describeURL = { PostgresURL.storeDescription($0) }
         kind.safeURL = { PostgresURL.safeURL($0) }

@@ -64,6 +64,7 @@ package final class PostgresStore: ImportingStoreBackend, SQLStore {
         connection?.close()
         connection = nil
         let fresh = try PostgresConnection(url: address)
+        try Self.holdOpenLock(fresh, schema: address.schema)
         connection = fresh
         return fresh
     }
@@ -76,6 +77,7 @@ package final class PostgresStore: ImportingStoreBackend, SQLStore {
         let connection = try PostgresConnection(url: address)
         do {
             let schemaName = address.schema
+            try Self.holdOpenLock(connection, schema: schemaName)
             var tables = try Self.tableNames(connection, schema: schemaName)
             if !tables.contains("z_metadata") {
                 guard try Self.schemaExists(connection, schemaName) || !options.isReadOnly else {
