@@ -79,7 +79,7 @@ import QuireTestSupport
     }
 
     /// Predicates of every shape the compiled form takes, and of shapes it leaves to the general evaluator.
-    static let predicates: [(String, [Any])] = [
+    static var predicates: [(String, [Any])] { [
         ("name == %@", ["Ann"]), ("name ==[c] %@", ["ann"]), ("name ==[d] %@", ["Angstrom"]),
         ("name ==[cd] %@", ["angström"]), ("name != %@", ["Ann"]), ("name !=[c] %@", ["ANN"]),
         ("name < %@", ["M"]), ("name <= %@", ["ann"]), ("name > %@", ["Zoe"]), ("name >=[cd] %@", ["zoe"]),
@@ -103,7 +103,7 @@ import QuireTestSupport
         ("age > 30 AND mentees.@count > 0", []), ("age > 100 AND nosuchkey == 1", []), ("age < 100 AND nosuchkey == 1", []),
         ("age < 100 OR nosuchkey == 1", []), ("nosuchkey == 1", []), ("mentor.nosuchkey == 1", []),
         ("TRUEPREDICATE", []), ("FALSEPREDICATE", []), ("SELF == SELF", []), ("name == $NAME", []),
-    ]
+    ] }
 
     /// `true`, `false`, or `error`: what a managed object's overload answers must be what the general evaluator
     /// answers.
