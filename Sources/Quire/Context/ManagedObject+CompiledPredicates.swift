@@ -63,25 +63,20 @@ extension ManagedObject {
     /// read as an attribute's stored value, as ``predicateValue(forKey:)`` reads them; nil where the general
     /// evaluator is needed (a key that is not such a property, a to-many or unloaded relationship, external data).
     func compiledMatch(_ compiled: CompiledComparison) -> Bool? {
-        let keys = compiled.keys
         var object = self
         var position = 0
-        let last = keys.count - 1
+        let last = compiled.keys.count - 1
         while true {
-            let hint = Int(object.nextKeyHint)
-            guard let keyed = object.withEntity({ $0.keyedPropertyIndex(forKey: keys[position], hint: hint) }) else {
-                return nil
-            }
-            object.nextKeyHint = UInt8(truncatingIfNeeded: keyed.index &+ 1)
-            let isAttribute = keyed.index < object.withEntity({ $0.frozenAttributeCount })
+            guard let index = object.withEntity({ compiled.propertyIndex(ofKeyAt: position, in: $0) }) else { return nil }
+            let isAttribute = index < object.withEntity({ $0.frozenAttributeCount })
             if position == last {
                 guard isAttribute else { return nil }
-                let value = object.attributeValue(at: keyed.index)
+                let value = object.attributeValue(at: index)
                 if case .externalData = value { return nil }
                 return compiled.matches(value)
             }
             guard !isAttribute,
-                let relationship = object.withEntity({ $0.frozenProperty(at: keyed.index) }) as? RelationshipDescription,
+                let relationship = object.withEntity({ $0.frozenProperty(at: index) }) as? RelationshipDescription,
                 !relationship.isToMany
             else { return nil }
             // A nil destination (or an object outside any context) reads as nil, and nil has every key, nil.

@@ -19,6 +19,8 @@ package final class CompiledComparison: Sendable {
     package let options: QueryComparison.Options
     /// The right side's constant.
     package let constant: AttributeValue
+    /// The words of each key, compared with the words of the entity's property names.
+    private let keyWords: [StringWords]
 
     /// The prepared form of a comparison, or nil when it is not a key path compared with a constant.
     init?(
@@ -36,9 +38,18 @@ package final class CompiledComparison: Sendable {
         }
         guard case .constant(let constant) = right else { return nil }
         self.keys = keys
+        self.keyWords = keys.map(StringWords.init)
         self.operator = `operator`
         self.options = options
         self.constant = constant
+    }
+
+    /// The index of the key at `position` among the entity's properties (attributes first, by slot, then
+    /// relationships), as `ManagedObject.predicateValue(forKey:)` finds it; nil for a key the entity does not have
+    /// or an entity not frozen.
+    @inline(__always)
+    package func propertyIndex(ofKeyAt position: Int, in entity: EntityDescription) -> Int? {
+        entity.propertyIndex(forKey: keys[position], words: keyWords[position])
     }
 
     /// Whether the value at the end of the key path satisfies the comparison: the general evaluator's answer for
