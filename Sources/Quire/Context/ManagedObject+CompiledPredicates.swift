@@ -34,10 +34,12 @@ extension ManagedObject {
     /// has no compiled form for this object (the general evaluator then answers: evaluating has no effect but
     /// firing faults, so starting again gives the same answer).
     func compiledEvaluation(of predicate: QueryPredicate) -> Bool? {
+        // A comparison alone, the common case, without copying the comparison out of the predicate (four
+        // references retained and released per object).
+        if let compiled = predicate.compiledComparison { return compiledMatch(compiled) }
         switch predicate {
-        case .comparison(let comparison):
-            guard let compiled = comparison.compiled else { return nil }
-            return compiledMatch(compiled)
+        case .comparison:
+            return nil
         case .true:
             return true
         case .false:
@@ -63,19 +65,14 @@ extension ManagedObject {
     /// read as an attribute's stored value, as ``predicateValue(forKey:)`` reads them; nil where the general
     /// evaluator is needed (a key that is not such a property, a to-many or unloaded relationship, external data).
     func compiledMatch(_ compiled: CompiledComparison) -> Bool? {
+        let last = compiled.lastKeyPosition
+        // One key: the object's own attribute, with no reference taken.
+        if last == 0 { return compiledAttributeMatch(compiled, keyAt: 0) }
         var object = self
         var position = 0
-        let last = compiled.keys.count - 1
-        while true {
-            guard let index = object.withEntity({ compiled.propertyIndex(ofKeyAt: position, in: $0) }) else { return nil }
-            let isAttribute = index < object.withEntity({ $0.frozenAttributeCount })
-            if position == last {
-                guard isAttribute else { return nil }
-                let value = object.attributeValue(at: index)
-                if case .externalData = value { return nil }
-                return compiled.matches(value)
-            }
-            guard !isAttribute,
+        while position < last {
+            guard let index = object.withEntity({ compiled.propertyIndex(ofKeyAt: position, in: $0) }),
+                index >= object.withEntity({ $0.frozenAttributeCount }),
                 let relationship = object.withEntity({ $0.frozenProperty(at: index) }) as? RelationshipDescription,
                 !relationship.isToMany
             else { return nil }
@@ -90,5 +87,17 @@ extension ManagedObject {
             }
             position += 1
         }
+        return object.compiledAttributeMatch(compiled, keyAt: last)
+    }
+
+    /// The comparison's answer for the object's attribute named by the key at `position` (the last of the path);
+    /// nil when the key is not an attribute of the entity, or its value is data kept outside the store.
+    private func compiledAttributeMatch(_ compiled: CompiledComparison, keyAt position: Int) -> Bool? {
+        guard let index = withEntity({ compiled.propertyIndex(ofKeyAt: position, in: $0) }),
+            index < withEntity({ $0.frozenAttributeCount })
+        else { return nil }
+        let value = attributeValue(at: index)
+        if case .externalData = value { return nil }
+        return compiled.matches(value)
     }
 }

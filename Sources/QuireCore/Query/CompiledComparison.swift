@@ -19,6 +19,8 @@ package final class CompiledComparison: Sendable {
     package let options: QueryComparison.Options
     /// The right side's constant.
     package let constant: AttributeValue
+    /// The position of the last key (the key count less one).
+    package let lastKeyPosition: Int
     /// The words of each key, compared with the words of the entity's property names.
     private let keyWords: [StringWords]
 
@@ -39,6 +41,7 @@ package final class CompiledComparison: Sendable {
         guard case .constant(let constant) = right else { return nil }
         self.keys = keys
         self.keyWords = keys.map(StringWords.init)
+        self.lastKeyPosition = keys.count - 1
         self.operator = `operator`
         self.options = options
         self.constant = constant
@@ -73,5 +76,14 @@ package final class CompiledComparison: Sendable {
             // Not prepared (see the initializer).
             return false
         }
+    }
+}
+
+extension QueryPredicate {
+    /// The compiled form of the predicate when it is one comparison that has one (``CompiledComparison``), read
+    /// without copying the comparison out of the predicate.
+    package var compiledComparison: CompiledComparison? {
+        guard case .comparison(let comparison) = self else { return nil }
+        return comparison.compiled
     }
 }
