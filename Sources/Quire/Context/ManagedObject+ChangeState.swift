@@ -21,7 +21,8 @@ final class ManagedObjectChangeState {
     var changedSetCache: [Int: (storage: RelationshipStorage, value: Any)] = [:]
     /// The attributes' part of the last `changedValues()`, with the values it was built from: given again while
     /// the object's attribute values and committed values are those (the arrays compare by identity first, so the
-    /// check costs two comparisons of buffer addresses while nothing changed).
+    /// check costs two comparisons of buffer addresses while nothing changed). Holding the values' array means the
+    /// next change of a value copies it once (a few words an attribute) instead of writing in place.
     var changedAttributesCache: ChangedAttributes?
 
     /// Whether every part is empty, so the object can let the record go.

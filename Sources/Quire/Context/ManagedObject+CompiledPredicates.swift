@@ -3,8 +3,8 @@ import Foundation
 
 extension QueryPredicate {
     /// Evaluates the predicate against a managed object in memory, as `-[NSPredicate evaluateWithObject:]` does:
-    /// the general evaluation's answer for the object, only
-    /// faster for the comparisons real apps filter registered objects with.
+    /// the general evaluation's answer for the object, only faster for the comparisons real apps filter
+    /// registered objects with.
     ///
     /// ```swift
     /// let predicate = try QueryPredicate(format: "remoteID == %@", id)
@@ -34,8 +34,7 @@ extension ManagedObject {
     /// has no compiled form for this object (the general evaluator then answers: evaluating has no effect but
     /// firing faults, so starting again gives the same answer).
     func compiledEvaluation(of predicate: QueryPredicate) -> Bool? {
-        // A comparison alone, the common case, without copying the comparison out of the predicate (four
-        // references retained and released per object).
+        // A comparison alone, the common case, first.
         if let compiled = predicate.compiledComparison { return compiledMatch(compiled) }
         switch predicate {
         case .comparison:

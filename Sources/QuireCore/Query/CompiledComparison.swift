@@ -80,8 +80,7 @@ package final class CompiledComparison: Sendable {
 }
 
 extension QueryPredicate {
-    /// The compiled form of the predicate when it is one comparison that has one (``CompiledComparison``), read
-    /// without copying the comparison out of the predicate.
+    /// The compiled form of the predicate when it is one comparison that has one (``CompiledComparison``).
     package var compiledComparison: CompiledComparison? {
         guard case .comparison(let comparison) = self else { return nil }
         return comparison.compiled
