@@ -46,7 +46,7 @@ extension QueryExpression {
     ///   - object: The object `SELF` stands for.
     ///   - substitutionVariables: Values for the expression's `$VARIABLES`.
     /// - Returns: The value: an attribute value, an object, or a collection.
-    /// - Throws: ``QuireError/Code/predicateEvaluation`` as ``QueryPredicate/evaluate(with:substitutionVariables:)``.
+    /// - Throws: ``QuireError/Code/predicateEvaluation`` as `QueryPredicate.evaluate(with:substitutionVariables:)`.
     public func value(
         with object: some PredicateEvaluable,
         substitutionVariables: [String: Any] = [:]
