@@ -24,7 +24,7 @@ final class PostgresChangeListener: @unchecked Sendable {
         writes: PostgresForeignWrites
     ) throws {
         connection = try PostgresConnection(url: url)
-        try connection.execute("LISTEN \(PostgresDialect.quoteRaw(channel))")
+        try connection.execute("LISTEN \(SQLDialect.quoteRaw(channel))")
         self.store = store
         self.source = source
         self.entities = entities

@@ -65,7 +65,7 @@ package final class PostgresConnection {
         handle = connection
         // Notices (such as "schema already exists, skipping") are not errors; keep them off stderr.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
-        try execute("SET search_path TO \(PostgresDialect.quoteRaw(url.schema)); SET client_min_messages TO warning")
+        try execute("SET search_path TO \(SQLDialect.quoteRaw(url.schema)); SET client_min_messages TO warning")
     }
 
     deinit { close() }

@@ -2,25 +2,60 @@ import QuireCore
 import QuireStores
 import Foundation
 
-/// PostgreSQL's side of ``SQLDialect``: identifiers, typed parameters, column types, and the SQL functions a
+extension SQLDialect {
+    /// PostgreSQL's dialect: `$1::type` parameters, booleans, `IS NOT DISTINCT FROM`; identifiers folded to lower
+    /// case (so the tables read like Core Data's unquoted DDL: `SELECT zname FROM zemployee`); strings ordered by
+    /// the `quire_fold` function its schema defines (``PostgresDialect/functionStatements``), nil first in
+    /// ascending order and ties in primary-key order, as SQLite and the in-memory sort give them.
+    package static let postgres = SQLDialect(
+        name: "PostgreSQL",
+        quote: { SQLDialect.quoteRaw($0.lowercased()) },
+        foldsIdentifiers: true,
+        numberedParameter: { index, value in
+            // `$n` cast to the type of the value's column form, so the server never has to guess its type.
+            switch value {
+            case .null: return "$\(index)::TEXT"
+            case .integer, .boolean: return "$\(index)::BIGINT"
+            case .double, .float, .decimal, .date: return "$\(index)::DOUBLE PRECISION"
+            case .string, .uri: return "$\(index)::TEXT"
+            case .data, .uuid, .externalData: return "$\(index)::BYTEA"
+            }
+        },
+        positionalParameter: { "$\($0)" },
+        columnParameter: { index, declared in "$\(index)::\(PostgresDialect.columnType(declared))" },
+        alwaysTrue: "TRUE", alwaysFalse: "FALSE", ifNull: "COALESCE", isSame: ("IS NOT DISTINCT FROM", "IS DISTINCT FROM"),
+        realType: "DOUBLE PRECISION",
+        total: { "COALESCE(SUM(\($0))::DOUBLE PRECISION, 0)" },
+        average: { "AVG(CAST(\($0) AS DOUBLE PRECISION))" },
+        now: "(EXTRACT(EPOCH FROM statement_timestamp())::DOUBLE PRECISION - 978307200)",
+        swiftFunctionCall: nil,
+        divisionByZeroIsNull: false,
+        jsonList: nil,
+        keyList: (
+            text: { "{" + $0.map(String.init).joined(separator: ",") + "}" },
+            condition: { "\($0) = ANY(\($1)::BIGINT[])" }
+        ),
+        stringOrder: { sql, comparator in
+            switch comparator {
+            case .compare, .localizedCompare: return sql
+            case .caseInsensitiveCompare, .localizedCaseInsensitiveCompare: return "quire_fold(\(sql), 1)"
+            case .localizedStandardCompare: return "quire_fold(\(sql), 3)"
+            }
+        },
+        orderDirections: (" ASC NULLS FIRST", " DESC NULLS LAST"),
+        keyOrder: "t0.z_pk",
+        ordersOnlyBySelected: true,
+        noLimit: .null,
+        namesConflictColumns: true)
+}
+
+/// What PostgreSQL needs beyond ``SQLDialect/postgres``: bound values, column types, and the SQL functions a
 /// store's schema defines so that compiled predicates judge strings as the in-memory evaluator does.
 package enum PostgresDialect {
-    /// An identifier folded to lower case and quoted: Core Data's `ZNAME` is PostgreSQL's `zname`, so a store's
-    /// tables and columns can be named unquoted in psql as in Core Data's DDL.
-    package static func quote(_ identifier: String) -> String { SQLDialect.postgres.quote(identifier) }
-
-    /// An identifier quoted as it is (schema names keep their case).
-    package static func quoteRaw(_ identifier: String) -> String { SQLDialect.quoteRaw(identifier) }
-
     /// A string literal (for DDL only; values are always parameters).
     package static func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
 
-    /// `$n` cast to the type of the value's column form, so the server never has to guess a parameter's type.
-    package static func parameter(_ index: Int, for value: AttributeValue) -> String {
-        SQLDialect.postgres.parameter(index, for: value)
-    }
-
-    /// A bound value in the form its parameter (``parameter(_:for:)``) and its column take.
+    /// A bound value in the form its parameter (``SQLDialect/parameter(_:for:)``) and its column take.
     package static func value(_ value: AttributeValue, externalFormat: Bool = false) -> PostgresConnection.Value {
         switch value {
         case .null: return .null

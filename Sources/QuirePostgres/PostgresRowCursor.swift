@@ -6,7 +6,7 @@ import Foundation
 /// One row of a PostgreSQL result as ``RowReader`` reads it. Columns are typed, so a value's storage class is
 /// its column's type's (`BIGINT` an integer, `DOUBLE PRECISION` a real, `TEXT` text, `BYTEA` a blob); rows are
 /// asked for in binary form, decimals (`NUMERIC`) as their text. Storage classes are SQLite's codes
-/// (``SQLiteStorageClass/integer`` …), as the row reader expects them.
+/// (``SQLStorageClass/integer`` …), as the row reader expects them.
 ///
 /// The bytes come from the server: a binary value whose length is not its type's (8 bytes for a `bigint`, …)
 /// is reported as text, which no number attribute accepts, so the reader throws its typed damaged-row error
@@ -33,24 +33,24 @@ struct PostgresRowCursor: RowColumnSource {
     @inline(__always)
     func column(_ index: Int32) -> Int32 { index }
 
-    /// The storage class of the column's type, or ``SQLiteStorageClass/null``; ``SQLiteStorageClass/text`` for a
+    /// The storage class of the column's type, or ``SQLStorageClass/null``; ``SQLStorageClass/text`` for a
     /// binary number whose length is not its type's.
     @inline(__always)
     func storageClass(of column: Int32) -> Int32 {
         let raw = result.raw
-        if PQgetisnull(raw, row, column) != 0 { return SQLiteStorageClass.null }
+        if PQgetisnull(raw, row, column) != 0 { return SQLStorageClass.null }
         let binary = PQfformat(raw, column) == 1
         switch PQftype(raw, column) {
-        case 20: return !binary || PQgetlength(raw, row, column) == 8 ? SQLiteStorageClass.integer : SQLiteStorageClass.text
-        case 23: return !binary || PQgetlength(raw, row, column) == 4 ? SQLiteStorageClass.integer : SQLiteStorageClass.text
-        case 21: return !binary || PQgetlength(raw, row, column) == 2 ? SQLiteStorageClass.integer : SQLiteStorageClass.text
-        case 16: return !binary || PQgetlength(raw, row, column) == 1 ? SQLiteStorageClass.integer : SQLiteStorageClass.text
-        case 701: return !binary || PQgetlength(raw, row, column) == 8 ? SQLiteStorageClass.float : SQLiteStorageClass.text
-        case 700: return !binary || PQgetlength(raw, row, column) == 4 ? SQLiteStorageClass.float : SQLiteStorageClass.text
+        case 20: return !binary || PQgetlength(raw, row, column) == 8 ? SQLStorageClass.integer : SQLStorageClass.text
+        case 23: return !binary || PQgetlength(raw, row, column) == 4 ? SQLStorageClass.integer : SQLStorageClass.text
+        case 21: return !binary || PQgetlength(raw, row, column) == 2 ? SQLStorageClass.integer : SQLStorageClass.text
+        case 16: return !binary || PQgetlength(raw, row, column) == 1 ? SQLStorageClass.integer : SQLStorageClass.text
+        case 701: return !binary || PQgetlength(raw, row, column) == 8 ? SQLStorageClass.float : SQLStorageClass.text
+        case 700: return !binary || PQgetlength(raw, row, column) == 4 ? SQLStorageClass.float : SQLStorageClass.text
         case 17:
             // A `bytea` in text form is hex: its bytes are not the value's.
-            return binary ? SQLiteStorageClass.blob : SQLiteStorageClass.text
-        default: return SQLiteStorageClass.text
+            return binary ? SQLStorageClass.blob : SQLStorageClass.text
+        default: return SQLStorageClass.text
         }
     }
 
@@ -89,7 +89,7 @@ struct PostgresRowCursor: RowColumnSource {
 
     /// Whether the column holds a positive integer.
     func holdsKey(at index: Int32) -> Bool {
-        storageClass(of: index) == SQLiteStorageClass.integer && int64(at: index) > 0
+        storageClass(of: index) == SQLStorageClass.integer && int64(at: index) > 0
     }
 
     /// "the PostgreSQL store 'postgresql://…'" (the password redacted).
@@ -107,10 +107,10 @@ struct PostgresRowCursor: RowColumnSource {
     /// A column's value as errors show it.
     func describeValue(at index: Int32) -> String {
         switch storageClass(of: index) {
-        case SQLiteStorageClass.null: return "NULL"
-        case SQLiteStorageClass.integer: return "the integer \(int64(at: index))"
-        case SQLiteStorageClass.float: return "the real \(double(index))"
-        case SQLiteStorageClass.blob: return "a blob of \(PQgetlength(result.raw, row, index)) bytes"
+        case SQLStorageClass.null: return "NULL"
+        case SQLStorageClass.integer: return "the integer \(int64(at: index))"
+        case SQLStorageClass.float: return "the real \(double(index))"
+        case SQLStorageClass.blob: return "a blob of \(PQgetlength(result.raw, row, index)) bytes"
         default:
             let type = PQftype(result.raw, index)
             if PQfformat(result.raw, index) == 1, type != 25, type != 1043, type != 1700 {

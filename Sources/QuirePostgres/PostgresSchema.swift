@@ -2,16 +2,16 @@ import QuireCore
 import QuireStores
 import Foundation
 
-/// The DDL of a PostgreSQL store: ``SQLiteSchema``'s tables, columns and indexes (Core Data's layout) with
+/// The DDL of a PostgreSQL store: ``CoreDataSchema``'s tables, columns and indexes (Core Data's layout) with
 /// PostgreSQL's types, names folded to lower case, and one key sequence per entity hierarchy.
 package enum PostgresSchema {
     /// The sequence that hands out the `Z_PK` keys of a hierarchy's table: `nextval` takes no lock that other
     /// transactions wait for, so concurrent saves never queue on a key counter.
-    package static func keySequence(_ table: SQLiteSchema.Table) -> String { PostgresDialect.quote("Z_PKSEQ_" + table.name) }
+    package static func keySequence(_ table: CoreDataSchema.Table) -> String { SQLDialect.postgres.quote("Z_PKSEQ_" + table.name) }
 
     /// The statements that create a store's tables, sequences and indexes in the current schema.
-    package static func createStatements(_ schema: SQLiteSchema) -> [String] {
-        let q = PostgresDialect.quote
+    package static func createStatements(_ schema: CoreDataSchema) -> [String] {
+        let q = SQLDialect.postgres.quote
         var sql: [String] = [
             "CREATE TABLE z_primarykey (z_ent BIGINT PRIMARY KEY, z_name TEXT, z_super BIGINT, z_max BIGINT)",
             "CREATE TABLE z_metadata (z_version BIGINT PRIMARY KEY, z_uuid VARCHAR(255), z_plist BYTEA)",
@@ -55,20 +55,11 @@ package enum PostgresSchema {
                 // which the save's deadlock-free key order does not follow. Its index has the constraint's name.
                 sql.append(
                     "ALTER TABLE \(q(table.name)) ADD CONSTRAINT "
-                        + "\(PostgresDialect.quoteRaw("Z_\(entity.name)_UNIQUE_" + constraint.joined(separator: "_"))) UNIQUE ("
+                        + "\(SQLDialect.quoteRaw("Z_\(entity.name)_UNIQUE_" + constraint.joined(separator: "_"))) UNIQUE ("
                         + columns.map { q($0.name) }.joined(separator: ", ") + ") DEFERRABLE INITIALLY DEFERRED")
             }
         }
-        for join in schema.allJoinTables {
-            var columns = ["\(q(join.sourceColumn)) BIGINT", "\(q(join.destinationColumn)) BIGINT"]
-            if let order = join.orderColumn { columns.append("\(q(order)) BIGINT") }
-            if let order = join.inverseOrderColumn { columns.append("\(q(order)) BIGINT") }
-            columns.append("PRIMARY KEY (\(q(join.sourceColumn)), \(q(join.destinationColumn)))")
-            sql.append("CREATE TABLE \(q(join.name)) ( \(columns.joined(separator: ", ")) )")
-            sql.append(
-                "CREATE INDEX \(q("\(join.name)_\(join.destinationColumn)_INDEX")) ON \(q(join.name)) "
-                    + "(\(q(join.destinationColumn)), \(q(join.sourceColumn)))")
-        }
+        sql += schema.joinTableStatements(name: q, integerType: "BIGINT")
         return sql
     }
 }

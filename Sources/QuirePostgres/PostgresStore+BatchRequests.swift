@@ -4,7 +4,7 @@ import Foundation
 
 extension PostgresStore: BatchExecutingStoreBackend {
     /// Runs a batch delete or update as one SQL statement on the entity's table, as the SQLite store does
-    /// (`DELETE FROM … AS t0 WHERE …`, `UPDATE … AS t0 SET z_opt = t0.z_opt + 1, … WHERE …`), in one transaction
+    /// (`DELETE FROM … AS t0 WHERE …`, `UPDATE … AS t0 SET z_opt = z_opt + 1, … WHERE …`, ``SQLStore/batchStatement(_:table:)``), in one transaction
     /// that also removes the chunked external values of deleted rows and announces the changed records to other
     /// coordinators (`pg_notify`, delivered at commit). Returns nil, leaving the request to
     /// ``PersistentStoreBackend/executeBatchByRecords(_:)``, for what one statement cannot do right: a delete whose
@@ -15,52 +15,18 @@ extension PostgresStore: BatchExecutingStoreBackend {
         guard !options.isReadOnly else { throw readOnlyError() }
         let entity = request.entity
         guard let table = schema.table(for: entity) else { return StoreBatchResult(count: 0, objectIDs: request.wantsObjectIDs ? [] : nil) }
-        let entities = [entity] + entity.allSubentities
-        let q = PostgresDialect.quote
+        guard var statement = try batchStatement(request, table: table) else { return nil }
         var externalNames: [String] = []
-        switch request.operation {
-        case .delete:
-            if entities.contains(where: schema.batchDeleteNeedsRecordPass) { return nil }
+        if case .delete = request.operation {
             var seen = Set<String>()
-            for case let (_, column) in entities.flatMap(externalColumns(of:)) where seen.insert(column).inserted { externalNames.append(column) }
-        case .update(let values):
-            for (attribute, value) in values {
-                if attribute.allowsExternalBinaryDataStorage || schema.column(of: attribute) == nil { return nil }
-                if case .expression = value { return nil }
+            for case let (_, column) in ([entity] + entity.allSubentities).flatMap(externalColumns(of:))
+            where seen.insert(column).inserted {
+                externalNames.append(column)
             }
         }
-        let counter = SQLiteAliasCounter()
-        var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter, dialect: .postgres)
-        // A predicate PostgreSQL cannot evaluate is left to the pass over the records, which reports it.
-        guard
-            let condition = schema.batchCondition(request.target, table: table, compiler: &compiler, compile: { predicate, entity, scope, compiler in
-                try? compiler.compile(predicate, for: .init(alias: "t0", entity: entity, scope: scope))
-            })
-        else { return nil }
-        var values = PostgresDialect.values(compiler.bindings)
-        var sql: String
-        switch request.operation {
-        case .delete:
-            sql = "DELETE FROM \(q(table.name)) AS t0"
-        case .update(let updates):
-            var assignments = ["z_opt = t0.z_opt + 1"]
-            for (attribute, value) in updates {
-                guard let column = schema.column(of: attribute), let declared = schema.declaredType(of: attribute) else { return nil }
-                switch value {
-                case .constant(let constant):
-                    values.append(PostgresDialect.value(constant))
-                    assignments.append("\(q(column)) = $\(values.count)::\(PostgresDialect.columnType(declared))")
-                case .attribute(let source):
-                    guard let sourceColumn = schema.column(of: source) else { return nil }
-                    assignments.append("\(q(column)) = t0.\(q(sourceColumn))")
-                case .expression:
-                    return nil
-                }
-            }
-            sql = "UPDATE \(q(table.name)) AS t0 SET " + assignments.joined(separator: ", ")
-        }
-        if let condition { sql += " WHERE " + condition }
-        sql += " RETURNING t0.z_pk, t0.z_ent" + externalNames.map { ", t0.\(q($0))" }.joined()
+        statement.sql += " RETURNING t0.z_pk, t0.z_ent" + externalNames.map { ", t0.\(dialect.quote($0))" }.joined()
+        let sql = statement.sql
+        let values = PostgresDialect.values(statement.compiledBindings) + statement.constants.map { PostgresDialect.value($0) }
         let connection = try db()
         return try connection.transaction {
             let result = try connection.query(sql, values)
@@ -84,5 +50,26 @@ extension PostgresStore: BatchExecutingStoreBackend {
             }
             return StoreBatchResult(count: ids.count, objectIDs: request.wantsObjectIDs ? ids : nil)
         }
+    }
+}
+
+extension PostgresStore {
+    /// PostgreSQL keeps no attribute out of batch updates.
+    package func keepsOutOfBatchUpdates(_ attribute: AttributeDescription) -> Bool { false }
+
+    /// A batch request's condition; nil for a predicate PostgreSQL cannot evaluate, left to the pass over the
+    /// records, which reports it.
+    package func batchCondition(
+        _ predicate: QueryPredicate, entity: EntityDescription, scope: SQLQueryScope, compiler: inout SQLPredicateCompiler
+    ) throws -> String? {
+        try? compiler.compile(predicate, for: .init(alias: "t0", entity: entity, scope: scope))
+    }
+
+    /// PostgreSQL computes no batch update's expression: the pass over the records does.
+    package func batchValue(
+        _ expression: QueryExpression, for attribute: AttributeDescription, entity: EntityDescription,
+        compiler: inout SQLPredicateCompiler
+    ) -> String? {
+        nil
     }
 }

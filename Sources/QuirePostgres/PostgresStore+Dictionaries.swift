@@ -7,7 +7,7 @@ extension PostgresStore {
     /// predicate, having predicate or sort keys do not compile, so the context computes it in memory.
     ///
     /// - Returns: One array of values per result row, in the order of the fetch's columns.
-    func pgFetchDictionaries(_ request: DictionaryFetch) throws -> [[DictionaryValue]]? {
+    package func fetchDictionaries(_ request: DictionaryFetch) throws -> [[DictionaryValue]]? {
         guard schema.table(for: request.fetch.entity) != nil else { return [] }
         guard let query = try SQLDictionaryQuery(request, schema: schema, store: store, dialect: .postgres) else { return nil }
         let result = try db().query(query.sql, PostgresDialect.values(query.bindings))

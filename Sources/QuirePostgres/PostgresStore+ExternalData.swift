@@ -42,8 +42,8 @@ extension PostgresStore {
     func storedExternalNames(of id: ObjectID, _ connection: PostgresConnection) throws -> Set<String> {
         let columns = externalColumns(of: id.entity)
         guard !columns.isEmpty, let table = schema.table(for: id.entity), let pk = id.primaryKey else { return [] }
-        let list = columns.map { "t0." + PostgresDialect.quote($0.column) }.joined(separator: ", ")
-        let result = try connection.query("SELECT \(list) FROM \(PostgresDialect.quote(table.name)) t0 WHERE t0.z_pk = $1::BIGINT", [.integer(pk)])
+        let list = columns.map { "t0." + SQLDialect.postgres.quote($0.column) }.joined(separator: ", ")
+        let result = try connection.query("SELECT \(list) FROM \(SQLDialect.postgres.quote(table.name)) t0 WHERE t0.z_pk = $1::BIGINT", [.integer(pk)])
         guard result.count == 1 else { return [] }
         return Self.referencedNames(result, row: 0, columns: 0..<columns.count)
     }

@@ -6,10 +6,10 @@ extension PostgresStore: RowReadingStore {
     // MARK: Rows
 
     /// `z_pk, z_ent, z_opt`, then the table's columns (alias `t0`), in ``RowReader``'s column order.
-    func selectList(_ table: SQLiteSchema.Table) -> String {
+    package func selectList(_ table: CoreDataSchema.Table) -> String {
         if let cached = selectLists[ObjectIdentifier(table)] { return cached }
         // Rows come in binary form; decimals (NUMERIC, whose binary form is base 10000) as their text.
-        let list = (["z_pk", "z_ent", "z_opt"] + table.columns.map { PostgresDialect.quote($0.name) + ($0.type == "DECIMAL" ? "::TEXT" : "") })
+        let list = (["z_pk", "z_ent", "z_opt"] + table.columns.map { SQLDialect.postgres.quote($0.name) + ($0.type == "DECIMAL" ? "::TEXT" : "") })
             .map { "t0.\($0)" }.joined(separator: ", ")
         selectLists[ObjectIdentifier(table)] = list
         return list
@@ -43,84 +43,20 @@ extension PostgresStore: RowReadingStore {
     }
 
     /// What errors call this store.
-    var errorDescription: String { "the PostgreSQL store '\(displayURL)'" }
+    package var errorDescription: String { "the PostgreSQL store '\(displayURL)'" }
+
+    /// The redacted URL errors carry as their file.
+    package var errorFile: URL? { errorURL }
 
     // MARK: Fetching
 
-    /// The FROM, WHERE, ORDER BY and LIMIT clauses of a fetch in PostgreSQL's dialect, with its parameters.
-    ///
-    /// - Throws: ``SQLitePredicateCompiler/Unsupported`` when the predicate does not compile.
-    func clauses(_ fetch: StoreFetch, table: SQLiteSchema.Table, sorted: Bool) throws -> CompiledFetchSQL {
-        let counter = SQLiteAliasCounter()
-        let scope = SQLiteQueryScope(counter: counter, dialect: .postgres)
-        var order: [String] = []
-        if sorted {
-            for key in fetch.sortKeys {
-                let resolved = try KeyPathResolver.resolve(key.keyPath, from: fetch.entity)
-                let owner = scope.join(from: "t0", through: resolved.relationships, schema: schema)
-                var expression: String
-                if let attribute = resolved.attribute {
-                    guard let column = schema.column(of: attribute) else {
-                        throw QuireError(
-                            .invalidFetchRequest, "Cannot sort by transient attribute '\(key.keyPath)' in a PostgreSQL fetch.",
-                            context: .init(entity: fetch.entity.name, key: key.keyPath))
-                    }
-                    expression = "\(owner).\(PostgresDialect.quote(column))"
-                    if attribute.attributeType == .decimal { expression = SQLDialect.postgres.real(expression) }
-                    if attribute.attributeType == .string {
-                        switch key.comparator {
-                        case .compare, .localizedCompare: break
-                        case .caseInsensitiveCompare, .localizedCaseInsensitiveCompare: expression = "quire_fold(\(expression), 1)"
-                        case .localizedStandardCompare: expression = "quire_fold(\(expression), 3)"
-                        }
-                    }
-                } else if let relationship = resolved.finalRelationship, let column = schema.foreignKeyColumn(of: relationship) {
-                    expression = "\(owner).\(PostgresDialect.quote(column))"
-                } else {
-                    throw QuireError(.invalidFetchRequest, "Cannot sort by '\(key.keyPath)'.", context: .init(entity: fetch.entity.name))
-                }
-                // SQLite and the in-memory sort put nil first in ascending order.
-                order.append(expression + (key.ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST"))
-            }
-            order.append("t0.z_pk")
-        }
-        var conditions: [String] = []
-        let numbers = fetch.includesSubentities ? schema.numbers.hierarchyNumbers(of: fetch.entity) : [schema.numbers.number(of: fetch.entity)]
-        if numbers.count != 1 + table.root.allSubentities.count {
-            conditions.append("t0.z_ent IN (\(numbers.map(String.init).joined(separator: ", ")))")
-        }
-        var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter, dialect: .postgres)
-        if let predicate = fetch.predicate, predicate != .true {
-            conditions.append(try compiler.compile(predicate, for: .init(alias: "t0", entity: fetch.entity, scope: scope)))
-        }
-        var sql = "FROM \(PostgresDialect.quote(table.name)) t0" + scope.joinSQL
-        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        if !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
-        if fetch.limit > 0 || fetch.offset > 0 {
-            sql += " LIMIT $\(compiler.bindings.count + 1)::BIGINT OFFSET $\(compiler.bindings.count + 2)::BIGINT"
-        }
-        return CompiledFetchSQL(
-            sql: sql, predicateBindings: compiler.bindings, folds: compiler.bindingFolds,
-            dependsOnParameterValues: compiler.dependsOnParameterValues)
-    }
-
-    /// The result of a fetch's statement (``plannedQuery(_:_:table:)``); nil for an entity without a table.
-    private func run(_ selection: SQLFetchShape.Selection, _ fetch: StoreFetch) throws -> PostgresResult? {
-        guard let table = schema.table(for: fetch.entity) else { return nil }
-        do {
-            return try plannedQuery(selection, fetch, table: table)
-        } catch let error as SQLitePredicateCompiler.Unsupported {
-            throw unsupportedPredicateError(fetch, error)
-        }
-    }
-
-    func pgVisitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
-        guard let result = try run(.rows, fetch) else { return }
+    package func visitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
+        guard let result = try plannedRows(.rows, fetch) else { return }
         try visitSnapshots(result, expecting: fetch.entity, body)
     }
 
-    func pgFetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] {
-        guard let result = try run(.objectIDs, fetch) else { return [] }
+    package func fetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] {
+        guard let result = try plannedRows(.objectIDs, fetch) else { return [] }
         return try (0..<result.count).map { row in
             let pk = result.int64(row, 0)
             let entity = try schema.entity(
@@ -129,9 +65,9 @@ extension PostgresStore: RowReadingStore {
         }
     }
 
-    func pgCount(_ fetch: StoreFetch) throws -> Int {
-        if fetch.limit > 0 || fetch.offset > 0 { return try pgFetchObjectIDs(fetch).count }
-        guard let result = try run(.count, fetch), result.count == 1 else { return 0 }
+    package func count(_ fetch: StoreFetch) throws -> Int {
+        if fetch.limit > 0 || fetch.offset > 0 { return try fetchObjectIDs(fetch).count }
+        guard let result = try plannedRows(.count, fetch), result.count == 1 else { return 0 }
         return Int(result.int64(0, 0))
     }
 
@@ -140,8 +76,8 @@ extension PostgresStore: RowReadingStore {
         .text("{" + keys.map(String.init).joined(separator: ",") + "}")
     }
 
-    func pgSnapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] {
-        var byTable: [ObjectIdentifier: (SQLiteSchema.Table, [Int64])] = [:]
+    package func snapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] {
+        var byTable: [ObjectIdentifier: (CoreDataSchema.Table, [Int64])] = [:]
         var order: [ObjectIdentifier] = []
         for id in objectIDs {
             guard id.persistentStore === store, let pk = id.primaryKey, let table = schema.table(for: id.entity) else { continue }
@@ -153,8 +89,8 @@ extension PostgresStore: RowReadingStore {
         for key in order {
             guard let (table, keys) = byTable[key] else { continue }
             let sql = keys.count == 1
-                ? "SELECT \(selectList(table)) FROM \(PostgresDialect.quote(table.name)) t0 WHERE t0.z_pk = $1::BIGINT"
-                : "SELECT \(selectList(table)) FROM \(PostgresDialect.quote(table.name)) t0 WHERE t0.z_pk = ANY($1::BIGINT[])"
+                ? "SELECT \(selectList(table)) FROM \(SQLDialect.postgres.quote(table.name)) t0 WHERE t0.z_pk = $1::BIGINT"
+                : "SELECT \(selectList(table)) FROM \(SQLDialect.postgres.quote(table.name)) t0 WHERE t0.z_pk = ANY($1::BIGINT[])"
             let result = try db().query(sql, [keys.count == 1 ? .integer(keys[0]) : Self.keyArray(keys)], binaryResult: true)
             try visitSnapshots(result, expecting: table.root) { rows.append($0) }
         }
@@ -163,10 +99,10 @@ extension PostgresStore: RowReadingStore {
 
     /// The row of an object read by key straight into its packed form, as a fired fault keeps it
     /// (``RowReader/packedSnapshot(from:in:expecting:builder:)``); nil when the record does not exist.
-    func pgFaultRow(for objectID: ObjectID) throws -> FaultRow? {
+    package func faultRow(for objectID: ObjectID) throws -> FaultRow? {
         guard objectID.persistentStore === store, let pk = objectID.primaryKey, let table = schema.table(for: objectID.entity)
         else { return nil }
-        let sql = "SELECT \(selectList(table)) FROM \(PostgresDialect.quote(table.name)) t0 WHERE t0.z_pk = $1::BIGINT"
+        let sql = "SELECT \(selectList(table)) FROM \(SQLDialect.postgres.quote(table.name)) t0 WHERE t0.z_pk = $1::BIGINT"
         let result = try db().query(sql, [.integer(pk)], binaryResult: true)
         guard result.count > 0 else { return nil }
         var cursor = PostgresRowCursor(result, display: displayURL, errorFile: errorURL)
@@ -174,7 +110,7 @@ extension PostgresStore: RowReadingStore {
         return .packed(try RowReader.packedSnapshot(from: cursor, in: self, expecting: table.root, builder: PackedRowBuilder()))
     }
 
-    func pgRelatedObjectIDs(of objectIDs: [ObjectID], relationship: RelationshipDescription) throws -> [ObjectID: [ObjectID]] {
+    package func relatedObjectIDs(of objectIDs: [ObjectID], relationship: RelationshipDescription) throws -> [ObjectID: [ObjectID]] {
         var answer: [ObjectID: [ObjectID]] = [:]
         var owners: [Int64: ObjectID] = [:]
         for id in objectIDs {
@@ -183,7 +119,7 @@ extension PostgresStore: RowReadingStore {
         }
         guard !owners.isEmpty, let destination = relationship.resolvedDestination, let destinationTable = schema.table(for: destination)
         else { return answer }
-        let q = PostgresDialect.quote
+        let q = dialect.quote
         let sql: String
         if let key = schema.memberKey(for: relationship) {
             let foreignKey = q(key.column)

@@ -3,13 +3,13 @@ import QuireStores
 import Foundation
 
 extension PostgresStore {
-    /// Starts copying records in (Save As into a new PostgreSQL store): one transaction until ``pgFinishImport(maximumKeys:)``.
-    func pgBeginImport() throws {
+    /// Starts copying records in (Save As into a new PostgreSQL store): one transaction until ``finishImport(maximumKeys:)``.
+    package func beginImport() throws {
         try db().execute("BEGIN ISOLATION LEVEL READ COMMITTED")
     }
 
     /// Inserts records with their keys and versions; to-many relationships come later.
-    func pgImportRecords(_ rows: [RowSnapshot]) throws {
+    package func importRecords(_ rows: [RowSnapshot]) throws {
         let connection = try db()
         func change(_ row: RowSnapshot) -> SaveRequest.Change {
             SaveRequest.Change(
@@ -37,7 +37,7 @@ extension PostgresStore {
     }
 
     /// Writes the members of to-many relationships: join rows and order keys.
-    func pgImportRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
+    package func importRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
         guard !owners.isEmpty else { return }
         _ = try db().pipelined(describe: { Self.describeMemberWrites(owners[$0].owner) }) { pipeline in
             for (index, (owner, relationship, members)) in owners.enumerated() {
@@ -48,7 +48,7 @@ extension PostgresStore {
     }
 
     /// Sets the key sequences and `z_max` counters, writes the metadata, and commits.
-    func pgFinishImport(maximumKeys: [ObjectIdentifier: Int64]) throws {
+    package func finishImport(maximumKeys: [ObjectIdentifier: Int64]) throws {
         let connection = try db()
         do {
             for entity in schema.numbers.entitiesInOrder {

@@ -6,14 +6,11 @@ extension StoreKind {
     /// PostgreSQL: Core Data's tables in a schema of a database (`postgresql://user@host/db?schema=name`);
     /// metadata in `z_metadata`, the embedded model in `z_quiremodel`; no files.
     package static let postgres: StoreKind = {
-        var kind = StoreKind(
-            type: .postgresType,
-            makeBackend: { PostgresStore(store: $0) },
-            readMetadata: { url, _ in try PostgresStore.readMetadata(at: url) },
-            writeMetadata: { metadata, url, _ in try PostgresStore.writeMetadata(metadata, at: url) })
-        kind.readModel = { try PostgresStore.readModel(at: $0) }
+        var kind = StoreKind(type: .postgresType, backend: PostgresStore.self)
         kind.stagingURL = { PostgresURL.withSchema($0) { PostgresURL.stagingSchema(for: $0) } }
         kind.removeStore = { try PostgresStore.dropSchema(at: $0) }
+        kind.migrationStagingURL = { PostgresURL.withSchema($0) { PostgresURL.stagingSchema(for: $0, purpose: "migration") } }
+        kind.replaceStore = { try PostgresStore.replaceSchema(at: $0, with: $1) }
         kind.urlSchemes = ["postgresql", "postgres"]
         kind.describeURL = { PostgresURL.storeDescription($0) }
         kind.safeURL = { PostgresURL.safeURL($0) }
@@ -56,7 +53,7 @@ extension PostgresStore {
         let address = try PostgresURL(url)
         let connection = try PostgresConnection(url: address)
         defer { connection.close() }
-        try connection.execute("DROP SCHEMA IF EXISTS \(PostgresDialect.quoteRaw(address.schema)) CASCADE")
+        try connection.execute("DROP SCHEMA IF EXISTS \(SQLDialect.quoteRaw(address.schema)) CASCADE")
     }
 
     /// The model a store embeds (`z_quiremodel`).
@@ -67,3 +64,5 @@ extension PostgresStore {
         return result.count == 1 ? result.bytes(0, 0) : nil
     }
 }
+
+extension PostgresStore: ClosedStoreAccess {}

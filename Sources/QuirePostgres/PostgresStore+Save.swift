@@ -14,7 +14,7 @@ extension PostgresStore {
     ///   context, process or machine changed or deleted since it was read (nothing written);
     ///   ``QuireError/Code/postgresConnectionLost`` when the connection dropped (nothing written: the server rolls
     ///   the transaction back; the next request reconnects).
-    func pgSave(_ request: SaveRequest) throws -> SaveResult {
+    package func save(_ request: SaveRequest) throws -> SaveResult {
         guard !options.isReadOnly else { throw readOnlyError() }
         let connection = try db()
         let result = try connection.transaction {
@@ -132,7 +132,7 @@ extension PostgresStore {
     /// The error of a save whose optimistic-locking check failed (``QuireError/saveConflicts(_:in:file:row:)``).
     private func conflictError(_ conflicting: [SaveRequest.Change]) throws -> QuireError {
         try QuireError.saveConflicts(conflicting, in: "the PostgreSQL store '\(displayURL)'", file: errorURL) {
-            try pgSnapshots(for: [$0]).first
+            try snapshots(for: [$0]).first
         }
     }
 
@@ -141,8 +141,8 @@ extension PostgresStore {
         guard !inserted.isEmpty else { return }
         // Saves insert runs of objects of one entity: the table is looked up, and counted, once per run; the
         // changes are read in place (iterating them would copy each, retaining and releasing its arrays).
-        var needed: [ObjectIdentifier: (SQLiteSchema.Table, Int)] = [:]
-        var run: (entity: ObjectIdentifier, table: SQLiteSchema.Table?, count: Int)?
+        var needed: [ObjectIdentifier: (CoreDataSchema.Table, Int)] = [:]
+        var run: (entity: ObjectIdentifier, table: CoreDataSchema.Table?, count: Int)?
         func countRun() {
             guard let run, let table = run.table else { return }
             needed[ObjectIdentifier(table), default: (table, 0)].1 += run.count
@@ -337,7 +337,7 @@ extension PostgresStore {
     private func deleteRow(_ change: SaveRequest.Change, _ connection: PostgresConnection) throws -> Set<String>? {
         let entity = change.objectID.entity
         guard let table = schema.table(for: entity), let pk = change.objectID.primaryKey else { return [] }
-        let q = PostgresDialect.quote
+        let q = dialect.quote
         let external = externalColumns(of: entity)
         let returning = external.isEmpty ? "" : " RETURNING " + external.map { q($0.column) }.joined(separator: ", ")
         let result = try connection.query(

@@ -2,18 +2,18 @@ import QuireCore
 import QuireStores
 import Foundation
 
-/// The PostgreSQL store: incremental, in Core Data's table layout (``SQLiteSchema``'s tables, columns and
-/// entity numbers) in a schema of its own, its predicates compiled by ``SQLitePredicateCompiler`` in the
+/// The PostgreSQL store: incremental, in Core Data's table layout (``CoreDataSchema``'s tables, columns and
+/// entity numbers) in a schema of its own, its predicates compiled by ``SQLPredicateCompiler`` in the
 /// PostgreSQL dialect, optimistic locking with `Z_OPT` across every process and machine that shares it.
 ///
 /// Used only under the coordinator's lock.
-package final class PostgresStore: ImportingStoreBackend {
+package final class PostgresStore: ImportingStoreBackend, SQLStore {
     /// The handle this backend answers for; it owns the backend and outlives every use.
     package unowned(unsafe) let store: PersistentStore
     /// The open connection; nil before `load`, after `close`, and after a lost connection until the next request.
     var connection: PostgresConnection?
     /// The schema, with the store's own entity numbers once loaded.
-    package private(set) var schema: SQLiteSchema
+    package private(set) var schema: CoreDataSchema
     /// Per entity: how to read its rows.
     var readers: [ObjectIdentifier: RowReader] = [:]
     /// Per table: the select list.
@@ -24,12 +24,12 @@ package final class PostgresStore: ImportingStoreBackend {
     var multiRowInserts: [MultiRowInsertKey: String] = [:]
     /// Per entity: the column types its COPY writes; empty when a column has no binary form it writes.
     var copyTypesByEntity: [ObjectIdentifier: [UInt32]] = [:]
-    /// The SQL of fetches by shape, with their prepared statements (``plannedQuery(_:_:table:)``).
-    package internal(set) var fetchPlans = SQLFetchPlanCache<SQLFetchPlan>()
-    /// Whether predicates compile, by shape (``pgCanEvaluate(_:for:)``).
-    var evaluablePredicates = SQLFetchPlanCache<Bool>()
+    /// The SQL of fetches by shape, with their prepared statements (``runPlanned(_:_:plan:)``).
+    package var fetchPlans = SQLFetchPlanCache<SQLFetchPlan>()
+    /// Whether predicates compile, by shape (``SQLStore/canEvaluate(_:for:)``).
+    package var evaluablePredicates = SQLFetchPlanCache<Bool>()
     /// How many times a fetch's SQL or a predicate was compiled: tests check that repeated shapes compile once.
-    package internal(set) var fetchCompilations = 0
+    package var fetchCompilations = 0
     /// The address, parsed once.
     private var address: PostgresURL?
     /// The thread that hears other coordinators' saves.
@@ -41,8 +41,11 @@ package final class PostgresStore: ImportingStoreBackend {
 
     package init(store: PersistentStore) {
         self.store = store
-        self.schema = SQLiteSchema(model: store.model)
+        self.schema = CoreDataSchema(model: store.model)
     }
+
+    /// PostgreSQL's SQL (``SQLDialect/postgres``).
+    package var dialect: SQLDialect { .postgres }
 
     /// The store's URL without its password, for messages.
     var displayURL: String { address?.redacted ?? url.map { PostgresURL.redact($0.absoluteString) } ?? "postgresql:" }
@@ -61,6 +64,7 @@ package final class PostgresStore: ImportingStoreBackend {
         connection?.close()
         connection = nil
         let fresh = try PostgresConnection(url: address)
+        try Self.holdOpenLock(fresh, schema: address.schema)
         connection = fresh
         return fresh
     }
@@ -73,6 +77,7 @@ package final class PostgresStore: ImportingStoreBackend {
         let connection = try PostgresConnection(url: address)
         do {
             let schemaName = address.schema
+            try Self.holdOpenLock(connection, schema: schemaName)
             var tables = try Self.tableNames(connection, schema: schemaName)
             if !tables.contains("z_metadata") {
                 guard try Self.schemaExists(connection, schemaName) || !options.isReadOnly else {
@@ -118,7 +123,7 @@ package final class PostgresStore: ImportingStoreBackend {
         let plist = try PropertyListValue.encode(metadata.filter { $0.key != StoreMetadataKey.storeUUID }, format: .binary)
         let modelData = try model.serializedRepresentation()
         do {
-            try connection.execute("CREATE SCHEMA IF NOT EXISTS \(PostgresDialect.quoteRaw(address.schema))")
+            try connection.execute("CREATE SCHEMA IF NOT EXISTS \(SQLDialect.quoteRaw(address.schema))")
         } catch let error as QuireError {
             throw QuireError(
                 .postgresSchemaMissing,
@@ -158,9 +163,9 @@ package final class PostgresStore: ImportingStoreBackend {
         }
         let rows = try connection.queryOnce("SELECT z_ent, z_name, z_super FROM z_primarykey")
         let keys = (0..<rows.count).map {
-            SQLiteEntityNumbers.Row(number: Int(rows.int64($0, 0)), name: rows.string($0, 1) ?? "", superNumber: Int(rows.int64($0, 2)))
+            CoreDataEntityNumbers.Row(number: Int(rows.int64($0, 0)), name: rows.string($0, 1) ?? "", superNumber: Int(rows.int64($0, 2)))
         }
-        let numbers = try SQLiteEntityNumbers.read(keys, model: model, url: errorURL ?? URL(fileURLWithPath: "/"))
+        let numbers = try CoreDataEntityNumbers.read(keys, model: model, url: errorURL ?? URL(fileURLWithPath: "/"))
         let columns = try connection.queryOnce(
             "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema()")
         var present: [String: Set<String>] = [:]
@@ -171,7 +176,7 @@ package final class PostgresStore: ImportingStoreBackend {
         }
         // Join tables and columns named as the database has them (a store of an older Quire keeps a to-many
         // without an inverse in a join table).
-        let schema = SQLiteSchema(model: model, numbers: numbers, storeTables: SQLiteSchema.StoreTables(listed))
+        let schema = CoreDataSchema(model: model, numbers: numbers, storeTables: CoreDataSchema.StoreTables(listed))
         for (table, expected) in schema.expectedColumns().sorted(by: { $0.key < $1.key }) {
             guard let existing = present[table.lowercased()] else {
                 throw QuireError(
@@ -257,57 +262,20 @@ package final class PostgresStore: ImportingStoreBackend {
                         "The schema '\(new.schema)' of '\(new.redacted)' already holds tables; Save As needs a new schema.",
                         context: .init(file: PostgresURL.redactedURL(url)))
                 }
-                try connection.execute("DROP SCHEMA \(PostgresDialect.quoteRaw(new.schema))")
+                try connection.execute("DROP SCHEMA \(SQLDialect.quoteRaw(new.schema))")
             }
             try connection.execute(
-                "ALTER SCHEMA \(PostgresDialect.quoteRaw(old.schema)) RENAME TO \(PostgresDialect.quoteRaw(new.schema))")
+                "ALTER SCHEMA \(SQLDialect.quoteRaw(old.schema)) RENAME TO \(SQLDialect.quoteRaw(new.schema))")
         }
         try close()
         store.url = url
         try load()
     }
 
-    // MARK: Requests (PostgresStore+Fetch, PostgresStore+Save, PostgresStore+Import)
+    // MARK: Requests (PostgresStore+Fetch, +Save, +Import; SQLStore+Fetch for what engines share)
 
-    package func fetchRows(_ fetch: StoreFetch) throws -> [RowSnapshot] {
-        var rows: [RowSnapshot] = []
-        try visitRows(fetch) { rows.append($0) }
-        return rows
-    }
-    package func visitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
-        try pgVisitRows(fetch, body)
-    }
-    package func visitRowsIfEvaluable(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws -> Bool {
-        try pgVisitRowsIfEvaluable(fetch, body)
-    }
-    package func visitPackedRowsIfEvaluable(_ fetch: StoreFetch, _ body: (consuming PackedRowSnapshot) throws -> Void) throws -> Bool {
-        try pgVisitPackedRowsIfEvaluable(fetch, body)
-    }
-    package func canEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool {
-        pgCanEvaluate(predicate, for: entity)
-    }
-    package func fetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] { try pgFetchObjectIDs(fetch) }
-    package func count(_ fetch: StoreFetch) throws -> Int { try pgCount(fetch) }
-    package func fetchDictionaries(_ request: DictionaryFetch) throws -> [[DictionaryValue]]? { try pgFetchDictionaries(request) }
-    package func snapshot(for objectID: ObjectID) throws -> RowSnapshot? { try pgSnapshots(for: [objectID]).first }
-    package func faultRow(for objectID: ObjectID) throws -> FaultRow? { try pgFaultRow(for: objectID) }
-    package func snapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] { try pgSnapshots(for: objectIDs) }
-    package func keepsInverseApart(_ relationship: RelationshipDescription) -> Bool { SQLiteSchema.keepsInverseApart(relationship) }
+    package func snapshot(for objectID: ObjectID) throws -> RowSnapshot? { try snapshots(for: [objectID]).first }
     package func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
-        try pgRelatedObjectIDs(of: [objectID], relationship: relationship)[objectID] ?? []
+        try relatedObjectIDs(of: [objectID], relationship: relationship)[objectID] ?? []
     }
-    package func relatedObjectIDs(of objectIDs: [ObjectID], relationship: RelationshipDescription) throws -> [ObjectID: [ObjectID]] {
-        try pgRelatedObjectIDs(of: objectIDs, relationship: relationship)
-    }
-    package func save(_ request: SaveRequest) throws -> SaveResult { try pgSave(request) }
-    package func beginImport() throws { try pgBeginImport() }
-    package func importRecords(_ rows: [RowSnapshot]) throws { try pgImportRecords(rows) }
-    package func importRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
-        try pgImportRelationships(owners)
-    }
-    package func importPass(for relationship: RelationshipDescription) -> Int {
-        guard let join = schema.joinTable(for: relationship) else { return 0 }
-        return join.relationship === relationship ? 0 : 1
-    }
-    package func finishImport(maximumKeys: [ObjectIdentifier: Int64]) throws { try pgFinishImport(maximumKeys: maximumKeys) }
 }

@@ -71,10 +71,12 @@ package struct PostgresURL: Sendable {
     package static let maximumSchemaLength = 63
 
     /// The schema Save As writes a new store into before renaming it to `schema`: the name cut to whole
-    /// characters so that the name and the suffix `_saveas_` plus eight hexadecimal digits stay within
-    /// ``maximumSchemaLength`` bytes, as valid UTF-8.
-    package static func stagingSchema(for schema: String, token: String = String(UUID().uuidString.prefix(8)).lowercased()) -> String {
-        let suffix = "_saveas_" + token
+    /// characters so that the name and the suffix `_saveas_` (or `_<purpose>_`) plus eight hexadecimal digits stay
+    /// within ``maximumSchemaLength`` bytes, as valid UTF-8.
+    package static func stagingSchema(
+        for schema: String, purpose: String = "saveas", token: String = String(UUID().uuidString.prefix(8)).lowercased()
+    ) -> String {
+        let suffix = "_\(purpose)_" + token
         var kept = ""
         var bytes = 0
         for character in schema {

@@ -99,9 +99,9 @@ extension PersistentStoreCoordinator {
                     .migrateStore(at: url, type: failed.type, options: options, mapping: mapping)
             }
         } catch var failure as QuireError {
-            failure.message = "Cannot migrate the store '\(url.path)' from \(source?.origin ?? "its model") to the new model: "
+            failure.message = "Cannot migrate the store \(place) from \(source?.origin ?? "its model") to the new model: "
                 + failure.message
-            failure.context.file = url
+            failure.context.file = StoreKinds.safeURL(url)
             throw failure
         }
         return try reopened(failed, at: url, options: options)

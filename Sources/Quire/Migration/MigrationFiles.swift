@@ -9,25 +9,15 @@ import Glibc
 import Darwin
 #endif
 
-/// The file work of a migration: its private folder beside the store, the external binary data carried over as
-/// hard links, syncing, and the final swap.
+/// The file work of a migration of a store file: its private folder beside the store, the external binary data
+/// carried over as hard links, syncing, and the final swap (``MigrationWorkArea`` chooses it for store files).
 enum MigrationFiles {
     /// The prefix of a store's private migration folders: `.<store name>.migration-`.
     static func workFolderPrefix(for store: URL) -> String { ".\(store.lastPathComponent).migration-" }
 
-    /// Creates a fresh private folder beside a store, first removing folders a crashed migration of the same
-    /// store left behind.
-    /// - Throws: ``QuireError/Code/migrationManagerSourceStore`` for a store that is not a file (a PostgreSQL
-    ///   schema), before anything is written.
+    /// Creates a fresh private folder beside a store file, first removing folders a crashed migration of the same
+    /// store left behind (``MigrationWorkArea`` uses it for store files).
     static func makeWorkFolder(for store: URL) throws -> URL {
-        guard store.isFileURL else {
-            throw QuireError(
-                .migrationManagerSourceStore,
-                "The store \(StoreKinds.storeDescription(store)) is not a file: Quire migrates stores between model versions only "
-                    + "in files (SQLite, XML, binary and custom atomic stores). Move it into a file (migratePersistentStore), migrate "
-                    + "it there and move it back.",
-                context: .init(file: StoreKinds.safeURL(store)))
-        }
         let parent = store.deletingLastPathComponent()
         let prefix = workFolderPrefix(for: store)
         if let leftovers = try? FileManager.default.contentsOfDirectory(atPath: parent.path) {

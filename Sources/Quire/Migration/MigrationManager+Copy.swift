@@ -37,7 +37,12 @@ extension MigrationManager {
     ) throws {
         report(.preparing, fraction: 0)
         let destinationKind = try StoreKinds.kind(for: destinationType)
-        try MigrationFiles.linkExternalData(from: sourceURL, type: sourceType, to: destinationURL, type: destinationType)
+        // Blob files are shared between store files; a store that is no file keeps its external data inside.
+        let sharesFiles = sourceURL.isFileURL && destinationURL.isFileURL
+        state.withLock { $0.sharesExternalDataFiles = sharesFiles }
+        if sharesFiles {
+            try MigrationFiles.linkExternalData(from: sourceURL, type: sourceType, to: destinationURL, type: destinationType)
+        }
 
         let sourceCoordinator: PersistentStoreCoordinator
         let sourceStore: PersistentStore
@@ -45,12 +50,13 @@ extension MigrationManager {
             sourceCoordinator = try PersistentStoreCoordinator(managedObjectModel: sourceModel)
             var options = sourceOptions
             options.migratesAutomatically = false
-            options.isReadOnly = sourceOptions.isReadOnly || !FileManager.default.isWritableFile(atPath: sourceURL.path)
+            // A store that is no file is only read (a PostgreSQL schema opened writable could be given tables).
+            options.isReadOnly = sourceOptions.isReadOnly || !sourceURL.isFileURL || !FileManager.default.isWritableFile(atPath: sourceURL.path)
             sourceStore = try sourceCoordinator.addPersistentStore(type: sourceType, at: sourceURL, options: options)
         } catch let error as QuireError {
             throw QuireError(
                 .migrationManagerSourceStore,
-                "Cannot open the store '\(sourceURL.path)' with the migration's source model: \(error.message)",
+                "Cannot open the store \(StoreKinds.storeDescription(sourceURL)) with the migration's source model: \(error.message)",
                 context: error.context, underlying: error)
         }
         defer { try? sourceCoordinator.remove(sourceStore) }
@@ -64,7 +70,8 @@ extension MigrationManager {
             destinationStore = try destinationCoordinator.addPersistentStore(type: destinationType, at: destinationURL, options: options)
         } catch let error as QuireError {
             throw QuireError(
-                .migrationManagerDestinationStore, "Cannot create the migrated store '\(destinationURL.path)': \(error.message)",
+                .migrationManagerDestinationStore,
+                "Cannot create the migrated store \(StoreKinds.storeDescription(destinationURL)): \(error.message)",
                 context: error.context, underlying: error)
         }
         var destinationOpen = true
@@ -95,18 +102,19 @@ extension MigrationManager {
         } else {
             try destinationKind.writeMetadata(metadata, destinationURL, StoreOptions())
         }
-        try MigrationFiles.sync(destinationURL)
+        if destinationURL.isFileURL { try MigrationFiles.sync(destinationURL) }
         if state.withLock({ $0.failurePoint }) == .beforeSwap {
             throw QuireError(.migration, "Injected failure before the migrated store replaces the old one.")
         }
     }
 
-    /// Replaces the store at `target` with the finished store at `staged`.
-    func swapIn(_ staged: URL, at target: URL, type: StoreType) throws {
-        // The rename below is the commit: a cancel that came during the last batch, or while the new store was
-        // being finished, still stops the migration here, with the old store untouched.
+    /// Replaces the store at `target` with the finished store at `staged`, a place of `work`.
+    func swapIn(_ staged: URL, at target: URL, work: MigrationWorkArea) throws {
+        // The swap below is the commit (a rename, or PostgreSQL's transaction): a cancel that came during the last
+        // batch, or while the new store was being finished, still stops the migration here, with the old store
+        // untouched.
         try checkCancelled()
-        try MigrationFiles.replace(target, with: staged, kind: StoreKinds.kind(for: type))
+        try work.replace(target, with: staged)
         report(.finished, fraction: 1)
     }
 
@@ -123,6 +131,7 @@ extension MigrationManager {
     ) throws -> [String: Int] {
         let mappingNames = Set(mapping.entityMappings.map(\.name))
         let plans = try mapping.entityMappings.filter(\.migratesObjects).map { try resolve($0, mappingNames: mappingNames) }
+        let sharesFiles = state.withLock { $0.sharesExternalDataFiles }
         var sourceIDs: [[ObjectID]] = []
         for plan in plans {
             let fetch = StoreFetch(
@@ -159,7 +168,8 @@ extension MigrationManager {
                 var changes: [SaveRequest.Change] = []
                 var origins: [ObjectID] = []
                 for row in rows {
-                    guard let values = try destinationValues(for: row, plan: plan) else { continue }
+                    guard var values = try destinationValues(for: row, plan: plan) else { continue }
+                    if !sharesFiles { try readExternalData(&values, of: row.objectID, entity: plan.destination, in: sourceCoordinator) }
                     changes.append(
                         SaveRequest.Change(
                             objectID: ObjectID.makeTemporary(for: plan.destination, owner: temporaryOwner), store: destination, version: 0,
@@ -383,6 +393,17 @@ extension MigrationManager {
         case .destinationInstances, .sourceInstances, .destinationInstancesForSourceRelationship, .policyFunction:
             // Such mappings run on managed objects (see needsManagedObjects); this is not reached.
             throw QuireError(.predicateEvaluation, "the expression \(expression) needs the migration's managed objects")
+        }
+    }
+
+    /// Replaces the references to external data files among a new object's values by the data, read from the
+    /// source store, for a destination that does not share the source's files (a PostgreSQL store on either side).
+    private func readExternalData(
+        _ values: inout [AttributeValue], of source: ObjectID, entity: EntityDescription, in coordinator: PersistentStoreCoordinator
+    ) throws {
+        for index in values.indices {
+            guard case .externalData(let reference) = values[index] else { continue }
+            values[index] = .data(try coordinator.readExternalData(reference, of: source, key: entity.allAttributes[index].name))
         }
     }
 

@@ -387,6 +387,7 @@ extension MigrationManager {
             plan.associate(sInstance, object)
             return
         }
+        let sharesFiles = state.withLock { $0.sharesExternalDataFiles }
         var values: [(AttributeDescription, AttributeValue)] = []
         values.reserveCapacity(plan.attributes.count)
         for (attribute, rule) in plan.attributes {
@@ -394,12 +395,15 @@ extension MigrationManager {
                 switch rule {
                 case .sourceSlot(let slot, let convert):
                     // Kept as stored: a value in an external data file stays a reference to the file, which the
-                    // migration carries over by a hard link, unread.
-                    if convert {
+                    // migration carries over by a hard link, unread (read when the stores share no files).
+                    let stored = sInstance.attributeValue(at: slot)
+                    var reads = convert
+                    if !sharesFiles, case .externalData = stored { reads = true }
+                    if reads {
                         let value = try sInstance.resolvedAttributeValue(at: slot, key: attribute.name)
                         values.append((attribute, try ValueCoercion.coerce(value, to: attribute)))
                     } else {
-                        values.append((attribute, sInstance.attributeValue(at: slot)))
+                        values.append((attribute, stored))
                     }
                 case .constant(let value):
                     values.append((attribute, value))

@@ -20,6 +20,10 @@ import Foundation
 /// For SQLite stores this is how "the migration happens in one transaction" holds: the new database is built
 /// in a file nobody else opens, and the rename is the commit.
 ///
+/// A store that is not a file migrates the same way in the places its kind names: a PostgreSQL store is built in a
+/// new schema beside its own and swapped in with one transaction (refused while another coordinator has the store
+/// open); after an error the new schema is dropped and the store's schema is as it was.
+///
 /// `Sendable`: the models are frozen when the migration starts, and the rest of the state lives in a
 /// `LockedValue` (a lock the thread sanitizer sees), so another thread can read the progress or cancel.
 public final class MigrationManager: Sendable {
@@ -52,6 +56,9 @@ public final class MigrationManager: Sendable {
         /// The error a policy cancelled the migration with (`cancelMigrationWithError`).
         var cancellationError: QuireError?
         var policyRegistry = EntityMigrationPolicyRegistry.shared
+        /// Whether the store being written shares the source's external data files (both are files): values
+        /// kept in such files are carried over as references to the linked files; otherwise they are read.
+        var sharesExternalDataFiles = true
     }
 
     let state = LockedValue(State())
@@ -191,23 +198,24 @@ public final class MigrationManager: Sendable {
         }
         let mapping = try mapping ?? MappingModel.inferredMappingModel(forSourceModel: sourceModel, destinationModel: destinationModel)
         let inPlace = sourceURL.standardizedFileURL == destinationURL.standardizedFileURL
-        let work = try MigrationFiles.makeWorkFolder(for: destinationURL)
-        defer { MigrationFiles.removeWorkFolder(work) }
-        let staged = work.appendingPathComponent(destinationURL.lastPathComponent)
-        let appending = !inPlace && FileManager.default.fileExists(atPath: destinationURL.path)
+        let work = try MigrationWorkArea(beside: destinationURL, kind: StoreKinds.kind(for: destinationType, url: destinationURL))
+        defer { work.removeAll() }
+        let staged = try work.newLocation()
+        let appending = !inPlace && work.storeExists(at: destinationURL)
         if appending {
             do {
-                try StoreKinds.kind(for: destinationType).cloneFiles(from: destinationURL, to: staged)
+                try work.copy(destinationURL, to: staged, model: destinationModel, options: destinationOptions)
             } catch let error as QuireError {
                 throw QuireError(
-                    .migrationManagerDestinationStore, "Cannot copy the existing store '\(destinationURL.path)' to add to it: \(error.message)",
-                    context: .init(file: destinationURL), underlying: error)
+                    .migrationManagerDestinationStore,
+                    "Cannot copy the existing store \(StoreKinds.storeDescription(destinationURL)) to add to it: \(error.message)",
+                    context: .init(file: StoreKinds.safeURL(destinationURL)), underlying: error)
             }
         }
         try writeMigratedStore(
             from: sourceURL, type: sourceType, options: sourceOptions, mapping: mapping, to: staged,
             type: destinationType, options: destinationOptions, keepsIdentity: inPlace, appending: appending)
-        try swapIn(staged, at: destinationURL, type: destinationType)
+        try swapIn(staged, at: destinationURL, work: work)
     }
 
     /// Brings a store written with any of several model versions up to the last one, hop by hop (v1 → v2 → v3),
@@ -251,13 +259,13 @@ public final class MigrationManager: Sendable {
         else {
             throw QuireError(
                 .migrationMissingSourceModel,
-                "None of the \(versions.count) model versions is the one the store '\(url.path)' was written with.",
-                context: .init(file: url))
+                "None of the \(versions.count) model versions is the one the store \(StoreKinds.storeDescription(url)) was written with.",
+                context: .init(file: StoreKinds.safeURL(url)))
         }
         let hops = Array(start..<(versions.count - 1))
         guard !hops.isEmpty else { return false }
-        let work = try MigrationFiles.makeWorkFolder(for: url)
-        defer { MigrationFiles.removeWorkFolder(work) }
+        let work = try MigrationWorkArea(beside: url, kind: StoreKinds.kind(for: type, url: url))
+        defer { work.removeAll() }
         var current = url
         for (position, hop) in hops.enumerated() {
             let manager = MigrationManager(sourceModel: versions[hop], destinationModel: versions[hop + 1])
@@ -271,7 +279,7 @@ public final class MigrationManager: Sendable {
                 throw QuireError(
                     .migrationMissingMappingModel,
                     "The mapping model for versions \(hop + 1) to \(hop + 2) was made for other versions of the entities.",
-                    context: .init(file: url))
+                    context: .init(file: StoreKinds.safeURL(url)))
             }
             let mapping: MappingModel
             if let given {
@@ -286,18 +294,16 @@ public final class MigrationManager: Sendable {
                 throw QuireError(
                     .migrationMissingMappingModel,
                     "No mapping model maps versions \(hop + 1) and \(hop + 2) of the \(versions.count) model versions, and inference is off.",
-                    context: .init(file: url))
+                    context: .init(file: StoreKinds.safeURL(url)))
             }
-            let hopFolder = work.appendingPathComponent("\(position + 1)")
-            try MigrationFiles.createFolder(hopFolder)
-            let next = hopFolder.appendingPathComponent(url.lastPathComponent)
+            let next = try work.newLocation()
             try manager.writeMigratedStore(
                 from: current, type: type, options: options, mapping: mapping, to: next, type: type, options: options,
                 keepsIdentity: true)
-            if current != url { MigrationFiles.removeWorkFolder(current.deletingLastPathComponent()) }
+            if current != url { work.discard(current) }
             current = next
             if position == hops.count - 1 {
-                try manager.swapIn(current, at: url, type: type)
+                try manager.swapIn(current, at: url, work: work)
             }
         }
         return true

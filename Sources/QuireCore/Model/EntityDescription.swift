@@ -270,7 +270,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     @exclusivity(unchecked) private(set) var frozenPropertyList: [PropertyDescription] = []
     /// The entity's index in the frozen model (``ManagedObjectModel/entitiesByNumber``), by name from 1: what the
     /// in-memory, atomic and binary stores number entities by. SQLite stores use their own numbers (Core Data's
-    /// depth-first numbering for new stores, `Z_PRIMARYKEY` for existing ones; see `SQLiteEntityNumbers`).
+    /// depth-first numbering for new stores, `Z_PRIMARYKEY` for existing ones; see `CoreDataEntityNumbers`).
     @exclusivity(unchecked) private var _entityNumber: Int = 0
     package var entityNumber: Int { get { _entityNumber } set { _entityNumber = newValue } }
     /// The entity numbers of this entity and all its descendants.

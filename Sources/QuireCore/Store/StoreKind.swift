@@ -99,6 +99,15 @@ package struct StoreKind: Sendable {
     /// Removes a store of a kind whose stores are not files (PostgreSQL: drops its schema); nil: its files and
     /// external data folder are removed.
     package var removeStore: (@Sendable (URL) throws -> Void)? = nil
+    /// Where a migration builds the new version of a store of a kind whose stores are not files, beside the store,
+    /// before it replaces the store (PostgreSQL: a new schema on the same server); each call names a new place. Nil:
+    /// a private folder beside the store file, or, for a store that is no file, no migration.
+    package var migrationStagingURL: (@Sendable (URL) -> URL)? = nil
+    /// Replaces a store of a kind whose stores are not files by the finished store at a ``migrationStagingURL``, in
+    /// one atomic step that leaves the replacement's place gone, or throws with both as they were; refuses when
+    /// another connection has the store open (PostgreSQL: both schemas renamed and the old one dropped in one
+    /// transaction). Nil: the file is renamed into place.
+    package var replaceStore: (@Sendable (_ target: URL, _ replacement: URL) throws -> Void)? = nil
     /// The URL schemes of a kind whose stores are not files (PostgreSQL: `postgresql`, `postgres`): a URL with one
     /// of them names a store of this kind, so its type need not be given.
     package var urlSchemes: [String] = []

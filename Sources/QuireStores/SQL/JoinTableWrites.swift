@@ -20,7 +20,7 @@ package enum JoinTableWrites {
     /// `inverseSides` it calls `run` only for the other side's relationships, with an UPDATE of the inverse
     /// order column per member (the rows are the owners'). `map` gives inserted members their permanent IDs.
     package static func visitJoins(
-        _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], inverseSides: Bool, schema: SQLiteSchema,
+        _ change: SaveRequest.Change, id: ObjectID, map: [ObjectID: ObjectID], inverseSides: Bool, schema: CoreDataSchema,
         dialect: SQLDialect, _ run: (_ sql: String, _ parameters: Parameters) throws -> Void
     ) rethrows {
         guard let pk = id.primaryKey else { return }
@@ -61,7 +61,7 @@ package enum JoinTableWrites {
             if let order = join.orderColumn { columns.append(order) }
             let update = join.orderColumn.map { "\(q($0)) = excluded.\(q($0))" } ?? "\(q(join.sourceColumn)) = excluded.\(q(join.sourceColumn))"
             // PostgreSQL needs the conflict's columns named; SQLite takes any uniqueness conflict.
-            let target = dialect == .sqlite ? "" : " (\(q(join.sourceColumn)), \(q(join.destinationColumn)))"
+            let target = dialect.namesConflictColumns ? " (\(q(join.sourceColumn)), \(q(join.destinationColumn)))" : ""
             let sql = "INSERT INTO \(q(join.name)) (\(columns.map(q).joined(separator: ", "))) "
                 + "VALUES (\(columns.indices.map { parameter($0 + 1, dialect) }.joined(separator: ", "))) "
                 + "ON CONFLICT\(target) DO UPDATE SET \(update)"
@@ -77,7 +77,7 @@ package enum JoinTableWrites {
     /// owner's), every member gets it (and its position, when ordered). A member is one owner's at a time, as in
     /// Core Data: adding it to another owner's relationship moves it.
     private static func visitHiddenKeys(
-        _ change: SaveRequest.Change, _ relationship: RelationshipDescription, _ key: SQLiteSchema.MemberKey, owner pk: Int64,
+        _ change: SaveRequest.Change, _ relationship: RelationshipDescription, _ key: CoreDataSchema.MemberKey, owner pk: Int64,
         map: [ObjectID: ObjectID], dialect: SQLDialect, _ run: (_ sql: String, _ parameters: Parameters) throws -> Void
     ) rethrows {
         let current = change.relationships[relationship.slot]
@@ -115,10 +115,10 @@ package enum JoinTableWrites {
     /// Calls `run` with each UPDATE setting the `Z_FOK_` order key of a member of one of `change`'s ordered
     /// to-many relationships kept by the members' foreign keys: its position, then its key.
     package static func visitOrderKeys(
-        _ change: SaveRequest.Change, map: [ObjectID: ObjectID], schema: SQLiteSchema, dialect: SQLDialect,
+        _ change: SaveRequest.Change, map: [ObjectID: ObjectID], schema: CoreDataSchema, dialect: SQLDialect,
         _ run: (_ sql: String, _ parameters: Parameters) throws -> Void
     ) rethrows {
-        for relationship in change.objectID.entity.allRelationships where relationship.isOrdered && SQLiteSchema.usesForeignKey(relationship) {
+        for relationship in change.objectID.entity.allRelationships where relationship.isOrdered && CoreDataSchema.usesForeignKey(relationship) {
             guard case .ordered(let members) = change.relationships[relationship.slot], let inverse = relationship.resolvedInverse,
                 let owner = inverse.entity, let mapping = schema.mapping(for: owner), mapping.orderKeyColumns[inverse.slot] >= 0
             else { continue }
@@ -136,7 +136,7 @@ package enum JoinTableWrites {
     /// side, and the UPDATE clearing its key from the members of its to-many relationships without an inverse;
     /// each statement's one parameter is the object's key.
     package static func visitRemovals(
-        of entity: EntityDescription, schema: SQLiteSchema, dialect: SQLDialect, _ run: (_ sql: String) throws -> Void
+        of entity: EntityDescription, schema: CoreDataSchema, dialect: SQLDialect, _ run: (_ sql: String) throws -> Void
     ) rethrows {
         for join in schema.allJoinTables {
             for (column, owner) in [(join.sourceColumn, join.relationship.entity), (join.destinationColumn, join.relationship.resolvedDestination)] {
@@ -154,8 +154,6 @@ package enum JoinTableWrites {
         }
     }
 
-    /// The `index`th parameter (1-based): `?` for SQLite (its statements bind by position), `$n` for PostgreSQL.
-    private static func parameter(_ index: Int, _ dialect: SQLDialect) -> String {
-        dialect == .sqlite ? "?" : "$\(index)"
-    }
+    /// The `index`th parameter (1-based) of a statement bound by position.
+    private static func parameter(_ index: Int, _ dialect: SQLDialect) -> String { dialect.positional(index) }
 }

@@ -1,12 +1,11 @@
 import QuireCore
-import CSQLite
 import Foundation
 
 /// The current row of a query result as ``RowReader`` reads it: what an SQLite statement and a PostgreSQL row
 /// cursor have in common, so that the row logic (entity numbers, keys, foreign keys, range and storage checks,
 /// the typed errors) is written once.
 ///
-/// Storage classes are SQLite's codes (`SQLITE_INTEGER`, `SQLITE_FLOAT`, `SQLITE_TEXT`, `SQLITE_BLOB`,
+/// Storage classes are ``SQLStorageClass``'s codes (SQLite's: `SQLITE_INTEGER`, `SQLITE_FLOAT`, `SQLITE_TEXT`, `SQLITE_BLOB`,
 /// `SQLITE_NULL`); a store whose columns are typed answers the class its column's type stores. Conformers are
 /// used as generic parameters, specialized inside this module: no existential on the per-value path.
 package protocol RowColumnSource {

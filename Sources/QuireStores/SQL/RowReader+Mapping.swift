@@ -5,7 +5,7 @@ extension RowReader {
     /// How to read an entity's rows from a statement that selects `Z_PK, Z_ENT, Z_OPT` and then its table's
     /// columns in the schema's order (the SQLite and PostgreSQL stores' select lists); nil for an entity without
     /// a table.
-    package static func reading(_ entity: EntityDescription, in schema: SQLiteSchema) -> RowReader? {
+    package static func reading(_ entity: EntityDescription, in schema: CoreDataSchema) -> RowReader? {
         guard let mapping = schema.mapping(for: entity) else { return nil }
         let attributes = entity.allAttributes.map { attribute -> RowReader.AttributeRead in
             let index = mapping.attributeColumns[attribute.slot]

@@ -1,5 +1,4 @@
 import QuireCore
-import CSQLite
 import Foundation
 
 /// Where ``RowReader`` puts the values of a row as it reads them, one call per value in slot order: attributes
@@ -85,7 +84,7 @@ extension RowReader {
         }
         // The common case, a row of the entity the query reads, takes one comparison.
         guard reader.entity === expected || reader.entity.isKind(of: expected) else {
-            throw SQLiteSchema.misplacedRowError(
+            throw CoreDataSchema.misplacedRowError(
                 number: entityNumber, entity: reader.entity, row: pk, expected: expected, store: source.storeDescription,
                 file: source.errorFile)
         }
@@ -204,12 +203,12 @@ extension RowReader {
             sink.null()
             return
         case .integer:
-            if storage == SQLITE_INTEGER {
+            if storage == SQLStorageClass.integer {
                 sink.integer(source.int64(column))
                 return
             }
         case .rangedInteger:
-            if storage == SQLITE_INTEGER {
+            if storage == SQLStorageClass.integer {
                 let integer = source.int64(column)
                 guard integer >= reads[index].minimum, integer <= reads[index].maximum else {
                     throw damaged(reads[index], source, pk, storage: storage)
@@ -218,37 +217,37 @@ extension RowReader {
                 return
             }
         case .boolean:
-            if storage == SQLITE_INTEGER {
+            if storage == SQLStorageClass.integer {
                 sink.boolean(source.int64(column) != 0)
                 return
             }
         case .double:
-            if storage == SQLITE_FLOAT || storage == SQLITE_INTEGER {
+            if storage == SQLStorageClass.float || storage == SQLStorageClass.integer {
                 sink.double(source.double(column))
                 return
             }
         case .date:
-            if storage == SQLITE_FLOAT || storage == SQLITE_INTEGER {
+            if storage == SQLStorageClass.float || storage == SQLStorageClass.integer {
                 sink.date(source.double(column))
                 return
             }
         case .string:
-            if storage == SQLITE_TEXT {
+            if storage == SQLStorageClass.text {
                 sink.text(source.bytes(column))
                 return
             }
         case .data:
-            if storage == SQLITE_BLOB {
+            if storage == SQLStorageClass.blob {
                 sink.data(source.bytes(column))
                 return
             }
         case .other:
-            if storage != SQLITE_NULL && reads[index].storageClasses & (1 &<< storage) != 0 {
+            if storage != SQLStorageClass.null && reads[index].storageClasses & (1 &<< storage) != 0 {
                 sink.value(try otherValue(reads[index], column, storage, source, pk))
                 return
             }
         }
-        if storage == SQLITE_NULL {
+        if storage == SQLStorageClass.null {
             sink.null()
             return
         }
@@ -303,10 +302,10 @@ extension RowReader {
     /// The error for a column of a row whose value its attribute's type never has.
     @inline(never)
     private func damaged<Source: RowColumnSource>(_ read: AttributeRead, _ source: Source, _ pk: Int64, storage: Int32) -> QuireError {
-        let problem = storage == SQLITE_INTEGER && read.storageClasses & (1 << SQLITE_INTEGER) != 0
+        let problem = storage == SQLStorageClass.integer && read.storageClasses & (1 << SQLStorageClass.integer) != 0
             ? "holds \(source.describeValue(at: read.column)), outside the range of \(read.type.rawValue) (\(read.minimum)...\(read.maximum))"
             : "holds \(source.describeValue(at: read.column)) where \(read.type.rawValue) values are stored as "
-                + SQLiteStorageClass.names(read.storageClasses)
+                + SQLStorageClass.names(read.storageClasses)
         return corrupt(read, source, pk, problem)
     }
 

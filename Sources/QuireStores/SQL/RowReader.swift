@@ -35,7 +35,7 @@ package final class RowReader {
             self.kind = kind
             self.type = type
             self.external = external
-            self.storageClasses = SQLiteStorageClass.allowed(for: type)
+            self.storageClasses = SQLStorageClass.allowed(for: type)
             let range = type.integerRange ?? Int64.min...Int64.max
             self.minimum = range.lowerBound
             self.maximum = range.upperBound

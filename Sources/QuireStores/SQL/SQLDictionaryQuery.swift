@@ -22,28 +22,29 @@ package struct SQLDictionaryQuery {
     /// Compiles a dictionary fetch; nil when its predicate or having predicate does not compile, or when
     /// PostgreSQL would refuse its sort keys (a key that is neither fetched nor grouped by, in a grouped or
     /// distinct fetch), so the context computes it in memory.
-    package init?(_ request: DictionaryFetch, schema: SQLiteSchema, store: PersistentStore, dialect: SQLDialect) throws {
+    package init?(_ request: DictionaryFetch, schema: CoreDataSchema, store: PersistentStore, dialect: SQLDialect) throws {
         let fetch = request.fetch
         guard let table = schema.table(for: fetch.entity) else { return nil }
-        let counter = SQLiteAliasCounter()
-        let scope = SQLiteQueryScope(counter: counter, dialect: dialect)
-        var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter, dialect: dialect)
-        let row = SQLitePredicateCompiler.Row(alias: "t0", entity: fetch.entity, scope: scope)
-        let strict = dialect == .postgres
+        let counter = SQLAliasCounter()
+        let scope = SQLQueryScope(counter: counter, dialect: dialect)
+        var compiler = SQLPredicateCompiler(schema: schema, store: store, counter: counter, dialect: dialect)
+        let row = SQLPredicateCompiler.Row(alias: "t0", entity: fetch.entity, scope: scope)
+        // An engine that sorts DISTINCT and grouped results only by what they select computes other such sorts in memory.
+        let strict = dialect.ordersOnlyBySelected
 
         // The selected values; a relationship also selects its destination's entity number when it varies.
         var selects: [String] = []
         var reads: [Read] = []
-        var names: [String: SQLitePredicateCompiler.Operand] = [:]
+        var names: [String: SQLPredicateCompiler.Operand] = [:]
         var expressions: [String: (sql: String, isString: Bool)] = [:]
         // median:, mode: and stddev: are computed in memory over the fetched values.
         if request.columns.contains(where: { [.median, .mode, .stddev].contains($0.function) }) { return nil }
         // A column's SQL; nil when it does not compile (the context computes the fetch in memory).
-        func compiled(_ column: DictionaryFetch.Column) throws -> (sql: String, operand: SQLitePredicateCompiler.Operand, entitySQL: String?)? {
+        func compiled(_ column: DictionaryFetch.Column) throws -> (sql: String, operand: SQLPredicateCompiler.Operand, entitySQL: String?)? {
             do {
                 return try Self.expression(
                     for: column, from: fetch.entity, scope: scope, schema: schema, dialect: dialect, compiler: &compiler)
-            } catch is SQLitePredicateCompiler.Unsupported {
+            } catch is SQLPredicateCompiler.Unsupported {
                 return nil
             }
         }
@@ -82,13 +83,13 @@ package struct SQLDictionaryQuery {
                 conditions.append(try compiler.compile(predicate, for: row))
             }
             if let having = request.having { havingSQL = try compiler.compile(having, for: row, names: names) }
-        } catch is SQLitePredicateCompiler.Unsupported {
+        } catch is SQLPredicateCompiler.Unsupported {
             return nil
         }
         var order: [String] = []
         for key in fetch.sortKeys {
-            var sql: String
-            var isString: Bool
+            let sql: String
+            let isString: Bool
             if let named = expressions[key.keyPath] {
                 (sql, isString) = named
             } else {
@@ -102,27 +103,13 @@ package struct SQLDictionaryQuery {
                 isString = resolved.attribute?.attributeType == .string
                 if strict, request.distinct || (request.isAggregate && !groups.contains(sql)) { return nil }
             }
-            switch dialect {
-            case .sqlite:
-                if isString, let collation = SQLiteFunctions.collation(for: key.comparator) { sql += " COLLATE \(collation)" }
-                order.append(sql + (key.ascending ? " ASC" : " DESC"))
-            case .postgres:
-                if isString {
-                    switch key.comparator {
-                    case .compare, .localizedCompare: break
-                    case .caseInsensitiveCompare, .localizedCaseInsensitiveCompare: sql = "quire_fold(\(sql), 1)"
-                    case .localizedStandardCompare: sql = "quire_fold(\(sql), 3)"
-                    }
-                    // SELECT DISTINCT sorts only by what it selects.
-                    if request.distinct, key.comparator != .compare, key.comparator != .localizedCompare { return nil }
-                }
-                // SQLite and the in-memory sort put nil first in ascending order.
-                order.append(sql + (key.ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST"))
-            }
+            // SELECT DISTINCT sorts only by what it selects, not by a string folded for the comparator.
+            if strict, isString, request.distinct, key.comparator != .compare, key.comparator != .localizedCompare { return nil }
+            order.append(dialect.orderTerm(sql, isString: isString, comparator: key.comparator, ascending: key.ascending))
         }
 
         // Rows equal under every sort key come in key order, as the rows of an object fetch (and so the in-memory path).
-        if strict, !request.distinct, !request.isAggregate { order.append("t0.z_pk") }
+        if let keyOrder = dialect.keyOrder, !request.distinct, !request.isAggregate { order.append(keyOrder) }
         var sql = "SELECT \(request.distinct ? "DISTINCT " : "")\(selects.joined(separator: ", ")) FROM "
             + "\(dialect.quote(table.name)) t0\(scope.joinSQL)"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
@@ -130,16 +117,9 @@ package struct SQLDictionaryQuery {
         if let havingSQL { sql += " HAVING " + havingSQL }
         if !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
         var bindings = compiler.bindings
-        if fetch.limit > 0 || fetch.offset > 0 {
-            switch dialect {
-            case .sqlite:
-                sql += " LIMIT ?\(bindings.count + 1) OFFSET ?\(bindings.count + 2)"
-                bindings += [.integer(fetch.limit > 0 ? Int64(fetch.limit) : -1), .integer(Int64(fetch.offset))]
-            case .postgres:
-                sql += " LIMIT $\(bindings.count + 1)::BIGINT OFFSET $\(bindings.count + 2)::BIGINT"
-                bindings += [fetch.limit > 0 ? .integer(Int64(fetch.limit)) : .null, .integer(Int64(fetch.offset))]
-            }
-        }
+        let limit = dialect.limitClause(fetch, after: bindings.count)
+        sql += limit.sql
+        bindings += limit.bindings
         self.sql = sql
         self.bindings = bindings
         self.reads = reads
@@ -148,24 +128,24 @@ package struct SQLDictionaryQuery {
     /// The SQL of a column, its operand for a having predicate, and the SQL of the destination's entity
     /// number for a relationship whose destination has sub-entities.
     private static func expression(
-        for column: DictionaryFetch.Column, from entity: EntityDescription, scope: SQLiteQueryScope, schema: SQLiteSchema,
-        dialect: SQLDialect, compiler: inout SQLitePredicateCompiler
-    ) throws -> (sql: String, operand: SQLitePredicateCompiler.Operand, entitySQL: String?) {
+        for column: DictionaryFetch.Column, from entity: EntityDescription, scope: SQLQueryScope, schema: CoreDataSchema,
+        dialect: SQLDialect, compiler: inout SQLPredicateCompiler
+    ) throws -> (sql: String, operand: SQLPredicateCompiler.Operand, entitySQL: String?) {
         var value = "NULL"
         var entitySQL: String?
-        var operand = SQLitePredicateCompiler.Operand.scalar("NULL", nil)
+        var operand = SQLPredicateCompiler.Operand.scalar("NULL", nil)
         if let expression = column.expression {
             // An expression of each object: a scalar SQL value of the row (constants bound).
-            let row = SQLitePredicateCompiler.Row(alias: "t0", entity: entity, scope: scope)
+            let row = SQLPredicateCompiler.Row(alias: "t0", entity: entity, scope: scope)
             switch try compiler.scalar(expression, for: row) {
             case .scalar(let sql, let kind?):
                 value = sql
                 operand = .scalar(sql, kind)
             case .constant(let constant) where !constant.isNull:
                 value = compiler.bind(constant)
-                operand = .scalar(value, SQLitePredicateCompiler.Kind(constant))
+                operand = .scalar(value, SQLPredicateCompiler.Kind(constant))
             default:
-                throw SQLitePredicateCompiler.Unsupported(reason: "an expression that is not a value")
+                throw SQLPredicateCompiler.Unsupported(reason: "an expression that is not a value")
             }
         } else if let keyPath = column.keyPath {
             let resolved = try KeyPathResolver.resolve(keyPath, from: entity)
@@ -184,7 +164,7 @@ package struct SQLDictionaryQuery {
             } else {
                 throw QuireError(
                     .invalidFetchRequest,
-                    "The key path '\(keyPath)' has no column in the \(dialect == .sqlite ? "SQLite" : "PostgreSQL") store.")
+                    "The key path '\(keyPath)' has no column in the \(dialect.name) store.")
             }
         }
         guard let function = column.function else { return (value, operand, entitySQL) }
@@ -192,12 +172,12 @@ package struct SQLDictionaryQuery {
         switch function {
         case .count: sql = column.keyPath == nil ? "COUNT(*)" : "COUNT(\(value))"
         case .sum: sql = dialect.total(value)
-        case .average: sql = dialect == .sqlite ? "AVG(\(value))" : "AVG(CAST(\(value) AS DOUBLE PRECISION))"
+        case .average: sql = dialect.average(value)
         case .min: sql = "MIN(\(value))"
         case .max: sql = "MAX(\(value))"
-        case .median, .mode, .stddev: throw SQLitePredicateCompiler.Unsupported(reason: "\(function.rawValue) in SQL")
+        case .median, .mode, .stddev: throw SQLPredicateCompiler.Unsupported(reason: "\(function.rawValue) in SQL")
         }
-        let kind = column.readType.flatMap(SQLitePredicateCompiler.Kind.init)
+        let kind = column.readType.flatMap(SQLPredicateCompiler.Kind.init)
         return (sql, .scalar(sql, function == .count ? .number : kind), nil)
     }
 }

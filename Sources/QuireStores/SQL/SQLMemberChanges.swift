@@ -19,7 +19,7 @@ package struct SQLMemberChanges {
     package typealias Scalar = (_ sql: String, _ values: [Int64]) throws -> Int64?
 
     /// The store's schema (join tables, order-key columns).
-    package let schema: SQLiteSchema
+    package let schema: CoreDataSchema
     /// Quotes an identifier for the store's dialect.
     package let quote: (String) -> String
     /// The placeholder of the `n`th parameter (1-based): `?` for SQLite, `$n` for PostgreSQL.
@@ -30,7 +30,7 @@ package struct SQLMemberChanges {
     package let scalar: Scalar
 
     /// Creates one for a store's schema, dialect and connection.
-    package init(schema: SQLiteSchema, quote: @escaping (String) -> String, placeholder: @escaping (Int) -> String, run: @escaping Run, scalar: @escaping Scalar) {
+    package init(schema: CoreDataSchema, quote: @escaping (String) -> String, placeholder: @escaping (Int) -> String, run: @escaping Run, scalar: @escaping Scalar) {
         self.schema = schema
         self.quote = quote
         self.placeholder = placeholder
@@ -60,7 +60,7 @@ package struct SQLMemberChanges {
                 } else if let column = join.inverseOrderColumn {
                     try numberInverseSide(join, column: column, owner: pk, added: added)
                 }
-            } else if !inverseSides, relationship.isOrdered, SQLiteSchema.usesForeignKey(relationship) {
+            } else if !inverseSides, relationship.isOrdered, CoreDataSchema.usesForeignKey(relationship) {
                 // Members inserted by this save (temporary IDs) have no position yet.
                 let inserted = Set(members.added.compactMap { map[$0]?.primaryKey })
                 try numberForeignKeyMembers(relationship, owner: pk, added: added, inserted: inserted)
@@ -68,7 +68,7 @@ package struct SQLMemberChanges {
         }
     }
 
-    private func writeOwningSide(_ join: SQLiteSchema.JoinTable, owner: Int64, added: [Int64], removed: [Int64]) throws {
+    private func writeOwningSide(_ join: CoreDataSchema.JoinTable, owner: Int64, added: [Int64], removed: [Int64]) throws {
         let (table, source, destination) = (quote(join.name), quote(join.sourceColumn), quote(join.destinationColumn))
         let delete = "DELETE FROM \(table) WHERE \(source) = \(placeholder(1)) AND \(destination) = \(placeholder(2))"
         for member in removed { _ = try run(delete, [owner, member]) }
@@ -87,7 +87,7 @@ package struct SQLMemberChanges {
     /// A to-many relationship without an inverse (a hidden column of the members' rows): the removed members lose
     /// the owner's key where it is still this owner's, the added ones get it, numbered after the owner's last
     /// member when ordered.
-    private func writeHiddenKeys(_ key: SQLiteSchema.MemberKey, owner: Int64, added: [Int64], removed: [Int64]) throws {
+    private func writeHiddenKeys(_ key: CoreDataSchema.MemberKey, owner: Int64, added: [Int64], removed: [Int64]) throws {
         let (table, column, pk) = (quote(key.table.name), quote(key.column), quote("Z_PK"))
         let clearOrder = key.orderColumn.map { ", \(quote($0)) = NULL" } ?? ""
         let clear = "UPDATE \(table) SET \(column) = NULL\(clearOrder) WHERE \(pk) = \(placeholder(1)) AND \(column) = \(placeholder(2))"
@@ -105,7 +105,7 @@ package struct SQLMemberChanges {
         for member in added where try run(set, [owner, next + 1, member, owner]) == 1 { next += 1 }
     }
 
-    private func numberInverseSide(_ join: SQLiteSchema.JoinTable, column: String, owner: Int64, added: [Int64]) throws {
+    private func numberInverseSide(_ join: CoreDataSchema.JoinTable, column: String, owner: Int64, added: [Int64]) throws {
         guard !added.isEmpty else { return }
         let (table, source, destination, order) = (quote(join.name), quote(join.sourceColumn), quote(join.destinationColumn), quote(column))
         var next = try scalar("SELECT MAX(\(order)) FROM \(table) WHERE \(destination) = \(placeholder(1))", [owner]) ?? 0

@@ -7,7 +7,7 @@ extension WritePlan {
     /// key and, when its destination has sub-entities, entity number; the UPDATE checks `Z_OPT` last. Nil for an
     /// entity without a table.
     package static func make(
-        for entity: EntityDescription, schema: SQLiteSchema, dialect: SQLDialect, excluding excluded: Set<ObjectIdentifier> = []
+        for entity: EntityDescription, schema: CoreDataSchema, dialect: SQLDialect, excluding excluded: Set<ObjectIdentifier> = []
     ) -> WritePlan? {
         guard let mapping = schema.mapping(for: entity) else { return nil }
         let table = mapping.table
@@ -27,23 +27,16 @@ extension WritePlan {
         }
         let quoted = names.map(dialect.quote)
         let tableName = dialect.quote(table.name)
-        switch dialect {
-        case .sqlite:
-            let columns = (["Z_PK", "Z_ENT", "Z_OPT"] + quoted).joined(separator: ", ")
-            let marks = Array(repeating: "?", count: names.count + 3).joined(separator: ", ")
-            let assignments = (["Z_OPT = Z_OPT + 1"] + quoted.map { "\($0) = ?" }).joined(separator: ", ")
-            return WritePlan(
-                insertSQL: "INSERT INTO \(tableName) (\(columns)) VALUES (\(marks))",
-                updateSQL: "UPDATE \(tableName) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?",
-                attributeSlots: attributeSlots, relationshipSlots: relationshipSlots)
-        case .postgres:
-            let columns = (["z_pk", "z_ent", "z_opt"] + quoted).joined(separator: ", ")
-            let marks = (1...(names.count + 3)).map { "$\($0)" }.joined(separator: ", ")
-            let assignments = (["z_opt = z_opt + 1"] + quoted.enumerated().map { "\($1) = $\($0 + 1)" }).joined(separator: ", ")
-            return WritePlan(
-                insertSQL: "INSERT INTO \(tableName) (\(columns)) VALUES (\(marks))",
-                updateSQL: "UPDATE \(tableName) SET \(assignments) WHERE z_pk = $\(names.count + 1) AND z_opt = $\(names.count + 2)",
-                attributeSlots: attributeSlots, relationshipSlots: relationshipSlots)
-        }
+        let (pk, ent, opt) = (dialect.plain("Z_PK"), dialect.plain("Z_ENT"), dialect.plain("Z_OPT"))
+        let columns = ([pk, ent, opt] + quoted).joined(separator: ", ")
+        let marks = (1...(names.count + 3)).map(dialect.positional).joined(separator: ", ")
+        // An update binds the values first, then the key and the version it expects.
+        let assignments = (["\(opt) = \(opt) + 1"] + quoted.enumerated().map { "\($1) = \(dialect.positional($0 + 1))" })
+            .joined(separator: ", ")
+        return WritePlan(
+            insertSQL: "INSERT INTO \(tableName) (\(columns)) VALUES (\(marks))",
+            updateSQL: "UPDATE \(tableName) SET \(assignments) WHERE \(pk) = \(dialect.positional(names.count + 1)) "
+                + "AND \(opt) = \(dialect.positional(names.count + 2))",
+            attributeSlots: attributeSlots, relationshipSlots: relationshipSlots)
     }
 }

@@ -157,7 +157,7 @@ package final class SQLiteConnection {
 
     /// The column names of a table.
     func columnNames(of table: String) throws -> Set<String> {
-        let statement = try prepare("PRAGMA table_info(\(SQLiteSchema.quote(table)))")
+        let statement = try prepare("PRAGMA table_info(\(SQLDialect.sqlite.quote(table)))")
         defer { statement.finalize() }
         var names = Set<String>()
         while try statement.step() { names.insert(statement.string(at: 1) ?? "") }

@@ -28,11 +28,11 @@ import Foundation
 /// and Quire reads the new value the next time it reads the row.
 package enum SQLiteFunctions {
     /// The folding function's name.
-    package static let fold = "quire_fold"
+    static let fold = SQLStringFunctions.fold
     /// The string operators' function name.
-    package static let string = "quire_string"
+    static let string = SQLStringFunctions.string
     /// The regular expression function's name.
-    package static let matches = "quire_matches"
+    static let matches = SQLStringFunctions.matches
     /// The functions Core Data's derived-attribute triggers call (5 arguments each).
     static let derivedAttributeTriggerFunctions = [
         "NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue",

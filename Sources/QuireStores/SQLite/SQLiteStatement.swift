@@ -183,7 +183,7 @@ package final class SQLiteStatement {
     /// A column's value as errors show it: its storage class and the start of its text.
     package func describeValue(at column: Int32) -> String {
         let storage = sqlite3_column_type(raw, column)
-        let name = SQLiteStorageClass.name(storage)
+        let name = SQLStorageClass.name(storage)
         switch storage {
         case SQLITE_NULL: return "NULL"
         case SQLITE_BLOB: return "a blob of \(sqlite3_column_bytes(raw, column)) bytes"

@@ -6,8 +6,8 @@ extension SQLiteStore {
     static let batchKeyCount = 500
 
     /// The rows of many objects, one statement per table and 500 keys.
-    func sqliteSnapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] {
-        var keysByTable: [ObjectIdentifier: (table: SQLiteSchema.Table, keys: [Int64])] = [:]
+    package func snapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] {
+        var keysByTable: [ObjectIdentifier: (table: CoreDataSchema.Table, keys: [Int64])] = [:]
         var tableOrder: [ObjectIdentifier] = []
         for id in objectIDs {
             guard id.isStored(in: store), let key = id.primaryKey, let table = schema.table(for: id.entity) else {
@@ -24,7 +24,7 @@ extension SQLiteStore {
         rows.reserveCapacity(objectIDs.count)
         for tableID in tableOrder {
             guard let (table, keys) = keysByTable[tableID] else { continue }
-            let sql = "SELECT \(selectList(table)) FROM \(SQLiteSchema.quote(table.name)) t0 "
+            let sql = "SELECT \(selectList(table)) FROM \(SQLDialect.sqlite.quote(table.name)) t0 "
                 + "WHERE t0.Z_PK IN (SELECT value FROM json_each(?1))"
             for start in stride(from: 0, to: keys.count, by: Self.batchKeyCount) {
                 let chunk = keys[start..<min(keys.count, start + Self.batchKeyCount)]
@@ -39,7 +39,7 @@ extension SQLiteStore {
 
     /// The members of a to-many relationship of many objects, one statement per 500 owners; every owner
     /// asked for has an entry.
-    func sqliteRelatedObjectIDs(
+    package func relatedObjectIDs(
         of objectIDs: [ObjectID], relationship: RelationshipDescription
     ) throws -> [ObjectID: [ObjectID]] {
         var owners: [Int64: ObjectID] = [:]
@@ -52,21 +52,21 @@ extension SQLiteStore {
         else { return result }
         let sql: String
         if let key = schema.memberKey(for: relationship) {
-            let column = SQLiteSchema.quote(key.column)
+            let column = SQLDialect.sqlite.quote(key.column)
             var order = "t0.\(column)"
-            if let orderColumn = key.orderColumn { order += ", t0.\(SQLiteSchema.quote(orderColumn))" }
-            sql = "SELECT t0.\(column), t0.Z_PK, t0.Z_ENT FROM \(SQLiteSchema.quote(key.table.name)) t0 WHERE t0.\(column) IN "
+            if let orderColumn = key.orderColumn { order += ", t0.\(SQLDialect.sqlite.quote(orderColumn))" }
+            sql = "SELECT t0.\(column), t0.Z_PK, t0.Z_ENT FROM \(SQLDialect.sqlite.quote(key.table.name)) t0 WHERE t0.\(column) IN "
                 + "(SELECT value FROM json_each(?1)) ORDER BY \(order), t0.Z_PK"
         } else if let join = schema.joinTable(for: relationship) {
             let forward = join.relationship === relationship
-            let source = SQLiteSchema.quote(forward ? join.sourceColumn : join.destinationColumn)
-            let member = SQLiteSchema.quote(forward ? join.destinationColumn : join.sourceColumn)
+            let source = SQLDialect.sqlite.quote(forward ? join.sourceColumn : join.destinationColumn)
+            let member = SQLDialect.sqlite.quote(forward ? join.destinationColumn : join.sourceColumn)
             var order = "j.\(source)"
             if let column = forward ? join.orderColumn : join.inverseOrderColumn {
-                order += ", j.\(SQLiteSchema.quote(column))"
+                order += ", j.\(SQLDialect.sqlite.quote(column))"
             }
-            sql = "SELECT j.\(source), d.Z_PK, d.Z_ENT FROM \(join.readSource(SQLiteSchema.quote)) j JOIN "
-                + "\(SQLiteSchema.quote(destinationTable.name)) d ON d.Z_PK = j.\(member) WHERE j.\(source) IN "
+            sql = "SELECT j.\(source), d.Z_PK, d.Z_ENT FROM \(join.readSource(SQLDialect.sqlite.quote)) j JOIN "
+                + "\(SQLDialect.sqlite.quote(destinationTable.name)) d ON d.Z_PK = j.\(member) WHERE j.\(source) IN "
                 + "(SELECT value FROM json_each(?1)) ORDER BY \(order), d.Z_PK"
         } else {
             return result

@@ -20,7 +20,7 @@ extension SQLiteStore {
         // The store's own entity numbers (Z_PRIMARYKEY) and names (its join tables and columns), as every read and
         // write of its rows uses them.
         let schema = tables.contains("Z_PRIMARYKEY")
-            ? try resolvedSchema(connection, tables: tables, model: model, url: url).0 : SQLiteSchema(model: model)
+            ? try resolvedSchema(connection, tables: tables, model: model, url: url).0 : CoreDataSchema(model: model)
         var problems: [String] = []
         func hierarchy(_ entity: EntityDescription) -> String {
             schema.numbers.hierarchyNumbers(of: entity).map(String.init).joined(separator: ", ")
@@ -29,12 +29,12 @@ extension SQLiteStore {
         func dangling(_ column: String, _ destination: EntityDescription) -> String? {
             guard let target = schema.mapping(for: destination)?.table, tables.contains(target.name) else { return nil }
             return "(\(column) IS NOT NULL AND (typeof(\(column)) <> 'integer' OR NOT EXISTS (SELECT 1 FROM "
-                + "\(SQLiteSchema.quote(target.name)) d WHERE d.Z_PK = \(column) AND d.Z_ENT IN (\(hierarchy(destination))))))"
+                + "\(SQLDialect.sqlite.quote(target.name)) d WHERE d.Z_PK = \(column) AND d.Z_ENT IN (\(hierarchy(destination))))))"
         }
 
         for table in schema.tables where tables.contains(table.name) {
             let columns = try connection.columnNames(of: table.name)
-            let name = SQLiteSchema.quote(table.name)
+            let name = SQLDialect.sqlite.quote(table.name)
             // Each check: a condition, and the sentence for a row it holds for.
             var checks: [(condition: String, column: String, describe: (String, String) -> String)] = []
             checks.append(("(typeof(t.Z_PK) <> 'integer' OR t.Z_PK < 1)", "Z_PK", { _, value in "has the key \(value); keys are 1 or more" }))
@@ -42,11 +42,11 @@ extension SQLiteStore {
                 "(typeof(t.Z_ENT) <> 'integer' OR t.Z_ENT NOT IN (\(hierarchy(table.root))))", "Z_ENT",
                 { _, value in "has the entity number \(value), which names no entity of the table (\(table.root.name) and its sub-entities)" }))
             for column in table.columns where columns.contains(column.name) {
-                let quoted = "t." + SQLiteSchema.quote(column.name)
+                let quoted = "t." + SQLDialect.sqlite.quote(column.name)
                 switch column.role {
                 case .attribute(let attribute):
                     let type = attribute.attributeType
-                    let allowed = SQLiteStorageClass.typeNames(SQLiteStorageClass.allowed(for: type))
+                    let allowed = SQLStorageClass.typeNames(SQLStorageClass.allowed(for: type))
                     var bad = "typeof(\(quoted)) NOT IN ('null', \(allowed.map { "'\($0)'" }.joined(separator: ", ")))"
                     if let range = type.integerRange, type != .integer64 {
                         bad += " OR (typeof(\(quoted)) = 'integer' AND \(quoted) NOT BETWEEN \(range.lowerBound) AND \(range.upperBound))"
@@ -58,7 +58,7 @@ extension SQLiteStore {
                             ? "\(value), outside the range of \(type.rawValue) (\(type.integerRange.map { "\($0.lowerBound)...\($0.upperBound)" } ?? ""))"
                             : storage == "blob" ? "a blob" : "the \(storage) \(value)"
                         return "(\(owner).\(attribute.name)) holds \(what) where \(type.rawValue) values are stored as "
-                            + SQLiteStorageClass.names(SQLiteStorageClass.allowed(for: type))
+                            + SQLStorageClass.names(SQLStorageClass.allowed(for: type))
                     }))
                 case .foreignKey(let relationship):
                     guard let destination = relationship.resolvedDestination, let condition = dangling(quoted, destination) else { continue }
@@ -91,15 +91,15 @@ extension SQLiteStore {
             else { continue }
             var checks: [(condition: String, column: String, describe: (String, String) -> String)] = []
             for (column, entity) in [(join.sourceColumn, owner), (join.destinationColumn, destination)] where columns.contains(column) {
-                guard let condition = dangling("t." + SQLiteSchema.quote(column), entity) else { continue }
+                guard let condition = dangling("t." + SQLDialect.sqlite.quote(column), entity) else { continue }
                 checks.append((condition, column, { storage, value in
                     storage == "integer"
                         ? "(\(owner.name).\(join.relationship.name)) refers to Z_PK \(value) of \(entity.name), which does not exist"
                         : "(\(owner.name).\(join.relationship.name)) holds the \(storage) \(value), not the key of a row"
                 }))
             }
-            let label = "printf('(%s, %s)', t.\(SQLiteSchema.quote(join.sourceColumn)), t.\(SQLiteSchema.quote(join.destinationColumn)))"
-            problems += try failingRows(connection, table: SQLiteSchema.quote(join.name), tableName: join.name, checks: checks, label: label)
+            let label = "printf('(%s, %s)', t.\(SQLDialect.sqlite.quote(join.sourceColumn)), t.\(SQLDialect.sqlite.quote(join.destinationColumn)))"
+            problems += try failingRows(connection, table: SQLDialect.sqlite.quote(join.name), tableName: join.name, checks: checks, label: label)
         }
         return problems
     }
@@ -112,7 +112,7 @@ extension SQLiteStore {
         guard !checks.isEmpty else { return [] }
         var select = [label ?? "t.Z_PK"]
         for check in checks {
-            let column = "t." + SQLiteSchema.quote(check.column)
+            let column = "t." + SQLDialect.sqlite.quote(check.column)
             select += [check.condition, "typeof(\(column))", "substr(CAST(\(column) AS TEXT), 1, 40)"]
         }
         let sql = "SELECT \(select.joined(separator: ", ")) FROM \(table) t WHERE "

@@ -40,7 +40,7 @@ extension SQLiteStore {
             defer { statement.finalize() }
             while try statement.step() { names.append(statement.string(at: 0) ?? "") }
         }
-        for name in names { try connection.execute("DROP TRIGGER IF EXISTS \(SQLiteSchema.quote(name))") }
+        for name in names { try connection.execute("DROP TRIGGER IF EXISTS \(SQLDialect.sqlite.quote(name))") }
         triggerMaintainedAttributes = []
         writePlans = [:]
     }

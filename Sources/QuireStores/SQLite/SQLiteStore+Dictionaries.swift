@@ -6,7 +6,7 @@ extension SQLiteStore {
     /// does not compile, so the context computes it in memory.
     ///
     /// - Returns: One array of values per result row, in the order of the fetch's columns.
-    func sqliteFetchDictionaries(_ request: DictionaryFetch) throws -> [[DictionaryValue]]? {
+    package func fetchDictionaries(_ request: DictionaryFetch) throws -> [[DictionaryValue]]? {
         guard schema.table(for: request.fetch.entity) != nil else { return [] }
         guard let query = try SQLDictionaryQuery(request, schema: schema, store: store, dialect: .sqlite) else { return nil }
         let statement = try db().cachedStatement(query.sql)

@@ -18,7 +18,7 @@ extension SQLiteStore {
         }
     }
 
-    func sqliteRecordedLength(ofExternalData name: String) -> Int64? {
+    package func recordedLength(ofExternalData name: String) -> Int64? {
         guard let connection, let statement = try? connection.cachedStatement(
             "SELECT Z_LENGTH FROM \(Self.externalDataTable) WHERE Z_UUID = ?")
         else { return nil }
@@ -41,9 +41,9 @@ extension SQLiteStore {
         for table in schema.tables {
             for column in table.columns {
                 guard case .attribute(let attribute) = column.role, attribute.allowsExternalBinaryDataStorage else { continue }
-                let name = SQLiteSchema.quote(column.name)
+                let name = SQLDialect.sqlite.quote(column.name)
                 let select = try connection.cachedStatement(
-                    "SELECT substr(\(name), 2, 36) FROM \(SQLiteSchema.quote(table.name)) WHERE substr(\(name), 1, 1) = x'02'")
+                    "SELECT substr(\(name), 2, 36) FROM \(SQLDialect.sqlite.quote(table.name)) WHERE substr(\(name), 1, 1) = x'02'")
                 defer { select.reset() }
                 while try select.step() { referenced.insert(String(decoding: select.data(at: 0), as: UTF8.self)) }
             }

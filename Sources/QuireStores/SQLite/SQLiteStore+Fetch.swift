@@ -4,9 +4,9 @@ import Foundation
 
 extension SQLiteStore: RowReadingStore {
     /// The columns every row select lists: `Z_PK, Z_ENT, Z_OPT`, then the table's columns (alias `t0`).
-    package func selectList(_ table: SQLiteSchema.Table) -> String {
+    package func selectList(_ table: CoreDataSchema.Table) -> String {
         if let cached = selectLists[ObjectIdentifier(table)] { return cached }
-        let list = (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map { SQLiteSchema.quote($0.name) })
+        let list = (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map { SQLDialect.sqlite.quote($0.name) })
             .map { "t0.\($0)" }.joined(separator: ", ")
         selectLists[ObjectIdentifier(table)] = list
         return list
@@ -43,123 +43,47 @@ extension SQLiteStore: RowReadingStore {
         try RowReader.snapshot(from: statement, in: self, expecting: expected)
     }
 
+    /// What errors call this store.
+    package var errorDescription: String { "the SQLite store '\(storeURL.path)'" }
+
+    /// The file errors carry.
+    package var errorFile: URL? { storeURL }
+
     // MARK: Fetching
 
-    /// The FROM, WHERE and ORDER BY clauses of a fetch, with the values to bind (numbered parameters), as
-    /// ``SQLiteStore/plannedStatement(_:_:table:)`` caches them.
-    ///
-    /// - Throws: ``SQLitePredicateCompiler/Unsupported`` when the predicate does not compile.
-    func clauses(_ fetch: StoreFetch, table: SQLiteSchema.Table, sorted: Bool) throws -> CompiledFetchSQL {
-        let counter = SQLiteAliasCounter()
-        let scope = SQLiteQueryScope(counter: counter)
-        func alias(for relationships: [RelationshipDescription]) -> String {
-            scope.join(from: "t0", through: relationships, schema: schema)
-        }
-        var order: [String] = []
-        if sorted {
-            for key in fetch.sortKeys {
-                if key.sortsInMemory {
-                    throw QuireError(
-                        .invalidFetchRequest,
-                        "The sort key '\(key.keyPath)' compares with Swift code, which SQLite cannot run; a context sorts such fetches in memory.",
-                        context: .init(entity: fetch.entity.name, key: key.keyPath))
-                }
-                let resolved = try KeyPathResolver.resolve(key.keyPath, from: fetch.entity)
-                let owner = alias(for: resolved.relationships)
-                var expression: String
-                if let attribute = resolved.attribute {
-                    guard let entity = attribute.entity, let mapping = schema.mapping(for: entity),
-                        mapping.attributeColumns[attribute.slot] >= 0
-                    else {
-                        throw QuireError(
-                            .invalidFetchRequest, "Cannot sort by transient attribute '\(key.keyPath)' in an SQLite fetch.",
-                            context: .init(entity: fetch.entity.name, key: key.keyPath))
-                    }
-                    expression = "\(owner).\(SQLiteSchema.quote(mapping.table.columns[mapping.attributeColumns[attribute.slot]].name))"
-                    if attribute.attributeType == .decimal { expression = "CAST(\(expression) AS REAL)" }
-                    if attribute.attributeType == .string, let collation = SQLiteFunctions.collation(for: key.comparator) {
-                        expression += " COLLATE \(collation)"
-                    }
-                } else if let relationship = resolved.finalRelationship, let entity = relationship.entity,
-                    let mapping = schema.mapping(for: entity), mapping.foreignKeyColumns[relationship.slot] >= 0
-                {
-                    expression = "\(owner).\(SQLiteSchema.quote(mapping.table.columns[mapping.foreignKeyColumns[relationship.slot]].name))"
-                } else {
-                    throw QuireError(.invalidFetchRequest, "Cannot sort by '\(key.keyPath)'.", context: .init(entity: fetch.entity.name))
-                }
-                order.append(expression + (key.ascending ? " ASC" : " DESC"))
-            }
-        }
-        var conditions: [String] = []
-        let numbers = fetch.includesSubentities ? schema.numbers.hierarchyNumbers(of: fetch.entity) : [schema.numbers.number(of: fetch.entity)]
-        let tableEntities = 1 + table.root.allSubentities.count
-        if numbers.count != tableEntities {
-            conditions.append("t0.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))")
-        }
-        var compiler = SQLitePredicateCompiler(schema: schema, store: store, counter: counter)
-        if let predicate = fetch.predicate, predicate != .true {
-            conditions.append(try compiler.compile(predicate, for: .init(alias: "t0", entity: fetch.entity, scope: scope)))
-        }
-        var sql = "FROM \(SQLiteSchema.quote(table.name)) t0" + scope.joinSQL
-        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        if !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
-        if fetch.limit > 0 || fetch.offset > 0 {
-            sql += " LIMIT ?\(compiler.bindings.count + 1) OFFSET ?\(compiler.bindings.count + 2)"
-        }
-        return CompiledFetchSQL(
-            sql: sql, predicateBindings: compiler.bindings, folds: compiler.bindingFolds,
-            dependsOnParameterValues: compiler.dependsOnParameterValues)
-    }
-
-    private func prepared(_ selection: SQLFetchShape.Selection, _ fetch: StoreFetch) throws -> SQLiteStatement? {
-        guard let table = schema.table(for: fetch.entity) else { return nil }
-        do {
-            return try plannedStatement(selection, fetch, table: table)
-        } catch let error as SQLitePredicateCompiler.Unsupported {
-            throw unsupportedPredicateError(fetch, error)
-        }
-    }
-
-    func sqliteFetchRows(_ fetch: StoreFetch) throws -> [RowSnapshot] {
-        var rows: [RowSnapshot] = []
-        try sqliteVisitRows(fetch) { rows.append($0) }
-        return rows
-    }
-
     /// Reads the rows of a fetch one by one, handing each to `body` before the next is read.
-    func sqliteVisitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
-        guard let statement = try prepared(.rows, fetch) else { return }
+    package func visitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
+        guard let statement = try plannedRows(.rows, fetch) else { return }
         defer { statement.reset() }
         while try statement.step() { try body(try snapshot(from: statement, expecting: fetch.entity)) }
     }
 
-    func sqliteFetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] {
-        guard let statement = try prepared(.objectIDs, fetch) else { return [] }
+    package func fetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] {
+        guard let statement = try plannedRows(.objectIDs, fetch) else { return [] }
         var ids: [ObjectID] = []
         while try statement.step() {
             let pk = statement.int64(at: 0)
             let entity = try schema.entity(
-                number: statement.int64(at: 1), row: pk, kindOf: fetch.entity, store: "the SQLite store '\(storeURL.path)'",
-                file: storeURL)
+                number: statement.int64(at: 1), row: pk, kindOf: fetch.entity, store: errorDescription, file: storeURL)
             ids.append(ObjectID(entity: entity, store: store, primaryKey: pk))
         }
         return ids
     }
 
-    func sqliteCount(_ fetch: StoreFetch) throws -> Int {
-        if fetch.limit > 0 || fetch.offset > 0 { return try sqliteFetchObjectIDs(fetch).count }
-        guard let statement = try prepared(.count, fetch) else { return 0 }
+    package func count(_ fetch: StoreFetch) throws -> Int {
+        if fetch.limit > 0 || fetch.offset > 0 { return try fetchObjectIDs(fetch).count }
+        guard let statement = try plannedRows(.count, fetch) else { return 0 }
         defer { statement.reset() }
         return try statement.step() ? Int(statement.int64(at: 0)) : 0
     }
 
-    func sqliteSnapshot(for objectID: ObjectID) throws -> RowSnapshot? {
+    package func snapshot(for objectID: ObjectID) throws -> RowSnapshot? {
         try readRow(of: objectID) { statement, table in try snapshot(from: statement, expecting: table.root) }
     }
 
     /// The row of an object read by key straight into its packed form (``RowReader/packedSnapshot(from:in:expecting:builder:)``),
     /// as a fired fault keeps it; nil when the record does not exist.
-    func sqliteFaultRow(for objectID: ObjectID) throws -> FaultRow? {
+    package func faultRow(for objectID: ObjectID) throws -> FaultRow? {
         try readRow(of: objectID) { statement, table in
             .packed(try RowReader.packedSnapshot(from: statement, in: self, expecting: table.root, builder: faultRowBuilder))
         }
@@ -168,7 +92,7 @@ extension SQLiteStore: RowReadingStore {
     /// Selects an object's row by key and hands the statement, on that row, and its table to `read`; nil when
     /// the record does not exist.
     private func readRow<T>(
-        of objectID: ObjectID, _ read: (SQLiteStatement, SQLiteSchema.Table) throws -> T
+        of objectID: ObjectID, _ read: (SQLiteStatement, CoreDataSchema.Table) throws -> T
     ) throws -> T? {
         guard let pk = objectID.primaryKey, let query = rowByKeyQuery(for: objectID.entity) else { return nil }
         let statement = try rowByKeyStatement(query)
@@ -184,7 +108,7 @@ extension SQLiteStore: RowReadingStore {
         if let query = rowByKey[ObjectIdentifier(entity)] { return query }
         guard let table = schema.table(for: entity) else { return nil }
         let query = SQLiteRowByKeyQuery(
-            table: table, sql: "SELECT \(selectList(table)) FROM \(SQLiteSchema.quote(table.name)) t0 WHERE t0.Z_PK = ?")
+            table: table, sql: "SELECT \(selectList(table)) FROM \(SQLDialect.sqlite.quote(table.name)) t0 WHERE t0.Z_PK = ?")
         rowByKey[ObjectIdentifier(entity)] = query
         return query
     }
@@ -200,25 +124,25 @@ extension SQLiteStore: RowReadingStore {
         return statement
     }
 
-    func sqliteRelatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
+    package func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
         guard let pk = objectID.primaryKey, let destination = relationship.resolvedDestination,
             let destinationTable = schema.table(for: destination)
         else { return [] }
         let statement: SQLiteStatement
         if let key = schema.memberKey(for: relationship) {
-            var sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(SQLiteSchema.quote(key.table.name)) t0 "
-                + "WHERE t0.\(SQLiteSchema.quote(key.column)) = ?"
-            if let order = key.orderColumn { sql += " ORDER BY t0.\(SQLiteSchema.quote(order)), t0.Z_PK" }
+            var sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(SQLDialect.sqlite.quote(key.table.name)) t0 "
+                + "WHERE t0.\(SQLDialect.sqlite.quote(key.column)) = ?"
+            if let order = key.orderColumn { sql += " ORDER BY t0.\(SQLDialect.sqlite.quote(order)), t0.Z_PK" }
             statement = try db().cachedStatement(sql)
         } else if let join = schema.joinTable(for: relationship) {
             let forward = join.relationship === relationship
             let source = forward ? join.sourceColumn : join.destinationColumn
             let member = forward ? join.destinationColumn : join.sourceColumn
             let orderColumn = forward ? join.orderColumn : join.inverseOrderColumn
-            var sql = "SELECT d.Z_PK, d.Z_ENT FROM \(join.readSource(SQLiteSchema.quote)) j "
-                + "JOIN \(SQLiteSchema.quote(destinationTable.name)) d "
-                + "ON d.Z_PK = j.\(SQLiteSchema.quote(member)) WHERE j.\(SQLiteSchema.quote(source)) = ?"
-            if let orderColumn { sql += " ORDER BY j.\(SQLiteSchema.quote(orderColumn)), d.Z_PK" }
+            var sql = "SELECT d.Z_PK, d.Z_ENT FROM \(join.readSource(SQLDialect.sqlite.quote)) j "
+                + "JOIN \(SQLDialect.sqlite.quote(destinationTable.name)) d "
+                + "ON d.Z_PK = j.\(SQLDialect.sqlite.quote(member)) WHERE j.\(SQLDialect.sqlite.quote(source)) = ?"
+            if let orderColumn { sql += " ORDER BY j.\(SQLDialect.sqlite.quote(orderColumn)), d.Z_PK" }
             statement = try db().cachedStatement(sql)
         } else {
             return []
@@ -228,8 +152,7 @@ extension SQLiteStore: RowReadingStore {
         while try statement.step() {
             let member = statement.int64(at: 0)
             let entity = try schema.entity(
-                number: statement.int64(at: 1), row: member, kindOf: destination, store: "the SQLite store '\(storeURL.path)'",
-                file: storeURL)
+                number: statement.int64(at: 1), row: member, kindOf: destination, store: errorDescription, file: storeURL)
             ids.append(ObjectID(entity: entity, store: store, primaryKey: member))
         }
         return ids

@@ -93,7 +93,7 @@ extension SQLiteStore: HistoryTrackingStoreBackend {
         let ids = request.deleted.map(\.objectID).filter { !StoreHistoryLayout.tombstoneAttributes($0.entity).isEmpty }
         guard !ids.isEmpty else { return [:] }
         var rows: [ObjectID: [AttributeValue]] = [:]
-        for row in try sqliteSnapshots(for: ids) { rows[row.objectID] = row.attributes }
+        for row in try snapshots(for: ids) { rows[row.objectID] = row.attributes }
         return rows
     }
 
@@ -265,7 +265,7 @@ extension SQLiteStore: HistoryTrackingStoreBackend {
                 for entity in entities {
                     let preserved = StoreHistoryLayout.tombstoneAttributes(entity)
                     guard column < preserved.count, let name = schema.column(of: preserved[column]) else { continue }
-                    cases.append("WHEN \(schema.numbers.number(of: entity)) THEN t0.\(SQLiteSchema.quote(name))")
+                    cases.append("WHEN \(schema.numbers.number(of: entity)) THEN t0.\(SQLDialect.sqlite.quote(name))")
                 }
                 tombstones += ", ZTOMBSTONE\(column)"
                 tombstoneValues += cases.isEmpty ? ", NULL" : ", CASE t0.Z_ENT " + cases.joined(separator: " ") + " END"

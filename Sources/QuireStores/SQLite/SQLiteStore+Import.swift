@@ -2,8 +2,8 @@ import QuireCore
 import Foundation
 
 extension SQLiteStore {
-    /// Starts copying records in (Save As into a new SQLite store): one transaction until ``sqliteFinishImport()``.
-    func sqliteBeginImport() throws {
+    /// Starts copying records in (Save As into a new SQLite store): one transaction until ``finishImport()``.
+    package func beginImport() throws {
         let connection = try db()
         try connection.beginImmediate()
         do { try suspendDerivedAttributeTriggers(connection) } catch {
@@ -15,7 +15,7 @@ extension SQLiteStore {
     }
 
     /// Inserts records with their keys and versions; to-many relationships come later.
-    func sqliteImportRecords(_ rows: [RowSnapshot]) throws {
+    package func importRecords(_ rows: [RowSnapshot]) throws {
         let connection = try db()
         for row in rows {
             for value in row.attributes {
@@ -29,24 +29,17 @@ extension SQLiteStore {
     }
 
     /// Writes the members of to-many relationships: join rows and order keys.
-    func sqliteImportRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
+    package func importRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
         let connection = try db()
         for (owner, relationship, members) in owners {
             let change = SaveRequest.Change.importedMembers(of: owner, relationship, members, store: store)
-            try writeJoins(change, id: owner, map: [:], inverseSides: sqliteImportPass(for: relationship) == 1, connection)
+            try writeJoins(change, id: owner, map: [:], inverseSides: importPass(for: relationship) == 1, connection)
             try writeOrderKeys(change, map: [:], connection)
         }
     }
 
-    /// Which pass writes a relationship: the inverse side of a join table, whose order column needs the
-    /// owners' rows, comes second.
-    func sqliteImportPass(for relationship: RelationshipDescription) -> Int {
-        guard let join = schema.joinTable(for: relationship) else { return 0 }
-        return join.relationship === relationship ? 0 : 1
-    }
-
     /// Sets the key counters, the metadata and the lengths of external data, and commits.
-    func sqliteFinishImport(maximumKeys: [ObjectIdentifier: Int64]) throws {
+    package func finishImport(maximumKeys: [ObjectIdentifier: Int64]) throws {
         let connection = try db()
         do {
             let update = try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")

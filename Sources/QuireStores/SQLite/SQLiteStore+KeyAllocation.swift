@@ -32,7 +32,7 @@ extension SQLiteStore {
         }
         guard let table = schema.mapping(for: root)?.table.name else { return largest }
         // MAX alone in its statement, so that SQLite reads it from the b-tree's last entry.
-        let keys = try connection.cachedStatement("SELECT MAX(Z_PK) FROM \(SQLiteSchema.quote(table))")
+        let keys = try connection.cachedStatement("SELECT MAX(Z_PK) FROM \(SQLDialect.sqlite.quote(table))")
         defer { keys.reset() }
         if try keys.step(), keys.storageClass(at: 0) == SQLITE_INTEGER { largest = max(largest, keys.int64(at: 0)) }
         return largest
@@ -66,8 +66,8 @@ extension SQLiteStore {
         try model.freeze()
         let tables = try connection.tableNames()
         guard tables.contains("Z_PRIMARYKEY") else { return [] }
-        let numbers = try SQLiteEntityNumbers.read(try primaryKeyRows(connection, url: url), model: model, url: url)
-        let schema = SQLiteSchema(model: model, numbers: numbers)
+        let numbers = try CoreDataEntityNumbers.read(try primaryKeyRows(connection, url: url), model: model, url: url)
+        let schema = CoreDataSchema(model: model, numbers: numbers)
         var problems: [String] = []
         for root in numbers.entitiesInOrder where root.superentity == nil {
             guard let table = schema.mapping(for: root)?.table.name, tables.contains(table) else { continue }
@@ -92,7 +92,7 @@ extension SQLiteStore {
                     problems.append("\(row) holds the \(counters.string(at: 2) ?? "value") '\((counters.string(at: 1) ?? "").prefix(40))', not a key counter.")
                 }
             }
-            let keys = try connection.prepare("SELECT MAX(Z_PK) FROM \(SQLiteSchema.quote(table))")
+            let keys = try connection.prepare("SELECT MAX(Z_PK) FROM \(SQLDialect.sqlite.quote(table))")
             defer { keys.finalize() }
             let largestKey = try keys.step() && keys.storageClass(at: 0) == SQLITE_INTEGER ? keys.int64(at: 0) : 0
             let hierarchy = root.subentities.isEmpty ? "Z_MAX of \(root.name)" : "largest Z_MAX of \(root.name) and its sub-entities"

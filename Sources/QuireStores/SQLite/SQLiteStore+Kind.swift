@@ -5,12 +5,7 @@ extension StoreKind {
     /// SQLite: Core Data's schema; metadata in `Z_METADATA`, the embedded model in `Z_QUIREMODEL`; `-wal`,
     /// `-shm` and `-journal` files beside it while open.
     package static let sqlite: StoreKind = {
-        var kind = StoreKind(
-            type: .sqlite,
-            makeBackend: { SQLiteStore(store: $0) },
-            readMetadata: { url, _ in try SQLiteStore.readMetadata(at: url) },
-            writeMetadata: { metadata, url, _ in try SQLiteStore.writeMetadata(metadata, at: url) })
-        kind.readModel = { try SQLiteStore.readModel(at: $0) }
+        var kind = StoreKind(type: .sqlite, backend: SQLiteStore.self)
         kind.readModelCache = { try SQLiteStore.readModelCache(at: $0) }
         kind.recognizes = { $0.starts(with: SQLiteFileCheck.headerMagic) }
         kind.sideFileSuffixes = SQLiteFileCheck.sideFileSuffixes
@@ -33,3 +28,5 @@ extension StoreKind {
         return kind
     }()
 }
+
+extension SQLiteStore: ClosedStoreAccess {}

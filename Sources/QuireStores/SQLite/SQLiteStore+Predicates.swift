@@ -9,12 +9,12 @@ extension SQLiteStore {
     func compileCondition(
         _ predicate: QueryPredicate,
         entity: EntityDescription,
-        scope: SQLiteQueryScope,
-        compiler: inout SQLitePredicateCompiler
+        scope: SQLQueryScope,
+        compiler: inout SQLPredicateCompiler
     ) throws -> String {
         do {
             return try compiler.compile(predicate, for: .init(alias: "t0", entity: entity, scope: scope))
-        } catch let error as SQLitePredicateCompiler.Unsupported {
+        } catch let error as SQLPredicateCompiler.Unsupported {
             throw QuireError(
                 .invalidFetchRequest,
                 "The SQLite store '\(storeURL.path)' cannot evaluate the predicate '\(predicate)' on entity "

@@ -9,7 +9,7 @@ extension SQLiteStore {
     /// - Throws: ``QuireError/Code/persistentStoreSaveConflicts`` naming the objects another context or
     ///   coordinator changed or deleted since they were read, with each one's row as the store has it now in
     ///   ``QuireError/conflicts``; the transaction is rolled back and nothing is written.
-    func sqliteSave(_ request: SaveRequest) throws -> SaveResult {
+    package func save(_ request: SaveRequest) throws -> SaveResult {
         guard !options.isReadOnly else { throw readOnlyError() }
         let connection = try db()
         let writes = externalDataFolder.map { ExternalDataWrites(folder: $0, threshold: options.externalDataThreshold) }
@@ -109,7 +109,7 @@ extension SQLiteStore {
     /// The error of a save whose optimistic-locking check failed: each conflicting object with the store's
     /// row as it is now (read inside the failing transaction, before it is rolled back), or none when deleted.
     private func conflictError(_ conflicting: [SaveRequest.Change]) throws -> QuireError {
-        try QuireError.saveConflicts(conflicting, in: "the store '\(storeURL.path)'", file: storeURL) { try sqliteSnapshot(for: $0) }
+        try QuireError.saveConflicts(conflicting, in: "the store '\(storeURL.path)'", file: storeURL) { try snapshot(for: $0) }
     }
 
     private func assignPrimaryKeys(_ inserted: [SaveRequest.Change], into result: inout SaveResult, _ connection: SQLiteConnection) throws {
@@ -275,7 +275,7 @@ extension SQLiteStore {
     private func deleteRow(_ change: SaveRequest.Change, _ connection: SQLiteConnection) throws -> Bool {
         let entity = change.objectID.entity
         guard let table = schema.table(for: entity), let pk = change.objectID.primaryKey else { return true }
-        let statement = try connection.cachedStatement("DELETE FROM \(SQLiteSchema.quote(table.name)) WHERE Z_PK = ? AND Z_OPT = ?")
+        let statement = try connection.cachedStatement("DELETE FROM \(SQLDialect.sqlite.quote(table.name)) WHERE Z_PK = ? AND Z_OPT = ?")
         statement.bind(pk, at: 1)
         statement.bind(change.version, at: 2)
         try statement.run()

@@ -25,11 +25,11 @@ package final class WritePlan {
     }
 }
 
-/// The SQLite store: incremental, in Core Data's schema (see ``SQLiteSchema``), WAL by default and
+/// The SQLite store: incremental, in Core Data's schema (see ``CoreDataSchema``), WAL by default and
 /// checkpointed on close.
 ///
 /// Used only under the coordinator's lock.
-package final class SQLiteStore: ImportingStoreBackend {
+package final class SQLiteStore: ImportingStoreBackend, SQLStore {
     /// The handle this backend answers for. `unowned(unsafe)`: the handle owns its backend and is the only
     /// way to reach it, so the handle outlives every use; no reference counting on the per-row paths.
     package unowned(unsafe) let store: PersistentStore
@@ -44,7 +44,7 @@ package final class SQLiteStore: ImportingStoreBackend {
     /// Its accesses, and those of ``blobWrites``, are not checked at run time (`@exclusivity(unchecked)`): the
     /// store is used only under the coordinator's lock, so no two accesses overlap, and a save reads both for
     /// every row it writes, where the checks cost more than the reads.
-    @exclusivity(unchecked) package private(set) var schema: SQLiteSchema
+    @exclusivity(unchecked) package private(set) var schema: CoreDataSchema
     /// Per entity: how to read its rows.
     var readers: [ObjectIdentifier: RowReader] = [:]
     /// The same readers by entity number (`Z_ENT`), for the per-row lookup.
@@ -55,13 +55,13 @@ package final class SQLiteStore: ImportingStoreBackend {
     var selectLists: [ObjectIdentifier: String] = [:]
     /// Per entity: the select of one row by key (firing a fault), with its statement once prepared.
     var rowByKey: [ObjectIdentifier: SQLiteRowByKeyQuery] = [:]
-    /// The builder a fault's row is packed with (``sqliteFaultRow(for:)``), reused from one fault to the next.
+    /// The builder a fault's row is packed with (``faultRow(for:)``), reused from one fault to the next.
     let faultRowBuilder = PackedRowBuilder()
     /// The compiled SQL of recent fetches by shape, and whether recent predicates compile (SQLiteStore+FetchPlans).
-    package internal(set) var fetchPlans = SQLFetchPlanCache<SQLFetchPlan>()
-    var evaluablePredicates = SQLFetchPlanCache<Bool>()
+    package var fetchPlans = SQLFetchPlanCache<SQLFetchPlan>()
+    package var evaluablePredicates = SQLFetchPlanCache<Bool>()
     /// How many times a fetch's predicate was compiled to SQL (tests read it).
-    package internal(set) var fetchCompilations = 0
+    package var fetchCompilations = 0
     /// The attributes the store's own triggers maintain (Core Data's derived attributes, `Z_DA_…` triggers):
     /// read like any other, never written by a save.
     var triggerMaintainedAttributes: Set<ObjectIdentifier> = []
@@ -75,10 +75,13 @@ package final class SQLiteStore: ImportingStoreBackend {
 
     package init(store: PersistentStore) {
         self.store = store
-        self.schema = SQLiteSchema(model: store.model)
+        self.schema = CoreDataSchema(model: store.model)
     }
 
     package var storeURL: URL { url ?? URL(fileURLWithPath: "/dev/null") }
+
+    /// SQLite's SQL (``SQLDialect/sqlite``).
+    package var dialect: SQLDialect { .sqlite }
 
     package func db() throws -> SQLiteConnection {
         if !generationConnections.isEmpty, let pinned = generationConnections[QueryGenerationScope.number] { return pinned }
@@ -228,24 +231,24 @@ package final class SQLiteStore: ImportingStoreBackend {
 
     /// The schema of a model in an open store, every name it has a choice about taken from the file (its entity
     /// numbers from `Z_PRIMARYKEY`, its join tables and columns from `PRAGMA table_info`; see
-    /// ``SQLiteSchema/StoreTables``), and how the store's tables differ from it, first difference first.
+    /// ``CoreDataSchema/StoreTables``), and how the store's tables differ from it, first difference first.
     ///
     /// - Throws: ``QuireError/Code/persistentStoreIncompatibleSchema`` when `Z_PRIMARYKEY` does not match the
     ///   model (naming the first difference).
     static func resolvedSchema(
         _ connection: SQLiteConnection, tables: Set<String>, model: ManagedObjectModel, url: URL
-    ) throws -> (SQLiteSchema, differences: [String]) {
-        let numbers = try SQLiteEntityNumbers.read(try primaryKeyRows(connection, url: url), model: model, url: url)
+    ) throws -> (CoreDataSchema, differences: [String]) {
+        let numbers = try CoreDataEntityNumbers.read(try primaryKeyRows(connection, url: url), model: model, url: url)
         var present: [String: [String]] = [:]
         for table in tables { present[table] = try connection.columnNames(of: table).sorted() }
-        let storeTables = SQLiteSchema.StoreTables(present)
-        let schema = SQLiteSchema(model: model, numbers: numbers, storeTables: storeTables)
+        let storeTables = CoreDataSchema.StoreTables(present)
+        let schema = CoreDataSchema(model: model, numbers: numbers, storeTables: storeTables)
         return (schema, schemaDifferences(schema, present: storeTables.columnsByTable))
     }
 
     /// The attributes a store's derived-attribute triggers maintain. Core Data names them
     /// `Z_DA_<table>_<Entity>_<attribute>_<INSERT | UPDATE | PARAMETER_INSERT | SOURCE_INSERT | …>` (see
-    /// `SQLiteSchema.derivedAttributeTriggerStatements()`).
+    /// `CoreDataSchema.derivedAttributeTriggerStatements()`).
     static func derivedAttributes(_ connection: SQLiteConnection, model: ManagedObjectModel) throws -> Set<ObjectIdentifier> {
         let statement = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'Z\\_DA\\_%' ESCAPE '\\'")
         defer { statement.finalize() }
@@ -265,10 +268,10 @@ package final class SQLiteStore: ImportingStoreBackend {
     }
 
     /// The rows of a store's `Z_PRIMARYKEY` table.
-    package static func primaryKeyRows(_ connection: SQLiteConnection, url: URL) throws -> [SQLiteEntityNumbers.Row] {
+    package static func primaryKeyRows(_ connection: SQLiteConnection, url: URL) throws -> [CoreDataEntityNumbers.Row] {
         let statement = try connection.prepare("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY")
         defer { statement.finalize() }
-        var rows: [SQLiteEntityNumbers.Row] = []
+        var rows: [CoreDataEntityNumbers.Row] = []
         while try statement.step() {
             rows.append(.init(number: Int(statement.int64(at: 0)), name: statement.string(at: 1) ?? "", superNumber: Int(statement.int64(at: 2))))
         }
@@ -283,7 +286,7 @@ package final class SQLiteStore: ImportingStoreBackend {
     /// How a store's tables differ from a schema's, first difference first: missing tables and columns, and
     /// columns or `Z`-prefixed tables the model does not have. Core Data's persistent-history tables (`A…`) and
     /// the bookkeeping tables are not the model's and are not compared.
-    private static func schemaDifferences(_ schema: SQLiteSchema, present: [String: Set<String>]) -> [String] {
+    private static func schemaDifferences(_ schema: CoreDataSchema, present: [String: Set<String>]) -> [String] {
         var differences: [String] = []
         let expected = schema.expectedColumns()
         for (table, columns) in expected.sorted(by: { $0.key < $1.key }) {
@@ -353,47 +356,7 @@ package final class SQLiteStore: ImportingStoreBackend {
         try reopen(at: url)
     }
 
-    // MARK: Requests (implemented in SQLiteStore+Fetch and SQLiteStore+Save)
-
-    package func fetchRows(_ fetch: StoreFetch) throws -> [RowSnapshot] { try sqliteFetchRows(fetch) }
-    package func visitRows(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws {
-        try sqliteVisitRows(fetch, body)
-    }
-    package func visitRowsIfEvaluable(_ fetch: StoreFetch, _ body: (consuming RowSnapshot) throws -> Void) throws -> Bool {
-        try sqliteVisitRowsIfEvaluable(fetch, body)
-    }
-    package func visitPackedRowsIfEvaluable(_ fetch: StoreFetch, _ body: (consuming PackedRowSnapshot) throws -> Void) throws -> Bool {
-        try sqliteVisitPackedRowsIfEvaluable(fetch, body)
-    }
-    package func canEvaluate(_ predicate: QueryPredicate, for entity: EntityDescription) -> Bool {
-        sqliteCanEvaluate(predicate, for: entity)
-    }
-    package func fetchObjectIDs(_ fetch: StoreFetch) throws -> [ObjectID] { try sqliteFetchObjectIDs(fetch) }
-    package func fetchDictionaries(_ request: DictionaryFetch) throws -> [[DictionaryValue]]? {
-        try sqliteFetchDictionaries(request)
-    }
-    package func count(_ fetch: StoreFetch) throws -> Int { try sqliteCount(fetch) }
-    package func snapshot(for objectID: ObjectID) throws -> RowSnapshot? { try sqliteSnapshot(for: objectID) }
-    package func faultRow(for objectID: ObjectID) throws -> FaultRow? { try sqliteFaultRow(for: objectID) }
-    package func relatedObjectIDs(of objectID: ObjectID, relationship: RelationshipDescription) throws -> [ObjectID] {
-        try sqliteRelatedObjectIDs(of: objectID, relationship: relationship)
-    }
-    package func snapshots(for objectIDs: [ObjectID]) throws -> [RowSnapshot] { try sqliteSnapshots(for: objectIDs) }
-    package func relatedObjectIDs(
-        of objectIDs: [ObjectID], relationship: RelationshipDescription
-    ) throws -> [ObjectID: [ObjectID]] {
-        try sqliteRelatedObjectIDs(of: objectIDs, relationship: relationship)
-    }
-    package func save(_ request: SaveRequest) throws -> SaveResult { try sqliteSave(request) }
-    package func recordedLength(ofExternalData name: String) -> Int64? { sqliteRecordedLength(ofExternalData: name) }
-    package func keepsInverseApart(_ relationship: RelationshipDescription) -> Bool { SQLiteSchema.keepsInverseApart(relationship) }
-    package func beginImport() throws { try sqliteBeginImport() }
-    package func importRecords(_ rows: [RowSnapshot]) throws { try sqliteImportRecords(rows) }
-    package func importRelationships(_ owners: [(owner: ObjectID, relationship: RelationshipDescription, members: [ObjectID])]) throws {
-        try sqliteImportRelationships(owners)
-    }
-    package func importPass(for relationship: RelationshipDescription) -> Int { sqliteImportPass(for: relationship) }
-    package func finishImport(maximumKeys: [ObjectIdentifier: Int64]) throws { try sqliteFinishImport(maximumKeys: maximumKeys) }
+    // MARK: Requests (SQLiteStore+Fetch, +Batch, +Save, +Import; SQLStore+Fetch for what engines share)
 
     package func close() throws {
         closeQueryGenerations()

@@ -32,8 +32,9 @@ import Foundation
 /// The store's version is found in the list by its entity version hashes, and every later step runs, on a private
 /// copy of the store: a custom stage's will-migrate handler with ``container`` open on the copy at the stage's
 /// first version, the inferred migration, its did-migrate handler with ``container`` open on the copy at the
-/// second version. Only when every step is done does the copy replace the store (one rename); an error in any step
-/// or handler leaves the store as it was. SQLite, XML and binary stores migrate in stages alike.
+/// second version. Only when every step is done does the copy replace the store (one rename; for PostgreSQL, one
+/// transaction renaming schemas); an error in any step or handler leaves the store as it was. SQLite, XML, binary
+/// and PostgreSQL stores migrate in stages alike.
 public final class StagedMigrationManager: StoreStagedMigration, Sendable {
     /// The stages, in order (`stages`).
     public let stages: [MigrationStage]
@@ -80,22 +81,23 @@ public final class StagedMigrationManager: StoreStagedMigration, Sendable {
         guard let start = steps.firstIndex(where: { $0.from.isConfiguration(nil, compatibleWithStoreMetadata: metadata) }) else {
             throw QuireError(
                 .migrationMissingSourceModel,
-                "The store '\(url.path)' was written with a model version none of the \(stages.count) migration stages names.",
-                context: .init(file: url))
+                "The store \(StoreKinds.storeDescription(url)) was written with a model version none of the \(stages.count) migration stages names.",
+                context: .init(file: StoreKinds.safeURL(url)))
         }
         var inner = options
         inner.migratesAutomatically = false
         inner.stagedMigrationManager = nil
         inner.isReadOnly = false
-        let work = try MigrationFiles.makeWorkFolder(for: url)
-        defer { MigrationFiles.removeWorkFolder(work) }
-        let copy = work.appendingPathComponent(url.lastPathComponent)
+        let work = try MigrationWorkArea(beside: url, kind: kind)
+        defer { work.removeAll() }
+        let copy = try work.newLocation()
         do {
-            try kind.cloneFiles(from: url, to: copy)
+            try work.copy(url, to: copy, model: steps[start].from, options: inner)
         } catch let error as QuireError {
             throw QuireError(
-                .migrationManagerDestinationStore, "Cannot copy the store '\(url.path)' to migrate it: \(error.message)",
-                context: .init(file: url), underlying: error)
+                .migrationManagerDestinationStore,
+                "Cannot copy the store \(StoreKinds.storeDescription(url)) to migrate it: \(error.message)",
+                context: .init(file: StoreKinds.safeURL(url)), underlying: error)
         }
         for step in steps[start...] {
             if let custom = step.custom, let handler = custom.willMigrateHandler {
@@ -112,7 +114,7 @@ public final class StagedMigrationManager: StoreStagedMigration, Sendable {
                 try run(handler, of: custom, named: "did-migrate", model: step.to, at: copy, type: type, options: inner)
             }
         }
-        try MigrationFiles.replace(url, with: copy, kind: kind)
+        try work.replace(url, with: copy)
         return true
     }
 
@@ -173,7 +175,7 @@ public final class StagedMigrationManager: StoreStagedMigration, Sendable {
         } catch {
             throw QuireError(
                 .migration, "The \(name) handler of the migration stage '\(stage.label)' failed: \((error as? QuireError)?.message ?? "\(error)")",
-                context: .init(file: url), underlying: error as? QuireError ?? QuireError(.migration, "\(error)"))
+                context: .init(file: StoreKinds.safeURL(url)), underlying: error as? QuireError ?? QuireError(.migration, "\(error)"))
         }
     }
 }

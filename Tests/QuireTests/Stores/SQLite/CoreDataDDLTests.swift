@@ -62,7 +62,7 @@ import QuireStores
         var groups: [(rank: Int, columns: [String])] = []
         for definition in definitions {
             let words = definition.split(separator: " ")
-            let rank = words.count > 1 ? SQLiteSchema.typeRank(String(words[1])) : 9
+            let rank = words.count > 1 ? CoreDataSchema.typeRank(String(words[1])) : 9
             if let last = groups.last, last.rank == rank {
                 groups[groups.count - 1].columns.append(definition)
             } else {
@@ -80,16 +80,16 @@ import QuireStores
         let rows = try SQLiteStore.primaryKeyRows(connection, url: url)
         let metadata = try SQLiteStore.readMetadata(connection, url: url)
         connection.close()
-        let numbers = try SQLiteEntityNumbers.read(rows, model: model, url: url)
+        let numbers = try CoreDataEntityNumbers.read(rows, model: model, url: url)
         let version = Int(metadata[StoreMetadataKey.persistenceFrameworkVersion]?.integerValue ?? 0)
-        let schema = SQLiteSchema(model: model, numbers: numbers)
+        let schema = CoreDataSchema(model: model, numbers: numbers)
 
         let made = folder.file("made.sqlite")
         do {
             let writer = try SQLiteConnection(url: made, readOnly: false, create: true)
             defer { writer.close() }
             try SQLiteFunctions.register(on: writer)
-            for statement in schema.createStatements(style: SQLiteSchema.DDLStyle(frameworkVersion: version)) { try writer.execute(statement) }
+            for statement in schema.createStatements(style: CoreDataSchema.DDLStyle(frameworkVersion: version)) { try writer.execute(statement) }
         }
         var expected = try Self.ddl(url)
         var actual = try Self.ddl(made)
@@ -129,9 +129,9 @@ import QuireStores
         let connection = try SQLiteConnection(url: url, readOnly: true, create: false)
         let rows = try SQLiteStore.primaryKeyRows(connection, url: url)
         connection.close()
-        let numbered = SQLiteEntityNumbers.coreData(for: model)
+        let numbered = CoreDataEntityNumbers.coreData(for: model)
         let renumbered = rows.contains { row in
-            row.number < SQLiteEntityNumbers.firstHistoryNumber && model.entitiesByName[row.name].map { numbered.number(of: $0) } != row.number
+            row.number < CoreDataEntityNumbers.firstHistoryNumber && model.entitiesByName[row.name].map { numbered.number(of: $0) } != row.number
         }
         guard version >= 836, !renumbered else { return }
 

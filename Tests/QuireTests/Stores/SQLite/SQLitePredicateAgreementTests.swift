@@ -67,9 +67,9 @@ struct SQLitePredicateAgreementTests {
         else { throw QuireError(.persistentStoreOpen, "no SQLite store") }
         let predicate = try QueryPredicate(
             format: "firstName == %@ OR lastName LIKE[cd] %@ OR age IN %@", "x'; DROP TABLE ZAUTHOR; --", "a*", [1, 2])
-        let counter = SQLiteAliasCounter()
-        var compiler = SQLitePredicateCompiler(schema: store.schema, store: library.store, counter: counter)
-        let sql = try compiler.compile(predicate, for: .init(alias: "t0", entity: entity, scope: .init(counter: counter)))
+        let counter = SQLAliasCounter()
+        var compiler = SQLPredicateCompiler(schema: store.schema, store: library.store, counter: counter, dialect: .sqlite)
+        let sql = try compiler.compile(predicate, for: .init(alias: "t0", entity: entity, scope: .init(counter: counter, dialect: .sqlite)))
         #expect(!sql.contains("DROP") && !sql.contains("'"))
         #expect(compiler.bindings.count == 4)
     }

@@ -1,7 +1,7 @@
 import QuireCore
 import Foundation
 
-extension SQLitePredicateCompiler {
+extension SQLPredicateCompiler {
     /// Compiles a function expression (``QueryExpression/Function``) into an SQL value that is exactly what the
     /// evaluator computes, or throws ``Unsupported`` so that the context evaluates it in memory.
     ///
@@ -53,7 +53,7 @@ extension SQLitePredicateCompiler {
             case .add: return .scalar("(\(a) + \(b))", kind)
             case .subtract: return .scalar("(\(a) - \(b))", kind)
             case .multiply: return .scalar("(\(a) * \(b))", kind)
-            default: return .scalar(dialect == .sqlite ? "(\(a) / \(b))" : "(\(a) / NULLIF(\(b), 0))", kind)
+            default: return .scalar(dialect.divisionByZeroIsNull ? "(\(a) / \(b))" : "(\(a) / NULLIF(\(b), 0))", kind)
             }
         case .abs, .ceiling, .floor, .trunc, .sqrt, .log, .ln, .exp, .raise, .modulus, .bitwiseAnd, .bitwiseOr,
             .bitwiseXor, .leftshift, .rightshift, .onesComplement:
@@ -66,10 +66,10 @@ extension SQLitePredicateCompiler {
             if !dialect.callsSwiftFunctions {
                 switch function {
                 case .abs: return .scalar("abs(\(values[0]))", .number)
-                case .ceiling: return .scalar("ceil(CAST(\(values[0]) AS DOUBLE PRECISION))", .number)
-                case .floor: return .scalar("floor(CAST(\(values[0]) AS DOUBLE PRECISION))", .number)
-                case .trunc: return .scalar("trunc(CAST(\(values[0]) AS DOUBLE PRECISION))", .number)
-                default: throw Unsupported(reason: "\(function.name) in PostgreSQL")
+                case .ceiling: return .scalar("ceil(\(dialect.real(values[0])))", .number)
+                case .floor: return .scalar("floor(\(dialect.real(values[0])))", .number)
+                case .trunc: return .scalar("trunc(\(dialect.real(values[0])))", .number)
+                default: throw Unsupported(reason: "\(function.name) in \(dialect.name)")
                 }
             }
             return .scalar(try swiftCall(function, values), .number)
@@ -78,7 +78,7 @@ extension SQLitePredicateCompiler {
             guard kind == .string || (function == .length && kind == .data) else {
                 throw Unsupported(reason: "\(function.name) of a value of this kind")
             }
-            guard dialect.callsSwiftFunctions else { throw Unsupported(reason: "\(function.name) in PostgreSQL") }
+            guard dialect.callsSwiftFunctions else { throw Unsupported(reason: "\(function.name) in \(dialect.name)") }
             return .scalar(try swiftCall(function, [sql]), function == .length ? .number : .string)
         default:
             throw Unsupported(reason: "the function \(function.name), evaluated in memory")
@@ -86,7 +86,7 @@ extension SQLitePredicateCompiler {
     }
 
     private func swiftCall(_ function: QueryExpression.Function, _ arguments: [String]) throws -> String {
-        guard let sql = SQLiteExpressionFunction.call(function, arguments) else {
+        guard let sql = dialect.swiftFunctionCall?(function, arguments) else {
             throw Unsupported(reason: "the function \(function.name)")
         }
         return sql

@@ -1,10 +1,10 @@
 import QuireCore
 
-extension SQLiteSchema {
+extension CoreDataSchema {
     /// The tables and columns of an existing store as its file names them, looked up case-insensitively (SQL
     /// names are; a PostgreSQL store reports them folded to lower case).
     ///
-    /// A schema made with them (``SQLiteSchema/init(model:numbers:storeTables:)``) takes every name it has a
+    /// A schema made with them (``CoreDataSchema/init(model:numbers:storeTables:)``) takes every name it has a
     /// choice about from the file: which side's name a many-to-many join table carries, the numeric suffix of a
     /// join column (`Z_23USERS1`), `REFLEXIVE`, whether a to-many without an inverse is Core Data's hidden column or
     /// the join table of older Quire stores, and older spellings of entity columns. Built once when a store is

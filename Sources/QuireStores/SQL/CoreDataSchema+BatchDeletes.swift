@@ -1,6 +1,6 @@
 import QuireCore
 
-extension SQLiteSchema {
+extension CoreDataSchema {
     /// Whether deleting rows of an entity by one statement would skip something a delete must do: a delete rule
     /// that reaches other rows (cascade, deny, nullify of an inverse to-one), join-table rows, or the hidden keys of
     /// members of its to-many relationships without an inverse. The SQLite and

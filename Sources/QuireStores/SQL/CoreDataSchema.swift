@@ -21,7 +21,7 @@ import Foundation
 ///
 /// For an existing store, every table and column name is taken from the file (``init(model:numbers:storeTables:)``):
 /// the rules above only choose among what the file has, and name what a new store gets.
-package final class SQLiteSchema {
+package final class CoreDataSchema {
     /// One table per entity hierarchy.
     package final class Table {
         package let name: String
@@ -106,7 +106,7 @@ package final class SQLiteSchema {
 
     package let model: ManagedObjectModel
     /// The store's entity numbers (`Z_ENT`).
-    package let numbers: SQLiteEntityNumbers
+    package let numbers: CoreDataEntityNumbers
     package private(set) var tables: [Table] = []
     package private(set) var tablesByRoot: [ObjectIdentifier: Table] = [:]
     package private(set) var mappings: [ObjectIdentifier: EntityMapping] = [:]
@@ -124,14 +124,10 @@ package final class SQLiteSchema {
     /// - Parameter storeTables: The tables and columns of the existing store the schema is for: every join table
     ///   and join, hidden and entity column is then named as the file names it (see ``StoreTables``). Nil for a
     ///   new store, which is laid out as Core Data lays one out.
-    package init(model: ManagedObjectModel, numbers: SQLiteEntityNumbers? = nil, storeTables: StoreTables? = nil) {
+    package init(model: ManagedObjectModel, numbers: CoreDataEntityNumbers? = nil, storeTables: StoreTables? = nil) {
         self.model = model
         self.numbers = numbers ?? .coreData(for: model)
         build(storeTables)
-    }
-
-    package static func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     package static func columnName(_ name: String) -> String { "Z" + name.uppercased() }
@@ -173,7 +169,25 @@ package final class SQLiteSchema {
     static func ddlName(_ identifier: String) -> String {
         let plain = (identifier.hasPrefix("Z") || identifier == reflexiveColumn)
             && identifier.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
-        return plain ? identifier : quote(identifier)
+        return plain ? identifier : SQLDialect.quoteRaw(identifier)
+    }
+
+    /// The DDL of the join tables: each with its two key columns (and order columns), its primary key and Core
+    /// Data's index on the destination column (`Z_2TAGS_3TAGS_INDEX`), names written by `name`, integers of
+    /// `integerType`; every engine creates them alike.
+    package func joinTableStatements(name: (String) -> String, integerType: String) -> [String] {
+        var sql: [String] = []
+        for join in allJoinTables {
+            var columns = ["\(name(join.sourceColumn)) \(integerType)", "\(name(join.destinationColumn)) \(integerType)"]
+            if let order = join.orderColumn { columns.append("\(name(order)) \(integerType)") }
+            if let order = join.inverseOrderColumn { columns.append("\(name(order)) \(integerType)") }
+            columns.append("PRIMARY KEY (\(name(join.sourceColumn)), \(name(join.destinationColumn)))")
+            sql.append("CREATE TABLE \(name(join.name)) ( \(columns.joined(separator: ", ")) )")
+            sql.append(
+                "CREATE INDEX \(name("\(join.name)_\(join.destinationColumn)_INDEX")) ON \(name(join.name)) "
+                    + "(\(name(join.destinationColumn)), \(name(join.sourceColumn)))")
+        }
+        return sql
     }
 
     /// The member column of a join table whose relationship is its own inverse.
@@ -201,7 +215,7 @@ package final class SQLiteSchema {
     private func build(_ storeTables: StoreTables?) {
         let entities = numbers.entitiesInOrder
         for entity in entities where entity.superentity == nil {
-            let table = Table(name: SQLiteSchema.columnName(entity.name), root: entity)
+            let table = Table(name: CoreDataSchema.columnName(entity.name), root: entity)
             tables.append(table)
             tablesByRoot[ObjectIdentifier(entity)] = table
         }
@@ -225,7 +239,7 @@ package final class SQLiteSchema {
                         name: storeTables.spelling(of: legacy) ?? legacy, relationship: relationship,
                         sourceColumn: StoreTables.pick(source, in: columns) ?? source,
                         destinationColumn: StoreTables.pick(member, in: columns) ?? member,
-                        orderColumn: relationship.isOrdered ? SQLiteSchema.orderColumnName(of: member) : nil, inverseOrderColumn: nil,
+                        orderColumn: relationship.isOrdered ? CoreDataSchema.orderColumnName(of: member) : nil, inverseOrderColumn: nil,
                         isReflexive: false))
                     continue
                 }
@@ -252,14 +266,14 @@ package final class SQLiteSchema {
             for property in entity.properties where !property.isTransient {
                 if let attribute = property as? AttributeDescription {
                     add(
-                        SQLiteSchema.columnName(attribute.name), type: attribute.attributeType.sqliteColumnType,
+                        CoreDataSchema.columnName(attribute.name), type: attribute.attributeType.sqliteColumnType,
                         role: .attribute(attribute), to: table)
                 } else if let composite = property as? CompositeAttributeDescription {
                     // Core Data flattens a composite into a column per element, named by the element alone
                     // (`ZCITY`, then `ZCITY1` if the name is taken) in the entity's table.
                     for leaf in composite.leaves where !leaf.attribute.isTransient {
                         add(
-                            SQLiteSchema.columnName(leaf.element.name), type: leaf.attribute.attributeType.sqliteColumnType,
+                            CoreDataSchema.columnName(leaf.element.name), type: leaf.attribute.attributeType.sqliteColumnType,
                             role: .attribute(leaf.attribute), to: table)
                     }
                 } else if let relationship = property as? RelationshipDescription, !relationship.isToMany {
@@ -267,7 +281,7 @@ package final class SQLiteSchema {
                 }
             }
             for relationship in toOne {
-                add(SQLiteSchema.columnName(relationship.name), type: "INTEGER", role: .foreignKey(relationship), to: table)
+                add(CoreDataSchema.columnName(relationship.name), type: "INTEGER", role: .foreignKey(relationship), to: table)
                 if let destination = relationship.resolvedDestination, !destination.subentities.isEmpty {
                     add(
                         "Z\(numbers.number(of: destination))_" + relationship.name.uppercased(), type: "INTEGER",
@@ -289,7 +303,7 @@ package final class SQLiteSchema {
         for table in tables {
             table.columns = table.columns.enumerated()
                 .sorted { a, b in
-                    let (ra, rb) = (SQLiteSchema.columnRank(a.element), SQLiteSchema.columnRank(b.element))
+                    let (ra, rb) = (CoreDataSchema.columnRank(a.element), CoreDataSchema.columnRank(b.element))
                     return (ra.0, ra.1, a.offset) < (rb.0, rb.1, b.offset)
                 }
                 .map(\.element)
@@ -340,7 +354,7 @@ package final class SQLiteSchema {
             usedColumns.insert(name)
             return name
         }
-        for entity in SQLiteEntityNumbers.sortedByName(entities) {
+        for entity in CoreDataEntityNumbers.sortedByName(entities) {
             for case let relationship as RelationshipDescription in entity.properties
             where relationship.isToMany && !relationship.isTransient {
                 guard joinTables[ObjectIdentifier(relationship)] == nil, let inverse = relationship.resolvedInverse, inverse.isToMany,
@@ -354,11 +368,11 @@ package final class SQLiteSchema {
                 let m = numbers.number(of: destination)
                 let reflexive = inverse === relationship
                 let source = unique("Z_\(n)\(inverse.name.uppercased())")
-                let member = reflexive ? SQLiteSchema.reflexiveColumn : unique("Z_\(m)\(relationship.name.uppercased())")
+                let member = reflexive ? CoreDataSchema.reflexiveColumn : unique("Z_\(m)\(relationship.name.uppercased())")
                 addJoin(JoinTable(
                     name: "Z_\(n)\(relationship.name.uppercased())", relationship: relationship, sourceColumn: source,
-                    destinationColumn: member, orderColumn: relationship.isOrdered ? SQLiteSchema.orderColumnName(of: member) : nil,
-                    inverseOrderColumn: !reflexive && inverse.isOrdered ? SQLiteSchema.orderColumnName(of: source) : nil,
+                    destinationColumn: member, orderColumn: relationship.isOrdered ? CoreDataSchema.orderColumnName(of: member) : nil,
+                    inverseOrderColumn: !reflexive && inverse.isOrdered ? CoreDataSchema.orderColumnName(of: source) : nil,
                     isReflexive: reflexive))
             }
         }
@@ -384,7 +398,7 @@ package final class SQLiteSchema {
             var source = ownerNames[0]
             if reflexive {
                 // Core Data's own: `Z_<n><REL>` and `REFLEXIVE`.
-                if let found = StoreTables.pick(SQLiteSchema.reflexiveColumn, in: columns) { member = found }
+                if let found = StoreTables.pick(CoreDataSchema.reflexiveColumn, in: columns) { member = found }
                 if let found = memberNames.lazy.compactMap({ StoreTables.pick($0, in: columns, suffixed: true) }).first { source = found }
             } else {
                 if let found = memberNames.lazy.compactMap({ StoreTables.pick($0, in: columns, suffixed: true) }).first { member = found }
@@ -393,7 +407,7 @@ package final class SQLiteSchema {
                 }
             }
             func orderColumn(of key: String, ordered: Bool) -> String? {
-                let base = SQLiteSchema.orderColumnName(of: key)
+                let base = CoreDataSchema.orderColumnName(of: key)
                 return ordered ? (StoreTables.pick(base, in: columns) ?? base) : nil
             }
             return JoinTable(
@@ -425,7 +439,7 @@ package final class SQLiteSchema {
             }
         }
         for entity in entities {
-            for case let relationship as RelationshipDescription in entity.properties where SQLiteSchema.usesForeignKey(relationship) {
+            for case let relationship as RelationshipDescription in entity.properties where CoreDataSchema.usesForeignKey(relationship) {
                 guard let inverse = relationship.resolvedInverse, let inverseOwner = inverse.entity,
                     let mapping = mapping(for: inverseOwner), inverse.slot < mapping.foreignKeyColumns.count,
                     mapping.foreignKeyColumns[inverse.slot] >= 0
@@ -462,14 +476,14 @@ package final class SQLiteSchema {
         ]
         for table in tables {
             var columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
-                + table.columns.map { "\(SQLiteSchema.ddlName($0.name)) \($0.type)" }
+                + table.columns.map { "\(CoreDataSchema.ddlName($0.name)) \($0.type)" }
             let constraints = inlineUniquenessConstraints(of: table, style: style)
             columns += constraints
             // Core Data 637 closes a table with constraints without the space (`… UNIQUE (ZA, ZB))`).
             let end = constraints.isEmpty ? " )" : ")"
-            sql.append("CREATE TABLE \(SQLiteSchema.ddlName(table.name)) ( \(columns.joined(separator: ", "))\(end)")
+            sql.append("CREATE TABLE \(CoreDataSchema.ddlName(table.name)) ( \(columns.joined(separator: ", "))\(end)")
             if !table.root.subentities.isEmpty {
-                sql.append("CREATE INDEX \(SQLiteSchema.ddlName("\(table.name)_Z_ENT_INDEX")) ON \(SQLiteSchema.ddlName(table.name)) (Z_ENT)")
+                sql.append("CREATE INDEX \(CoreDataSchema.ddlName("\(table.name)_Z_ENT_INDEX")) ON \(CoreDataSchema.ddlName(table.name)) (Z_ENT)")
             }
             for column in table.columns {
                 let indexed: Bool
@@ -481,23 +495,13 @@ package final class SQLiteSchema {
                 }
                 guard indexed else { continue }
                 sql.append(
-                    "CREATE INDEX \(SQLiteSchema.ddlName("\(table.name)_\(column.name)_INDEX")) ON "
-                        + "\(SQLiteSchema.ddlName(table.name)) (\(SQLiteSchema.ddlName(column.name)))")
+                    "CREATE INDEX \(CoreDataSchema.ddlName("\(table.name)_\(column.name)_INDEX")) ON "
+                        + "\(CoreDataSchema.ddlName(table.name)) (\(CoreDataSchema.ddlName(column.name)))")
             }
         }
         // Fetch indexes and uniqueness constraints: Z_<Entity>_<name>, Z_<Entity>_UNIQUE_<properties>.
         sql += entityIndexStatements(style: style)
-        for join in allJoinTables {
-            var columns = ["\(SQLiteSchema.ddlName(join.sourceColumn)) INTEGER", "\(SQLiteSchema.ddlName(join.destinationColumn)) INTEGER"]
-            if let order = join.orderColumn { columns.append("\(SQLiteSchema.ddlName(order)) INTEGER") }
-            if let order = join.inverseOrderColumn { columns.append("\(SQLiteSchema.ddlName(order)) INTEGER") }
-            columns.append("PRIMARY KEY (\(SQLiteSchema.ddlName(join.sourceColumn)), \(SQLiteSchema.ddlName(join.destinationColumn)))")
-            sql.append("CREATE TABLE \(SQLiteSchema.ddlName(join.name)) ( \(columns.joined(separator: ", ")) )")
-            sql.append(
-                "CREATE INDEX \(SQLiteSchema.ddlName("\(join.name)_\(join.destinationColumn)_INDEX")) ON "
-                    + "\(SQLiteSchema.ddlName(join.name)) (\(SQLiteSchema.ddlName(join.destinationColumn)), "
-                    + "\(SQLiteSchema.ddlName(join.sourceColumn)))")
-        }
+        sql += joinTableStatements(name: CoreDataSchema.ddlName, integerType: "INTEGER")
         // Last: triggers may be on join tables.
         sql += derivedAttributeTriggerStatements()
         return sql

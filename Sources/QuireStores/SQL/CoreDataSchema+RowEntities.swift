@@ -1,7 +1,7 @@
 import QuireCore
 import Foundation
 
-extension SQLiteSchema {
+extension CoreDataSchema {
     /// The entity a row's entity number (`Z_ENT`) names, when it is `expected` or one of its sub-entities: the
     /// only entities whose rows a query for `expected` can find (a fetch's own entity, the destination of a
     /// relationship, the root of a table read by key).

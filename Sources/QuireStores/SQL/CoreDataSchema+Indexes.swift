@@ -1,7 +1,7 @@
 import QuireCore
 import Foundation
 
-extension SQLiteSchema {
+extension CoreDataSchema {
     /// The column of `table` that holds the property `name` of `entity` (an attribute's column, or a to-one
     /// relationship's key column), or nil when the property has none.
     func column(named name: String, of entity: EntityDescription, in table: Table) -> Column? {

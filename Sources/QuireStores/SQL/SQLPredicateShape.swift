@@ -1,7 +1,7 @@
 import QuireCore
 import Foundation
 
-/// A predicate's shape: the predicate with the constants that ``SQLitePredicateCompiler`` only binds as
+/// A predicate's shape: the predicate with the constants that ``SQLPredicateCompiler`` only binds as
 /// parameters replaced by placeholders of the same kind, so that fetches differing only in those values
 /// (`tag == 3`, `tag == 7`) share one compiled SQL statement.
 ///
@@ -14,7 +14,7 @@ import Foundation
 /// compiler validates, comparisons of two constants, which it decides) stays in the shape as it is.
 ///
 /// ``parameters(of:store:)`` lists a predicate's parameters in the order the compiler binds them: a cache
-/// entry keeps the compiled SQL and how each binding is derived (``SQLitePredicateCompiler/bindingFolds``),
+/// entry keeps the compiled SQL and how each binding is derived (``SQLPredicateCompiler/bindingFolds``),
 /// and is only made after checking that the parameters give the compiler's own bindings.
 enum SQLPredicateShape {
     /// The predicate with its parameters replaced by placeholders.
@@ -49,7 +49,7 @@ enum SQLPredicateShape {
     }
 
     /// The bindings of a parameter list for the folds the compiler applied (see
-    /// ``SQLitePredicateCompiler/bindingFolds``); nil when the two lists do not line up.
+    /// ``SQLPredicateCompiler/bindingFolds``); nil when the two lists do not line up.
     static func bindings(_ parameters: [AttributeValue], folds: [QueryComparison.Options?]) -> [AttributeValue]? {
         guard parameters.count == folds.count else { return nil }
         var bindings = parameters
@@ -80,7 +80,7 @@ enum SQLPredicateShape {
         return rawBinding(of: leftConstant ? comparison.left : comparison.right, store: store) == nil ? .none : side
     }
 
-    /// Whether the compiler treats an expression as a constant (``SQLitePredicateCompiler/Operand/isConstant``).
+    /// Whether the compiler treats an expression as a constant (``SQLPredicateCompiler/Operand/isConstant``).
     private static func isConstant(_ expression: QueryExpression) -> Bool {
         switch expression {
         case .constant, .objectID: return true

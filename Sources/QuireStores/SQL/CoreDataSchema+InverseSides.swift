@@ -1,6 +1,6 @@
 import QuireCore
 
-extension SQLiteSchema {
+extension CoreDataSchema {
     /// Whether Core Data's layout keeps a relationship's members apart from its inverse's (what
     /// `PersistentStoreBackend.keepsInverseApart(_:)` answers for the SQLite and PostgreSQL stores): only a
     /// to-one whose inverse is to-one has a column on each side; a to-many with a to-one inverse is read from

@@ -41,7 +41,7 @@ package final class SQLFetchPlan {
     /// it compiles its own.
     package let sql: String
     /// Per binding of the predicate: the options its string was folded with (see
-    /// ``SQLitePredicateCompiler/bindingFolds``).
+    /// ``SQLPredicateCompiler/bindingFolds``).
     package let folds: [QueryComparison.Options?]
     /// The store's prepared statement for ``sql`` (an `SQLiteStatement` for SQLite), kept while the store's
     /// connection is open.
@@ -115,8 +115,8 @@ package struct SQLFetchPlanCache<Value> {
 
 /// A fetch's SQL as its store's compiler wrote it: the statement's SQL, the predicate's bindings (a limit and
 /// offset the SQL has are bound after them), and what ``SQLPredicateShape`` needs to share the SQL with other
-/// fetches of the shape (``SQLitePredicateCompiler/bindingFolds`` and
-/// ``SQLitePredicateCompiler/dependsOnParameterValues``).
+/// fetches of the shape (``SQLPredicateCompiler/bindingFolds`` and
+/// ``SQLPredicateCompiler/dependsOnParameterValues``).
 package struct CompiledFetchSQL {
     package var sql: String
     package var predicateBindings: [AttributeValue]

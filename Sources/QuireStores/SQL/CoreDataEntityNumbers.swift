@@ -9,7 +9,7 @@ import Foundation
 /// keeps the numbers it was created with (a renamed entity even keeps its old `Z_NAME`), so an existing store's
 /// numbers are always read, never recomputed. Rows numbered above 16000 are Core Data's persistent-history
 /// entities (`CHANGE`, `TRANSACTION`, `TRANSACTIONSTRING`), which belong to no model and are left alone.
-package struct SQLiteEntityNumbers {
+package struct CoreDataEntityNumbers {
     /// The store's number of each model entity, indexed by the entity's position in the model's
     /// `entitiesByNumber` (its `entityNumber - 1`).
     private let numbersByModelIndex: [Int]
@@ -33,14 +33,14 @@ package struct SQLiteEntityNumbers {
     }
 
     /// Core Data's numbering of a frozen model, for a new store.
-    package static func coreData(for model: ManagedObjectModel) -> SQLiteEntityNumbers {
+    package static func coreData(for model: ManagedObjectModel) -> CoreDataEntityNumbers {
         var numbers: [ObjectIdentifier: Int] = [:]
         func visit(_ entity: EntityDescription) {
             numbers[ObjectIdentifier(entity)] = numbers.count + 1
             for sub in sortedByName(entity.subentities) { visit(sub) }
         }
         for root in sortedByName(model.entitiesByNumber.filter { $0.superentity == nil }) { visit(root) }
-        return SQLiteEntityNumbers(model: model, numbers: numbers)
+        return CoreDataEntityNumbers(model: model, numbers: numbers)
     }
 
     /// Entities in Core Data's sibling order: `caseInsensitiveCompare:` on the names, then plain order.
@@ -74,7 +74,7 @@ package struct SQLiteEntityNumbers {
     /// - Throws: ``QuireError/Code/persistentStoreIncompatibleSchema`` naming the first difference: a row of no
     ///   model entity, a model entity without a row, two rows of one entity, one number given to two entities,
     ///   or a superentity that differs.
-    package static func read(_ rows: [Row], model: ManagedObjectModel, url: URL) throws -> SQLiteEntityNumbers {
+    package static func read(_ rows: [Row], model: ManagedObjectModel, url: URL) throws -> CoreDataEntityNumbers {
         func mismatch(_ what: String) -> QuireError {
             QuireError(
                 .persistentStoreIncompatibleSchema, "The store '\(url.path)' does not match its model: \(what).",
@@ -115,7 +115,7 @@ package struct SQLiteEntityNumbers {
                         + "in the model is \(entity.superentity.map { "'\($0.name)' (Z_ENT \(expected))" } ?? "none")")
             }
         }
-        return SQLiteEntityNumbers(model: model, numbers: numbers)
+        return CoreDataEntityNumbers(model: model, numbers: numbers)
     }
 
     /// The store's number of an entity of the model.

@@ -1,6 +1,6 @@
 import QuireCore
 /// Hands out table aliases (`t1`, `t2`, …) that are unique within one SQL statement, subqueries included.
-package final class SQLiteAliasCounter {
+package final class SQLAliasCounter {
     private var next = 1
 
     /// A counter starting at the first alias.
@@ -15,14 +15,14 @@ package final class SQLiteAliasCounter {
 
 /// The FROM clause of one SELECT or one subquery: the `LEFT JOIN`s its to-one key paths need, each made once
 /// however many sort keys, predicate terms or fetched properties go through it.
-package final class SQLiteQueryScope {
-    package let counter: SQLiteAliasCounter
+package final class SQLQueryScope {
+    package let counter: SQLAliasCounter
     /// The SQL dialect written.
     package let dialect: SQLDialect
     private(set) var joins: [String] = []
     private var joinAliases: [String: String] = [:]
 
-    package init(counter: SQLiteAliasCounter, dialect: SQLDialect = .sqlite) {
+    package init(counter: SQLAliasCounter, dialect: SQLDialect) {
         self.counter = counter
         self.dialect = dialect
     }
@@ -32,7 +32,7 @@ package final class SQLiteQueryScope {
 
     /// The alias of the destination of a to-one relationship followed from the row `alias`, `LEFT JOIN`ed on
     /// first use; nil when the schema has no column for the relationship.
-    package func join(from alias: String, through relationship: RelationshipDescription, schema: SQLiteSchema) -> String? {
+    package func join(from alias: String, through relationship: RelationshipDescription, schema: CoreDataSchema) -> String? {
         let path = alias + "." + relationship.name
         if let existing = joinAliases[path] { return existing }
         guard let destination = relationship.resolvedDestination, let destinationTable = schema.table(for: destination),
@@ -46,7 +46,7 @@ package final class SQLiteQueryScope {
     }
 
     /// The alias at the end of a chain of to-one relationships from `alias`.
-    package func join(from alias: String, through relationships: [RelationshipDescription], schema: SQLiteSchema) -> String {
+    package func join(from alias: String, through relationships: [RelationshipDescription], schema: CoreDataSchema) -> String {
         var current = alias
         for relationship in relationships {
             if let next = join(from: current, through: relationship, schema: schema) { current = next }
@@ -55,7 +55,7 @@ package final class SQLiteQueryScope {
     }
 }
 
-extension SQLiteSchema {
+extension CoreDataSchema {
     /// The column of a persistent attribute, in the table of its entity.
     package func column(of attribute: AttributeDescription) -> String? {
         guard let entity = attribute.entity, let mapping = mapping(for: entity) else { return nil }

@@ -1,7 +1,7 @@
 import QuireCore
 import Foundation
 
-extension SQLiteSchema {
+extension CoreDataSchema {
     /// Core Data's triggers for the derived attributes of the stores Quire creates (`Z_DA_<table>_<Entity>_<attribute>_…`),
     /// which keep the derived columns right in the file whoever writes the source values: Quire's saves, batch updates,
     /// raw SQL, another process. Saves then leave those columns to the triggers (see `SQLiteStore.derivedAttributes`).

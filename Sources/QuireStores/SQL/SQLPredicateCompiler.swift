@@ -26,7 +26,7 @@ import Foundation
 /// What it cannot compile throws ``Unsupported``: transient properties, `CAST`s left for evaluation,
 /// unbound variables, values of a kind the attribute cannot hold, external binary data beyond nil tests,
 /// and a few rare shapes. The store then leaves those predicates (or those conjuncts) to memory.
-package struct SQLitePredicateCompiler {
+package struct SQLPredicateCompiler {
     /// Why a predicate cannot be compiled.
     package struct Unsupported: Error, CustomStringConvertible {
         package var reason: String
@@ -65,10 +65,10 @@ package struct SQLitePredicateCompiler {
     package struct Row {
         package var alias: String
         package var entity: EntityDescription
-        package var scope: SQLiteQueryScope
+        package var scope: SQLQueryScope
 
         /// A row of a query.
-        package init(alias: String, entity: EntityDescription, scope: SQLiteQueryScope) {
+        package init(alias: String, entity: EntityDescription, scope: SQLQueryScope) {
             self.alias = alias
             self.entity = entity
             self.scope = scope
@@ -109,7 +109,7 @@ package struct SQLitePredicateCompiler {
         package var from: String
         package var conditions: [String]
         package var element: Operand
-        package var scope: SQLiteQueryScope
+        package var scope: SQLQueryScope
 
         package func select(_ what: String, where extra: String?) -> String {
             var all = conditions
@@ -126,9 +126,9 @@ package struct SQLitePredicateCompiler {
         package var names: [String: Operand] = [:]
     }
 
-    package let schema: SQLiteSchema
+    package let schema: CoreDataSchema
     package let store: PersistentStore
-    package let counter: SQLiteAliasCounter
+    package let counter: SQLAliasCounter
     /// The SQL dialect written (SQLite's unless a PostgreSQL store compiles).
     package let dialect: SQLDialect
     /// The values to bind, in parameter order (`?1` is the first).
@@ -142,7 +142,7 @@ package struct SQLitePredicateCompiler {
     /// shared with other predicates of its shape.
     package private(set) var dependsOnParameterValues = false
 
-    package init(schema: SQLiteSchema, store: PersistentStore, counter: SQLiteAliasCounter, dialect: SQLDialect = .sqlite) {
+    package init(schema: CoreDataSchema, store: PersistentStore, counter: SQLAliasCounter, dialect: SQLDialect) {
         self.schema = schema
         self.store = store
         self.counter = counter
@@ -325,7 +325,7 @@ package struct SQLitePredicateCompiler {
     }
 
     private func folded(_ sql: String, _ options: QueryComparison.Options) -> String {
-        "\(SQLiteFunctions.fold)(\(sql), \(Self.flags(options)))"
+        "\(SQLStringFunctions.fold)(\(sql), \(Self.flags(options)))"
     }
 
     /// Binds a constant compared with a value of `kind`, in the folded form when the comparison folds.
@@ -464,10 +464,10 @@ package struct SQLitePredicateCompiler {
                 } catch {
                     throw Unsupported(reason: "\(error)")
                 }
-                return "\(SQLiteFunctions.matches)(\(sql), \(bind(.string(pattern))), \(Self.flags(options)))"
+                return "\(SQLStringFunctions.matches)(\(sql), \(bind(.string(pattern))), \(Self.flags(options)))"
             case .scalar(let other, let otherKind):
                 guard otherKind == .string else { return dialect.alwaysFalse }
-                return "\(SQLiteFunctions.matches)(\(sql), \(other), \(Self.flags(options)))"
+                return "\(SQLStringFunctions.matches)(\(sql), \(other), \(Self.flags(options)))"
             case .constant, .object, .objectConstant, .list:
                 return dialect.alwaysFalse
             case .collection:
@@ -484,8 +484,8 @@ package struct SQLitePredicateCompiler {
     /// `(?1, ?2, …)`, or for long lists of integers and strings one JSON parameter read by `json_each`, so
     /// that statements stay few and within SQLite's parameter limit.
     mutating func inList(_ values: [AttributeValue]) -> String {
-        if dialect == .sqlite, values.count > 16, let json = Self.jsonArray(values) {
-            return "(SELECT value FROM json_each(\(bind(.string(json)))))"
+        if let jsonList = dialect.jsonList, values.count > 16, let json = Self.jsonArray(values) {
+            return jsonList(bind(.string(json)))
         }
         return "(" + values.map { bind($0) }.joined(separator: ", ") + ")"
     }
@@ -510,7 +510,7 @@ package struct SQLitePredicateCompiler {
     private func stringFunction(
         _ op: PreparedStringPattern.Operator, _ text: String, _ pattern: String, _ options: QueryComparison.Options
     ) -> String {
-        "\(SQLiteFunctions.string)(\(op.rawValue), \(text), \(pattern), \(Self.flags(options)))"
+        "\(SQLStringFunctions.string)(\(op.rawValue), \(text), \(pattern), \(Self.flags(options)))"
     }
 
     private func primaryKey(of id: ObjectID, root: EntityDescription) -> Int64? {
@@ -668,7 +668,7 @@ package struct SQLitePredicateCompiler {
 
     /// The FROM clause of a subquery that lists the elements of a collection path.
     package mutating func chain(_ path: CollectionPath) throws -> Chain {
-        let scope = SQLiteQueryScope(counter: counter, dialect: dialect)
+        let scope = SQLQueryScope(counter: counter, dialect: dialect)
         var from = ""
         var conditions: [String] = []
         var row = path.start
