@@ -64,7 +64,7 @@ extension PostgresStore {
                         "its schema also holds tables or views that are not the store's (\(names.joined(separator: ", "))), which "
                             + "replacing the schema would drop; keep the store in a schema of its own")
                 }
-                let q = PostgresDialect.quoteRaw
+                let q = SQLDialect.quoteRaw
                 if try schemaExists(connection, old.schema) {
                     let retired = PostgresURL.stagingSchema(for: old.schema, purpose: "replaced")
                     try connection.execute("ALTER SCHEMA \(q(old.schema)) RENAME TO \(q(retired))")
