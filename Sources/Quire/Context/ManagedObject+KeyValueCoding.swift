@@ -222,22 +222,11 @@ extension ManagedObject {
     /// saved object lists the attributes whose values differ from the saved ones and the relationships that
     /// changed, to-many relationships changed while still faults included (`country.moods` after
     /// `mood.country = country`; the set is loaded to give its value). Nil values are `NSNull`. A to-many's set
-    /// is built once per change and kept, so calling this again (from `willSave()`, say) costs what the object's
-    /// own changes cost, not what its sets hold.
+    /// is built once per change and kept, and so is the attributes' part until a value changes, so calling this
+    /// again (from `willSave()`, say) costs what the object's own changes cost, not what its sets hold.
     public func changedValues() -> [String: Any] {
-        var result: [String: Any] = [:]
         let entity = self.entity
-        if let committed = committedAttributes {
-            let current = attributeStorage
-            for attribute in entity.allAttributes where committed[attribute.slot] != current[attribute.slot] {
-                result[attribute.name] = ValueCoercion.publicValue(current[attribute.slot], for: attribute) ?? NSNull()
-            }
-        } else if insertedFlag {
-            let current = attributeStorage
-            for attribute in entity.allAttributes where !current[attribute.slot].isNull {
-                result[attribute.name] = ValueCoercion.publicValue(current[attribute.slot], for: attribute)
-            }
-        }
+        var result = changedAttributeValues(of: entity)
         if insertedFlag {
             // Every relationship an inserted object holds objects in is its own doing.
             let current = relationshipStorage
@@ -265,6 +254,35 @@ extension ManagedObject {
                 result[relationship.name] = changedRelationshipValue(relationship)
             }
         }
+        return result
+    }
+
+    /// The attributes' part of ``changedValues()``: kept with the values it was built from, and given again
+    /// while they have not changed.
+    private func changedAttributeValues(of entity: EntityDescription) -> [String: Any] {
+        let committed = committedAttributes
+        guard committed != nil || insertedFlag else { return [:] }
+        let current = attributeStorage
+        if let cached = cachedChangedAttributes(current: current, committed: committed) { return cached }
+        let attributes = entity.allAttributes
+        var result: [String: Any]
+        if let committed {
+            var changed = 0
+            for attribute in attributes where committed[attribute.slot] != current[attribute.slot] { changed += 1 }
+            // Sized once: a dictionary grown entry by entry is made again at each growth.
+            result = Dictionary(minimumCapacity: changed)
+            if changed > 0 {
+                for attribute in attributes where committed[attribute.slot] != current[attribute.slot] {
+                    result[attribute.name] = ValueCoercion.publicValue(current[attribute.slot], for: attribute) ?? NSNull()
+                }
+            }
+        } else {
+            result = Dictionary(minimumCapacity: attributes.count)
+            for attribute in attributes where !current[attribute.slot].isNull {
+                result[attribute.name] = ValueCoercion.publicValue(current[attribute.slot], for: attribute)
+            }
+        }
+        cacheChangedAttributes(ChangedAttributes(current: current, committed: committed, inserted: insertedFlag, values: result))
         return result
     }
 

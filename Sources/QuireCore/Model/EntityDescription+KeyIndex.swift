@@ -38,6 +38,18 @@ extension EntityDescription {
         return nil
     }
 
+    /// ``propertyIndex(forKey:)`` of a key whose words were taken once (a compiled predicate's keys): the names'
+    /// words are compared in place, with no retain of their array; other keys take ``propertyIndex(forKey:)``.
+    @inline(__always)
+    func propertyIndex(forKey key: String, words: StringWords) -> Int? {
+        guard isFrozen else { return nil }
+        let found = frozenNameWords.withUnsafeBufferPointer { known -> Int? in
+            for index in known.indices where known[index] == words { return index }
+            return nil
+        }
+        return found ?? propertyIndex(forKey: key)
+    }
+
     /// The number of attributes (inherited ones included) of the frozen entity: property indexes below it are
     /// attribute slots.
     package var frozenAttributeCount: Int { _frozenAttributeTypes.count }

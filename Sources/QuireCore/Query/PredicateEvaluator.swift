@@ -137,9 +137,7 @@ package struct PredicateEvaluator {
     package static func equal(_ left: PredicateValue, _ right: PredicateValue, _ options: QueryComparison.Options) -> Bool {
         switch (left, right) {
         case (.value(let a), .value(let b)):
-            if a.isNull || b.isNull { return a.isNull && b.isNull }
-            if case .string(let x) = a, case .string(let y) = b { return PredicateStringMatching.equal(x, y, options) }
-            return a.compare(b) == .orderedSame
+            return equal(a, b, options)
         case (.object(let a), .object(let b)):
             return identical(a, b)
         case (.collection(let a), .collection(let b)):
@@ -149,13 +147,33 @@ package struct PredicateEvaluator {
         }
     }
 
+    /// Equality of two attribute values as `==` sees it: nil only equals nil, numbers across cases, strings under
+    /// the options. Compiled comparisons ask it too (``CompiledComparison``).
+    @inline(__always)
+    package static func equal(_ a: AttributeValue, _ b: AttributeValue, _ options: QueryComparison.Options) -> Bool {
+        if a.isNull || b.isNull { return a.isNull && b.isNull }
+        if case .string(let x) = a, case .string(let y) = b { return PredicateStringMatching.equal(x, y, options) }
+        return a.compare(b) == .orderedSame
+    }
+
     /// The order of two values for `<`, `<=`, `>`, `>=` and `BETWEEN`: nil with nil or incomparable values.
     package static func order(
         _ left: PredicateValue,
         _ right: PredicateValue,
         _ options: QueryComparison.Options
     ) -> ComparisonResult? {
-        guard case .value(let a) = left, case .value(let b) = right, !a.isNull, !b.isNull else { return nil }
+        guard case .value(let a) = left, case .value(let b) = right else { return nil }
+        return order(a, b, options)
+    }
+
+    /// The order of two attribute values for `<`, `<=`, `>`, `>=` and `BETWEEN`: nil with nil or incomparable
+    /// values. Compiled comparisons ask it too.
+    package static func order(
+        _ a: AttributeValue,
+        _ b: AttributeValue,
+        _ options: QueryComparison.Options
+    ) -> ComparisonResult? {
+        guard !a.isNull, !b.isNull else { return nil }
         var stringOptions: String.CompareOptions = []
         if options.contains(.caseInsensitive) { stringOptions.insert(.caseInsensitive) }
         if options.contains(.diacriticInsensitive) { stringOptions.insert(.diacriticInsensitive) }

@@ -44,8 +44,7 @@ struct PredicateParser {
     ///
     /// - Throws: ``QuireError/Code/predicateSyntax`` when the string does not tokenize.
     init(format: String, arguments: [Any]) throws {
-        var lexer = PredicateLexer(format)
-        self.tokens = try lexer.tokenize()
+        self.tokens = try PredicateTokenCache.tokens(of: format)
         self.source = format
         self.arguments = arguments
     }

@@ -121,19 +121,33 @@ public struct QueryComparison: Hashable, Sendable {
 
     /// The left expression.
     public var left: QueryExpression {
-        didSet { leftKeyPath = SplitKeyPath(left) }
+        didSet {
+            leftKeyPath = SplitKeyPath(left)
+            prepare()
+        }
     }
     /// The left expression's key path split into its keys, once, when the left expression is a key path: what
     /// in-memory evaluation follows for every object (not part of the comparison's value).
     package private(set) var leftKeyPath: SplitKeyPath?
+    /// The comparison prepared for objects that read their properties by slot, when it compares a key path with
+    /// a constant (not part of the comparison's value).
+    package private(set) var compiled: CompiledComparison?
     /// The operator.
-    public var `operator`: Operator
+    public var `operator`: Operator {
+        didSet { prepare() }
+    }
     /// The right expression.
-    public var right: QueryExpression
+    public var right: QueryExpression {
+        didSet { prepare() }
+    }
     /// How a collection on the left is treated.
-    public var modifier: Modifier
+    public var modifier: Modifier {
+        didSet { prepare() }
+    }
     /// The string comparison options.
-    public var options: Options
+    public var options: Options {
+        didSet { prepare() }
+    }
 
     /// Creates a comparison.
     ///
@@ -160,6 +174,13 @@ public struct QueryComparison: Hashable, Sendable {
         self.modifier = modifier
         self.options = options
         self.leftKeyPath = SplitKeyPath(left)
+        prepare()
+    }
+
+    /// Makes ``compiled`` again for the comparison's current parts.
+    private mutating func prepare() {
+        compiled = CompiledComparison(
+            keys: leftKeyPath?.keys, operator: `operator`, right: right, modifier: modifier, options: options)
     }
 
     /// Comparisons are equal when their expressions, operator, modifier and options are.

@@ -21,6 +21,15 @@ extension QueryPredicate {
         with object: some PredicateEvaluable,
         substitutionVariables: [String: Any] = [:]
     ) throws -> Bool {
+        try evaluateInterpreted(with: object, substitutionVariables: substitutionVariables)
+    }
+
+    /// ``evaluate(with:substitutionVariables:)`` by the general evaluator, whatever the object's type (managed
+    /// objects' own overload falls back to it where their compiled comparisons cannot answer).
+    package func evaluateInterpreted(
+        with object: some PredicateEvaluable,
+        substitutionVariables: [String: Any]
+    ) throws -> Bool {
         let evaluator = PredicateEvaluator(substitutionVariables: substitutionVariables)
         return try evaluator.evaluate(self, on: object.predicateSelfValue)
     }
@@ -37,7 +46,7 @@ extension QueryExpression {
     ///   - object: The object `SELF` stands for.
     ///   - substitutionVariables: Values for the expression's `$VARIABLES`.
     /// - Returns: The value: an attribute value, an object, or a collection.
-    /// - Throws: ``QuireError/Code/predicateEvaluation`` as ``QueryPredicate/evaluate(with:substitutionVariables:)``.
+    /// - Throws: ``QuireError/Code/predicateEvaluation`` as `QueryPredicate.evaluate(with:substitutionVariables:)`.
     public func value(
         with object: some PredicateEvaluable,
         substitutionVariables: [String: Any] = [:]

@@ -4,7 +4,7 @@ import Foundation
 /// A logical condition on objects, Core Data's `NSPredicate`.
 ///
 /// A predicate is a value: parse it from Core Data's format syntax, print it back with ``predicateFormat``,
-/// evaluate it in memory with ``evaluate(with:substitutionVariables:)``, or walk its cases (an SQL compiler
+/// evaluate it in memory with `evaluate(with:substitutionVariables:)`, or walk its cases (an SQL compiler
 /// does) to translate it.
 ///
 /// ```swift

@@ -1,0 +1,88 @@
+import QuireSupport
+import Foundation
+
+/// A comparison of a key path with a constant (`remoteID == "r-1"`, `owner.name == "Ann"`, `rank >= 3`) prepared
+/// once, when the comparison is made, for objects that read their properties by slot: such an object follows the
+/// keys itself and hands the value at the end of the path to ``matches(_:)``, with no ``PredicateValue`` made per
+/// step and no evaluator (`QueryComparison.compiled`).
+///
+/// Only what gives exactly the general evaluator's answer is prepared: no modifier, an ordering or equality
+/// operator, a constant on the right, a key path of plain keys (no `@` operators) on the left. The object answers
+/// nil where its property is not a plain attribute at the end and to-one relationships before it (a to-many, a
+/// composite, data kept outside the store, a key it lacks), and the general evaluator then runs.
+package final class CompiledComparison: Sendable {
+    /// The keys of the left key path, in order.
+    package let keys: [String]
+    /// The operator: `==`, `!=`, `<`, `<=`, `>` or `>=`.
+    package let `operator`: QueryComparison.Operator
+    /// The string comparison options.
+    package let options: QueryComparison.Options
+    /// The right side's constant.
+    package let constant: AttributeValue
+    /// The position of the last key (the key count less one).
+    package let lastKeyPosition: Int
+    /// The words of each key, compared with the words of the entity's property names.
+    private let keyWords: [StringWords]
+
+    /// The prepared form of a comparison, or nil when it is not a key path compared with a constant.
+    init?(
+        keys: [String]?,
+        operator: QueryComparison.Operator,
+        right: QueryExpression,
+        modifier: QueryComparison.Modifier,
+        options: QueryComparison.Options
+    ) {
+        guard modifier == .direct, let keys, !keys.isEmpty, keys.allSatisfy({ !$0.isEmpty && !$0.hasPrefix("@") })
+        else { return nil }
+        switch `operator` {
+        case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo: break
+        default: return nil
+        }
+        guard case .constant(let constant) = right else { return nil }
+        self.keys = keys
+        self.keyWords = keys.map(StringWords.init)
+        self.lastKeyPosition = keys.count - 1
+        self.operator = `operator`
+        self.options = options
+        self.constant = constant
+    }
+
+    /// The index of the key at `position` among the entity's properties (attributes first, by slot, then
+    /// relationships), as `ManagedObject.predicateValue(forKey:)` finds it; nil for a key the entity does not have
+    /// or an entity not frozen.
+    @inline(__always)
+    package func propertyIndex(ofKeyAt position: Int, in entity: EntityDescription) -> Int? {
+        entity.propertyIndex(forKey: keys[position], words: keyWords[position])
+    }
+
+    /// Whether the value at the end of the key path satisfies the comparison: the general evaluator's answer for
+    /// the same value (both ask ``PredicateEvaluator``'s `equal` and `order` of attribute values).
+    @inline(__always)
+    package func matches(_ value: AttributeValue) -> Bool {
+        switch `operator` {
+        case .equalTo:
+            return PredicateEvaluator.equal(value, constant, options)
+        case .notEqualTo:
+            return !PredicateEvaluator.equal(value, constant, options)
+        case .lessThan:
+            return PredicateEvaluator.order(value, constant, options) == .orderedAscending
+        case .lessThanOrEqualTo:
+            return PredicateEvaluator.order(value, constant, options).map { $0 != .orderedDescending } ?? false
+        case .greaterThan:
+            return PredicateEvaluator.order(value, constant, options) == .orderedDescending
+        case .greaterThanOrEqualTo:
+            return PredicateEvaluator.order(value, constant, options).map { $0 != .orderedAscending } ?? false
+        default:
+            // Not prepared (see the initializer).
+            return false
+        }
+    }
+}
+
+extension QueryPredicate {
+    /// The compiled form of the predicate when it is one comparison that has one (``CompiledComparison``).
+    package var compiledComparison: CompiledComparison? {
+        guard case .comparison(let comparison) = self else { return nil }
+        return comparison.compiled
+    }
+}
