@@ -9,9 +9,10 @@ import Foundation
 /// away, the new one renamed to its name, and the old one dropped. Until that commits, the store is untouched.
 ///
 /// Every connection that has a store open (a ``PostgresStore`` after `load`) holds a shared advisory lock named
-/// after its schema for as long as the connection lives; the swap takes the same lock exclusively without waiting,
-/// so it is refused, with nothing changed, while any other coordinator in any process has the store open (as Core
-/// Data refuses to migrate a store that is in use), and nobody opens the store halfway through the swap.
+/// after its schema for as long as the connection lives (a store that closes gives it back before it disconnects);
+/// the swap takes the same lock exclusively, waiting at most ``openLockWait``, so it is refused, with nothing
+/// changed, while any other coordinator in any process has the store open (as Core Data refuses to migrate a store
+/// that is in use), and nobody opens the store halfway through the swap.
 extension PostgresStore {
     /// The advisory lock that says a store is open, by schema name (advisory locks are per database).
     static func openLockKey(schema: String) -> String { "quire-open:" + schema }
@@ -21,6 +22,21 @@ extension PostgresStore {
     static func holdOpenLock(_ connection: PostgresConnection, schema: String) throws {
         try connection.queryOnce("SELECT pg_advisory_lock_shared(hashtext($1::TEXT))", [.text(openLockKey(schema: schema))])
     }
+
+    /// Gives the open lock back, then closes the connection. Closing alone is not enough: the server process
+    /// serving the connection releases its locks when it exits, after the client has gone on, so a migration
+    /// that the same thread starts next (an automatic one, after the failed open; the next step of a chain, after
+    /// its source store closed) could still find the lock held. The unlock returns once the lock is free.
+    static func closeReleasingOpenLock(_ connection: PostgresConnection, schema: String?) {
+        if let schema, connection.isUsable {
+            _ = try? connection.queryOnce("SELECT pg_advisory_unlock_shared(hashtext($1::TEXT))", [.text(openLockKey(schema: schema))])
+        }
+        connection.close()
+    }
+
+    /// How long the swap waits for the open lock before it refuses (a store closed elsewhere a moment ago whose
+    /// server process is still exiting gives it back within milliseconds; a store in use does not).
+    static let openLockWait = "2s"
 
     /// Replaces the store at `target` by the finished store at `replacement`, a schema of the same database, in
     /// one transaction: the target's schema (if any) is renamed away and dropped, and the replacement's schema
@@ -44,9 +60,11 @@ extension PostgresStore {
         defer { connection.close() }
         do {
             try connection.transaction {
-                let locked = try connection.queryOnce(
-                    "SELECT pg_try_advisory_xact_lock(hashtext($1::TEXT))::INT", [.text(openLockKey(schema: old.schema))])
-                guard locked.count == 1, locked.int64(0, 0) == 1 else {
+                do {
+                    try connection.execute("SET LOCAL lock_timeout = '\(openLockWait)'")
+                    try connection.queryOnce("SELECT pg_advisory_xact_lock(hashtext($1::TEXT))", [.text(openLockKey(schema: old.schema))])
+                } catch let error as QuireError where (error.underlying as? PostgresServerError)?.sqlState == "55P03" {
+                    // lock_not_available: still held when the wait ran out.
                     throw refusal("it is open in another coordinator or process; close it everywhere before migrating")
                 }
                 guard try tableNames(connection, schema: new.schema).contains("z_metadata") else {

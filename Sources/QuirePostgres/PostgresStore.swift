@@ -98,7 +98,7 @@ package final class PostgresStore: ImportingStoreBackend, SQLStore {
             try verifySchema(connection, tables: tables)
             if !tables.contains(Self.externalDataTable), !options.isReadOnly { try connection.execute(Self.createExternalDataTable) }
         } catch {
-            connection.close()
+            Self.closeReleasingOpenLock(connection, schema: address.schema)
             throw error
         }
         self.address = address
@@ -225,7 +225,7 @@ package final class PostgresStore: ImportingStoreBackend, SQLStore {
             try connection.transaction { try Self.write(metadata, connection) }
             metadataIsDirty = false
         }
-        connection.close()
+        Self.closeReleasingOpenLock(connection, schema: address?.schema)
         self.connection = nil
         address = nil
         readers = [:]
