@@ -5,7 +5,7 @@ extension SQLiteStore {
     /// Compiles a fetch's predicate into the WHERE condition of a statement whose rows are `t0`.
     ///
     /// - Throws: ``QuireError/Code/invalidFetchRequest`` when the predicate does not compile; the context
-    ///   only hands the store predicates that ``sqliteSplit(_:for:)`` accepted.
+    ///   only hands the store predicates that `canEvaluate(_:for:)` accepted.
     func compileCondition(
         _ predicate: QueryPredicate,
         entity: EntityDescription,
