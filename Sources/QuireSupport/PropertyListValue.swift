@@ -339,6 +339,10 @@ extension PropertyListValue {
                 "The property list is \(data.count) bytes long, more than the \(maximumSize) bytes allowed."
             )
         }
+        guard !binaryListHoldsSetOrBadOffsets(data) else {
+            throw QuireError(
+                .fileReadCorruptFile, "The binary property list holds a set, or its object table points outside it.")
+        }
         let object: Any
         var format = PropertyListSerialization.PropertyListFormat.binary
         do {

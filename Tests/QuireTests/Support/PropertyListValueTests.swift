@@ -214,4 +214,14 @@ struct PropertyListValueTests {
         #expect(value.nestingDepth == 2)
         #expect(PropertyListValue.string("x").nestingDepth == 0)
     }
+
+    /// A binary property list whose root is a set (a record the fuzzer mutated: its root dictionary became
+    /// `0xCE`, a set of 14) made Foundation on Linux crash while bridging the set; it is refused as damaged instead.
+    @Test func aBinaryListHoldingASetIsRefusedNotDecoded() throws {
+        let base64 = "YnBsaXN0MDDOAQIDBAUGBwgJCgsMDg9Vc2NvcmVUcmFua1V0aXRsZVRkb25lVHRhZ3NVcGhvdG9XY3JlYXRlZCNABAAAAAAAABADXEJ1eSB6dWNjaGluaQmhDV8QNHgtY29yZWRhdGE6Ly84RThCNDU3QS0xMjA4LTQ2NjItODNGQS0zQTgzMUFBNTVBMUQvVGFnL3AxQwECAABBx9eEAAAAAAgXHSIoLTI4QElLWFlblpoAAAAAAAABAQAAAAAAAAAQAAAAAAAAAAAAAAAAAAAAow=="
+        let data = try #require(Data(base64Encoded: base64))
+        let error = #expect(throws: QuireError.self) { try PropertyListValue.decodeDictionary(from: data) }
+        #expect(error?.code == .fileReadCorruptFile)
+        #expect(error?.message.contains("holds a set") == true)
+    }
 }
