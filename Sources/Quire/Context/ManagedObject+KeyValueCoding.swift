@@ -225,6 +225,14 @@ extension ManagedObject {
     /// is built once per change and kept, and so is the attributes' part until a value changes, so calling this
     /// again (from `willSave()`, say) costs what the object's own changes cost, not what its sets hold.
     public func changedValues() -> [String: Any] {
+        if let memo = memoizedChangedValues() { return memo }
+        let result = buildChangedValues()
+        memoizeChangedValues(result)
+        return result
+    }
+
+    /// ``changedValues()`` built from the object's values.
+    private func buildChangedValues() -> [String: Any] {
         let entity = self.entity
         var result = changedAttributeValues(of: entity)
         if insertedFlag {
@@ -272,8 +280,19 @@ extension ManagedObject {
             // Sized once: a dictionary grown entry by entry is made again at each growth.
             result = Dictionary(minimumCapacity: changed)
             if changed > 0 {
+                // A number that has not changed since the last answer keeps the box it had there: making an
+                // `NSNumber` costs more than finding the old one (a `willSave()` asking again after another change
+                // of the object meets the same counters).
+                let previous = changeState?.changedAttributesCache
                 for attribute in attributes where committed[attribute.slot] != current[attribute.slot] {
-                    result[attribute.name] = ValueCoercion.publicValue(current[attribute.slot], for: attribute) ?? NSNull()
+                    if let previous, attribute.slot < previous.current.count,
+                        Self.sameNumber(previous.current[attribute.slot], current[attribute.slot]),
+                        let boxed = previous.values[attribute.name]
+                    {
+                        result[attribute.name] = boxed
+                    } else {
+                        result[attribute.name] = ValueCoercion.publicValue(current[attribute.slot], for: attribute) ?? NSNull()
+                    }
                 }
             }
         } else {
@@ -284,6 +303,16 @@ extension ManagedObject {
         }
         cacheChangedAttributes(ChangedAttributes(current: current, committed: committed, inserted: insertedFlag, values: result))
         return result
+    }
+
+    /// Whether two values are the same integer, or doubles with the same bits (so that their public values, boxes
+    /// of one type for one attribute, are interchangeable; `0.0` and `-0.0`, equal as values, are not).
+    private static func sameNumber(_ a: AttributeValue, _ b: AttributeValue) -> Bool {
+        switch (a, b) {
+        case (.integer(let x), .integer(let y)): return x == y
+        case (.double(let x), .double(let y)): return x.bitPattern == y.bitPattern
+        default: return false
+        }
     }
 
     /// A changed relationship's value for ``changedValues()``: the related object or `NSNull`, or the set, built
