@@ -122,13 +122,13 @@ public struct QueryComparison: Hashable, Sendable {
     /// The comparison's expressions and what is prepared from them, in one allocation, never changed once made (a
     /// change of the comparison makes new parts): copying a comparison, as matching a predicate's case does for
     /// every object a predicate is evaluated on, retains one reference rather than one per expression.
-    private final class Parts: Sendable {
+    @usableFromInline final class Parts: Sendable {
         let left: QueryExpression
         let right: QueryExpression
         /// The left expression's key path split into its keys, when it is a key path.
         let leftKeyPath: SplitKeyPath?
         /// The comparison prepared for objects that read their properties by slot.
-        let compiled: CompiledComparison?
+        @usableFromInline let compiled: CompiledComparison?
 
         init(
             left: QueryExpression, right: QueryExpression, leftKeyPath: SplitKeyPath?, operator: Operator,
@@ -142,7 +142,8 @@ public struct QueryComparison: Hashable, Sendable {
         }
     }
 
-    private var parts: Parts
+    /// Inlinable, with ``compiled``, so that evaluating a compiled comparison on an object reads it in place.
+    @usableFromInline private(set) var parts: Parts
 
     /// The left expression.
     public var left: QueryExpression {
@@ -154,7 +155,7 @@ public struct QueryComparison: Hashable, Sendable {
     package var leftKeyPath: SplitKeyPath? { parts.leftKeyPath }
     /// The comparison prepared for objects that read their properties by slot, when it compares a key path with
     /// a constant (not part of the comparison's value).
-    package var compiled: CompiledComparison? { parts.compiled }
+    @inlinable package var compiled: CompiledComparison? { parts.compiled }
     /// The operator.
     public var `operator`: Operator {
         didSet { prepare(left: parts.left, right: parts.right, leftKeyPath: parts.leftKeyPath) }
