@@ -19,11 +19,6 @@ final class ManagedObjectChangeState {
     /// The sets `changedValues()` built for changed to-many relationships, by slot, with the relationship's value
     /// they were built from (a set is built again only when the relationship changed since).
     var changedSetCache: [Int: (storage: RelationshipStorage, value: Any)] = [:]
-    /// The attributes' part of the last `changedValues()`, with the values it was built from: given again while
-    /// the object's attribute values and committed values are those (the arrays compare by identity first, so the
-    /// check costs two comparisons of buffer addresses while nothing changed). Holding the values' array means the
-    /// next change of a value copies it once (a few words an attribute) instead of writing in place.
-    var changedAttributesCache: ChangedAttributes?
     /// The last whole `changedValues()` answer, with the arrays it was read from: given again while the object
     /// still has those very arrays (see ``ChangedValuesMemo``).
     var changedValuesMemo: ChangedValuesMemo?
@@ -33,18 +28,6 @@ final class ManagedObjectChangeState {
         // The set cache does not count: it goes with the record.
         committedAttributes == nil && committedRelationships == nil && deferredMembers.isEmpty && entityOwner == nil
     }
-}
-
-/// The attributes' part of a `changedValues()` and what it was built from (``ManagedObjectChangeState``).
-struct ChangedAttributes {
-    /// The attribute values as they were.
-    var current: [AttributeValue]
-    /// The committed values as they were (nil for an object without them).
-    var committed: [AttributeValue]?
-    /// Whether the object was inserted.
-    var inserted: Bool
-    /// The changed attributes by name, with their public values (`NSNull` for nil).
-    var values: [String: Any]
 }
 
 /// A whole `changedValues()` answer and the arrays of values it was read from (``ManagedObjectChangeState``).
@@ -164,20 +147,6 @@ extension ManagedObject {
     func cachedChangedSet(slot: Int, storage: RelationshipStorage) -> Any? {
         guard let cached = changeState?.changedSetCache[slot], cached.storage == storage else { return nil }
         return cached.value
-    }
-
-    /// The attributes' part of `changedValues()` built before from these values, if any.
-    func cachedChangedAttributes(current: [AttributeValue], committed: [AttributeValue]?) -> [String: Any]? {
-        guard let cached = changeState?.changedAttributesCache, cached.inserted == insertedFlag,
-            cached.committed == committed, cached.current == current
-        else { return nil }
-        return cached.values
-    }
-
-    /// Keeps the attributes' part of `changedValues()` with the values it was built from, until the object's
-    /// change state goes.
-    func cacheChangedAttributes(_ cached: ChangedAttributes) {
-        ensuredChangeState().changedAttributesCache = cached
     }
 
     /// Keeps the set `changedValues()` built for a to-many relationship from `storage`, until the object's
