@@ -110,4 +110,38 @@ struct PostgresKeyRunTests {
         let names = Set(departments.compactMap { $0.value(forKey: "name") as? String })
         #expect(names.count == writers * perWriter)
     }
+
+    /// A save's key allocation takes the sequence's advisory lock: while another connection holds it, the save
+    /// waits for it (seen in `pg_locks` as an advisory lock not granted), and goes on once it is released.
+    @Test func keyAllocationWaitsForTheSequencesLock() throws {
+        let url = try #require(PostgresTestServer.storeURL())
+        let context = try stack(url)
+        let schema = try PostgresURL(url).schema
+        let admin = try PostgresConnection(url: PostgresURL(url))
+        let key = "quire-keys:\(schema).\"z_pkseq_zdepartment\""
+        _ = try admin.execute("BEGIN")
+        _ = try admin.execute("SELECT pg_advisory_xact_lock(hashtext('\(key.replacingOccurrences(of: "'", with: "''"))'))")
+        let saved = LockedValue<Result<Void, any Error>?>(nil)
+        let object = EntityDescription.insertNewObject(forEntityName: "Department", into: context)
+        object.setValue("waits", forKey: "name")
+        let thread = Thread {
+            let result = Result { try context.save() }
+            saved.withLock { $0 = result }
+        }
+        thread.start()
+        // Wait (up to 30 s) until the save's connection waits for that advisory lock.
+        var waiting = false
+        for _ in 0..<300 where !waiting {
+            let rows = try admin.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+            waiting = rows.count == 1 && rows.int64(0, 0) > 0
+            if !waiting { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        #expect(waiting, "the save never waited for the key lock")
+        #expect(saved.withLock { $0 } == nil, "the save went on while the key lock was held")
+        _ = try admin.execute("COMMIT")
+        for _ in 0..<300 where saved.withLock({ $0 }) == nil { Thread.sleep(forTimeInterval: 0.1) }
+        let result = try #require(saved.withLock { $0 })
+        try result.get()
+        #expect(object.objectID.primaryKey == 1)
+    }
 }
