@@ -43,9 +43,12 @@ extension PostgresStore {
             var pipelinedUpdates: [Int] = []
             // By index: iterating the pairs would copy every change (its arrays retained and released).
             pipelinedInserts.reserveCapacity(request.inserted.count)
+            // Asked once per run of one entity, not per object (each asking looks up the entity's write plan).
+            var chunked: (entity: EntityDescription, answer: Bool)?
             for index in request.inserted.indices where index < result.permanentIDs.count {
                 let id = result.permanentIDs[index]
-                if !mayWriteChunks(id.entity) {
+                if chunked?.entity !== id.entity { chunked = (id.entity, mayWriteChunks(id.entity)) }
+                if chunked?.answer == false {
                     pipelinedInserts.append(index)
                 } else {
                     try writeRow(request.inserted[index], id: id, map: map, insert: true, connection)
