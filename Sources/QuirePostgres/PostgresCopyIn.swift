@@ -10,7 +10,8 @@ import Foundation
 /// in its column's binary form (``PostgresConnection/TypeOID``): `bigint` and `double precision` as 8 big-endian
 /// bytes, `text` as UTF-8 bytes, `bytea` as its bytes.
 ///
-/// A row is written field by field (``beginRow(fields:)``, ``append(_:type:describe:)``, ``endRow(describe:)``),
+/// A row is written field by field (``beginRow(fields:describe:)``, ``append(_:type:describe:)``,
+/// ``endRow(describe:)``),
 /// so a save writes its objects' values straight into the buffer without gathering each row in an array first.
 ///
 /// Made by ``PostgresConnection/copyIn(_:describeRow:_:)``; not thread-safe, like its connection.
@@ -35,18 +36,22 @@ package final class PostgresCopyIn {
     fileprivate init(_ connection: PostgresConnection, _ handle: OpaquePointer) {
         self.connection = connection
         self.handle = handle
+        // Owned by this object alone (never handed out; libpq copies what it is given), freed in `deinit`.
         storage = UnsafeMutableRawPointer.allocate(byteCount: Self.capacity, alignment: 8)
-        let signature: [UInt8] = [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00]  // PGCOPY\n\377\r\n\0
-        signature.withUnsafeBytes { storage.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        used = signature.count
+        for byte: UInt8 in [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00] {  // PGCOPY\n\377\r\n\0
+            storage.storeBytes(of: byte, toByteOffset: used, as: UInt8.self)
+            used += 1
+        }
         put32(0)
         put32(0)
     }
 
     deinit { storage.deallocate() }
 
-    // The fixed-size writes: the caller made sure of the room (``makeRoom()`` before each field, the row's
-    // field count and the trailer: at most ``fieldRoom`` bytes each).
+    // The fixed-size writes store at `used` without checking: safe because each caller made room first
+    // (``makeRoom()`` before a row's field count, before each field, and before the trailer, leaving at least
+    // ``fieldRoom`` bytes, more than any of them writes: 2, 4 + 8, 2), and the constructor's 19 bytes fit an
+    // empty buffer. `storeBytes(of:toByteOffset:as:)` takes unaligned offsets for these trivial types.
     @inline(__always)
     private func makeRoom() throws {
         if Self.capacity - used < Self.fieldRoom { try flush() }
@@ -70,7 +75,7 @@ package final class PostgresCopyIn {
     /// Writes `bytes` (after their length), flushing first when they do not fit; bytes longer than the buffer
     /// go to libpq directly (a COPY's data need not be sent in whole rows).
     private func putBytes(_ bytes: UnsafeRawBufferPointer) throws {
-        guard bytes.count > 0 else { return }
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
         if bytes.count > Self.capacity - used {
             try flush()
             if bytes.count > Self.capacity {
@@ -78,7 +83,8 @@ package final class PostgresCopyIn {
                 return
             }
         }
-        storage.advanced(by: used).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        // Safe: the bytes fit what is left of the buffer (checked above, after a flush when needed).
+        storage.advanced(by: used).copyMemory(from: source, byteCount: bytes.count)
         used += bytes.count
     }
 
