@@ -15,7 +15,7 @@ import Foundation
     /// 20 bytes (the bytes follow it directly): the row as it came first, then the generation in 32 bits and
     /// the four 16-bit counts. A fault of `quire-bench`'s entity keeps one, so every byte here counts a million
     /// times in `faults-1m-memory`.
-    package struct Header {
+    @usableFromInline package struct Header {
         /// The row as it came, when it has a value the packing does not cover; `nil` when packed.
         package let unpacked: Unpacked?
         /// The low 32 bits of ``generation``.
