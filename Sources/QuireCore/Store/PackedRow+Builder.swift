@@ -156,7 +156,7 @@ import Foundation
     }
 
     /// Any attribute value: floats are packed, the types the packing does not cover make the row unpackable.
-    package func value(_ value: AttributeValue) {
+    @usableFromInline package func value(_ value: AttributeValue) {
         switch value {
         case .null: null()
         case .integer(let number): integer(number)
