@@ -1,4 +1,5 @@
 import QuireCore
+@_spi(QuireEngine) import QuireStores
 import Foundation
 
 extension CoreDataSchema {
@@ -19,7 +20,7 @@ extension CoreDataSchema {
     /// follows a public decompilation of Core Data's `NSSQLDerivedAttributeSQLGenerator` (iOS 18). Derivations that
     /// generator does not support or whose SQL result could differ from the context's (``triggerDerivation(for:of:)``
     /// answers nil) are computed by the context at save and written like any attribute.
-    func derivedAttributeTriggerStatements() -> [String] {
+    package func derivedAttributeTriggerStatements() -> [String] {
         var sql: [String] = []
         for entity in numbers.entitiesInOrder {
             for case let attribute as AttributeDescription in entity.properties {

@@ -1,5 +1,6 @@
 import CSQLite
 import QuireCore
+@_spi(QuireEngine) import QuireStores
 
 extension SQLiteConnection {
     /// The integer a pragma answers (`PRAGMA cache_size`, `PRAGMA page_size`…); 0 when it answers no row.

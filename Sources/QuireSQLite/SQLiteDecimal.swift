@@ -1,3 +1,4 @@
+@_spi(QuireEngine) import QuireStores
 import Foundation
 
 /// How decimals live in a `DECIMAL` column, which SQLite gives NUMERIC affinity: any text that reads as a

@@ -1,4 +1,5 @@
 import QuireCore
+@_spi(QuireEngine) import QuireStores
 import Foundation
 
 /// Checks a file before SQLite opens it, so that a non-database, a truncated database or a read-only file

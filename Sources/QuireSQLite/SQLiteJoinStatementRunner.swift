@@ -1,4 +1,5 @@
 import QuireCore
+@_spi(QuireEngine) import QuireStores
 import Foundation
 
 /// Runs the statements ``JoinTableWrites`` plans on an SQLite connection: the connection's cached statement

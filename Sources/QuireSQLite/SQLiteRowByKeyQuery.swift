@@ -1,4 +1,5 @@
 import QuireCore
+@_spi(QuireEngine) import QuireStores
 import Foundation
 
 /// The select of one row of an entity's table by its key (`… WHERE t0.Z_PK = ?`), as firing a fault reads it,

@@ -1,4 +1,5 @@
 import QuireCore
+@_spi(QuireEngine) import QuireStores
 import CSQLite
 import Foundation
 
@@ -74,7 +75,7 @@ extension SQLiteStore {
     private func batchInsertStatement(plan: WritePlan, _ connection: SQLiteConnection) throws -> SQLiteStatement {
         // Kept only for the connection that prepared it (a statement of another connection would write outside
         // this save's transaction).
-        if let statement = plan.batchInsertStatement, statement.raw != nil, statement.connection === connection {
+        if let statement = plan.batchInsertStatement as? SQLiteStatement, statement.raw != nil, statement.connection === connection {
             statement.resetKeepingBindings()
             return statement
         }

@@ -1,5 +1,6 @@
 import Foundation
 import QuireCore
+@_spi(QuireEngine) import QuireStores
 
 extension SQLiteStore {
     /// The most problems one check lists per table, so a badly damaged store gives a readable report.

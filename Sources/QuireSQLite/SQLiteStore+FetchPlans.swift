@@ -1,4 +1,5 @@
 @_spi(QuireEngine) import QuireCore
+@_spi(QuireEngine) import QuireStores
 import Foundation
 
 extension SQLiteStore {

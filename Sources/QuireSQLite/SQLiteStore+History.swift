@@ -1,4 +1,5 @@
 import QuireCore
+@_spi(QuireEngine) import QuireStores
 import Foundation
 
 /// Persistent history in Core Data's own tables and entity numbers (seen in Core Data 1344 stores of the

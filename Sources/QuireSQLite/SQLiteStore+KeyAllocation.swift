@@ -1,5 +1,6 @@
 import CSQLite
 import QuireCore
+@_spi(QuireEngine) import QuireStores
 import Foundation
 
 extension SQLiteStore {

@@ -1,4 +1,5 @@
 import QuireCore
+@_spi(QuireEngine) import QuireStores
 
 extension SQLiteStore: PrimaryKeyReservingBackend {
     /// Raises the hierarchy's `Z_PRIMARYKEY.Z_MAX` by `count` in a transaction of its own, as Core Data's

@@ -1,5 +1,6 @@
 import Foundation
 import QuireCore
+@_spi(QuireEngine) import QuireStores
 
 extension StoreKind {
     /// SQLite: Core Data's schema; metadata in `Z_METADATA`, the embedded model in `Z_QUIREMODEL`; `-wal`,

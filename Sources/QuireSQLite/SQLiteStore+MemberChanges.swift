@@ -1,4 +1,5 @@
 import QuireCore
+@_spi(QuireEngine) import QuireStores
 
 /// The SQLite store writes members recorded while their to-many relationships were faults
 /// (``SQLStore/writeMemberChanges(_:id:map:inverseSides:_:)``).

@@ -1,4 +1,5 @@
 import QuireCore
+@_spi(QuireEngine) import QuireStores
 import Foundation
 
 /// Query generations: each is a connection of its own on the store's file, holding a read transaction open.

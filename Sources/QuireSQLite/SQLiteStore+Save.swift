@@ -1,4 +1,5 @@
 import QuireCore
+@_spi(QuireEngine) import QuireStores
 import CSQLite
 import Foundation
 
@@ -253,7 +254,7 @@ extension SQLiteStore {
     ) throws -> SQLiteStatement {
         // Kept only for the connection that prepared it (a statement of another connection would write outside
         // this save's transaction); `raw` first: a statement whose connection closed was finalized.
-        if let statement = insert ? plan.insertStatement : plan.updateStatement, statement.raw != nil,
+        if let statement = (insert ? plan.insertStatement : plan.updateStatement) as? SQLiteStatement, statement.raw != nil,
            statement.connection === connection {
             // Every parameter is bound again, so a reset without clearing the bindings is enough.
             statement.resetKeepingBindings()

@@ -1,4 +1,5 @@
 import QuireCore
+@_spi(QuireEngine) import QuireStores
 
 extension SQLiteStore {
     /// Runs a save's transaction with the page cache of ``StoreOptions/largeSaveCacheSize`` and the checkpoint

@@ -1,29 +1,7 @@
 @_spi(QuireEngine) import QuireCore
+@_spi(QuireEngine) import QuireStores
 import CSQLite
 import Foundation
-
-/// The statements that write an entity's rows, and which slots they bind in order. A class, so that the
-/// per-row lookup retains one object, and so that it can keep its prepared statements.
-package final class WritePlan {
-    package let insertSQL: String
-    package let updateSQL: String
-    /// Attribute slots, and whether each uses Core Data's external-storage encoding.
-    package let attributeSlots: [(Int, Bool)]
-    /// To-one relationship slots, and whether each also stores the destination's entity number.
-    package let relationshipSlots: [(Int, Bool)]
-    /// The prepared statements, owned by the connection's cache (cleared with the plans on close).
-    var insertStatement: SQLiteStatement?
-    var updateStatement: SQLiteStatement?
-    /// The prepared INSERT of several rows at once (SQLiteStore+BatchInsert.swift), owned like the others.
-    var batchInsertStatement: SQLiteStatement?
-
-    package init(insertSQL: String, updateSQL: String, attributeSlots: [(Int, Bool)], relationshipSlots: [(Int, Bool)]) {
-        self.insertSQL = insertSQL
-        self.updateSQL = updateSQL
-        self.attributeSlots = attributeSlots
-        self.relationshipSlots = relationshipSlots
-    }
-}
 
 /// The SQLite store: incremental, in Core Data's schema (see ``CoreDataSchema``), WAL by default and
 /// checkpointed on close.
@@ -161,7 +139,9 @@ package final class SQLiteStore: ImportingStoreBackend, SQLStore {
         // encoder does not write yet (see ModelCacheEncoder) leaves the store without one, as Core Data's before 2017.
         let modelCache = try? ModelCacheEncoder.modelCache(model)
         try connection.transaction {
-            for statement in schema.createStatements() { try connection.execute(statement) }
+            for statement in schema.createStatements() + schema.derivedAttributeTriggerStatements() {
+                try connection.execute(statement)
+            }
             let insertKey = try connection.prepare("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)")
             defer { insertKey.finalize() }
             for entity in schema.numbers.entitiesInOrder {

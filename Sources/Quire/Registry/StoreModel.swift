@@ -1,5 +1,6 @@
 import Foundation
 import QuireCore
+import QuireStores
 
 /// Where the model used to open a store came from (what `quire info` reports).
 public enum StoreModelSource: Sendable, Hashable, CustomStringConvertible {

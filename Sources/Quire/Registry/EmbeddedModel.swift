@@ -1,4 +1,5 @@
 import QuireCore
+import QuireStores
 import Foundation
 
 extension ManagedObjectModel {

@@ -1,5 +1,7 @@
 import Foundation
 import QuireCore
+import QuireStores
+import QuireSQLite
 
 /// The one registry of store kinds: the built-in ones, those of Quire's separate store modules and those users
 /// register, by type.
