@@ -5,8 +5,9 @@ import Foundation
 /// The DDL of a PostgreSQL store: ``CoreDataSchema``'s tables, columns and indexes (Core Data's layout) with
 /// PostgreSQL's types, names folded to lower case, and one key sequence per entity hierarchy.
 package enum PostgresSchema {
-    /// The sequence that hands out the `Z_PK` keys of a hierarchy's table: `nextval` takes no lock that other
-    /// transactions wait for, so concurrent saves never queue on a key counter.
+    /// The sequence that hands out the `Z_PK` keys of a hierarchy's table, a block per save
+    /// (``PostgresStore/allocateKeys(_:count:_:)``): its lock is held for one statement, outside the save's
+    /// transaction, so concurrent saves never queue on a key counter.
     package static func keySequence(_ table: CoreDataSchema.Table) -> String { SQLDialect.postgres.quote("Z_PKSEQ_" + table.name) }
 
     /// The statements that create a store's tables, sequences and indexes in the current schema.

@@ -44,7 +44,6 @@ extension PostgresStore {
     ) throws -> [Int] {
         guard indices.count >= Self.shortestCopiedRun else { return indices }
         var left: [Int] = []
-        var values: [PostgresConnection.Value] = []
         try Self.forEachRunOfOneEntity(in: indices, ids: ids) { entity, run in
             guard run.count >= Self.shortestCopiedRun, let plan = writePlan(for: entity), let types = copyTypes(for: entity, plan: plan),
                 let head = plan.insertSQL.range(of: " VALUES (")
@@ -65,10 +64,17 @@ extension PostgresStore {
                 }
             ) { copy in
                 for index in run {
-                    values.removeAll(keepingCapacity: true)
-                    guard try appendRowValues(inserted[index], id: ids[index], plan: plan, map: map, insert: true, to: &values, connection)
-                    else { continue }
-                    try copy.appendRow(values, types: types) { Self.describeWrite(insert: true, ids[index]) }
+                    let id = ids[index]
+                    // An object without a key has no row (as in the pipeline); the rest are written value by value.
+                    guard id.primaryKey != nil else { continue }
+                    try copy.beginRow(fields: types.count) { Self.describeWrite(insert: true, id) }
+                    var field = 0
+                    _ = try visitRowValues(inserted[index], id: id, plan: plan, map: map, insert: true, connection) { value in
+                        let type = field < types.count ? types[field] : PostgresConnection.TypeOID.unknown
+                        field += 1
+                        try copy.append(value, type: type) { Self.describeWrite(insert: true, id) }
+                    }
+                    try copy.endRow { Self.describeWrite(insert: true, id) }
                     written.append(index)
                 }
             }

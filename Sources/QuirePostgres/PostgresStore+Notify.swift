@@ -34,13 +34,35 @@ extension PostgresStore {
 
     /// Announces changed records the same way (a batch request's, inside its transaction).
     func notifyChanges(inserted: [ObjectID], updated: [ObjectID], deleted: [ObjectID], _ connection: PostgresConnection) throws {
-        func list(_ ids: [ObjectID]) -> String {
-            ids.compactMap { id in id.primaryKey.map { "\(schema.numbers.number(of: id.entity)):\($0)" } }.joined(separator: ",")
-        }
-        var payload = "src=\(notificationSource);i=\(list(inserted));u=\(list(updated));d=\(list(deleted))"
-        if payload.utf8.count > 7_900 { payload = "src=\(notificationSource);*" }
-        try connection.query("SELECT pg_notify($1::TEXT, $2::TEXT)", [.text(notificationChannel), .text(payload)])
+        try connection.query(
+            "SELECT pg_notify($1::TEXT, $2::TEXT)",
+            [.text(notificationChannel), .text(notificationPayload(inserted: inserted, updated: updated, deleted: deleted))])
     }
+
+    /// The payload of a save's notification: `src=…;i=…;u=…;d=…`, or `src=…;*` once the lists pass
+    /// ``notificationPayloadLimit`` bytes (the lists are built only that far, so a save of 100,000 objects does
+    /// not write out 100,000 IDs to throw them away).
+    func notificationPayload(inserted: [ObjectID], updated: [ObjectID], deleted: [ObjectID]) -> String {
+        let source = "src=\(notificationSource);"
+        var payload = source
+        for (name, ids) in [("i=", inserted), ("u=", updated), ("d=", deleted)] {
+            payload += name == "i=" ? name : ";" + name
+            var first = true
+            for id in ids {
+                guard let key = id.primaryKey else { continue }
+                if !first { payload += "," }
+                first = false
+                payload += String(schema.numbers.number(of: id.entity))
+                payload += ":"
+                payload += String(key)
+                if payload.utf8.count > Self.notificationPayloadLimit { return source + "*" }
+            }
+        }
+        return payload
+    }
+
+    /// The longest payload a notification carries (PostgreSQL's limit is 8,000 bytes).
+    static let notificationPayloadLimit = 7_900
 }
 
 extension PostgresStore: WriteObservingStoreBackend {

@@ -17,9 +17,12 @@ extension PostgresStore {
     package func save(_ request: SaveRequest) throws -> SaveResult {
         guard !options.isReadOnly else { throw readOnlyError() }
         let connection = try db()
+        // Keys are drawn before the transaction begins: a sequence is never rolled back, so a failed save loses
+        // its keys either way, and the allocation's lock is then held for its one statement only.
+        let keys = try allocatePrimaryKeys(request.inserted, connection)
         let result = try connection.transaction {
             var result = SaveResult()
-            try assignPrimaryKeys(request.inserted, into: &result, connection)
+            try assignPrimaryKeys(request.inserted, keys: keys, into: &result)
             let map = request.referencesTemporaryIDs ? result.permanentIDsByTemporaryID(for: request) : [:]
             func permanent(_ id: ObjectID) -> ObjectID { map[id] ?? id }
             var conflicting: [SaveRequest.Change] = []
@@ -40,9 +43,12 @@ extension PostgresStore {
             var pipelinedUpdates: [Int] = []
             // By index: iterating the pairs would copy every change (its arrays retained and released).
             pipelinedInserts.reserveCapacity(request.inserted.count)
+            // Asked once per run of one entity, not per object (each asking looks up the entity's write plan).
+            var chunked: (entity: EntityDescription, answer: Bool)?
             for index in request.inserted.indices where index < result.permanentIDs.count {
                 let id = result.permanentIDs[index]
-                if !mayWriteChunks(id.entity) {
+                if chunked?.entity !== id.entity { chunked = (id.entity, mayWriteChunks(id.entity)) }
+                if chunked?.answer == false {
                     pipelinedInserts.append(index)
                 } else {
                     try writeRow(request.inserted[index], id: id, map: map, insert: true, connection)
@@ -136,9 +142,12 @@ extension PostgresStore {
         }
     }
 
-    /// Keys for the inserted objects, drawn from each hierarchy's sequence in one statement per hierarchy.
-    private func assignPrimaryKeys(_ inserted: [SaveRequest.Change], into result: inout SaveResult, _ connection: PostgresConnection) throws {
-        guard !inserted.isEmpty else { return }
+    /// Keys for the inserted objects: one block of consecutive keys per hierarchy, by its table, drawn from the
+    /// hierarchy's sequence in one statement (``allocateKeys(_:count:_:)``).
+    private func allocatePrimaryKeys(
+        _ inserted: [SaveRequest.Change], _ connection: PostgresConnection
+    ) throws -> [ObjectIdentifier: ClosedRange<Int64>] {
+        guard !inserted.isEmpty else { return [:] }
         // Saves insert runs of objects of one entity: the table is looked up, and counted, once per run; the
         // changes are read in place (iterating them would copy each, retaining and releasing its arrays).
         var needed: [ObjectIdentifier: (CoreDataSchema.Table, Int)] = [:]
@@ -157,29 +166,55 @@ extension PostgresStore {
             }
         }
         countRun()
-        var keys: [ObjectIdentifier: [Int64]] = [:]
-        for (id, (table, count)) in needed {
-            let answer = try connection.query(
-                "SELECT nextval('\(PostgresSchema.keySequence(table).replacingOccurrences(of: "'", with: "''"))') FROM generate_series(1, $1::INTEGER)",
-                [.integer(Int64(count))])
-            keys[id] = (0..<answer.count).map { answer.int64($0, 0) }.sorted().reversed()
+        var keys: [ObjectIdentifier: ClosedRange<Int64>] = [:]
+        for (id, (table, count)) in needed { keys[id] = try allocateKeys(table, count: count, connection) }
+        return keys
+    }
+
+    /// Draws `count` consecutive keys from the table's sequence in one statement: `nextval` then `setval` past
+    /// the block, under a transaction-scoped advisory lock of the sequence's own, so that no other allocation
+    /// (each takes the same lock) draws between the two. Run outside a transaction, the statement is one, and the
+    /// lock is held for that statement only: concurrent saves wait for each other's allocation, never for each
+    /// other's transactions. The subquery taking the lock has a volatile function in its result, so PostgreSQL
+    /// does not fold it into the outer query: it runs, and locks, before the outer query's `nextval`.
+    func allocateKeys(_ table: CoreDataSchema.Table, count: Int, _ connection: PostgresConnection) throws -> ClosedRange<Int64> {
+        let sequence = PostgresSchema.keySequence(table)
+        let quoted = sequence.replacingOccurrences(of: "'", with: "''")
+        let answer = try connection.query(
+            "SELECT setval('\(quoted)', nextval('\(quoted)') + $1::BIGINT - 1) FROM (SELECT pg_advisory_xact_lock(hashtext($2::TEXT))) AS l",
+            [.integer(Int64(count)), .text("quire-keys:\(connection.url.schema).\(sequence)")])
+        let last = answer.count == 1 ? answer.int64(0, 0) : 0
+        guard count > 0, last >= Int64(count) else {
+            throw QuireError(.persistentStoreSave, "The key sequence \(sequence) of the PostgreSQL store '\(displayURL)' answered no keys.")
         }
+        return (last - Int64(count) + 1)...last
+    }
+
+    /// Gives the inserted objects their keys from the blocks ``allocatePrimaryKeys(_:_:)`` drew, in order.
+    private func assignPrimaryKeys(
+        _ inserted: [SaveRequest.Change], keys: [ObjectIdentifier: ClosedRange<Int64>], into result: inout SaveResult
+    ) throws {
+        guard !inserted.isEmpty else { return }
+        // The next key of each table's block.
+        var next: [ObjectIdentifier: Int64] = keys.mapValues(\.lowerBound)
         result.permanentIDs.reserveCapacity(inserted.count)
-        // The keys of the current run's table are taken out of `keys` while the run lasts, and put back after.
-        var current: (entity: ObjectIdentifier, table: ObjectIdentifier?, keys: [Int64])?
+        // The current run's table and next key are kept out of `next` while the run lasts, and put back after.
+        var current: (entity: ObjectIdentifier, table: ObjectIdentifier?, key: Int64, end: Int64)?
         func putBack() {
-            if let current, let table = current.table { keys[table] = current.keys }
+            if let current, let table = current.table { next[table] = current.key }
         }
         for index in inserted.indices {
             let entity = inserted[index].objectID.entity
             if current?.entity != ObjectIdentifier(entity) {
                 putBack()
                 let table = schema.table(for: entity).map(ObjectIdentifier.init)
-                current = (ObjectIdentifier(entity), table, table.flatMap { keys.removeValue(forKey: $0) } ?? [])
+                let block = table.flatMap { keys[$0] }
+                current = (ObjectIdentifier(entity), table, table.flatMap { next[$0] } ?? 1, block?.upperBound ?? 0)
             }
-            guard current?.table != nil, let key = current?.keys.popLast() else {
+            guard let key = current?.key, current?.table != nil, key <= current?.end ?? 0 else {
                 throw QuireError(.persistentStoreSave, "The entity '\(entity.name)' has no table in the PostgreSQL store '\(displayURL)'.")
             }
+            current?.key = key + 1
             result.permanentIDs.append(ObjectID(entity: entity, store: store, primaryKey: key))
         }
     }
@@ -242,28 +277,40 @@ extension PostgresStore {
         _ change: SaveRequest.Change, id: ObjectID, plan: WritePlan, map: [ObjectID: ObjectID], insert: Bool, version: Int64 = 1,
         keeping old: Set<String> = [], to values: inout [PostgresConnection.Value], _ connection: PostgresConnection
     ) throws -> Bool {
+        try visitRowValues(change, id: id, plan: plan, map: map, insert: insert, version: version, keeping: old, connection) {
+            values.append($0)
+        }
+    }
+
+    /// Calls `visit` with the values of one row's INSERT or UPDATE in their parameters' order (for an insert
+    /// `z_pk`, `z_ent`, `z_opt`, the attributes, the to-one keys; for an update the attributes, the to-one keys,
+    /// `z_pk` and the version read); false, visiting nothing, for an object without a key. Values stored as
+    /// chunks are written on `connection` as they are met.
+    func visitRowValues(
+        _ change: SaveRequest.Change, id: ObjectID, plan: WritePlan, map: [ObjectID: ObjectID], insert: Bool, version: Int64 = 1,
+        keeping old: Set<String> = [], _ connection: PostgresConnection, _ visit: (PostgresConnection.Value) throws -> Void
+    ) throws -> Bool {
         let entity = id.entity
         guard let pk = id.primaryKey else { return false }
         if insert {
-            // One append each: an array literal here would be allocated for every row.
-            values.append(.integer(pk))
-            values.append(.integer(Int64(schema.numbers.number(of: entity))))
-            values.append(.integer(version))
+            try visit(.integer(pk))
+            try visit(.integer(Int64(schema.numbers.number(of: entity))))
+            try visit(.integer(version))
         }
         for (slot, external) in plan.attributeSlots {
-            values.append(
+            try visit(
                 external ? try storedExternalValue(change.attributes[slot], of: id, slot: slot, keeping: old, connection)
                     : PostgresDialect.value(change.attributes[slot]))
         }
         for (slot, withEntity) in plan.relationshipSlots {
             var target: ObjectID?
             if case .toOne(let related) = change.relationships[slot] { target = related.map { map[$0] ?? $0 } }
-            values.append(target?.primaryKey.map { .integer($0) } ?? .null)
-            if withEntity { values.append(target.map { .integer(Int64(schema.numbers.number(of: $0.entity))) } ?? .null) }
+            try visit(target?.primaryKey.map { .integer($0) } ?? .null)
+            if withEntity { try visit(target.map { .integer(Int64(schema.numbers.number(of: $0.entity))) } ?? .null) }
         }
         if !insert {
-            values.append(.integer(pk))
-            values.append(.integer(change.version))
+            try visit(.integer(pk))
+            try visit(.integer(change.version))
         }
         return true
     }

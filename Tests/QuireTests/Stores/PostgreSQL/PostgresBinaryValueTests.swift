@@ -191,4 +191,33 @@ struct PostgresBinaryValueTests {
         try context.save()
         #expect(try other.count(for: FetchRequest<ManagedObject>(entityName: "Employee")) == 800)
     }
+
+    /// A copied run whose values fill the COPY's buffer mid-row, and values longer than the whole buffer (sent to
+    /// libpq on their own), reads back every value exactly, each with its object.
+    @Test func aCopiedRunCarriesValuesLongerThanItsBuffer() throws {
+        let url = try #require(PostgresTestServer.storeURL())
+        let (coordinator, context) = try stack(url, model: Fixtures.companyModel())
+        let employee = try #require(coordinator.managedObjectModel.entitiesByName["Employee"])
+        func name(_ index: Int) -> String {
+            // Mostly 3,001–3,100 bytes, so that flushes fall at changing places within rows; every 97th 300,000 or more.
+            let length = index.isMultiple(of: 97) ? 300_000 + index : 3_001 + index % 100
+            return "e\(index)-" + String(repeating: Character(UnicodeScalar(UInt8(97 + index % 26))), count: length)
+        }
+        for index in 0..<800 {
+            let object = ManagedObject(entity: employee, insertInto: context)
+            object.setValue(name(index), forKey: "name")
+            object.setValue(Int64(index), forKey: "salary")
+        }
+        try context.save()
+        let (_, again) = try stack(url, model: Fixtures.companyModel())
+        let objects = try again.fetch(FetchRequest<ManagedObject>(entityName: "Employee"))
+        #expect(objects.count == 800)
+        var seen = Set<Int64>()
+        for object in objects {
+            let salary = try #require(object.value(forKey: "salary") as? Int64)
+            seen.insert(salary)
+            #expect(object.value(forKey: "name") as? String == name(Int(salary)), "employee \(salary)")
+        }
+        #expect(seen.count == 800)
+    }
 }
