@@ -47,8 +47,9 @@ let package = Package(
         ),
         // What Swift cannot reach directly: extended attributes, renameat2, directory fsync.
         .target(name: "CQuireSupport"),
-        // The layers, top down: Quire (contexts, coordinator, migration, documents) uses QuireStores (the store
-        // kinds), which uses QuireCore (models, queries and the contract between coordinator and store), which
+        // The layers, top down: Quire (contexts, coordinator, migration, documents, the registry of store kinds)
+        // uses QuireSQLite (the SQLite store kind), which uses QuireStores (the other store kinds and the shared SQL
+        // layer, with no C library), which uses QuireCore (models, queries and the contract between coordinator and store), which
         // uses QuireSupport (errors, property lists, file helpers).
         // Each target imports only those below it, so an arrow against the layers does not compile.
         // The leaf: the error type, property lists and file helpers; it knows nothing of models or stores.
@@ -62,16 +63,24 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        // The store kinds and the shared SQL layer, with no C library: SQLite is in a target of its own.
         .target(
             name: "QuireStores",
-            dependencies: ["QuireSupport", "QuireCore", "CSQLite", "CQuireSupport"]
+            dependencies: ["QuireSupport", "QuireCore", "CQuireSupport"]
+        ),
+        // The SQLite store kind (the SQLite engine of the shared SQL layer), on SQLite's C library. Quire links
+        // it and registers its kind as a built-in one.
+        .target(
+            name: "QuireSQLite",
+            dependencies: ["QuireSupport", "QuireCore", "QuireStores", "CSQLite", "CQuireSupport"]
         ),
         // The PostgreSQL store kind, beside the layers rather than in them: it uses QuireStores (Core Data's
-        // table layout, the predicate compiler, the row reader) and libpq; nothing in Quire names it. Its store
+        // table layout, the predicate compiler, the row reader), Quire (the registry of store kinds) and libpq;
+        // nothing in Quire names it. Its store
         // type registers the kind with the store registry when first used.
         .target(
             name: "QuirePostgres",
-            dependencies: ["QuireSupport", "QuireCore", "QuireStores", "CLibPQ"]
+            dependencies: ["QuireSupport", "QuireCore", "QuireStores", "Quire", "CLibPQ"]
         ),
         .target(
             name: "Quire",
@@ -79,6 +88,7 @@ let package = Package(
                 "QuireSupport",
                 "QuireCore",
                 "QuireStores",
+                "QuireSQLite",
                 "CArchive",
                 "CQuireSupport",
                 "QuireMacros",
@@ -105,12 +115,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "quire-bench", dependencies: ["Quire", "QuirePostgres", "QuireTestSupport", "CSQLite", "CLibPQ"]),
+        .executableTarget(name: "quire-bench", dependencies: ["Quire", "QuireSQLite", "QuirePostgres", "QuireTestSupport", "CSQLite", "CLibPQ"]),
         // The child process the document crash test kills at random moments.
         .executableTarget(name: "quire-crash-worker", dependencies: ["Quire", "QuirePostgres", "QuireTestSupport", "QuirePostgresTestSupport"]),
         .testTarget(
             name: "QuireTests", dependencies: [
-                "Quire", "QuirePostgres", "QuireTestSupport", "QuirePostgresTestSupport", "CSQLite", "CArchive", "CZlib",
+                "Quire", "QuireSQLite", "QuirePostgres", "QuireTestSupport", "QuirePostgresTestSupport", "CSQLite", "CArchive", "CZlib",
             ],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "QuireTestSupportTests", dependencies: ["QuireTestSupport", "Quire"]),

@@ -3,6 +3,7 @@ import CArchive
 // layers below come with it.
 @_exported import QuireCore
 @_exported import QuireStores
+@_exported import QuireSQLite
 // As `import CoreData` brings Foundation, so does `import Quire`: ported code uses `Date`, `URL`, `NSNull`, … as it is.
 @_exported import Foundation
 

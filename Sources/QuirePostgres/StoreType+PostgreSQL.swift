@@ -1,5 +1,6 @@
 import QuireCore
 import QuireStores
+import Quire
 
 extension StoreType {
     /// A store in a PostgreSQL database, in Core Data's table layout, one schema per store, shared by any number

@@ -2,6 +2,8 @@ import CSQLite
 import Foundation
 import QuireCore
 import QuireStores
+import QuireSQLite
+import Quire
 
 // MARK: - Shared data
 

@@ -306,7 +306,7 @@ package enum BinaryStoreFormat {
         return true
     }
 
-    static func openForReading(_ url: URL) throws -> FileHandle {
+    package static func openForReading(_ url: URL) throws -> FileHandle {
         guard let handle = FileHandle(forReadingAtPath: url.path) else {
             let exists = FileManager.default.fileExists(atPath: url.path)
             throw QuireError(

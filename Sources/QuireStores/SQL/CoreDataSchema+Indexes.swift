@@ -4,7 +4,7 @@ import Foundation
 extension CoreDataSchema {
     /// The column of `table` that holds the property `name` of `entity` (an attribute's column, or a to-one
     /// relationship's key column), or nil when the property has none.
-    func column(named name: String, of entity: EntityDescription, in table: Table) -> Column? {
+    package func column(named name: String, of entity: EntityDescription, in table: Table) -> Column? {
         table.columns.first { column in
             switch column.role {
             case .attribute(let attribute): return attribute.name == name && entity.isKind(of: attribute.entity ?? entity)

@@ -34,7 +34,7 @@ extension CoreDataSchema {
         package func spelling(of table: String) -> String? { tables[table.uppercased()]?.name }
 
         /// Every table and its columns, as the file names them.
-        var columnsByTable: [String: Set<String>] {
+        package var columnsByTable: [String: Set<String>] {
             var result: [String: Set<String>] = [:]
             for table in tables.values { result[table.name] = Set(table.ordered) }
             return result

@@ -502,8 +502,7 @@ package final class CoreDataSchema {
         // Fetch indexes and uniqueness constraints: Z_<Entity>_<name>, Z_<Entity>_UNIQUE_<properties>.
         sql += entityIndexStatements(style: style)
         sql += joinTableStatements(name: CoreDataSchema.ddlName, integerType: "INTEGER")
-        // Last: triggers may be on join tables.
-        sql += derivedAttributeTriggerStatements()
+        // The SQLite engine adds its derived-attribute triggers after these (they may be on join tables).
         return sql
     }
 

@@ -26,24 +26,24 @@ import Foundation
 }
 
 /// The sink of one value, as an ``AttributeValue``: what the array reader puts into each element.
-@usableFromInline struct AttributeValueSink: RowValueSink {
+@usableFromInline package struct AttributeValueSink: RowValueSink {
     /// The value read last.
-    @usableFromInline var value: AttributeValue = .null
+    @usableFromInline package var value: AttributeValue = .null
 
     /// An empty sink.
-    @inlinable @inline(__always) init() {}
+    @inlinable @inline(__always) package init() {}
     /// Part of ``RowValueSink``.
-    @inlinable @inline(__always) mutating func null() { value = .null }
+    @inlinable @inline(__always) package mutating func null() { value = .null }
     /// Part of ``RowValueSink``.
-    @inlinable @inline(__always) mutating func integer(_ value: Int64) { self.value = .integer(value) }
+    @inlinable @inline(__always) package mutating func integer(_ value: Int64) { self.value = .integer(value) }
     /// Part of ``RowValueSink``.
-    @inlinable @inline(__always) mutating func boolean(_ value: Bool) { self.value = .boolean(value) }
+    @inlinable @inline(__always) package mutating func boolean(_ value: Bool) { self.value = .boolean(value) }
     /// Part of ``RowValueSink``.
-    @inlinable @inline(__always) mutating func double(_ value: Double) { self.value = .double(value) }
+    @inlinable @inline(__always) package mutating func double(_ value: Double) { self.value = .double(value) }
     /// Part of ``RowValueSink``.
-    @inlinable @inline(__always) mutating func date(_ seconds: Double) { value = .date(Date(timeIntervalSinceReferenceDate: seconds)) }
+    @inlinable @inline(__always) package mutating func date(_ seconds: Double) { value = .date(Date(timeIntervalSinceReferenceDate: seconds)) }
     /// Part of ``RowValueSink``.
-    @inlinable @inline(__always) mutating func text(_ bytes: UnsafeRawBufferPointer) {
+    @inlinable @inline(__always) package mutating func text(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             value = .string("")
             return
@@ -51,7 +51,7 @@ import Foundation
         value = .string(String(decoding: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: bytes.count), as: UTF8.self))
     }
     /// Part of ``RowValueSink``.
-    @inlinable @inline(__always) mutating func data(_ bytes: UnsafeRawBufferPointer) {
+    @inlinable @inline(__always) package mutating func data(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             value = .data(Data())
             return
@@ -59,9 +59,9 @@ import Foundation
         value = .data(Data(bytes: base, count: bytes.count))
     }
     /// Part of ``RowValueSink``.
-    @inlinable @inline(__always) mutating func value(_ value: AttributeValue) { self.value = value }
+    @inlinable @inline(__always) package mutating func value(_ value: AttributeValue) { self.value = value }
     /// Not used: relationships are read into their own array.
-    @inlinable @inline(__always) mutating func relationship(_ value: RelationshipStorage) {}
+    @inlinable @inline(__always) package mutating func relationship(_ value: RelationshipStorage) {}
 }
 
 extension RowReader {

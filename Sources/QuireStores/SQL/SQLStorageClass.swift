@@ -18,7 +18,7 @@ import QuireCore
 
     /// The classes a column of the type may hold, one bit per class (`1 << integer`, …); NULL is always
     /// allowed and not included.
-    static func allowed(for type: AttributeType) -> Int32 {
+    package static func allowed(for type: AttributeType) -> Int32 {
         switch type {
         case .integer16, .integer32, .integer64, .boolean: return 1 << integer
         case .double, .float, .date: return 1 << integer | 1 << float
@@ -29,7 +29,7 @@ import QuireCore
     }
 
     /// What `typeof()` answers for a class.
-    static func name(_ storage: Int32) -> String {
+    package static func name(_ storage: Int32) -> String {
         switch storage {
         case integer: return "integer"
         case float: return "real"
@@ -40,12 +40,12 @@ import QuireCore
     }
 
     /// The `typeof()` names of a set of classes.
-    static func typeNames(_ classes: Int32) -> [String] {
+    package static func typeNames(_ classes: Int32) -> [String] {
         [integer, float, text, blob].filter { classes & (1 << $0) != 0 }.map(name)
     }
 
     /// The classes, in words (`integer or real`).
-    static func names(_ classes: Int32) -> String {
+    package static func names(_ classes: Int32) -> String {
         typeNames(classes).joined(separator: " or ")
     }
 }

@@ -17,7 +17,7 @@ import Glibc
 /// while the watching thread runs (the thread holds the watcher), so no descriptor is used after it is closed (nor
 /// a reused number written to). The watching thread is the only one that reads them; ``stop()`` writes one byte to
 /// the wake-up pipe. `stopped` is behind its lock.
-final class FileChangeWatcher: @unchecked Sendable {
+package final class FileChangeWatcher: @unchecked Sendable {
     private let notifications: Int32
     private let wakeRead: Int32
     private let wakeWrite: Int32
@@ -33,7 +33,7 @@ final class FileChangeWatcher: @unchecked Sendable {
     ///   - changed: Called after each burst of writes to those files.
     /// - Throws: ``QuireError/Code/persistentStoreOperation`` when inotify cannot watch the folder (the system's
     ///   limit of watches, a folder that is gone).
-    init(folder: URL, names: Set<String>, changed: @escaping @Sendable () -> Void) throws {
+    package init(folder: URL, names: Set<String>, changed: @escaping @Sendable () -> Void) throws {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { throw Self.error("start inotify", folder) }
         let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE)
@@ -61,7 +61,7 @@ final class FileChangeWatcher: @unchecked Sendable {
     }
 
     /// Stops watching; the handler is not called after the call that may be running when this returns.
-    func stop() {
+    package func stop() {
         let first = stopped.withLock { stopped in
             defer { stopped = true }
             return !stopped

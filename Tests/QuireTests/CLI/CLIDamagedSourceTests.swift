@@ -6,6 +6,7 @@ import QuireTestSupport
 import Testing
 
 @testable import QuireStores
+@testable import QuireSQLite
 
 /// Damaged SQLite sources (rows no object graph can represent): `verify` names each, `convert` refuses them
 /// (exit 3, nothing written), and the row reader refuses what it would otherwise coerce (issue 14, item 4).

@@ -5,6 +5,7 @@ import Testing
 import Quire
 import QuireCore
 @testable import QuireStores
+@testable import QuireSQLite
 
 /// What `verify` reports about a store's records, and what every conversion refuses, whatever the source's type
 /// (issue 33, item 5): a nil in an attribute that is not optional, an external data file whose size changed,

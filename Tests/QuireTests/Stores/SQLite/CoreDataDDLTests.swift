@@ -89,7 +89,8 @@ import QuireStores
             let writer = try SQLiteConnection(url: made, readOnly: false, create: true)
             defer { writer.close() }
             try SQLiteFunctions.register(on: writer)
-            for statement in schema.createStatements(style: CoreDataSchema.DDLStyle(frameworkVersion: version)) { try writer.execute(statement) }
+            for statement in schema.createStatements(style: CoreDataSchema.DDLStyle(frameworkVersion: version))
+                + schema.derivedAttributeTriggerStatements() { try writer.execute(statement) }
         }
         var expected = try Self.ddl(url)
         var actual = try Self.ddl(made)

@@ -5,6 +5,7 @@ import Testing
 import Quire
 import QuireCore
 @testable import QuireStores
+@testable import QuireSQLite
 
 /// Key allocation reads `Z_PRIMARYKEY.Z_MAX` against the table's keys and never overflows; `verify` reports a
 /// counter a save could not use as it is, and `Z_PRIMARYKEY` rows that share an entity number are refused

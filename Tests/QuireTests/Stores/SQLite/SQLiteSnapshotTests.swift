@@ -5,6 +5,7 @@ import Testing
 import Quire
 import QuireCore
 @testable import QuireStores
+@testable import QuireSQLite
 
 /// Save As between SQLite stores copies the database file itself when its write-ahead log can be emptied, and
 /// uses the backup API when it cannot (another connection holds a read transaction on the log): the copy holds
