@@ -1,5 +1,5 @@
 import QuireCore
-import QuireStores
+@_spi(QuireEngine) import QuireStores
 import CLibPQ
 import Foundation
 

@@ -1,5 +1,5 @@
-import QuireCore
-import QuireStores
+@_spi(QuireEngine) import QuireCore
+@_spi(QuireEngine) import QuireStores
 import Foundation
 
 extension PostgresStore {

@@ -1,5 +1,5 @@
 import QuireCore
-import QuireStores
+@_spi(QuireEngine) import QuireStores
 import Foundation
 
 /// The PostgreSQL store: incremental, in Core Data's table layout (``CoreDataSchema``'s tables, columns and

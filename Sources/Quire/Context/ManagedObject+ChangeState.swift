@@ -19,11 +19,9 @@ final class ManagedObjectChangeState {
     /// The sets `changedValues()` built for changed to-many relationships, by slot, with the relationship's value
     /// they were built from (a set is built again only when the relationship changed since).
     var changedSetCache: [Int: (storage: RelationshipStorage, value: Any)] = [:]
-    /// The attributes' part of the last `changedValues()`, with the values it was built from: given again while
-    /// the object's attribute values and committed values are those (the arrays compare by identity first, so the
-    /// check costs two comparisons of buffer addresses while nothing changed). Holding the values' array means the
-    /// next change of a value copies it once (a few words an attribute) instead of writing in place.
-    var changedAttributesCache: ChangedAttributes?
+    /// The last whole `changedValues()` answer, with the arrays it was read from: given again while the object
+    /// still has those very arrays (see ``ChangedValuesMemo``).
+    var changedValuesMemo: ChangedValuesMemo?
 
     /// Whether every part is empty, so the object can let the record go.
     var isEmpty: Bool {
@@ -32,19 +30,76 @@ final class ManagedObjectChangeState {
     }
 }
 
-/// The attributes' part of a `changedValues()` and what it was built from (``ManagedObjectChangeState``).
-struct ChangedAttributes {
-    /// The attribute values as they were.
-    var current: [AttributeValue]
-    /// The committed values as they were (nil for an object without them).
-    var committed: [AttributeValue]?
-    /// Whether the object was inserted.
-    var inserted: Bool
-    /// The changed attributes by name, with their public values (`NSNull` for nil).
-    var values: [String: Any]
+/// A whole `changedValues()` answer and the arrays of values it was read from (``ManagedObjectChangeState``).
+///
+/// The memo holds the arrays, so their storage stays allocated and is never written in place while it lives (a
+/// write to an array someone else also holds copies it first): an object whose arrays still have the memo's
+/// storage addresses has exactly the memo's values, and its `changedValues()` is the memo's answer. Checking that
+/// costs four address comparisons, where building the answer again costs a dictionary and a box per number.
+final class ChangedValuesMemo {
+    let attributes: [AttributeValue]
+    let committedAttributes: [AttributeValue]?
+    let relationships: [RelationshipStorage]
+    let committedRelationships: [RelationshipStorage]?
+    let inserted: Bool
+    let values: [String: Any]
+
+    init(
+        attributes: [AttributeValue], committedAttributes: [AttributeValue]?, relationships: [RelationshipStorage],
+        committedRelationships: [RelationshipStorage]?, inserted: Bool, values: [String: Any]
+    ) {
+        self.attributes = attributes
+        self.committedAttributes = committedAttributes
+        self.relationships = relationships
+        self.committedRelationships = committedRelationships
+        self.inserted = inserted
+        self.values = values
+    }
+
+    /// Whether two arrays share one storage (so, while the memo holds one of them, the same values).
+    @inline(__always)
+    static func sameStorage<Element>(_ a: [Element], _ b: [Element]) -> Bool {
+        // Reads the two buffers' addresses only; nothing is read or written through them.
+        a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress && x.count == y.count } }
+    }
+
+    /// ``sameStorage(_:_:)`` of optional arrays: both nil, or both arrays of one storage.
+    @inline(__always)
+    static func sameStorage<Element>(_ a: [Element]?, _ b: [Element]?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case (let a?, let b?): return sameStorage(a, b)
+        default: return false
+        }
+    }
 }
 
 extension ManagedObject {
+    /// The last `changedValues()` answer, if the object's values are still the arrays it was read from (values
+    /// in the arrays, no to-many changes recorded while faults).
+    func memoizedChangedValues() -> [String: Any]? {
+        guard let state = changeState, let memo = state.changedValuesMemo, memo.inserted == insertedFlag,
+            !faultFlag, heldRow == nil, state.deferredMembers.isEmpty,
+            ChangedValuesMemo.sameStorage(memo.attributes, storedAttributes),
+            ChangedValuesMemo.sameStorage(memo.relationships, storedRelationships),
+            ChangedValuesMemo.sameStorage(memo.committedAttributes, state.committedAttributes),
+            ChangedValuesMemo.sameStorage(memo.committedRelationships, state.committedRelationships)
+        else { return nil }
+        return memo.values
+    }
+
+    /// Keeps a `changedValues()` answer just built from the object's current arrays, when the object has changes
+    /// (a clean one answers at once, and is given no change state for it), its values are those arrays (not
+    /// packed, not a fault) and no to-many change is recorded apart from them.
+    func memoizeChangedValues(_ values: [String: Any]) {
+        guard hasChanges, !faultFlag, heldRow == nil, changeState?.deferredMembers.isEmpty ?? true else { return }
+        let state = ensuredChangeState()
+        state.changedValuesMemo = ChangedValuesMemo(
+            attributes: storedAttributes, committedAttributes: state.committedAttributes,
+            relationships: storedRelationships, committedRelationships: state.committedRelationships,
+            inserted: insertedFlag, values: values)
+    }
+
     /// The object's change state, made when first needed.
     private func ensuredChangeState() -> ManagedObjectChangeState {
         if let state = changeState { return state }
@@ -92,20 +147,6 @@ extension ManagedObject {
     func cachedChangedSet(slot: Int, storage: RelationshipStorage) -> Any? {
         guard let cached = changeState?.changedSetCache[slot], cached.storage == storage else { return nil }
         return cached.value
-    }
-
-    /// The attributes' part of `changedValues()` built before from these values, if any.
-    func cachedChangedAttributes(current: [AttributeValue], committed: [AttributeValue]?) -> [String: Any]? {
-        guard let cached = changeState?.changedAttributesCache, cached.inserted == insertedFlag,
-            cached.committed == committed, cached.current == current
-        else { return nil }
-        return cached.values
-    }
-
-    /// Keeps the attributes' part of `changedValues()` with the values it was built from, until the object's
-    /// change state goes.
-    func cacheChangedAttributes(_ cached: ChangedAttributes) {
-        ensuredChangeState().changedAttributesCache = cached
     }
 
     /// Keeps the set `changedValues()` built for a to-many relationship from `storage`, until the object's

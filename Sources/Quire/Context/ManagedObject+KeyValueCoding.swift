@@ -222,9 +222,18 @@ extension ManagedObject {
     /// saved object lists the attributes whose values differ from the saved ones and the relationships that
     /// changed, to-many relationships changed while still faults included (`country.moods` after
     /// `mood.country = country`; the set is loaded to give its value). Nil values are `NSNull`. A to-many's set
-    /// is built once per change and kept, and so is the attributes' part until a value changes, so calling this
-    /// again (from `willSave()`, say) costs what the object's own changes cost, not what its sets hold.
+    /// is built once per change and kept, and the whole answer is kept until the object changes again, so calling
+    /// this again (from `willSave()`, say) costs a few comparisons, and after a change what the object's own
+    /// changes cost, not what its sets hold.
     public func changedValues() -> [String: Any] {
+        if let memo = memoizedChangedValues() { return memo }
+        let result = buildChangedValues()
+        memoizeChangedValues(result)
+        return result
+    }
+
+    /// ``changedValues()`` built from the object's values.
+    private func buildChangedValues() -> [String: Any] {
         let entity = self.entity
         var result = changedAttributeValues(of: entity)
         if insertedFlag {
@@ -257,23 +266,37 @@ extension ManagedObject {
         return result
     }
 
-    /// The attributes' part of ``changedValues()``: kept with the values it was built from, and given again
-    /// while they have not changed.
+    /// The attributes' part of ``changedValues()``.
     private func changedAttributeValues(of entity: EntityDescription) -> [String: Any] {
         let committed = committedAttributes
         guard committed != nil || insertedFlag else { return [:] }
         let current = attributeStorage
-        if let cached = cachedChangedAttributes(current: current, committed: committed) { return cached }
+        // The last whole answer (``ChangedValuesMemo``), if any: asked for the boxes of numbers that have not
+        // changed since.
+        let previous = changeState?.changedValuesMemo
         let attributes = entity.allAttributes
         var result: [String: Any]
         if let committed {
+            // Slots are the attributes' positions in `allAttributes`; the values are compared by slot, and only a
+            // changed one's attribute is looked at.
+            let slots = 0..<min(attributes.count, committed.count, current.count)
             var changed = 0
-            for attribute in attributes where committed[attribute.slot] != current[attribute.slot] { changed += 1 }
+            for slot in slots where committed[slot] != current[slot] { changed += 1 }
             // Sized once: a dictionary grown entry by entry is made again at each growth.
             result = Dictionary(minimumCapacity: changed)
             if changed > 0 {
-                for attribute in attributes where committed[attribute.slot] != current[attribute.slot] {
-                    result[attribute.name] = ValueCoercion.publicValue(current[attribute.slot], for: attribute) ?? NSNull()
+                // A number that has not changed since the last answer keeps the box it had there: making an
+                // `NSNumber` costs more than finding the old one (a `willSave()` asking again after another change
+                // of the object meets the same counters).
+                for slot in slots where committed[slot] != current[slot] {
+                    let attribute = attributes[slot]
+                    if let previous, slot < previous.attributes.count, Self.sameNumber(previous.attributes[slot], current[slot]),
+                        let boxed = previous.values[attribute.name]
+                    {
+                        result[attribute.name] = boxed
+                    } else {
+                        result[attribute.name] = ValueCoercion.publicValue(current[slot], for: attribute) ?? NSNull()
+                    }
                 }
             }
         } else {
@@ -282,8 +305,17 @@ extension ManagedObject {
                 result[attribute.name] = ValueCoercion.publicValue(current[attribute.slot], for: attribute)
             }
         }
-        cacheChangedAttributes(ChangedAttributes(current: current, committed: committed, inserted: insertedFlag, values: result))
         return result
+    }
+
+    /// Whether two values are the same integer, or doubles with the same bits (so that their public values, boxes
+    /// of one type for one attribute, are interchangeable; `0.0` and `-0.0`, equal as values, are not).
+    private static func sameNumber(_ a: AttributeValue, _ b: AttributeValue) -> Bool {
+        switch (a, b) {
+        case (.integer(let x), .integer(let y)): return x == y
+        case (.double(let x), .double(let y)): return x.bitPattern == y.bitPattern
+        default: return false
+        }
     }
 
     /// A changed relationship's value for ``changedValues()``: the related object or `NSNull`, or the set, built

@@ -188,12 +188,7 @@ extension ManagedObjectContext {
                 var indexByValues: [[ConstraintValue]: Int] = [:]
                 for index in chunk { indexByValues[groups[index].values] = index }
                 let request = FetchRequest<ManagedObject>(entityName: first.owner.name)
-                request.predicate = .disjunction(chunk.map { index in
-                    .conjunction(zip(groups[index].constraint, groups[index].values).map { name, value in
-                        guard case .attribute(let value) = value else { return .false }
-                        return .comparison(QueryComparison(.keyPath(name), .equalTo, .constant(value)))
-                    })
-                })
+                request.predicate = Self.storedRecordsPredicate(chunk.map { groups[$0] })
                 request.includesPendingChanges = false
                 request.returnsObjectsAsFaults = false
                 for object in try fetch(request) {
@@ -212,6 +207,34 @@ extension ManagedObjectContext {
             }
         }
         return result
+    }
+
+    /// The predicate of the stored records holding any of the groups' values (groups of one constraint over
+    /// attributes only): `key IN {…}` for a one-attribute constraint's strings and integers (one comparison, however
+    /// many values: the form an import of many records checks its keys in), `key == value` or-ed for the others, and
+    /// for constraints over several attributes the and-ed comparisons of each tuple, or-ed.
+    private static func storedRecordsPredicate(_ groups: [ConstraintGroup]) -> QueryPredicate {
+        var listed: [QueryExpression] = []
+        var compared: [QueryPredicate] = []
+        for group in groups {
+            if group.constraint.count == 1, case .attribute(let value) = group.values[0] {
+                switch value {
+                case .string, .integer:
+                    listed.append(.constant(value))
+                    continue
+                default:
+                    break
+                }
+            }
+            compared.append(.conjunction(zip(group.constraint, group.values).map { name, value in
+                guard case .attribute(let value) = value else { return .false }
+                return .comparison(QueryComparison(.keyPath(name), .equalTo, .constant(value)))
+            }))
+        }
+        if let first = groups.first, !listed.isEmpty {
+            compared.append(.comparison(QueryComparison(.keyPath(first.constraint[0]), .in, .array(listed))))
+        }
+        return .disjunction(compared)
     }
 
     /// The IDs of the stored records of the constraint's entity (and its sub-entities) with the group's values.

@@ -24,8 +24,12 @@ extension ManagedObjectContext {
         guard targets.count == 1, let target = targets.first else { return nil }
         if let predicate = fetch.predicate, !coordinator.storesEvaluate(predicate, for: fetch, in: targets) { return nil }
 
+        // Asked of every changed object at every such fetch (an import fetches once per record it cannot find
+        // among the registered objects): the entity is read without retaining it.
+        let fetchEntity = fetch.entity
+        let includesSubentities = fetch.includesSubentities
         func inFetch(_ object: ManagedObject) -> Bool {
-            fetch.includesSubentities ? object.entity.isKind(of: fetch.entity) : object.entity === fetch.entity
+            object.withEntity { includesSubentities ? $0.isKind(of: fetchEntity) : $0 === fetchEntity }
         }
         // The saved objects whose rows the context supersedes, and the changed objects that match now.
         var superseded: [ObjectID: ManagedObject] = [:]

@@ -48,6 +48,15 @@ struct ObjectRegistry {
             }
         }
 
+        /// Empties the slot of an object nobody else references and that has no changes (a walk of
+        /// ``ManagedObjectContext/registeredObjects`` met it), releasing the object. The registry's own count
+        /// learns of it at its next prune (until then it counts the object, so it may prune a little early).
+        func dropUnreferenced(at index: Int) {
+            (slots + index).pointee = nil
+            clearOccupied(index)
+            count -= 1
+        }
+
         /// Marks a slot as holding an object (every write of an object into `slots` calls it).
         @inline(__always)
         func setOccupied(_ index: Int) {
@@ -313,7 +322,9 @@ struct ObjectRegistry {
             sparse.values.formIndex(after: &position)
         }
         for id in unreferenced { sparse[id] = nil }
-        count -= unreferenced.count
+        // Counted again rather than adjusted: walks of `registeredObjects` drop objects without telling the
+        // registry (see `DenseTable.dropUnreferenced(at:)`).
+        count = tables.values.reduce(temporaries.count + sparse.count) { $0 + $1.count }
     }
 
     /// Removes the entries of `ids` that nobody else references and that have no unsaved changes, so that

@@ -11,7 +11,7 @@ import QuireCore
 ///
 /// It holds what Core Data's `registeredObjects` set holds: every changed object and every object the application
 /// still references; an object only the context still held is left out (Core Data's registry would have let it
-/// go), and the context lets it go at its next prune. Each object appears once. Objects registered while a loop
+/// go), and the walk lets it go (or, if a fetch returned it since the context's last prune, the next walk does). Each object appears once. Objects registered while a loop
 /// walks the sequence may or may not be visited. Like the context, use it on the context's queue; `Set(…)` makes a
 /// set of it when one is needed.
 public struct RegisteredObjects: Sequence {
@@ -78,9 +78,18 @@ public struct RegisteredObjects: Sequence {
                 let index = wordIndex &* 64 &+ bit
                 guard index < table.capacity else { continue }
                 let slot = table.slots + index
-                // An object only the registry holds, with no changes, is one Core Data's registry would have
-                // dropped: skipped (the next prune lets it go).
-                if isKnownUniquelyReferenced(&slot.pointee), slot.pointee?.hasChanges == false { continue }
+                // An object only the registry holds, with no changes, is one Core Data's weak registry would have
+                // let go already: skipped, and let go here, so that the walks after this one (an import looks
+                // records up among the registered objects once per record) do not meet it again. One a fetch
+                // returned since the last prune keeps its second chance, as with a prune: it goes at the next walk.
+                if isKnownUniquelyReferenced(&slot.pointee), let object = slot.pointee, !object.hasChanges {
+                    if object.recentlyFetched {
+                        object.recentlyFetched = false
+                    } else {
+                        table.dropUnreferenced(at: index)
+                    }
+                    continue
+                }
                 if let object = slot.pointee { return object }
             }
         }

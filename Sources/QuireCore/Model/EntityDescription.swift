@@ -181,6 +181,10 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
 
     /// Whether this entity is `entity` or one of its sub-entities.
     public func isKind(of entity: EntityDescription) -> Bool {
+        if self === entity { return true }
+        // Entities of frozen models in different hierarchies (the common answer) are told apart by their roots,
+        // without walking the superentities (each step an unowned load).
+        if let root = frozenRootAddress, let otherRoot = entity.frozenRootAddress, root != otherRoot { return false }
         var current: EntityDescription? = self
         while let candidate = current {
             if candidate === entity { return true }

@@ -10,7 +10,7 @@ import Foundation
 /// operator, a constant on the right, a key path of plain keys (no `@` operators) on the left. The object answers
 /// nil where its property is not a plain attribute at the end and to-one relationships before it (a to-many, a
 /// composite, data kept outside the store, a key it lacks), and the general evaluator then runs.
-package final class CompiledComparison: Sendable {
+@usableFromInline package final class CompiledComparison: Sendable {
     /// The keys of the left key path, in order.
     package let keys: [String]
     /// The operator: `==`, `!=`, `<`, `<=`, `>` or `>=`.
@@ -81,7 +81,8 @@ package final class CompiledComparison: Sendable {
 
 extension QueryPredicate {
     /// The compiled form of the predicate when it is one comparison that has one (``CompiledComparison``).
-    package var compiledComparison: CompiledComparison? {
+    /// Inlinable: asked once for every object a predicate is evaluated on, and read in place where inlined.
+    @inlinable package var compiledComparison: CompiledComparison? {
         guard case .comparison(let comparison) = self else { return nil }
         return comparison.compiled
     }

@@ -119,34 +119,59 @@ public struct QueryComparison: Hashable, Sendable {
         }
     }
 
+    /// The comparison's expressions and what is prepared from them, in one allocation, never changed once made (a
+    /// change of the comparison makes new parts): copying a comparison, as matching a predicate's case does for
+    /// every object a predicate is evaluated on, retains one reference rather than one per expression.
+    @usableFromInline final class Parts: Sendable {
+        let left: QueryExpression
+        let right: QueryExpression
+        /// The left expression's key path split into its keys, when it is a key path.
+        let leftKeyPath: SplitKeyPath?
+        /// The comparison prepared for objects that read their properties by slot.
+        @usableFromInline let compiled: CompiledComparison?
+
+        init(
+            left: QueryExpression, right: QueryExpression, leftKeyPath: SplitKeyPath?, operator: Operator,
+            modifier: Modifier, options: Options
+        ) {
+            self.left = left
+            self.right = right
+            self.leftKeyPath = leftKeyPath
+            self.compiled = CompiledComparison(
+                keys: leftKeyPath?.keys, operator: `operator`, right: right, modifier: modifier, options: options)
+        }
+    }
+
+    /// Inlinable, with ``compiled``, so that evaluating a compiled comparison on an object reads it in place.
+    @usableFromInline private(set) var parts: Parts
+
     /// The left expression.
     public var left: QueryExpression {
-        didSet {
-            leftKeyPath = SplitKeyPath(left)
-            prepare()
-        }
+        get { parts.left }
+        set { prepare(left: newValue, right: parts.right, leftKeyPath: SplitKeyPath(newValue)) }
     }
     /// The left expression's key path split into its keys, once, when the left expression is a key path: what
     /// in-memory evaluation follows for every object (not part of the comparison's value).
-    package private(set) var leftKeyPath: SplitKeyPath?
+    package var leftKeyPath: SplitKeyPath? { parts.leftKeyPath }
     /// The comparison prepared for objects that read their properties by slot, when it compares a key path with
     /// a constant (not part of the comparison's value).
-    package private(set) var compiled: CompiledComparison?
+    @inlinable package var compiled: CompiledComparison? { parts.compiled }
     /// The operator.
     public var `operator`: Operator {
-        didSet { prepare() }
+        didSet { prepare(left: parts.left, right: parts.right, leftKeyPath: parts.leftKeyPath) }
     }
     /// The right expression.
     public var right: QueryExpression {
-        didSet { prepare() }
+        get { parts.right }
+        set { prepare(left: parts.left, right: newValue, leftKeyPath: parts.leftKeyPath) }
     }
     /// How a collection on the left is treated.
     public var modifier: Modifier {
-        didSet { prepare() }
+        didSet { prepare(left: parts.left, right: parts.right, leftKeyPath: parts.leftKeyPath) }
     }
     /// The string comparison options.
     public var options: Options {
-        didSet { prepare() }
+        didSet { prepare(left: parts.left, right: parts.right, leftKeyPath: parts.leftKeyPath) }
     }
 
     /// Creates a comparison.
@@ -168,19 +193,19 @@ public struct QueryComparison: Hashable, Sendable {
         modifier: Modifier = .direct,
         options: Options = []
     ) {
-        self.left = left
         self.operator = `operator`
-        self.right = right
         self.modifier = modifier
         self.options = options
-        self.leftKeyPath = SplitKeyPath(left)
-        prepare()
+        self.parts = Parts(
+            left: left, right: right, leftKeyPath: SplitKeyPath(left), operator: `operator`, modifier: modifier,
+            options: options)
     }
 
-    /// Makes ``compiled`` again for the comparison's current parts.
-    private mutating func prepare() {
-        compiled = CompiledComparison(
-            keys: leftKeyPath?.keys, operator: `operator`, right: right, modifier: modifier, options: options)
+    /// Makes the parts again for the comparison's current operator, modifier and options.
+    private mutating func prepare(left: QueryExpression, right: QueryExpression, leftKeyPath: SplitKeyPath?) {
+        parts = Parts(
+            left: left, right: right, leftKeyPath: leftKeyPath, operator: `operator`, modifier: modifier,
+            options: options)
     }
 
     /// Comparisons are equal when their expressions, operator, modifier and options are.

@@ -60,6 +60,14 @@ enum PredicateConstantConverter {
     static func expression(for value: Any?, depth: Int = 0) -> QueryExpression? {
         guard depth < PredicateParser.maximumDepth else { return nil }
         guard let value = unwrapped(value) else { return .constant(.null) }
+        // Strings and arrays of strings, the arguments of most predicates made per record (`remoteID == %@`,
+        // `remoteID IN %@`), told by their exact type: the same constants the casts below would give, without
+        // trying each type in turn.
+        let valueType = type(of: value)
+        if valueType == String.self, let string = value as? String { return .constant(.string(string)) }
+        if valueType == [String].self, let strings = value as? [String] {
+            return .array(strings.map { .constant(.string($0)) })
+        }
         switch value {
         case let attribute as AttributeValue: return .constant(attribute)
         case let expression as QueryExpression: return expression
@@ -89,6 +97,13 @@ enum PredicateConstantConverter {
     /// The value inside an optional hidden in an `Any`, nil for `Optional.none` at any nesting.
     static func unwrapped(_ value: Any?) -> Any? {
         guard let value else { return nil }
+        // The usual arguments are no optionals: known by their exact type, with no reflection.
+        let valueType = type(of: value)
+        if valueType == String.self || valueType == [String].self || valueType == Int.self || valueType == Int64.self
+            || valueType == Double.self || valueType == Bool.self
+        {
+            return value
+        }
         let mirror = Mirror(reflecting: value)
         guard mirror.displayStyle == .optional else { return value }
         guard let child = mirror.children.first else { return nil }

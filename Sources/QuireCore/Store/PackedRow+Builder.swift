@@ -5,7 +5,7 @@ import Foundation
 /// ``PackedRow`` (``finish()``): a store's row reader writes each column straight into its packed form, with
 /// no array of values and no allocation for a string or data value on the way. One builder serves a whole
 /// fetch (``reset()`` between rows); confined to the request that reads the rows.
-package final class PackedRowBuilder {
+@_spi(QuireEngine) public final class PackedRowBuilder {
     // The builder is used by one request at a time, never shared: its properties need no dynamic exclusivity
     // checks (each would cost a runtime call per value written).
     @usableFromInline @exclusivity(unchecked) var bytes: UnsafeMutableRawPointer
@@ -36,7 +36,7 @@ package final class PackedRowBuilder {
 
     /// The packed row of the values put since ``reset()``, or nil when one of them cannot be packed (the reader
     /// then makes the row's arrays instead).
-    package func finish() -> PackedRow? {
+    @usableFromInline package func finish() -> PackedRow? {
         guard packable, attributeCount <= Int(UInt16.max), relationshipCount <= Int(UInt16.max) else { return nil }
         return PackedRow.make(
             packed: UnsafeRawBufferPointer(start: bytes, count: count), attributeCount: attributeCount,
@@ -156,7 +156,7 @@ package final class PackedRowBuilder {
     }
 
     /// Any attribute value: floats are packed, the types the packing does not cover make the row unpackable.
-    package func value(_ value: AttributeValue) {
+    @usableFromInline package func value(_ value: AttributeValue) {
         switch value {
         case .null: null()
         case .integer(let number): integer(number)
@@ -217,7 +217,7 @@ extension PackedRow {
 
 /// A row read straight into its packed form (``PackedRowBuilder``): what a fetch of objects takes from a
 /// store (``PersistentStoreBackend/visitPackedRowsIfEvaluable(_:_:)``), kept by the object as its values.
-package struct PackedRowSnapshot {
+@_spi(QuireEngine) public struct PackedRowSnapshot {
     /// The record's ID.
     package var objectID: ObjectID
     /// The record's version (`Z_OPT`).
@@ -226,7 +226,7 @@ package struct PackedRowSnapshot {
     package var values: PackedRow
 
     /// A row's ID, version and values.
-    package init(objectID: ObjectID, version: Int64, values: PackedRow) {
+    @usableFromInline package init(objectID: ObjectID, version: Int64, values: PackedRow) {
         self.objectID = objectID
         self.version = version
         self.values = values

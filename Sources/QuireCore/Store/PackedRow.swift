@@ -9,13 +9,13 @@ import Foundation
 /// (``attribute(at:)``, ``relationship(at:)``), and the first change, or anything that needs the values as
 /// arrays, unpacks it (``unpacked()``). A row with a value the packing does not cover (decimals, UUIDs, URIs,
 /// external data references, loaded to-many sets) keeps its arrays as they came.
-package final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
+@usableFromInline package final class PackedRow: ManagedBuffer<PackedRow.Header, UInt8> {
     /// What the allocation holds besides the bytes.
     ///
     /// 20 bytes (the bytes follow it directly): the row as it came first, then the generation in 32 bits and
     /// the four 16-bit counts. A fault of `quire-bench`'s entity keeps one, so every byte here counts a million
     /// times in `faults-1m-memory`.
-    package struct Header {
+    @usableFromInline package struct Header {
         /// The row as it came, when it has a value the packing does not cover; `nil` when packed.
         package let unpacked: Unpacked?
         /// The low 32 bits of ``generation``.

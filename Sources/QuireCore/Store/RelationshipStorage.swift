@@ -5,7 +5,7 @@ import OrderedCollections
 ///
 /// Relationships hold IDs, not objects, so objects never retain each other; the context turns IDs into its
 /// one object per record on access (uniquing).
-package enum RelationshipStorage: Sendable, Equatable {
+@usableFromInline package enum RelationshipStorage: Sendable, Equatable {
     /// Not loaded: a to-many relationship whose members have not been fetched yet.
     case fault
     /// A to-one relationship.

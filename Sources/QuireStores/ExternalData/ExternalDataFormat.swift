@@ -4,7 +4,7 @@ import Foundation
 /// Core Data's encoding of attributes that allow external storage, in an SQLite column:
 /// `0x01` followed by the bytes (stored inline), or `0x02` followed by a 36-character UUID and `0x00`
 /// (stored in `.<store>_SUPPORT/_EXTERNAL_DATA/<UUID>` beside the store).
-package enum ExternalDataFormat {
+@usableFromInline package enum ExternalDataFormat {
     /// What a column holds.
     package enum Column: Equatable {
         /// The bytes themselves.
@@ -36,7 +36,7 @@ package enum ExternalDataFormat {
 
     /// Decodes a column into an attribute value: the bytes for inline data, a reference for external data
     /// (the file is not read).
-    package static func decodeColumn(_ bytes: Data, column: String) throws -> AttributeValue {
+    @usableFromInline package static func decodeColumn(_ bytes: Data, column: String) throws -> AttributeValue {
         switch try parse(bytes, column: column) {
         case .inline(let data): return .data(Data(data))
         case .external(let name): return .externalData(ExternalDataReference(uuid: name, length: nil))

@@ -7,8 +7,10 @@ import Foundation
 ///
 /// Storage classes are ``SQLStorageClass``'s codes (SQLite's: `SQLITE_INTEGER`, `SQLITE_FLOAT`, `SQLITE_TEXT`, `SQLITE_BLOB`,
 /// `SQLITE_NULL`); a store whose columns are typed answers the class its column's type stores. Conformers are
-/// used as generic parameters, specialized inside this module: no existential on the per-value path.
-package protocol RowColumnSource {
+/// used as generic parameters, never as existentials: the row reader's entry points are `@inlinable` SPI, so an
+/// engine's target (QuirePostgres, through `@_spi(QuireEngine) import QuireStores`) specializes them for its own
+/// source, as this module does for SQLite's statement (Docs/Architecture.md, "What an engine target sees").
+@_spi(QuireEngine) public protocol RowColumnSource {
     /// A column's value in the current row, as the source reads it more than once without looking it up again
     /// (SQLite: its `sqlite3_value`; PostgreSQL: the column number).
     associatedtype Column
@@ -49,8 +51,8 @@ package protocol RowColumnSource {
 }
 
 /// A store whose rows ``RowReader`` reads: how it finds the reader of an entity number, and the store its IDs
-/// name.
-package protocol RowReadingStore: AnyObject {
+/// name. Part of the engine SPI, as ``RowColumnSource`` is.
+@_spi(QuireEngine) public protocol RowReadingStore: AnyObject {
     /// The reader of rows whose entity number (`Z_ENT`) is `number`; nil for a number the store does not know.
     func reader(forEntityNumber number: Int64) -> RowReader?
     /// The entity of a store's entity number.

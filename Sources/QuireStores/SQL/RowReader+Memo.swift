@@ -3,15 +3,16 @@ import QuireCore
 /// The reader of the row a fetch read last, by its entity number (`Z_ENT`): a fetch's rows are mostly of one
 /// entity, so ``RowReader/identify(_:in:expecting:memo:)`` identifies each row after the first with one
 /// comparison, without looking the reader up or checking again that the entity is the one the query reads.
-/// One memo serves one fetch (one expected entity); confined to the request that reads the rows.
-package struct RowReaderMemo {
+/// One memo serves one fetch (one expected entity); confined to the request that reads the rows. Part of the
+/// engine SPI, as ``RowReader`` is.
+@_spi(QuireEngine) public struct RowReaderMemo {
     /// The entity number of the row read last; 0, which no entity has, before the first.
-    var number: Int64 = 0
+    @usableFromInline var number: Int64 = 0
     /// Its reader, found and checked against the fetch's entity.
-    var reader: RowReader?
+    @usableFromInline var reader: RowReader?
 
     /// A memo of no row yet.
-    package init() {}
+    @inlinable @_spi(QuireEngine) public init() {}
 }
 
 extension RowReader {
@@ -19,7 +20,7 @@ extension RowReader {
     ///
     /// - Throws: What ``identify(_:in:expecting:)`` throws: an unknown entity number, a row of an entity that
     ///   is not `expected` or one of its sub-entities, or a key below 1 (checked for every row).
-    @inline(__always)
+    @inlinable @inline(__always)
     static func identify<Source: RowColumnSource, Store: RowReadingStore>(
         _ source: Source, in store: Store, expecting expected: EntityDescription, memo: inout RowReaderMemo
     ) throws -> (RowReader, Int64) {
@@ -36,7 +37,7 @@ extension RowReader {
     }
 
     /// The error of a row whose key is below 1.
-    @inline(never)
+    @usableFromInline @inline(never)
     static func keyBelowOne<Source: RowColumnSource>(_ pk: Int64, _ source: Source, _ reader: RowReader) -> QuireError {
         QuireError(
             .fileReadCorruptFile,

@@ -1,10 +1,10 @@
-import QuireCore
+@_spi(QuireEngine) import QuireCore
 import Foundation
 
 /// Where ``RowReader`` puts the values of a row as it reads them, one call per value in slot order: attributes
 /// first, then relationships. The array sink makes a ``RowSnapshot``'s arrays; a packing sink writes the values'
 /// bytes straight into one buffer. Text and data arrive as the source's bytes, valid for the call only.
-protocol RowValueSink {
+@usableFromInline protocol RowValueSink {
     /// A NULL value (or a transient attribute).
     mutating func null()
     /// An integer attribute's value.
@@ -26,24 +26,24 @@ protocol RowValueSink {
 }
 
 /// The sink of one value, as an ``AttributeValue``: what the array reader puts into each element.
-struct AttributeValueSink: RowValueSink {
+@usableFromInline struct AttributeValueSink: RowValueSink {
     /// The value read last.
-    var value: AttributeValue = .null
+    @usableFromInline var value: AttributeValue = .null
 
     /// An empty sink.
-    @inline(__always) init() {}
+    @inlinable @inline(__always) init() {}
     /// Part of ``RowValueSink``.
-    @inline(__always) mutating func null() { value = .null }
+    @inlinable @inline(__always) mutating func null() { value = .null }
     /// Part of ``RowValueSink``.
-    @inline(__always) mutating func integer(_ value: Int64) { self.value = .integer(value) }
+    @inlinable @inline(__always) mutating func integer(_ value: Int64) { self.value = .integer(value) }
     /// Part of ``RowValueSink``.
-    @inline(__always) mutating func boolean(_ value: Bool) { self.value = .boolean(value) }
+    @inlinable @inline(__always) mutating func boolean(_ value: Bool) { self.value = .boolean(value) }
     /// Part of ``RowValueSink``.
-    @inline(__always) package mutating func double(_ value: Double) { self.value = .double(value) }
+    @inlinable @inline(__always) mutating func double(_ value: Double) { self.value = .double(value) }
     /// Part of ``RowValueSink``.
-    @inline(__always) mutating func date(_ seconds: Double) { value = .date(Date(timeIntervalSinceReferenceDate: seconds)) }
+    @inlinable @inline(__always) mutating func date(_ seconds: Double) { value = .date(Date(timeIntervalSinceReferenceDate: seconds)) }
     /// Part of ``RowValueSink``.
-    @inline(__always) mutating func text(_ bytes: UnsafeRawBufferPointer) {
+    @inlinable @inline(__always) mutating func text(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             value = .string("")
             return
@@ -51,7 +51,7 @@ struct AttributeValueSink: RowValueSink {
         value = .string(String(decoding: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: bytes.count), as: UTF8.self))
     }
     /// Part of ``RowValueSink``.
-    @inline(__always) mutating func data(_ bytes: UnsafeRawBufferPointer) {
+    @inlinable @inline(__always) mutating func data(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             value = .data(Data())
             return
@@ -59,9 +59,9 @@ struct AttributeValueSink: RowValueSink {
         value = .data(Data(bytes: base, count: bytes.count))
     }
     /// Part of ``RowValueSink``.
-    @inline(__always) mutating func value(_ value: AttributeValue) { self.value = value }
+    @inlinable @inline(__always) mutating func value(_ value: AttributeValue) { self.value = value }
     /// Not used: relationships are read into their own array.
-    @inline(__always) mutating func relationship(_ value: RelationshipStorage) {}
+    @inlinable @inline(__always) mutating func relationship(_ value: RelationshipStorage) {}
 }
 
 extension RowReader {
@@ -71,25 +71,41 @@ extension RowReader {
     /// - Throws: ``QuireError/Code/fileReadCorruptFile`` for an entity number the store does not know, one of an
     ///   entity that is not `expected` or one of its sub-entities (a row of another table's entity, which would
     ///   be read with that table's columns), or a key below 1.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func identify<Source: RowColumnSource, Store: RowReadingStore>(
         _ source: Source, in store: Store, expecting expected: EntityDescription
     ) throws -> (RowReader, Int64) {
         let pk = source.int64(at: 0)
         let entityNumber = source.int64(at: 1)
         guard let reader = store.reader(forEntityNumber: entityNumber) else {
-            throw QuireError(
-                .fileReadCorruptFile, "Row \(pk) of \(source.storeDescription) has an unknown entity number \(entityNumber).",
-                context: .init(file: source.errorFile, entity: expected.name))
+            throw unknownEntityNumber(entityNumber, row: pk, source, expected)
         }
         // The common case, a row of the entity the query reads, takes one comparison.
         guard reader.entity === expected || reader.entity.isKind(of: expected) else {
-            throw CoreDataSchema.misplacedRowError(
-                number: entityNumber, entity: reader.entity, row: pk, expected: expected, store: source.storeDescription,
-                file: source.errorFile)
+            throw misplacedRow(entityNumber, reader, row: pk, source, expected)
         }
         guard pk > 0 else { throw keyBelowOne(pk, source, reader) }
         return (reader, pk)
+    }
+
+    /// The error of a row whose entity number the store does not know.
+    @usableFromInline @inline(never)
+    static func unknownEntityNumber<Source: RowColumnSource>(
+        _ entityNumber: Int64, row pk: Int64, _ source: Source, _ expected: EntityDescription
+    ) -> QuireError {
+        QuireError(
+            .fileReadCorruptFile, "Row \(pk) of \(source.storeDescription) has an unknown entity number \(entityNumber).",
+            context: .init(file: source.errorFile, entity: expected.name))
+    }
+
+    /// The error of a row of an entity that is neither the query's nor one of its sub-entities.
+    @usableFromInline @inline(never)
+    static func misplacedRow<Source: RowColumnSource>(
+        _ entityNumber: Int64, _ reader: RowReader, row pk: Int64, _ source: Source, _ expected: EntityDescription
+    ) -> QuireError {
+        CoreDataSchema.misplacedRowError(
+            number: entityNumber, entity: reader.entity, row: pk, expected: expected, store: source.storeDescription,
+            file: source.errorFile)
     }
 
     /// Reads the current row of `source` (selected with `Z_PK, Z_ENT, Z_OPT`, then the table's columns in the
@@ -128,7 +144,7 @@ extension RowReader {
     }
 
     /// Reads every attribute of the current row into `sink`, in slot order.
-    @inline(__always)
+    @inlinable @inline(__always)
     func readAttributes<Source: RowColumnSource, Sink: RowValueSink>(
         from source: Source, row pk: Int64, into sink: inout Sink
     ) throws {
@@ -141,7 +157,7 @@ extension RowReader {
 
     /// Reads the relationships of the current row into `sink`, in slot order: a to-one's foreign key (and, for
     /// a destination with sub-entities, its entity column) as an ID, `.fault` for the others.
-    @inline(__always)
+    @inlinable @inline(__always)
     func readRelationships<Source: RowColumnSource, Store: RowReadingStore, Sink: RowValueSink>(
         from source: Source, row pk: Int64, in store: Store, into sink: inout Sink
     ) throws {
@@ -154,30 +170,43 @@ extension RowReader {
                 sink.relationship(.toOne(nil))
                 continue
             }
-            guard source.holdsKey(at: read.foreignKey) else {
-                throw QuireError(
-                    .fileReadCorruptFile,
-                    "Row \(source.keyColumnName) \(pk) of table \(source.tableName(self)) in \(source.storeDescription): column "
-                        + "\(source.columnName(read.foreignKey)) holds \(source.describeValue(at: read.foreignKey)), not the key of a row.",
-                    context: .init(file: source.errorFile, entity: entity.name))
-            }
+            guard source.holdsKey(at: read.foreignKey) else { throw notAKey(read, source, row: pk) }
             var destination = read.destination
             if read.foreignEntity >= 0, !source.isNull(at: read.foreignEntity) {
                 // The destination's entity column names the related row's entity: the destination or one of its
                 // sub-entities, never another (the object would be made of an unrelated entity).
                 let number = source.int64(at: read.foreignEntity)
                 guard let concrete = store.entity(number: number), concrete.isKind(of: read.destination) else {
-                    throw QuireError(
-                        .fileReadCorruptFile,
-                        "Row \(source.keyColumnName) \(pk) of table \(source.tableName(self)) in \(source.storeDescription): column "
-                            + "\(source.columnName(read.foreignEntity)) holds entity number \(number), not that of "
-                            + "\(read.destination.name) or one of its sub-entities.",
-                        context: .init(file: source.errorFile, entity: entity.name))
+                    throw notADestination(read, number, source, row: pk)
                 }
                 destination = concrete
             }
             sink.relationship(.toOne(ObjectID(entity: destination, store: store.store, primaryKey: source.int64(at: read.foreignKey))))
         }
+    }
+
+    /// The error of a foreign-key column that holds no key.
+    @usableFromInline @inline(never)
+    func notAKey<Source: RowColumnSource>(_ read: RelationshipRead, _ source: Source, row pk: Int64) -> QuireError {
+        QuireError(
+            .fileReadCorruptFile,
+            "Row \(source.keyColumnName) \(pk) of table \(source.tableName(self)) in \(source.storeDescription): column "
+                + "\(source.columnName(read.foreignKey)) holds \(source.describeValue(at: read.foreignKey)), not the key of a row.",
+            context: .init(file: source.errorFile, entity: entity.name))
+    }
+
+    /// The error of a destination entity column naming an entity that is not the relationship's destination or
+    /// one of its sub-entities.
+    @usableFromInline @inline(never)
+    func notADestination<Source: RowColumnSource>(
+        _ read: RelationshipRead, _ number: Int64, _ source: Source, row pk: Int64
+    ) -> QuireError {
+        QuireError(
+            .fileReadCorruptFile,
+            "Row \(source.keyColumnName) \(pk) of table \(source.tableName(self)) in \(source.storeDescription): column "
+                + "\(source.columnName(read.foreignEntity)) holds entity number \(number), not that of "
+                + "\(read.destination.name) or one of its sub-entities.",
+            context: .init(file: source.errorFile, entity: entity.name))
     }
 
     /// Reads one attribute's column into `sink`: the read at `index` of `reads` (the reader's `attributes`).
@@ -187,7 +216,7 @@ extension RowReader {
     ///
     /// The read is taken where it lies, not copied: a row's loop then loads the one or two fields each column
     /// needs (its column and kind) instead of copying every field of every read past the SQLite calls.
-    @inline(__always)
+    @inlinable @inline(__always)
     func readValue<Source: RowColumnSource, Sink: RowValueSink>(
         _ reads: UnsafeBufferPointer<AttributeRead>, _ index: Int, from source: Source, row pk: Int64, into sink: inout Sink
     ) throws {
@@ -255,8 +284,8 @@ extension RowReader {
     }
 
     /// A value of the types without a case of their own, of a storage class the type allows.
-    @inline(never)
-    private func otherValue<Source: RowColumnSource>(
+    @inlinable @inline(never)
+    func otherValue<Source: RowColumnSource>(
         _ read: AttributeRead, _ column: Source.Column, _ storage: Int32, _ source: Source, _ pk: Int64
     ) throws -> AttributeValue {
         switch read.type {
@@ -300,8 +329,8 @@ extension RowReader {
     }
 
     /// The error for a column of a row whose value its attribute's type never has.
-    @inline(never)
-    private func damaged<Source: RowColumnSource>(_ read: AttributeRead, _ source: Source, _ pk: Int64, storage: Int32) -> QuireError {
+    @usableFromInline @inline(never)
+    func damaged<Source: RowColumnSource>(_ read: AttributeRead, _ source: Source, _ pk: Int64, storage: Int32) -> QuireError {
         let problem = storage == SQLStorageClass.integer && read.storageClasses & (1 << SQLStorageClass.integer) != 0
             ? "holds \(source.describeValue(at: read.column)), outside the range of \(read.type.rawValue) (\(read.minimum)...\(read.maximum))"
             : "holds \(source.describeValue(at: read.column)) where \(read.type.rawValue) values are stored as "
@@ -310,8 +339,8 @@ extension RowReader {
     }
 
     /// The error for a damaged column of a row, naming the table, the row, the column and its attribute.
-    @inline(never)
-    private func corrupt<Source: RowColumnSource>(_ read: AttributeRead, _ source: Source, _ pk: Int64, _ problem: String) -> QuireError {
+    @usableFromInline @inline(never)
+    func corrupt<Source: RowColumnSource>(_ read: AttributeRead, _ source: Source, _ pk: Int64, _ problem: String) -> QuireError {
         let attribute = entity.allAttributes.first { attributes[$0.slot].column == read.column }
         return QuireError(
             .fileReadCorruptFile,
@@ -322,30 +351,30 @@ extension RowReader {
 }
 
 /// The relationship values of a row, as an array.
-struct RelationshipArraySink: RowValueSink {
+@usableFromInline struct RelationshipArraySink: RowValueSink {
     /// The values read so far.
-    var values: [RelationshipStorage] = []
+    @usableFromInline var values: [RelationshipStorage] = []
 
     /// An empty sink with room for `capacity` values.
-    init(capacity: Int) { values.reserveCapacity(capacity) }
+    @inlinable init(capacity: Int) { values.reserveCapacity(capacity) }
     /// Part of ``RowValueSink``.
-    mutating func null() {}
+    @inlinable mutating func null() {}
     /// Part of ``RowValueSink``.
-    mutating func integer(_ value: Int64) {}
+    @inlinable mutating func integer(_ value: Int64) {}
     /// Part of ``RowValueSink``.
-    mutating func boolean(_ value: Bool) {}
+    @inlinable mutating func boolean(_ value: Bool) {}
     /// Part of ``RowValueSink``.
-    package mutating func double(_ value: Double) {}
+    @inlinable mutating func double(_ value: Double) {}
     /// Part of ``RowValueSink``.
-    mutating func date(_ seconds: Double) {}
+    @inlinable mutating func date(_ seconds: Double) {}
     /// Part of ``RowValueSink``.
-    mutating func text(_ bytes: UnsafeRawBufferPointer) {}
+    @inlinable mutating func text(_ bytes: UnsafeRawBufferPointer) {}
     /// Part of ``RowValueSink``.
-    mutating func data(_ bytes: UnsafeRawBufferPointer) {}
+    @inlinable mutating func data(_ bytes: UnsafeRawBufferPointer) {}
     /// Part of ``RowValueSink``.
-    mutating func value(_ value: AttributeValue) {}
+    @inlinable mutating func value(_ value: AttributeValue) {}
     /// Part of ``RowValueSink``.
-    mutating func relationship(_ value: RelationshipStorage) { values.append(value) }
+    @inlinable mutating func relationship(_ value: RelationshipStorage) { values.append(value) }
 }
 
 /// Whether a store evaluates a fetch, with what it made to run it.
@@ -363,8 +392,8 @@ extension RowReader {
     /// Reads the current row of `source` (as ``snapshot(from:in:)`` does, with the same checks and errors)
     /// straight into its packed form; a row with a value the packing does not cover is read again as arrays,
     /// which the packed row keeps as they are.
-    @inline(__always)
-    package static func packedSnapshot<Source: RowColumnSource, Store: RowReadingStore>(
+    @inlinable @inline(__always)
+    @_spi(QuireEngine) public static func packedSnapshot<Source: RowColumnSource, Store: RowReadingStore>(
         from source: Source, in store: Store, expecting expected: EntityDescription, builder: PackedRowBuilder
     ) throws -> PackedRowSnapshot {
         var memo = RowReaderMemo()
@@ -373,8 +402,8 @@ extension RowReader {
 
     /// ``packedSnapshot(from:in:expecting:builder:)`` for one of a fetch's rows, identified through the fetch's
     /// `memo` (``identify(_:in:expecting:memo:)``).
-    @inline(__always)
-    package static func packedSnapshot<Source: RowColumnSource, Store: RowReadingStore>(
+    @inlinable @inline(__always)
+    @_spi(QuireEngine) public static func packedSnapshot<Source: RowColumnSource, Store: RowReadingStore>(
         from source: Source, in store: Store, expecting expected: EntityDescription, builder: PackedRowBuilder,
         memo: inout RowReaderMemo
     ) throws -> PackedRowSnapshot {
@@ -385,6 +414,15 @@ extension RowReader {
         try reader.readRelationships(from: source, row: pk, in: store, into: &sink)
         let id = ObjectID(entity: reader.entity, store: store.store, primaryKey: pk)
         if let values = builder.finish() { return PackedRowSnapshot(objectID: id, version: source.int64(at: 2), values: values) }
-        return PackedRowSnapshot(try snapshot(from: source, in: store, expecting: expected))
+        return try unpackedSnapshot(from: source, in: store, expecting: expected)
+    }
+
+    /// A row the packing does not cover, read as arrays (``snapshot(from:in:expecting:)``) and kept as they are:
+    /// the rare path, out of line.
+    @usableFromInline @inline(never)
+    static func unpackedSnapshot<Source: RowColumnSource, Store: RowReadingStore>(
+        from source: Source, in store: Store, expecting expected: EntityDescription
+    ) throws -> PackedRowSnapshot {
+        PackedRowSnapshot(try snapshot(from: source, in: store, expecting: expected))
     }
 }

@@ -3,9 +3,12 @@ import Foundation
 
 /// How to turn a row of an entity's table into a snapshot. A class, so that reading a row retains one
 /// object rather than the reader's arrays.
-package final class RowReader {
+///
+/// Part of the engine SPI (`@_spi(QuireEngine)`): its per-row entry points are `@inlinable`, so that an engine's
+/// target specializes them for its row source; the fields they read are `@usableFromInline`.
+@_spi(QuireEngine) public final class RowReader {
     /// How one attribute's column is read; the common types have a case of their own, read inline.
-    package enum Kind: UInt8 {
+    @usableFromInline package enum Kind: UInt8 {
         /// A transient attribute: no column, always `.null`.
         case none
         /// A 64-bit integer (any value is in range).
@@ -17,17 +20,17 @@ package final class RowReader {
         /// `RowReader.readValue(_:from:row:into:)`'s slower path (each store decodes decimals its own way).
         case other
     }
-    package struct AttributeRead {
-        package let column: Int32
-        package let kind: Kind
-        package let type: AttributeType
-        package let external: Bool
+    @usableFromInline package struct AttributeRead {
+        @usableFromInline package let column: Int32
+        @usableFromInline package let kind: Kind
+        @usableFromInline package let type: AttributeType
+        @usableFromInline package let external: Bool
         /// The SQLite storage classes the column may hold for the type, one bit per class
         /// (`1 << SQLITE_INTEGER`, …); anything else is a damaged row, never coerced.
-        let storageClasses: Int32
+        @usableFromInline let storageClasses: Int32
         /// The range of an integer type (the whole of `Int64` for the others).
-        package let minimum: Int64
-        package let maximum: Int64
+        @usableFromInline package let minimum: Int64
+        @usableFromInline package let maximum: Int64
 
         /// How one attribute's column is read.
         init(column: Int32, kind: Kind, type: AttributeType, external: Bool) {
@@ -41,24 +44,24 @@ package final class RowReader {
             self.maximum = range.upperBound
         }
     }
-    package struct RelationshipRead {
-        package let foreignKey: Int32
-        package let foreignEntity: Int32
-        package let destination: EntityDescription
+    @usableFromInline package struct RelationshipRead {
+        @usableFromInline package let foreignKey: Int32
+        @usableFromInline package let foreignEntity: Int32
+        @usableFromInline package let destination: EntityDescription
     }
-    package let entity: EntityDescription
+    @usableFromInline package let entity: EntityDescription
     /// The entity's table, named by errors.
     package let tableName: String
     /// Per attribute slot.
-    package let attributes: [AttributeRead]
+    @usableFromInline package let attributes: [AttributeRead]
     /// Per relationship slot; nil for to-many (and transient) relationships.
-    package let relationships: [RelationshipRead?]
+    @usableFromInline package let relationships: [RelationshipRead?]
     /// The foreign-key columns of the to-one relationships.
-    let foreignKeyColumns: [Int32]
+    @usableFromInline let foreignKeyColumns: [Int32]
 
     /// The relationship values of a row whose to-one keys are all NULL: one shared array, so such rows (the
     /// common case for optional relationships) allocate nothing for their relationships.
-    package let unrelated: [RelationshipStorage]
+    @usableFromInline package let unrelated: [RelationshipStorage]
 
     package init(entity: EntityDescription, tableName: String, attributes: [AttributeRead], relationships: [RelationshipRead?]) {
         self.entity = entity

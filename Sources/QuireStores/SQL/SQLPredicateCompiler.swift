@@ -490,21 +490,44 @@ package struct SQLPredicateCompiler {
         return "(" + values.map { bind($0) }.joined(separator: ", ") + ")"
     }
 
-    private static func jsonArray(_ values: [AttributeValue]) -> String? {
-        var parts: [String] = []
-        parts.reserveCapacity(values.count)
-        for value in values {
+    /// The values as one JSON array (integers and strings only; nil for others), written directly: an import
+    /// checks a page of keys at a time this way, and a JSON encoder per string cost more than the fetch.
+    static func jsonArray(_ values: [AttributeValue]) -> String? {
+        var json = "["
+        for (position, value) in values.enumerated() {
+            if position > 0 { json.append(",") }
             switch value {
-            case .integer(let integer): parts.append(String(integer))
-            case .string(let string):
-                guard let data = try? JSONSerialization.data(withJSONObject: [string]),
-                    let text = String(data: data, encoding: .utf8)
-                else { return nil }
-                parts.append(String(text.dropFirst().dropLast()))
+            case .integer(let integer): json.append(String(integer))
+            case .string(let string): appendJSONString(string, to: &json)
             default: return nil
             }
         }
-        return "[" + parts.joined(separator: ",") + "]"
+        json.append("]")
+        return json
+    }
+
+    /// Appends a string as a JSON string literal: quotes, backslashes and control characters escaped, the rest
+    /// as it is (JSON text is UTF-8).
+    static func appendJSONString(_ string: String, to json: inout String) {
+        json.append("\"")
+        if !string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            json.append(string)
+        } else {
+            for scalar in string.unicodeScalars {
+                switch scalar {
+                case "\"": json.append("\\\"")
+                case "\\": json.append("\\\\")
+                case "\n": json.append("\\n")
+                case "\r": json.append("\\r")
+                case "\t": json.append("\\t")
+                case _ where scalar.value < 0x20:
+                    let hex = String(scalar.value, radix: 16)
+                    json.append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
+                default: json.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        json.append("\"")
     }
 
     private func stringFunction(

@@ -4,17 +4,17 @@ import QuireCore
 /// reader accepts and `quire verify` checks with `typeof()`. The codes are SQLite's (`SQLITE_INTEGER` … `SQLITE_NULL`,
 /// fixed by its file format and API), written out so that the shared SQL layer and other engines' row sources
 /// (``RowColumnSource``) use them without SQLite's C module; `SQLStorageClassTests` checks they agree.
-package enum SQLStorageClass {
+@_spi(QuireEngine) public enum SQLStorageClass {
     /// An integer (`SQLITE_INTEGER`).
-    package static let integer: Int32 = 1
+    @inlinable @_spi(QuireEngine) public static var integer: Int32 { 1 }
     /// A floating-point number (`SQLITE_FLOAT`).
-    package static let float: Int32 = 2
+    @inlinable @_spi(QuireEngine) public static var float: Int32 { 2 }
     /// Text (`SQLITE_TEXT`).
-    package static let text: Int32 = 3
+    @inlinable @_spi(QuireEngine) public static var text: Int32 { 3 }
     /// A blob (`SQLITE_BLOB`).
-    package static let blob: Int32 = 4
+    @inlinable @_spi(QuireEngine) public static var blob: Int32 { 4 }
     /// NULL (`SQLITE_NULL`).
-    package static let null: Int32 = 5
+    @inlinable @_spi(QuireEngine) public static var null: Int32 { 5 }
 
     /// The classes a column of the type may hold, one bit per class (`1 << integer`, …); NULL is always
     /// allowed and not included.

@@ -1,4 +1,4 @@
-import QuireCore
+@_spi(QuireEngine) import QuireCore
 import CSQLite
 import Foundation
 

@@ -130,4 +130,55 @@ final class ChangedValuesGroup: ManagedObject {
             #expect(Self.changes(group).isEmpty)
         }
     }
+
+    /// A whole answer is kept while the object's values are the very arrays it was read from: relationship changes
+    /// made from either side after it, in a loaded set or in one still a fault, and numbers changed and changed
+    /// back all show in the next call.
+    @Test func relationshipAndNumberChangesShowAfterAKeptAnswer() throws {
+        let folder = try TemporaryFolder()
+        let (coordinator, context) = try Fixtures.stack(Self.model(), at: folder.file("Changed.sqlite"))
+        let tagEntity = try #require(coordinator.managedObjectModel.entitiesByName["Tag"])
+        let id = try context.performAndWait {
+            let group = ChangedValuesGroup(context: context)
+            group.name = "saved"
+            let first = ManagedObject(entity: tagEntity, insertInto: context)
+            first.setValue("first", forKey: "name")
+            group.addObject(first, toRelationship: "tags")
+            try context.save()
+
+            group.rank = 2_000
+            #expect(Self.changes(group) == ["rank=2000"])
+            group.name = "renamed"
+            #expect(Self.changes(group) == ["name=renamed", "rank=2000"])
+            group.rank = 2_001
+            #expect(Self.changes(group) == ["name=renamed", "rank=2001"])
+            group.rank = 0
+            #expect(Self.changes(group) == ["name=renamed"])
+            // Through the inverse, the set loaded.
+            let second = ManagedObject(entity: tagEntity, insertInto: context)
+            second.setValue("second", forKey: "name")
+            second.addObject(group, toRelationship: "groups")
+            #expect(Self.changes(group) == ["name=renamed", "tags=2 objects"])
+            second.removeObject(group, fromRelationship: "groups")
+            #expect(Self.changes(group) == ["name=renamed"])
+            try context.save()
+            #expect(Self.changes(group).isEmpty)
+            return group.objectID
+        }
+        // Through the inverse while the set is a fault (the change is recorded apart from the arrays).
+        let other = ManagedObjectContext()
+        other.persistentStoreCoordinator = coordinator
+        other.performAndWait {
+            let group = other.object(with: id)
+            group.setValue(Int64(3), forKey: "rank")
+            #expect(Self.changes(group) == ["rank=3"])
+            let third = ManagedObject(entity: tagEntity, insertInto: other)
+            third.setValue("third", forKey: "name")
+            third.addObject(group, toRelationship: "groups")
+            #expect(Self.changes(group) == ["rank=3", "tags=2 objects"])
+            #expect(Self.changes(group) == ["rank=3", "tags=2 objects"])
+            group.setValue(Int64(0), forKey: "rank")
+            #expect(Self.changes(group) == ["tags=2 objects"])
+        }
+    }
 }

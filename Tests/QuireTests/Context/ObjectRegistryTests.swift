@@ -93,4 +93,50 @@ import QuireCore
         #expect(Set(again.map(\.objectID)).count == 10)
         #expect(context.hasChanges)
     }
+
+    /// A walk of `registeredObjects` lets go of the objects only the context holds (Core Data's weak registry
+    /// would have let them go already), so the walks after it, and the memory, do not keep paying for them; one a
+    /// fetch returned since the last prune goes at the walk after.
+    @Test func walkingRegisteredObjectsLetsGoOfObjectsNobodyHolds() throws {
+        let folder = try TemporaryFolder()
+        let (coordinator, context) = try Fixtures.stack(Fixtures.runModel(), at: folder.file("R.sqlite"))
+        let entity = try #require(coordinator.managedObjectModel.entitiesByName["Run"])
+        weak var saved: ManagedObject?
+        var savedID: ObjectID?
+        var kept: ManagedObject? = ManagedObject(entity: entity, insertInto: context)
+        kept?.setValue(Date(timeIntervalSinceReferenceDate: 2), forKey: "date")
+        do {
+            let run = ManagedObject(entity: entity, insertInto: context)
+            run.setValue(Date(timeIntervalSinceReferenceDate: 1), forKey: "date")
+            saved = run
+        }
+        try context.save()
+        savedID = saved?.objectID
+        #expect(saved != nil)  // only the context holds it now
+        #expect(context.registeredObjects.count == 1)  // the one still held
+        #expect(saved == nil)
+        #expect(context.registeredObject(for: try #require(savedID)) == nil)
+        #expect(context.registeredObjects.contains(try #require(kept)))
+
+        // Fetched and let go by the application: skipped at once, released at the second walk.
+        let keptID = try #require(kept?.objectID)
+        kept = nil
+        weak var fetched: ManagedObject?
+        do {
+            let request = FetchRequest<ManagedObject>(entityName: "Run")
+            request.predicate = try QueryPredicate(format: "date == %@", Date(timeIntervalSinceReferenceDate: 1))
+            let found = try context.fetch(request)
+            #expect(found.count == 1)
+            fetched = found.first
+        }
+        #expect(fetched != nil)
+        #expect(context.registeredObjects.isEmpty)
+        #expect(fetched != nil)
+        #expect(context.registeredObjects.isEmpty)
+        #expect(fetched == nil)
+        // Uniquing holds: the records come back as new objects, one per record.
+        let again = try context.fetch(FetchRequest<ManagedObject>(entityName: "Run"))
+        #expect(Set(again.map(\.objectID)) == [try #require(savedID), keptID])
+        #expect(context.registeredObjects.count == 2)
+    }
 }

@@ -1,7 +1,7 @@
 import CSQLite
 import Testing
 
-import QuireStores
+@_spi(QuireEngine) import QuireStores
 
 /// The shared SQL layer writes SQLite's storage-class codes out (``SQLStorageClass``) so that it and the
 /// PostgreSQL row cursor need no SQLite C module; the SQLite store's statements answer SQLite's own constants.
