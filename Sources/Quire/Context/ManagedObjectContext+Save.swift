@@ -194,16 +194,22 @@ extension ManagedObjectContext {
         // Only relationship values that name inserted objects by their temporary IDs need rewriting.
         let map = saved.contains(where: \.relationshipsReferenceTemporaryIDs) ? result.permanentIDsByTemporaryID(for: request) : [:]
         let remembersIDs = hasChildren.load(ordering: .relaxed)
+        // One pass over the saved objects that stay (each pass retains and releases every object): an inserted
+        // object takes its permanent ID (while the request's order matches), then every one is marked saved.
         var position = 0
-        for object in saved where object.insertedFlag && !object.deletedFlag {
-            guard position < result.permanentIDs.count, request.inserted[position].objectID == object.objectID else { break }
-            if remembersIDs { permanentIDsByTemporaryID[object.objectID] = result.permanentIDs[position] }
-            unregister(object)
-            object.objectID = result.permanentIDs[position]
-            register(object)
-            position += 1
-        }
+        var idsInOrder = true
         for object in saved where !object.deletedFlag {
+            if object.insertedFlag && idsInOrder {
+                if position < result.permanentIDs.count, request.inserted[position].objectID == object.objectID {
+                    if remembersIDs { permanentIDsByTemporaryID[object.objectID] = result.permanentIDs[position] }
+                    unregister(object)
+                    object.objectID = result.permanentIDs[position]
+                    register(object)
+                    position += 1
+                } else {
+                    idsInOrder = false
+                }
+            }
             if !map.isEmpty && !object.relationshipStorage.isEmpty {
                 object.relationshipStorage.indices.forEach { object.relationshipStorage[$0].remap(map) }
             }
