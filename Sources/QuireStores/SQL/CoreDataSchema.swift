@@ -467,7 +467,8 @@ package final class CoreDataSchema {
     }
 
     /// The DDL that creates the schema (tables and indexes), without metadata rows, as the Core Data version
-    /// `style` names lays a store out.
+    /// `style` names lays a store out. Engine-specific objects are not among them: the SQLite engine adds its
+    /// derived-attribute triggers after running these (`QuireSQLite`, `CoreDataSchema+DerivedAttributes.swift`).
     package func createStatements(style: DDLStyle = .quire) -> [String] {
         var sql: [String] = [
             "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
