@@ -110,42 +110,13 @@ extension PostgresStore: RowReadingStore {
         return .packed(try RowReader.packedSnapshot(from: cursor, in: self, expecting: table.root, builder: PackedRowBuilder()))
     }
 
-    package func relatedObjectIDs(of objectIDs: [ObjectID], relationship: RelationshipDescription) throws -> [ObjectID: [ObjectID]] {
-        var answer: [ObjectID: [ObjectID]] = [:]
-        var owners: [Int64: ObjectID] = [:]
-        for id in objectIDs {
-            answer[id] = []
-            if let pk = id.primaryKey { owners[pk] = id }
-        }
-        guard !owners.isEmpty, let destination = relationship.resolvedDestination, let destinationTable = schema.table(for: destination)
-        else { return answer }
-        let q = dialect.quote
-        let sql: String
-        if let key = schema.memberKey(for: relationship) {
-            let foreignKey = q(key.column)
-            var order = "t0.\(foreignKey)"
-            if let column = key.orderColumn { order += ", t0.\(q(column))" }
-            sql = "SELECT t0.z_pk, t0.z_ent, t0.\(foreignKey) FROM \(q(key.table.name)) t0 "
-                + "WHERE t0.\(foreignKey) = ANY($1::BIGINT[]) ORDER BY \(order), t0.z_pk"
-        } else if let join = schema.joinTable(for: relationship) {
-            let forward = join.relationship === relationship
-            let source = q(forward ? join.sourceColumn : join.destinationColumn)
-            let member = q(forward ? join.destinationColumn : join.sourceColumn)
-            var order = "j.\(source)"
-            if let column = forward ? join.orderColumn : join.inverseOrderColumn { order += ", j.\(q(column))" }
-            sql = "SELECT d.z_pk, d.z_ent, j.\(source) FROM \(join.readSource(q)) j JOIN \(q(destinationTable.name)) d "
-                + "ON d.z_pk = j.\(member) WHERE j.\(source) = ANY($1::BIGINT[]) ORDER BY \(order), d.z_pk"
-        } else {
-            return answer
-        }
-        let result = try db().query(sql, [Self.keyArray(Array(owners.keys))], binaryResult: true)
-        for row in 0..<result.count {
-            guard let owner = owners[result.int64(row, 2)] else { continue }
-            let member = result.int64(row, 0)
-            let entity = try schema.entity(
-                number: result.int64(row, 1), row: member, kindOf: destination, store: errorDescription, file: errorURL)
-            answer[owner, default: []].append(ObjectID(entity: entity, store: store, primaryKey: member))
-        }
-        return answer
+    /// ``SQLStore/relatedObjectIDs(of:relationship:)``'s query: the key list bound as a `BIGINT[]` literal, the
+    /// rows in binary form.
+    package func visitKeyTriples(querying sql: String, keyList: String, _ body: (Int64, Int64, Int64) throws -> Void) throws {
+        let result = try db().query(sql, [.text(keyList)], binaryResult: true)
+        for row in 0..<result.count { try body(result.int64(row, 0), result.int64(row, 1), result.int64(row, 2)) }
     }
+
+    /// Every owner in one query (the server takes a key array of any length).
+    package var relatedKeysPerStatement: Int { Int.max }
 }

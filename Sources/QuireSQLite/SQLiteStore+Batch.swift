@@ -38,56 +38,17 @@ extension SQLiteStore {
         return rows
     }
 
-    /// The members of a to-many relationship of many objects, one statement per 500 owners; every owner
-    /// asked for has an entry.
-    package func relatedObjectIDs(
-        of objectIDs: [ObjectID], relationship: RelationshipDescription
-    ) throws -> [ObjectID: [ObjectID]] {
-        var owners: [Int64: ObjectID] = [:]
-        var result: [ObjectID: [ObjectID]] = [:]
-        for id in objectIDs {
-            result[id] = []
-            if id.isStored(in: store), let key = id.primaryKey { owners[key] = id }
-        }
-        guard let destination = relationship.resolvedDestination, let destinationTable = schema.table(for: destination)
-        else { return result }
-        let sql: String
-        if let key = schema.memberKey(for: relationship) {
-            let column = SQLDialect.sqlite.quote(key.column)
-            var order = "t0.\(column)"
-            if let orderColumn = key.orderColumn { order += ", t0.\(SQLDialect.sqlite.quote(orderColumn))" }
-            sql = "SELECT t0.\(column), t0.Z_PK, t0.Z_ENT FROM \(SQLDialect.sqlite.quote(key.table.name)) t0 WHERE t0.\(column) IN "
-                + "(SELECT value FROM json_each(?1)) ORDER BY \(order), t0.Z_PK"
-        } else if let join = schema.joinTable(for: relationship) {
-            let forward = join.relationship === relationship
-            let source = SQLDialect.sqlite.quote(forward ? join.sourceColumn : join.destinationColumn)
-            let member = SQLDialect.sqlite.quote(forward ? join.destinationColumn : join.sourceColumn)
-            var order = "j.\(source)"
-            if let column = forward ? join.orderColumn : join.inverseOrderColumn {
-                order += ", j.\(SQLDialect.sqlite.quote(column))"
-            }
-            sql = "SELECT j.\(source), d.Z_PK, d.Z_ENT FROM \(join.readSource(SQLDialect.sqlite.quote)) j JOIN "
-                + "\(SQLDialect.sqlite.quote(destinationTable.name)) d ON d.Z_PK = j.\(member) WHERE j.\(source) IN "
-                + "(SELECT value FROM json_each(?1)) ORDER BY \(order), d.Z_PK"
-        } else {
-            return result
-        }
-        let keys = Array(owners.keys).sorted()
-        for start in stride(from: 0, to: keys.count, by: Self.batchKeyCount) {
-            let statement = try db().cachedStatement(sql)
-            defer { statement.reset() }
-            statement.bind(Self.jsonArray(keys[start..<min(keys.count, start + Self.batchKeyCount)]), at: 1)
-            while try statement.step() {
-                guard let owner = owners[statement.int64(at: 0)] else { continue }
-                let member = statement.int64(at: 1)
-                let entity = try schema.entity(
-                    number: statement.int64(at: 2), row: member, kindOf: destination,
-                    store: "the SQLite store '\(storeURL.path)'", file: storeURL)
-                result[owner, default: []].append(ObjectID(entity: entity, store: store, primaryKey: member))
-            }
-        }
-        return result
+    /// ``SQLStore/relatedObjectIDs(of:relationship:)``'s query: the key list bound as JSON, the prepared
+    /// statement kept by its SQL.
+    package func visitKeyTriples(querying sql: String, keyList: String, _ body: (Int64, Int64, Int64) throws -> Void) throws {
+        let statement = try db().cachedStatement(sql)
+        defer { statement.reset() }
+        statement.bind(keyList, at: 1)
+        while try statement.step() { try body(statement.int64(at: 0), statement.int64(at: 1), statement.int64(at: 2)) }
     }
+
+    /// 500 owners a statement, as ``snapshots(for:)`` reads rows.
+    package var relatedKeysPerStatement: Int { Self.batchKeyCount }
 
     private static func jsonArray(_ keys: ArraySlice<Int64>) -> String {
         "[" + keys.map(String.init).joined(separator: ",") + "]"

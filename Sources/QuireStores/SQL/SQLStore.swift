@@ -2,15 +2,15 @@ import QuireCore
 import Foundation
 
 /// A store on Core Data's table layout in an SQL database, as the shared SQL store layer sees it: the engine
-/// protocol. An engine's store (``SQLiteStore``; `PostgresStore` in `QuirePostgres`) conforms and gives what
+/// protocol. An engine's store (`SQLiteStore` in `QuireSQLite`, `PostgresStore` in `QuirePostgres`) conforms and gives what
 /// differs: its dialect, how it runs planned SQL and hands out rows, how it runs a statement of integers, and a
 /// few hooks; the layer's extensions of this protocol (`SQLStore+Fetch.swift`, `SQLStore+BatchRequests.swift`,
-/// `SQLStore+MemberChanges.swift`) write fetch clauses, fetch plans, evaluability, batch statements and member
-/// changes once.
+/// `SQLStore+MemberChanges.swift`, `SQLStore+RelatedObjects.swift`) write fetch clauses, fetch plans,
+/// evaluability, batch statements, member changes and the members of many objects' to-many relationships once.
 ///
-/// The extensions are generic over the conforming final class, never an existential: inside this module the
-/// optimizer specializes them for ``SQLiteStore``, so its paths keep their speed; a row is never read through
-/// the protocol (each engine's loop reads its own cursor through ``RowReader``).
+/// The extensions are generic over the conforming final class, never an existential, and run once per fetch,
+/// batch or save, not per row: a row is never read through the protocol (each engine's loop reads its own cursor
+/// through ``RowReader``, which the engine's module specializes for its cursor through the `QuireEngine` SPI).
 package protocol SQLStore: PersistentStoreBackend, RowReadingStore {
     /// What runs a fetch's planned SQL hands back (a prepared SQLite statement, a PostgreSQL result).
     associatedtype PlannedRows
@@ -56,4 +56,9 @@ package protocol SQLStore: PersistentStoreBackend, RowReadingStore {
     func changes(running sql: String, _ values: [Int64], on connection: Connection) throws -> Int
     /// Runs a query of integer parameters on `connection`; its first row's first value, nil for no row or NULL.
     func integer(querying sql: String, _ values: [Int64], on connection: Connection) throws -> Int64?
+    /// Runs a query whose one parameter is a key list in the dialect's form (``SQLDialect``'s `keyList`) and
+    /// whose rows are three integers, calling `body` with each row's three values in order.
+    func visitKeyTriples(querying sql: String, keyList: String, _ body: (Int64, Int64, Int64) throws -> Void) throws
+    /// How many owners' keys one query of ``relatedObjectIDs(of:relationship:)`` binds.
+    var relatedKeysPerStatement: Int { get }
 }
