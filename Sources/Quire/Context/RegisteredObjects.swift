@@ -11,9 +11,9 @@ import QuireCore
 ///
 /// It holds what Core Data's `registeredObjects` set holds: every changed object and every object the application
 /// still references; an object only the context still held is left out (Core Data's registry would have let it
-/// go), and the walk lets it go (or, if a fetch returned it since the context's last prune, the next walk does). Each object appears once. Objects registered while a loop
-/// walks the sequence may or may not be visited. Like the context, use it on the context's queue; `Set(…)` makes a
-/// set of it when one is needed.
+/// go), and the walk lets it go (or, if a fetch returned it since the context's last prune, the next walk does).
+/// Each object appears once. Objects registered while a loop walks the sequence may or may not be visited. Like the
+/// context, use it on the context's queue; `Set(…)` makes a set of it when one is needed.
 public struct RegisteredObjects: Sequence {
     private let tables: [ObjectRegistry.DenseTable]
     private let others: [ManagedObject]
