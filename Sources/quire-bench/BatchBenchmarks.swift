@@ -84,13 +84,7 @@ enum BatchBench {
         try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
         let context = ManagedObjectContext()
         context.persistentStoreCoordinator = coordinator
-        guard let entity = coordinator.managedObjectModel.entitiesByName["Item"] else { return nil }
-        try context.performAndWait {
-            insertBenchItems(into: context, entity: entity)
-            try context.save()
-        }
-        try closeStack(coordinator)
-        return context
+        return try insertSaveBenchItems(context, of: coordinator)
     }
 
     /// Opens a stack on the store, runs `body` in its context and closes the store.

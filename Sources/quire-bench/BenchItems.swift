@@ -9,6 +9,19 @@ func insertBenchItems(into context: ManagedObjectContext, entity: EntityDescript
     insertBenchItems(into: context, entity: entity, rows: (0..<count).map(BenchData.row))
 }
 
+/// Inserts the benchmark's items into `context`, saves them and closes the coordinator's stores: the timed part
+/// of the insert-save rows. Returns the context, for the caller to release after the clock stops (nil when the
+/// model has no Item entity).
+func insertSaveBenchItems(_ context: ManagedObjectContext, of coordinator: PersistentStoreCoordinator) throws -> ManagedObjectContext? {
+    guard let entity = coordinator.managedObjectModel.entitiesByName["Item"] else { return nil }
+    try context.performAndWait {
+        insertBenchItems(into: context, entity: entity)
+        try context.save()
+    }
+    try closeStack(coordinator)
+    return context
+}
+
 /// Inserts one Item object per row (generated beforehand, so that timing the insert leaves generating the
 /// values out), through key-value access as an application would; `each` runs after each object is filled,
 /// with the row's position. Call it on the context's queue.

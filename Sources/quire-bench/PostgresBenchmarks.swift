@@ -59,13 +59,7 @@ enum PostgresBench {
                     _ = try { () throws -> ManagedObjectContext? in
                         try StoreKinds.kind(for: .postgres).removeFiles(at: quireURL)
                         let (coordinator, context) = try openPostgres(quireURL)
-                        guard let entity = coordinator.managedObjectModel.entitiesByName["Item"] else { return nil }
-                        try context.performAndWait {
-                            insertBenchItems(into: context, entity: entity)
-                            try context.save()
-                        }
-                        try closeStack(coordinator)
-                        return context
+                        return try insertSaveBenchItems(context, of: coordinator)
                     }()
                 } * 1_000)
             }
