@@ -231,14 +231,14 @@ import Foundation
     // allocation.
 
     @inline(__always)
-    private static func take<T: BitwiseCopyable>(_ type: T.Type, at cursor: inout UnsafeRawPointer) -> T {
+    static func take<T: BitwiseCopyable>(_ type: T.Type, at cursor: inout UnsafeRawPointer) -> T {
         let value = cursor.loadUnaligned(as: T.self)
         cursor += MemoryLayout<T>.size
         return value
     }
 
     @inline(__always)
-    private static func takeLength(at cursor: inout UnsafeRawPointer) -> Int {
+    static func takeLength(at cursor: inout UnsafeRawPointer) -> Int {
         let short = take(UInt8.self, at: &cursor)
         return short == longLength ? Int(take(UInt32.self, at: &cursor)) : Int(short)
     }
@@ -344,7 +344,7 @@ import Foundation
     /// Where the attribute of `slot` starts: from where the last read left off when that is at or before the
     /// slot (reads in slot order skip nothing), from the first value otherwise.
     @inline(__always)
-    private static func position(
+    static func position(
         of slot: Int, _ header: UnsafeMutablePointer<Header>, _ start: UnsafeMutablePointer<UInt8>
     ) -> UnsafeRawPointer {
         var cursor = UnsafeRawPointer(start)
@@ -362,7 +362,7 @@ import Foundation
 
     /// Remembers where the attribute after `slot` starts, for the next read.
     @inline(__always)
-    private static func note(
+    static func note(
         _ slot: Int, endingAt cursor: UnsafeRawPointer, _ header: UnsafeMutablePointer<Header>, _ start: UnsafeMutablePointer<UInt8>
     ) {
         let next = cursor - UnsafeRawPointer(start)
