@@ -123,6 +123,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// It holds changed objects strongly until they are saved or rolled back; their flags say how they
     /// changed. Used only on the context's queue, like the registry, so its accesses are not checked at run time.
     @exclusivity(unchecked) var changeLog: [ManagedObject] = []
+    /// The change log grouped by root entity for fetches (see ``ChangeLogIndex``); used on the context's queue only.
+    @exclusivity(unchecked) var changeLogIndex = ChangeLogIndex()
     /// Whether fetches with unsaved changes let the store filter, sort and limit what is saved and merge the
     /// changed objects in memory (see `fetchMergingPendingChanges`); tests turn it off to compare with the
     /// wholly in-memory pass.
@@ -437,6 +439,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     func clearChangeLog() {
         for object in changeLog { object.isInChangeLog = false }
         changeLog = []
+        changeLogIndex.invalidate()
     }
 
     /// Whether the context has unsaved inserts, updates or deletes: whether any of ``insertedObjects``,
