@@ -99,8 +99,36 @@ extension ManagedObject {
         guard let index = withEntity({ compiled.propertyIndex(ofKeyAt: position, in: $0) }),
             index < withEntity({ $0.frozenAttributeCount })
         else { return nil }
+        // `==` or `!=` with a string (`remoteID == %@`, an import's lookup of every record among the registered
+        // objects): the stored string compared where it is kept.
+        if let string = compiled.equalityString, !faultFlag, let equal = storedString(at: index, equals: string, ascii: compiled.equalityASCII) {
+            return compiled.operator == .equalTo ? equal : !equal
+        }
         let value = attributeValue(at: index)
         if case .externalData = value { return nil }
         return compiled.matches(value)
+    }
+
+    /// Whether the attribute in `slot` of an object that is not a fault equals `string` (`==`, as
+    /// ``PredicateEvaluator``'s `equal` without options answers), read in place: from the packed row the object
+    /// holds (byte for byte, when the constant is ASCII: ``CompiledComparison/equalityASCII``) or from its values;
+    /// nil when that cannot tell (not a string or nil, no ASCII constant for a packed row, a slot past the values),
+    /// and the caller reads the value as ``attributeValue(at:)`` gives it.
+    @inline(__always)
+    private func storedString(at slot: Int, equals string: String, ascii: [UInt8]?) -> Bool? {
+        // The row unretained: the object holds it strongly and is alive for the call, and reading the row's bytes
+        // touches nothing that could release it.
+        if let row = withExtendedLifetime(heldRow, { $0.map(Unmanaged.passUnretained) }) {
+            guard let ascii else { return nil }
+            return row._withUnsafeGuaranteedRef { row in ascii.withUnsafeBufferPointer { row.attribute(at: slot, equalsASCII: $0) } }
+        }
+        return storedAttributes.withUnsafeBufferPointer { values in
+            guard slot < values.count else { return nil }
+            switch values[slot] {
+            case .string(let stored): return stored == string
+            case .null: return false
+            default: return nil
+            }
+        }
     }
 }
