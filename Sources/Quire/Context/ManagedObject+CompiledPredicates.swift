@@ -38,7 +38,10 @@ extension ManagedObject {
         // caller holds for the call) keeps it alive, for the parts of a comparison are never changed once made.
         // Skips a retain and a release for every object a predicate is evaluated on.
         if let compiled = predicate.compiledComparison.map(Unmanaged.passUnretained) {
-            return compiled._withUnsafeGuaranteedRef { compiledMatch($0) }
+            // One key (`remoteID == %@`) answered here, with no call of its own per object.
+            return compiled._withUnsafeGuaranteedRef { compiled in
+                compiled.lastKeyPosition == 0 ? compiledAttributeMatch(compiled, keyAt: 0) : compiledMatch(compiled)
+            }
         }
         switch predicate {
         case .comparison:
@@ -95,6 +98,7 @@ extension ManagedObject {
 
     /// The comparison's answer for the object's attribute named by the key at `position` (the last of the path);
     /// nil when the key is not an attribute of the entity, or its value is data kept outside the store.
+    @inline(__always)
     private func compiledAttributeMatch(_ compiled: CompiledComparison, keyAt position: Int) -> Bool? {
         guard let index = withEntity({ compiled.propertyIndex(ofKeyAt: position, in: $0) }),
             index < withEntity({ $0.frozenAttributeCount })
