@@ -33,16 +33,31 @@ extension ManagedObject {
     /// The predicate's answer for the object from its compiled comparisons, or nil when some comparison it met
     /// has no compiled form for this object (the general evaluator then answers: evaluating has no effect but
     /// firing faults, so starting again gives the same answer).
+    ///
+    /// Inlined into its callers (``QueryPredicate/evaluate(with:substitutionVariables:)``): a comparison alone
+    /// costs one call per object, the comparison's own.
+    @inline(__always)
     func compiledEvaluation(of predicate: QueryPredicate) -> Bool? {
         // A comparison alone, the common case, first, with its compiled form unretained: the predicate (which the
         // caller holds for the call) keeps it alive, for the parts of a comparison are never changed once made.
         // Skips a retain and a release for every object a predicate is evaluated on.
         if let compiled = predicate.compiledComparison.map(Unmanaged.passUnretained) {
-            // One key (`remoteID == %@`) answered here, with no call of its own per object.
-            return compiled._withUnsafeGuaranteedRef { compiled in
-                compiled.lastKeyPosition == 0 ? compiledAttributeMatch(compiled, keyAt: 0) : compiledMatch(compiled)
-            }
+            return compiled._withUnsafeGuaranteedRef { compiledComparisonMatch($0) }
         }
+        return compiledCompoundEvaluation(of: predicate)
+    }
+
+    /// A compiled comparison's answer: one key (`remoteID == %@`) answered here, with no call of its own, a key
+    /// path by ``compiledMatch(_:)``.
+    @inline(never)
+    private func compiledComparisonMatch(_ compiled: CompiledComparison) -> Bool? {
+        compiled.lastKeyPosition == 0 ? compiledAttributeMatch(compiled, keyAt: 0) : compiledMatch(compiled)
+    }
+
+    /// ``compiledEvaluation(of:)`` of a predicate that is not a comparison with a compiled form: `NOT`, `AND`,
+    /// `OR` of compiled parts, `TRUEPREDICATE`, `FALSEPREDICATE`; nil for any other comparison.
+    @inline(never)
+    private func compiledCompoundEvaluation(of predicate: QueryPredicate) -> Bool? {
         switch predicate {
         case .comparison:
             return nil
