@@ -202,9 +202,7 @@ extension ManagedObjectContext {
             if object.insertedFlag && idsInOrder {
                 if position < result.permanentIDs.count, request.inserted[position].objectID == object.objectID {
                     if remembersIDs { permanentIDsByTemporaryID[object.objectID] = result.permanentIDs[position] }
-                    unregister(object)
-                    object.objectID = result.permanentIDs[position]
-                    register(object)
+                    registry.changeID(of: object, to: result.permanentIDs[position])
                     position += 1
                 } else {
                     idsInOrder = false
