@@ -66,13 +66,14 @@ extension ManagedObjectContext {
             var changed = changedObjectsInOrder()
             if try updateDerivedAttributes(changed) { changed = changedObjectsInOrder() }
             try validateForSave(changed)
-            let objects = SavedObjectSets(changed)
+            let objects = SavedObjectSets(changed, postedInserted: lastPostedInsertedObjects, of: self)
             let changes: ContextDidSave
             if let parent {
                 changes = try push(changed, into: parent)
             } else {
                 changes = try saveToStores(changed)
             }
+            lastPostedInsertedObjects = []
             advanceQueryGeneration()
             if !changes.isEmpty { postDidSave(changes, objects: objects) }
         }

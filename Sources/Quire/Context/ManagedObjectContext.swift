@@ -83,6 +83,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Permanent IDs by the temporary IDs objects had before this context saved them (kept only for contexts
     /// with children).
     var permanentIDsByTemporaryID: [ObjectID: ObjectID] = [:]
+    /// The inserted objects the last ``objectsDidChangeNotification`` that had any reported, kept until the next
+    /// save (or rollback), which reports the same set again when it inserts exactly those objects (see
+    /// `SavedObjectSets`).
+    var lastPostedInsertedObjects: Set<ManagedObject> = []
+
 
     /// How saves resolve optimistic-locking conflicts (``MergePolicy/error`` by default, as in Core Data).
     public var mergePolicy: MergePolicy = .error
@@ -484,6 +489,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         pendingDeletes = []
         storeAssignments = [:]
         clearChangeLog()
+        lastPostedInsertedObjects = []
         postObjectsDidChange()
     }
 
