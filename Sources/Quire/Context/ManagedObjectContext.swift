@@ -88,7 +88,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// `SavedObjectSets`).
     var lastPostedInsertedObjects: Set<ManagedObject> = []
 
-
     /// How saves resolve optimistic-locking conflicts (``MergePolicy/error`` by default, as in Core Data).
     public var mergePolicy: MergePolicy = .error
     /// The store's conflict error while the merge policy resolves its conflicts (the cause of the error the
@@ -389,9 +388,16 @@ public final class ManagedObjectContext: @unchecked Sendable {
             object.heldRow = nil
             (object.attributeStorage, object.relationshipStorage) = held.unpacked(owner: object.objectID.idOwner)
         }
-        if object.attributeStorage.count != object.entity.frozenAttributeCount {
-            object.attributeStorage = object.entity.defaultAttributeValues
-            object.relationshipStorage = object.entity.emptyRelationshipValues
+        let entity = object.entity
+        if object.attributeStorage.count != entity.frozenAttributeCount {
+            object.attributeStorage = entity.makeDefaultAttributeValues()
+            object.relationshipStorage = entity.emptyRelationshipValues
+        } else if object.storedAttributes.withUnsafeBufferPointer({ $0.baseAddress })
+            == entity.defaultAttributeValues.withUnsafeBufferPointer({ $0.baseAddress })
+        {
+            // A new object shares its entity's array of defaults: it gets one of its own now, made more cheaply
+            // than the copy its first value set would make (see `makeDefaultAttributeValues()`).
+            object.storedAttributes = entity.makeDefaultAttributeValues()
         }
         noteChange(object)
         register(object)

@@ -7,6 +7,58 @@ import QuireTestSupport
 /// What counts as a change: an object inserted and deleted before any save is none, and a document undone
 /// back to its saved state is clean again (issue 14, item 5).
 @Suite struct ChangeTrackingTests {
+    /// Each inserted object gets an array of values of its own, copied from the entity's defaults (as bytes when
+    /// no default holds a reference): setting one object's values changes no other object's, nor the defaults.
+    @Test func insertedObjectsStartAtTheDefaultsAndChangeOnlyTheirOwnValues() throws {
+        let folder = try TemporaryFolder()
+        let note = EntityDescription(name: "Note", properties: [
+            AttributeDescription(name: "count", type: .integer64, defaultValue: 5),
+            AttributeDescription(name: "ratio", type: .double, defaultValue: 0.5),
+            AttributeDescription(name: "flag", type: .boolean, defaultValue: true),
+            AttributeDescription(name: "when", type: .date, defaultValue: Date(timeIntervalSinceReferenceDate: 100)),
+            AttributeDescription(name: "title", type: .string),
+        ])
+        let labelled = EntityDescription(name: "Labelled", properties: [
+            AttributeDescription(name: "count", type: .integer64, defaultValue: 7),
+            AttributeDescription(name: "label", type: .string, defaultValue: "none"),
+        ])
+        let (_, context) = try Fixtures.stack(ManagedObjectModel(entities: [note, labelled]), at: folder.file("D.sqlite"))
+        for (entity, changes, defaults) in [
+            ("Note", ["count": 1 as Any, "ratio": 2.5, "flag": false, "title": "first"],
+             ["count": 5 as Any, "ratio": 0.5, "flag": true, "when": Date(timeIntervalSinceReferenceDate: 100)]),
+            ("Labelled", ["count": 1 as Any, "label": "changed"], ["count": 7 as Any, "label": "none"]),
+        ] {
+            let first = EntityDescription.insertNewObject(forEntityName: entity, into: context)
+            let second = EntityDescription.insertNewObject(forEntityName: entity, into: context)
+            for (key, value) in changes { first.setValue(value, forKey: key) }
+            let third = EntityDescription.insertNewObject(forEntityName: entity, into: context)
+            for object in [second, third] {
+                #expect(object.value(forKey: "count") as? Int64 == defaults["count"] as? Int64)
+                #expect(object.value(forKey: "label") == nil || object.value(forKey: "label") as? String == "none")
+                if entity == "Note" {
+                    #expect(object.value(forKey: "ratio") as? Double == 0.5)
+                    #expect(object.value(forKey: "flag") as? Bool == true)
+                    #expect(object.value(forKey: "when") as? Date == Date(timeIntervalSinceReferenceDate: 100))
+                    #expect(object.value(forKey: "title") == nil)
+                }
+            }
+            #expect(first.value(forKey: "count") as? Int64 == 1)
+            if entity == "Note" {
+                #expect(first.value(forKey: "title") as? String == "first")
+                #expect(first.value(forKey: "when") as? Date == Date(timeIntervalSinceReferenceDate: 100))
+            } else {
+                #expect(first.value(forKey: "label") as? String == "changed")
+            }
+        }
+        try context.save()
+        let reader = ManagedObjectContext()
+        reader.persistentStoreCoordinator = context.persistentStoreCoordinator
+        let counts = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Note")).compactMap { $0.value(forKey: "count") as? Int64 }
+        #expect(counts.sorted() == [1, 5, 5])
+        let labels = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Labelled")).compactMap { $0.value(forKey: "label") as? String }
+        #expect(labels.sorted() == ["changed", "none", "none"])
+    }
+
     @Test func insertingThenDeletingAnUnsavedObjectLeavesNoChanges() throws {
         let folder = try TemporaryFolder()
         let (_, context) = try Fixtures.stack(DocumentFixtures.model(), at: folder.file("Changes.sqlite"))
