@@ -23,33 +23,41 @@ import QuireTestSupport
             AttributeDescription(name: "label", type: .string, defaultValue: "none"),
         ])
         let (_, context) = try Fixtures.stack(ManagedObjectModel(entities: [note, labelled]), at: folder.file("D.sqlite"))
-        for (entity, changes, defaults) in [
-            ("Note", ["count": 1 as Any, "ratio": 2.5, "flag": false, "title": "first"],
-             ["count": 5 as Any, "ratio": 0.5, "flag": true, "when": Date(timeIntervalSinceReferenceDate: 100)]),
-            ("Labelled", ["count": 1 as Any, "label": "changed"], ["count": 7 as Any, "label": "none"]),
-        ] {
-            let first = EntityDescription.insertNewObject(forEntityName: entity, into: context)
-            let second = EntityDescription.insertNewObject(forEntityName: entity, into: context)
-            for (key, value) in changes { first.setValue(value, forKey: key) }
-            let third = EntityDescription.insertNewObject(forEntityName: entity, into: context)
-            for object in [second, third] {
-                #expect(object.value(forKey: "count") as? Int64 == defaults["count"] as? Int64)
-                #expect(object.value(forKey: "label") == nil || object.value(forKey: "label") as? String == "none")
-                if entity == "Note" {
-                    #expect(object.value(forKey: "ratio") as? Double == 0.5)
-                    #expect(object.value(forKey: "flag") as? Bool == true)
-                    #expect(object.value(forKey: "when") as? Date == Date(timeIntervalSinceReferenceDate: 100))
-                    #expect(object.value(forKey: "title") == nil)
-                }
-            }
-            #expect(first.value(forKey: "count") as? Int64 == 1)
-            if entity == "Note" {
-                #expect(first.value(forKey: "title") as? String == "first")
-                #expect(first.value(forKey: "when") as? Date == Date(timeIntervalSinceReferenceDate: 100))
-            } else {
-                #expect(first.value(forKey: "label") as? String == "changed")
-            }
+        let when = Date(timeIntervalSinceReferenceDate: 100)
+
+        // Defaults without references (numbers, a Boolean, a date, nil): each object's own copy.
+        let first = EntityDescription.insertNewObject(forEntityName: "Note", into: context)
+        let second = EntityDescription.insertNewObject(forEntityName: "Note", into: context)
+        first.setValue(Int64(1), forKey: "count")
+        first.setValue(2.5, forKey: "ratio")
+        first.setValue(false, forKey: "flag")
+        first.setValue("first", forKey: "title")
+        let third = EntityDescription.insertNewObject(forEntityName: "Note", into: context)
+        for object in [second, third] {
+            #expect(object.value(forKey: "count") as? Int64 == 5)
+            #expect(object.value(forKey: "ratio") as? Double == 0.5)
+            #expect(object.value(forKey: "flag") as? Bool == true)
+            #expect(object.value(forKey: "when") as? Date == when)
+            #expect(object.value(forKey: "title") == nil)
         }
+        #expect(first.value(forKey: "count") as? Int64 == 1)
+        #expect(first.value(forKey: "ratio") as? Double == 2.5)
+        #expect(first.value(forKey: "flag") as? Bool == false)
+        #expect(first.value(forKey: "when") as? Date == when)
+        #expect(first.value(forKey: "title") as? String == "first")
+
+        // A default with a reference (a string): shared until the first set copies it.
+        let labelledFirst = EntityDescription.insertNewObject(forEntityName: "Labelled", into: context)
+        let labelledSecond = EntityDescription.insertNewObject(forEntityName: "Labelled", into: context)
+        labelledFirst.setValue("changed", forKey: "label")
+        labelledFirst.setValue(Int64(1), forKey: "count")
+        let labelledThird = EntityDescription.insertNewObject(forEntityName: "Labelled", into: context)
+        for object in [labelledSecond, labelledThird] {
+            #expect(object.value(forKey: "count") as? Int64 == 7)
+            #expect(object.value(forKey: "label") as? String == "none")
+        }
+        #expect(labelledFirst.value(forKey: "label") as? String == "changed")
+        #expect(labelledFirst.value(forKey: "count") as? Int64 == 1)
         try context.save()
         let reader = ManagedObjectContext()
         reader.persistentStoreCoordinator = context.persistentStoreCoordinator
