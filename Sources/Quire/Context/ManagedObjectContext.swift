@@ -83,6 +83,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Permanent IDs by the temporary IDs objects had before this context saved them (kept only for contexts
     /// with children).
     var permanentIDsByTemporaryID: [ObjectID: ObjectID] = [:]
+    /// The inserted objects the last ``objectsDidChangeNotification`` that had any reported, kept until the next
+    /// save (or rollback), which reports the same set again when it inserts exactly those objects (see
+    /// `SavedObjectSets`).
+    var lastPostedInsertedObjects: Set<ManagedObject> = []
 
     /// How saves resolve optimistic-locking conflicts (``MergePolicy/error`` by default, as in Core Data).
     public var mergePolicy: MergePolicy = .error
@@ -386,9 +390,16 @@ public final class ManagedObjectContext: @unchecked Sendable {
             object.heldRow = nil
             (object.attributeStorage, object.relationshipStorage) = held.unpacked(owner: object.objectID.idOwner)
         }
-        if object.attributeStorage.count != object.entity.frozenAttributeCount {
-            object.attributeStorage = object.entity.defaultAttributeValues
-            object.relationshipStorage = object.entity.emptyRelationshipValues
+        let entity = object.entity
+        if object.attributeStorage.count != entity.frozenAttributeCount {
+            object.attributeStorage = entity.makeDefaultAttributeValues()
+            object.relationshipStorage = entity.emptyRelationshipValues
+        } else if object.storedAttributes.withUnsafeBufferPointer({ $0.baseAddress })
+            == entity.defaultAttributeValues.withUnsafeBufferPointer({ $0.baseAddress })
+        {
+            // A new object shares its entity's array of defaults: it gets one of its own now, made more cheaply
+            // than the copy its first value set would make (see `makeDefaultAttributeValues()`).
+            object.storedAttributes = entity.makeDefaultAttributeValues()
         }
         noteChange(object)
         register(object)
@@ -487,6 +498,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         pendingDeletes = []
         storeAssignments = [:]
         clearChangeLog()
+        lastPostedInsertedObjects = []
         postObjectsDidChange()
     }
 
