@@ -33,13 +33,31 @@ extension ManagedObject {
     /// The predicate's answer for the object from its compiled comparisons, or nil when some comparison it met
     /// has no compiled form for this object (the general evaluator then answers: evaluating has no effect but
     /// firing faults, so starting again gives the same answer).
+    ///
+    /// Inlined into its callers (``QueryPredicate/evaluate(with:substitutionVariables:)``): a comparison alone
+    /// costs one call per object, the comparison's own.
+    @inline(__always)
     func compiledEvaluation(of predicate: QueryPredicate) -> Bool? {
         // A comparison alone, the common case, first, with its compiled form unretained: the predicate (which the
         // caller holds for the call) keeps it alive, for the parts of a comparison are never changed once made.
         // Skips a retain and a release for every object a predicate is evaluated on.
         if let compiled = predicate.compiledComparison.map(Unmanaged.passUnretained) {
-            return compiled._withUnsafeGuaranteedRef { compiledMatch($0) }
+            return compiled._withUnsafeGuaranteedRef { compiledComparisonMatch($0) }
         }
+        return compiledCompoundEvaluation(of: predicate)
+    }
+
+    /// A compiled comparison's answer: one key (`remoteID == %@`) answered here, with no call of its own, a key
+    /// path by ``compiledMatch(_:)``.
+    @inline(never)
+    private func compiledComparisonMatch(_ compiled: CompiledComparison) -> Bool? {
+        compiled.lastKeyPosition == 0 ? compiledAttributeMatch(compiled, keyAt: 0) : compiledMatch(compiled)
+    }
+
+    /// ``compiledEvaluation(of:)`` of a predicate that is not a comparison with a compiled form: `NOT`, `AND`,
+    /// `OR` of compiled parts, `TRUEPREDICATE`, `FALSEPREDICATE`; nil for any other comparison.
+    @inline(never)
+    private func compiledCompoundEvaluation(of predicate: QueryPredicate) -> Bool? {
         switch predicate {
         case .comparison:
             return nil
@@ -95,12 +113,41 @@ extension ManagedObject {
 
     /// The comparison's answer for the object's attribute named by the key at `position` (the last of the path);
     /// nil when the key is not an attribute of the entity, or its value is data kept outside the store.
+    @inline(__always)
     private func compiledAttributeMatch(_ compiled: CompiledComparison, keyAt position: Int) -> Bool? {
         guard let index = withEntity({ compiled.propertyIndex(ofKeyAt: position, in: $0) }),
             index < withEntity({ $0.frozenAttributeCount })
         else { return nil }
+        // `==` or `!=` with a string (`remoteID == %@`, an import's lookup of every record among the registered
+        // objects): the stored string compared where it is kept.
+        if let string = compiled.equalityString, !faultFlag, let equal = storedString(at: index, equals: string, ascii: compiled.equalityASCII) {
+            return compiled.operator == .equalTo ? equal : !equal
+        }
         let value = attributeValue(at: index)
         if case .externalData = value { return nil }
         return compiled.matches(value)
+    }
+
+    /// Whether the attribute in `slot` of an object that is not a fault equals `string` (`==`, as
+    /// ``PredicateEvaluator``'s `equal` without options answers), read in place: from the packed row the object
+    /// holds (byte for byte, when the constant is ASCII: ``CompiledComparison/equalityASCII``) or from its values;
+    /// nil when that cannot tell (not a string or nil, no ASCII constant for a packed row, a slot past the values),
+    /// and the caller reads the value as ``attributeValue(at:)`` gives it.
+    @inline(__always)
+    private func storedString(at slot: Int, equals string: String, ascii: [UInt8]?) -> Bool? {
+        // The row unretained: the object holds it strongly and is alive for the call, and reading the row's bytes
+        // touches nothing that could release it.
+        if let row = withExtendedLifetime(heldRow, { $0.map(Unmanaged.passUnretained) }) {
+            guard let ascii else { return nil }
+            return row._withUnsafeGuaranteedRef { row in ascii.withUnsafeBufferPointer { row.attribute(at: slot, equalsASCII: $0) } }
+        }
+        return storedAttributes.withUnsafeBufferPointer { values in
+            guard slot < values.count else { return nil }
+            switch values[slot] {
+            case .string(let stored): return stored == string
+            case .null: return false
+            default: return nil
+            }
+        }
     }
 }

@@ -36,6 +36,9 @@ extension ManagedObjectContext {
                     + "(the value\(keys.count == 1 ? " was" : "s were") not kept). Core Data computes derived attributes at save.",
                 context: .init(entity: first.object.entity.name, key: first.key))
         }
+        let model = persistentStoreCoordinator?.managedObjectModel ?? changed.first?.entity.managedObjectModel
+        // A model without derived attributes has nothing to compute: the changed objects are not even looked at.
+        if let model, !model.entities.contains(where: \.hasDerivedAttributes) { return false }
         let now = Date()
         var computed = Set<ObjectIdentifier>()
         for object in changed where !object.deletedFlag && object.entity.hasDerivedAttributes {
@@ -43,7 +46,7 @@ extension ManagedObjectContext {
             object.updateDerivedValues(now: now, changed: true)
         }
         // Objects deriving a value through a relationship from a changed object: found through the inverse.
-        guard let model = persistentStoreCoordinator?.managedObjectModel ?? changed.first?.entity.managedObjectModel else { return false }
+        guard let model else { return false }
         let dependencies = model.derivedAttributeDependencies
         guard !dependencies.isEmpty else { return false }
         var outside = false

@@ -139,7 +139,9 @@ extension ManagedObjectContext {
         guard includesPendingChanges else { return false }
         // Sort keys through relationships read other objects, whose unsaved changes the store does not know.
         let sortReadsOthers = fetch.sortKeys.contains { $0.keyPath.contains(".") }
-        return changeLog.contains { $0.hasChanges && (sortReadsOthers || $0.entity.isKind(of: fetch.entity)) }
+        // Otherwise only changed objects of the fetched hierarchy count.
+        let changedObjects = sortReadsOthers ? changeLog : loggedObjects(inHierarchyOf: fetch.entity)
+        return changedObjects.contains { $0.hasChanges && (sortReadsOthers || $0.withEntity { $0.isKind(of: fetch.entity) }) }
             || pendingDeletes.contains { $0.entity.isKind(of: fetch.entity) }
             || pendingChangesReachRelatedObjects(fetch, true)
     }
@@ -222,7 +224,7 @@ extension ManagedObjectContext {
             seen.insert(ObjectIdentifier(object))
             result.append(object)
         }
-        let candidates = changeLog.filter { $0.insertedFlag || $0.updatedFlag }
+        let candidates = loggedObjects(inHierarchyOf: fetch.entity).filter { $0.insertedFlag || $0.updatedFlag }
         for object in candidates where includePending && !object.deletedFlag && !seen.contains(ObjectIdentifier(object)) {
             guard fetch.includesSubentities ? object.entity.isKind(of: fetch.entity) : object.entity === fetch.entity
             else { continue }

@@ -158,6 +158,7 @@ extension ManagedObjectContext {
         if !change.refreshed.isEmpty { info[Self.refreshedObjectsKey] = change.refreshed }
         if !change.invalidated.isEmpty { info[Self.invalidatedObjectsKey] = change.invalidated }
         if change.invalidatedAll { info[Self.invalidatedAllObjectsKey] = true }
+        if !change.inserted.isEmpty { lastPostedInsertedObjects = change.inserted }
         for observer in changeNotes.observers.values { observer(change) }
         changeNotes.streams.yield(ContextObjectsDidChange(change))
         NotificationCenter.default.post(name: Self.objectsDidChangeNotification, object: self, userInfo: info)
@@ -186,7 +187,11 @@ struct SavedObjectSets {
     var updated: Set<ManagedObject> = []
     var deleted: Set<ManagedObject> = []
 
-    init(_ changed: [ManagedObject]) {
+    /// The sets of the changed objects of `context`. `posted` is the inserted set the context's last
+    /// ``ManagedObjectContext/objectsDidChangeNotification`` reported: when it holds exactly the objects the save
+    /// inserts (most saves insert what was inserted since the last one, posted once as the save began), it is
+    /// the inserted set, shared rather than built again (a hash insertion per object).
+    init(_ changed: [ManagedObject], postedInserted posted: Set<ManagedObject>, of context: ManagedObjectContext) {
         // Each set made once at its final size (growing one rehashes every object it held).
         var insertedCount = 0
         var updatedCount = 0
@@ -200,14 +205,26 @@ struct SavedObjectSets {
                 updatedCount += 1
             }
         }
-        inserted.reserveCapacity(insertedCount)
+        // `changed` holds every object of the context's change log with changes, so its inserted objects are
+        // those in the log that are inserted and not deleted: a set of as many objects, each of them such an
+        // object, is that very set.
+        let reusesPosted =
+            insertedCount > 0 && posted.count == insertedCount
+            && posted.allSatisfy { object in
+                object.insertedFlag && !object.deletedFlag && object.isInChangeLog && object.managedObjectContext === context
+            }
+        if reusesPosted {
+            inserted = posted
+        } else {
+            inserted.reserveCapacity(insertedCount)
+        }
         updated.reserveCapacity(updatedCount)
         deleted.reserveCapacity(deletedCount)
         for object in changed {
             if object.deletedFlag {
                 if !object.insertedFlag { deleted.insert(object) }
             } else if object.insertedFlag {
-                inserted.insert(object)
+                if !reusesPosted { inserted.insert(object) }
             } else if object.updatedFlag {
                 updated.insert(object)
             }

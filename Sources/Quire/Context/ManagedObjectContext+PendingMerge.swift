@@ -24,8 +24,8 @@ extension ManagedObjectContext {
         guard targets.count == 1, let target = targets.first else { return nil }
         if let predicate = fetch.predicate, !coordinator.storesEvaluate(predicate, for: fetch, in: targets) { return nil }
 
-        // Asked of every changed object at every such fetch (an import fetches once per record it cannot find
-        // among the registered objects): the entity is read without retaining it.
+        // Asked of every changed object of the fetched hierarchy at every such fetch (an import fetches once per
+        // record it cannot find among the registered objects): the entity is read without retaining it.
         let fetchEntity = fetch.entity
         let includesSubentities = fetch.includesSubentities
         func inFetch(_ object: ManagedObject) -> Bool {
@@ -35,7 +35,7 @@ extension ManagedObjectContext {
         var superseded: [ObjectID: ManagedObject] = [:]
         var candidates: [ManagedObject] = []
         var candidateSet = Set<ObjectIdentifier>()
-        for object in changeLog where inFetch(object) {
+        for object in loggedObjects(inHierarchyOf: fetchEntity) where inFetch(object) {
             if !object.insertedFlag {
                 guard object.objectID.isStored(in: target) else { continue }
                 if object.updatedFlag || object.deletedFlag { superseded[object.objectID] = object }

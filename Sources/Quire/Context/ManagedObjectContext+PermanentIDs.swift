@@ -37,9 +37,7 @@ extension ManagedObjectContext {
                 map[object.objectID] = id
                 if hasChildren.load(ordering: .relaxed) { permanentIDsByTemporaryID[object.objectID] = id }
                 undoState.permanentIDs[object.objectID] = id
-                unregister(object)
-                object.objectID = id
-                register(object)
+                registry.changeID(of: object, to: id)
                 storeAssignments[ObjectIdentifier(object)] = store
             }
             // Relationships that name the objects by their temporary IDs follow.

@@ -66,13 +66,14 @@ extension ManagedObjectContext {
             var changed = changedObjectsInOrder()
             if try updateDerivedAttributes(changed) { changed = changedObjectsInOrder() }
             try validateForSave(changed)
-            let objects = SavedObjectSets(changed)
+            let objects = SavedObjectSets(changed, postedInserted: lastPostedInsertedObjects, of: self)
             let changes: ContextDidSave
             if let parent {
                 changes = try push(changed, into: parent)
             } else {
                 changes = try saveToStores(changed)
             }
+            lastPostedInsertedObjects = []
             advanceQueryGeneration()
             if !changes.isEmpty { postDidSave(changes, objects: objects) }
         }
@@ -202,9 +203,7 @@ extension ManagedObjectContext {
             if object.insertedFlag && idsInOrder {
                 if position < result.permanentIDs.count, request.inserted[position].objectID == object.objectID {
                     if remembersIDs { permanentIDsByTemporaryID[object.objectID] = result.permanentIDs[position] }
-                    unregister(object)
-                    object.objectID = result.permanentIDs[position]
-                    register(object)
+                    registry.changeID(of: object, to: result.permanentIDs[position])
                     position += 1
                 } else {
                     idsInOrder = false

@@ -108,6 +108,7 @@ extension ManagedObjectContext {
         }
         unregister(object)
         changeLog.removeAll { $0 === object }
+        changeLogIndex.invalidate()
         pendingDeletes.removeAll { $0 === object }
         storeAssignments[ObjectIdentifier(object)] = nil
         object.isInChangeLog = false

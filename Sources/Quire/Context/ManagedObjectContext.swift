@@ -83,6 +83,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Permanent IDs by the temporary IDs objects had before this context saved them (kept only for contexts
     /// with children).
     var permanentIDsByTemporaryID: [ObjectID: ObjectID] = [:]
+    /// The inserted objects the last ``objectsDidChangeNotification`` that had any reported, kept until the next
+    /// save (or rollback), which reports the same set again when it inserts exactly those objects (see
+    /// `SavedObjectSets`).
+    var lastPostedInsertedObjects: Set<ManagedObject> = []
 
     /// How saves resolve optimistic-locking conflicts (``MergePolicy/error`` by default, as in Core Data).
     public var mergePolicy: MergePolicy = .error
@@ -123,6 +127,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// It holds changed objects strongly until they are saved or rolled back; their flags say how they
     /// changed. Used only on the context's queue, like the registry, so its accesses are not checked at run time.
     @exclusivity(unchecked) var changeLog: [ManagedObject] = []
+    /// The change log grouped by root entity for fetches (see ``ChangeLogIndex``); used on the context's queue only.
+    @exclusivity(unchecked) var changeLogIndex = ChangeLogIndex()
     /// Whether fetches with unsaved changes let the store filter, sort and limit what is saved and merge the
     /// changed objects in memory (see `fetchMergingPendingChanges`); tests turn it off to compare with the
     /// wholly in-memory pass.
@@ -384,9 +390,16 @@ public final class ManagedObjectContext: @unchecked Sendable {
             object.heldRow = nil
             (object.attributeStorage, object.relationshipStorage) = held.unpacked(owner: object.objectID.idOwner)
         }
-        if object.attributeStorage.count != object.entity.frozenAttributeCount {
-            object.attributeStorage = object.entity.defaultAttributeValues
-            object.relationshipStorage = object.entity.emptyRelationshipValues
+        let entity = object.entity
+        if object.attributeStorage.count != entity.frozenAttributeCount {
+            object.attributeStorage = entity.makeDefaultAttributeValues()
+            object.relationshipStorage = entity.emptyRelationshipValues
+        } else if object.storedAttributes.withUnsafeBufferPointer({ $0.baseAddress })
+            == entity.defaultAttributeValues.withUnsafeBufferPointer({ $0.baseAddress })
+        {
+            // A new object shares its entity's array of defaults: it gets one of its own now, made more cheaply
+            // than the copy its first value set would make (see `makeDefaultAttributeValues()`).
+            object.storedAttributes = entity.makeDefaultAttributeValues()
         }
         noteChange(object)
         register(object)
@@ -437,6 +450,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     func clearChangeLog() {
         for object in changeLog { object.isInChangeLog = false }
         changeLog = []
+        changeLogIndex.invalidate()
     }
 
     /// Whether the context has unsaved inserts, updates or deletes: whether any of ``insertedObjects``,
@@ -484,6 +498,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         pendingDeletes = []
         storeAssignments = [:]
         clearChangeLog()
+        lastPostedInsertedObjects = []
         postObjectsDidChange()
     }
 

@@ -57,6 +57,12 @@ struct ObjectRegistry {
             count -= 1
         }
 
+        /// Whether a slot holds an object.
+        @inline(__always)
+        func isOccupied(_ index: Int) -> Bool {
+            occupied[index &>> 6] & (1 &<< UInt64(index & 63)) != 0
+        }
+
         /// Marks a slot as holding an object (every write of an object into `slots` calls it).
         @inline(__always)
         func setOccupied(_ index: Int) {
@@ -134,11 +140,40 @@ struct ObjectRegistry {
         }
 
         /// Puts an object into the empty slot.
-        func fill(with object: ManagedObject) {
+        func fill(with object: consuming ManagedObject) {
             unretainedTable._withUnsafeGuaranteedRef { table in
                 (table.slots + index).pointee = object
                 table.setOccupied(index)
                 table.count += 1
+            }
+        }
+
+        /// Whether the slot holds an object (read from the table's occupied bits, without loading the object).
+        var isOccupied: Bool {
+            unretainedTable._withUnsafeGuaranteedRef { $0.isOccupied(index) }
+        }
+
+        /// Whether the slot holds this very object, compared by address without retaining either.
+        func holds(_ object: ManagedObject) -> Bool {
+            unretainedTable._withUnsafeGuaranteedRef { table in
+                // Safe: a slot is an initialized `ManagedObject?`, a single reference (nil is zero); its bits are
+                // read, not the object, so nothing is retained.
+                UnsafeRawPointer(table.slots + index).load(as: UnsafeRawPointer?.self)
+                    == UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+            }
+        }
+
+        /// Empties the slot, handing its object over with the table's reference to it (no release, no retain).
+        func take() -> ManagedObject? {
+            unretainedTable._withUnsafeGuaranteedRef { table in
+                let slot = table.slots + index
+                let object = slot.move()
+                slot.initialize(to: nil)
+                if object != nil {
+                    table.clearOccupied(index)
+                    table.count -= 1
+                }
+                return object
             }
         }
     }
@@ -258,6 +293,27 @@ struct ObjectRegistry {
         if count > pruneThreshold && !pruningSuspended {
             prune(keepingRecentlyFetched: true)
             pruneThreshold = max(4096, count * 2)
+        }
+    }
+
+    /// Registers an object under a new ID in place of its current one, and gives the object that ID (an
+    /// inserted object's permanent ID, at save or from `obtainPermanentIDs(for:)`). The registry's reference
+    /// moves from the old entry to the new one, without a release and a retain, and each ID is looked up once.
+    mutating func changeID(of object: ManagedObject, to newID: ObjectID) {
+        guard let old = slot(for: object.objectID, creating: false), old.holds(object), let held = old.take() else {
+            remove(object)
+            object.objectID = newID
+            insert(object)
+            return
+        }
+        count -= 1
+        object.objectID = newID
+        if let new = slot(for: newID, creating: true), !new.isOccupied {
+            if !sparse.isEmpty, sparse.removeValue(forKey: newID) != nil { count -= 1 }
+            new.fill(with: held)
+            count += 1
+        } else {
+            insert(held)
         }
     }
 

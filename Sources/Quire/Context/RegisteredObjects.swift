@@ -67,10 +67,19 @@ public struct RegisteredObjects: Sequence {
         private mutating func nextObject(in table: ObjectRegistry.DenseTable) -> ManagedObject? {
             while true {
                 if bits == 0 {
-                    wordIndex += 1
                     // The table may have grown or emptied since the last step: read its bounds each time.
-                    guard wordIndex < table.wordCount else { return nil }
-                    bits = table.occupied[wordIndex]
+                    let words = table.occupied
+                    let wordCount = table.wordCount
+                    var next = wordIndex &+ 1
+                    // Empty words four at a time: a table keeps a slot for every key up to its largest, and the
+                    // objects of an import's earlier pages are let go, so the empty words grow with the store.
+                    while next &+ 4 <= wordCount, words[next] | words[next &+ 1] | words[next &+ 2] | words[next &+ 3] == 0 {
+                        next &+= 4
+                    }
+                    while next < wordCount, words[next] == 0 { next &+= 1 }
+                    wordIndex = next
+                    guard next < wordCount else { return nil }
+                    bits = words[next]
                     continue
                 }
                 let bit = bits.trailingZeroBitCount

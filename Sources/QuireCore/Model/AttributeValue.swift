@@ -37,6 +37,15 @@ public enum AttributeValue: Sendable, Hashable {
     /// make every value of every object 32 bytes instead of 24.
     indirect case externalData(ExternalDataReference)
 
+    /// Whether the value's case holds no reference (nil, integers, floating-point numbers, Booleans, dates):
+    /// such a value is copied completely by copying its bytes.
+    package var holdsNoReference: Bool {
+        switch self {
+        case .null, .integer, .double, .float, .boolean, .date: return true
+        case .decimal, .string, .data, .uuid, .uri, .externalData: return false
+        }
+    }
+
     /// True for ``null``.
     public var isNull: Bool {
         if case .null = self { return true }

@@ -23,6 +23,12 @@ import Foundation
     package let lastKeyPosition: Int
     /// The words of each key, compared with the words of the entity's property names.
     private let keyWords: [StringWords]
+    /// The constant of an `==` or `!=` comparison of strings that `String`'s own `==` decides (no `[c]` or `[d]`):
+    /// an object compares its stored string with it in place (no ``AttributeValue`` copied out), nil otherwise.
+    package let equalityString: String?
+    /// ``equalityString``'s UTF-8 bytes when they are all ASCII: a string kept as bytes (a packed row) is compared
+    /// with them byte for byte, for an ASCII string is canonically equivalent to no other string of ASCII bytes.
+    package let equalityASCII: [UInt8]?
 
     /// The prepared form of a comparison, or nil when it is not a key path compared with a constant.
     init?(
@@ -45,6 +51,16 @@ import Foundation
         self.operator = `operator`
         self.options = options
         self.constant = constant
+        if `operator` == .equalTo || `operator` == .notEqualTo, options.isDisjoint(with: [.caseInsensitive, .diacriticInsensitive]),
+            case .string(let string) = constant
+        {
+            equalityString = string
+            let bytes = Array(string.utf8)
+            equalityASCII = bytes.allSatisfy { $0 < 0x80 } ? bytes : nil
+        } else {
+            equalityString = nil
+            equalityASCII = nil
+        }
     }
 
     /// The index of the key at `position` among the entity's properties (attributes first, by slot, then

@@ -103,6 +103,9 @@ extension QueryExpression {
 
     /// The components of a key path string (`"a.b"` gives `["a", "b"]`).
     package static func components(of keyPath: String) -> [String] {
-        keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        // A key without a dot (most of them: every comparison made splits its key path) is its only component,
+        // found by a scan of its bytes; a string without the byte of "." has no Character "." either.
+        guard keyPath.utf8.contains(UInt8(ascii: ".")) else { return [keyPath] }
+        return keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
     }
 }

@@ -299,6 +299,26 @@ import Foundation
         }
     }
 
+    /// Whether the attribute of one slot is the string of the ASCII bytes `ascii` by `String`'s `==` (canonical
+    /// equivalence), told from the packed bytes without making a `String`: true for the same bytes, false for
+    /// other bytes that are all ASCII (an ASCII string is equivalent to no other ASCII string) and for nil (which
+    /// equals no string); nil when the bytes alone cannot tell (other bytes not all ASCII: `"\u{212A}"`, the Kelvin
+    /// sign, equals `"K"`), when the slot holds no string, or the row is not packed: the caller decodes the value.
+    package func attribute(at slot: Int, equalsASCII ascii: UnsafeBufferPointer<UInt8>) -> Bool? {
+        withUnsafeMutablePointers { header, start in
+            guard header.pointee.unpacked == nil, slot >= 0, slot < Int(header.pointee.attributeCount) else { return nil }
+            var cursor = Self.position(of: slot, header, start)
+            let tag = Self.take(UInt8.self, at: &cursor)
+            if tag == Tag.null.rawValue { return false }
+            guard tag == Tag.string.rawValue else { return nil }
+            let count = Self.takeLength(at: &cursor)
+            let bytes = UnsafeRawBufferPointer(start: cursor, count: count)
+            Self.note(slot, endingAt: cursor + count, header, start)
+            if count == ascii.count, count == 0 || ascii.baseAddress.map({ memcmp(cursor, $0, count) == 0 }) == true { return true }
+            return bytes.allSatisfy { $0 < 0x80 } ? false : nil
+        }
+    }
+
     /// The attribute value of one slot as ``AttributeValue/anyValue`` gives it, decoded straight from the packed
     /// bytes (no ``AttributeValue`` on the way): `value(forKey:)`'s fast path. For a packed row only (``isPacked``:
     /// the caller checks first); a row kept as arrays, or a slot past its values, answers `nil`.

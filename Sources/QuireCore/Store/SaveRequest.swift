@@ -3,10 +3,12 @@ import QuireSupport
 package struct SaveRequest: Sendable {
     /// One changed object: its values and the version it was read at.
     package struct Change: Sendable {
-        /// The object's ID (temporary for inserted objects).
-        package var objectID: ObjectID
+        // The store is declared before the ID so that the implicit memberwise initializer (store first) differs
+        // from the package one below (ID first), which calls it: see that initializer.
         /// The store the object is saved to.
         package var store: PersistentStore
+        /// The object's ID (temporary for inserted objects).
+        package var objectID: ObjectID
         /// The version (`Z_OPT`) the object's values were read at; 0 for inserted objects.
         package var version: Int64
         /// The attribute values by slot (transient attributes `.null`).
@@ -21,23 +23,6 @@ package struct SaveRequest: Sendable {
         /// Members added to and removed from to-many relationships that were faults when they changed
         /// (`relationships` holds `.fault` for them), by relationship slot.
         package var memberChanges: [Int: DeferredMembers]
-
-        /// Creates one with every stored value. (The stored properties have no default values of their own: with
-        /// them, every change was made as a temporary and copied into place.)
-        package init(
-            objectID: ObjectID, store: PersistentStore, version: Int64, attributes: [AttributeValue], relationships: [RelationshipStorage],
-            committedRelationships: [RelationshipStorage]?, committedAttributes: [AttributeValue]? = nil,
-            memberChanges: [Int: DeferredMembers] = [:]
-        ) {
-            self.objectID = objectID
-            self.store = store
-            self.version = version
-            self.attributes = attributes
-            self.relationships = relationships
-            self.committedRelationships = committedRelationships
-            self.committedAttributes = committedAttributes
-            self.memberChanges = memberChanges
-        }
     }
 
     package var inserted: [Change] = []
@@ -55,6 +40,24 @@ package struct SaveRequest: Sendable {
         self.inserted = inserted
         self.updated = updated
         self.deleted = deleted
+    }
+}
+
+extension SaveRequest.Change {
+    /// Creates one with every stored value. (The stored properties have no default values of their own: with
+    /// them, every change was made as a temporary and copied into place.)
+    ///
+    /// It calls the memberwise initializer: an initializer that assigned the eight properties one by one was
+    /// compiled with a copy and a destruction of the whole change (every array, dictionary and reference
+    /// retained and released again), about 500 instructions a change.
+    package init(
+        objectID: ObjectID, store: PersistentStore, version: Int64, attributes: [AttributeValue], relationships: [RelationshipStorage],
+        committedRelationships: [RelationshipStorage]?, committedAttributes: [AttributeValue]? = nil,
+        memberChanges: [Int: DeferredMembers] = [:]
+    ) {
+        self.init(
+            store: store, objectID: objectID, version: version, attributes: attributes, relationships: relationships,
+            committedRelationships: committedRelationships, committedAttributes: committedAttributes, memberChanges: memberChanges)
     }
 }
 

@@ -7,6 +7,66 @@ import QuireTestSupport
 /// What counts as a change: an object inserted and deleted before any save is none, and a document undone
 /// back to its saved state is clean again (issue 14, item 5).
 @Suite struct ChangeTrackingTests {
+    /// Each inserted object gets an array of values of its own, copied from the entity's defaults (as bytes when
+    /// no default holds a reference): setting one object's values changes no other object's, nor the defaults.
+    @Test func insertedObjectsStartAtTheDefaultsAndChangeOnlyTheirOwnValues() throws {
+        let folder = try TemporaryFolder()
+        let note = EntityDescription(name: "Note", properties: [
+            AttributeDescription(name: "count", type: .integer64, defaultValue: 5),
+            AttributeDescription(name: "ratio", type: .double, defaultValue: 0.5),
+            AttributeDescription(name: "flag", type: .boolean, defaultValue: true),
+            AttributeDescription(name: "when", type: .date, defaultValue: Date(timeIntervalSinceReferenceDate: 100)),
+            AttributeDescription(name: "title", type: .string),
+        ])
+        let labelled = EntityDescription(name: "Labelled", properties: [
+            AttributeDescription(name: "count", type: .integer64, defaultValue: 7),
+            AttributeDescription(name: "label", type: .string, defaultValue: "none"),
+        ])
+        let (_, context) = try Fixtures.stack(ManagedObjectModel(entities: [note, labelled]), at: folder.file("D.sqlite"))
+        let when = Date(timeIntervalSinceReferenceDate: 100)
+
+        // Defaults without references (numbers, a Boolean, a date, nil): each object's own copy.
+        let first = EntityDescription.insertNewObject(forEntityName: "Note", into: context)
+        let second = EntityDescription.insertNewObject(forEntityName: "Note", into: context)
+        first.setValue(Int64(1), forKey: "count")
+        first.setValue(2.5, forKey: "ratio")
+        first.setValue(false, forKey: "flag")
+        first.setValue("first", forKey: "title")
+        let third = EntityDescription.insertNewObject(forEntityName: "Note", into: context)
+        for object in [second, third] {
+            #expect(object.value(forKey: "count") as? Int64 == 5)
+            #expect(object.value(forKey: "ratio") as? Double == 0.5)
+            #expect(object.value(forKey: "flag") as? Bool == true)
+            #expect(object.value(forKey: "when") as? Date == when)
+            #expect(object.value(forKey: "title") == nil)
+        }
+        #expect(first.value(forKey: "count") as? Int64 == 1)
+        #expect(first.value(forKey: "ratio") as? Double == 2.5)
+        #expect(first.value(forKey: "flag") as? Bool == false)
+        #expect(first.value(forKey: "when") as? Date == when)
+        #expect(first.value(forKey: "title") as? String == "first")
+
+        // A default with a reference (a string): shared until the first set copies it.
+        let labelledFirst = EntityDescription.insertNewObject(forEntityName: "Labelled", into: context)
+        let labelledSecond = EntityDescription.insertNewObject(forEntityName: "Labelled", into: context)
+        labelledFirst.setValue("changed", forKey: "label")
+        labelledFirst.setValue(Int64(1), forKey: "count")
+        let labelledThird = EntityDescription.insertNewObject(forEntityName: "Labelled", into: context)
+        for object in [labelledSecond, labelledThird] {
+            #expect(object.value(forKey: "count") as? Int64 == 7)
+            #expect(object.value(forKey: "label") as? String == "none")
+        }
+        #expect(labelledFirst.value(forKey: "label") as? String == "changed")
+        #expect(labelledFirst.value(forKey: "count") as? Int64 == 1)
+        try context.save()
+        let reader = ManagedObjectContext()
+        reader.persistentStoreCoordinator = context.persistentStoreCoordinator
+        let counts = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Note")).compactMap { $0.value(forKey: "count") as? Int64 }
+        #expect(counts.sorted() == [1, 5, 5])
+        let labels = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Labelled")).compactMap { $0.value(forKey: "label") as? String }
+        #expect(labels.sorted() == ["changed", "none", "none"])
+    }
+
     @Test func insertingThenDeletingAnUnsavedObjectLeavesNoChanges() throws {
         let folder = try TemporaryFolder()
         let (_, context) = try Fixtures.stack(DocumentFixtures.model(), at: folder.file("Changes.sqlite"))

@@ -35,6 +35,52 @@ import QuireCore
         #expect(registry.count == 0)
     }
 
+    /// An object's entry moves to its new ID (a temporary ID for a permanent one): found by the new ID only, counted
+    /// once, and held by the registry as before (released when the registry lets it go).
+    @Test func changeIDMovesTheEntryToTheNewID() throws {
+        let folder = try TemporaryFolder()
+        let (coordinator, _) = try Fixtures.stack(Fixtures.companyModel(), at: folder.file("K.sqlite"))
+        let store = try #require(coordinator.persistentStores.first)
+        let employee = try #require(coordinator.managedObjectModel.entitiesByName["Employee"])
+        var registry = ObjectRegistry()
+        weak var released: ManagedObject?
+        /// An object with a temporary ID, in no context and without changes (so that a prune may drop it).
+        func temporary() -> ManagedObject {
+            let object = ManagedObject(entity: employee)
+            object.objectID = ObjectID.makeTemporary(for: employee)
+            return object
+        }
+        do {
+            let near = temporary()
+            let far = temporary()
+            let other = temporary()
+            for object in [near, far, other] { registry.insert(object) }
+            let (nearTemporary, farTemporary) = (near.objectID, far.objectID)
+            registry.changeID(of: near, to: ObjectID(entity: employee, store: store, primaryKey: 12))
+            registry.changeID(of: far, to: ObjectID(entity: employee, store: store, primaryKey: 9_000_000_000))
+            #expect(registry.count == 3)
+            #expect(near.objectID == ObjectID(entity: employee, store: store, primaryKey: 12))
+            #expect(registry[near.objectID] === near && registry[nearTemporary] == nil)
+            #expect(registry[far.objectID] === far && registry[farTemporary] == nil)
+            #expect(registry[other.objectID] === other)
+            // From the dictionary (a key far beyond the tables) back into a table.
+            registry.changeID(of: far, to: ObjectID(entity: employee, store: store, primaryKey: 13))
+            #expect(registry[far.objectID] === far)
+            #expect(registry[ObjectID(entity: employee, store: store, primaryKey: 9_000_000_000)] == nil)
+            #expect(registry.count == 3)
+            // An object not registered under its ID is registered under the new one.
+            let loose = temporary()
+            registry.changeID(of: loose, to: ObjectID(entity: employee, store: store, primaryKey: 14))
+            #expect(registry[loose.objectID] === loose && registry.count == 4)
+            released = near
+        }
+        // The registry holds one reference to each object, no more.
+        #expect(released != nil)
+        registry.prune()
+        #expect(registry.count == 0)
+        #expect(released == nil)
+    }
+
     @Test func recentlyFetchedObjectsGetOneSecondChance() throws {
         let folder = try TemporaryFolder()
         let (coordinator, _) = try Fixtures.stack(Fixtures.runModel(), at: folder.file("R.sqlite"))

@@ -108,6 +108,56 @@ final class NotificationLog: @unchecked Sendable {
         #expect(willSave.all.count == 1)
     }
 
+    /// A save's did-save notification reports the objects it inserted, whether or not the objects-did-change
+    /// notification before it reported just those (the save shares that set only when it does).
+    @Test func didSaveReportsTheSavedInsertsWhateverObjectsDidChangeReportedBefore() throws {
+        let folder = try TemporaryFolder()
+        let (_, context) = try Fixtures.stack(Fixtures.companyModel(), at: folder.file("S.sqlite"))
+        let changes = NotificationLog(ManagedObjectContext.objectsDidChangeNotification, from: context)
+        let didSave = NotificationLog(ManagedObjectContext.didSaveNotification, from: context)
+        func insert(_ name: String) -> ManagedObject {
+            let department = EntityDescription.insertNewObject(forEntityName: "Department", into: context)
+            department.setValue(name, forKey: "name")
+            return department
+        }
+        // Posted as the save begins, exactly the saved inserts.
+        _ = insert("A")
+        _ = insert("B")
+        try context.save()
+        #expect(changes.names("inserted") == ["A", "B"])
+        #expect(didSave.names("inserted") == ["A", "B"])
+        // Posted before, and another insert since.
+        _ = insert("C")
+        _ = insert("D")
+        context.processPendingChanges()
+        _ = insert("E")
+        try context.save()
+        #expect(changes.names("inserted") == ["E"])
+        #expect(didSave.names("inserted") == ["C", "D", "E"])
+        // Posted before, then one of them deleted before the save.
+        _ = insert("F")
+        let gone = insert("G")
+        context.processPendingChanges()
+        context.delete(gone)
+        try context.save()
+        #expect(didSave.names("inserted") == ["F"])
+        // Posted before, then rolled back, and others inserted as many.
+        _ = insert("H")
+        context.processPendingChanges()
+        context.rollback()
+        _ = insert("I")
+        try context.save()
+        #expect(didSave.names("inserted") == ["I"])
+        // The saved objects have their permanent IDs, and the IDs the notification lists are theirs.
+        let saved = try #require(didSave.all.last)
+        let objects = try #require(saved[ManagedObjectContext.insertedObjectsKey] as? Set<ManagedObject>)
+        let ids = try #require(saved[ManagedObjectContext.insertedObjectIDsKey] as? Set<ObjectID>)
+        #expect(Set(objects.map(\.objectID)) == ids)
+        #expect(ids.allSatisfy { !$0.isTemporaryID })
+        let count = try context.count(for: FetchRequest<ManagedObject>(entityName: "Department"))
+        #expect(count == 7)
+    }
+
     @Test func mergesAndTheStreamReportChangesFromAnotherContext() async throws {
         let folder = try TemporaryFolder()
         let (coordinator, reader) = try Fixtures.stack(Fixtures.companyModel(), at: folder.file("M.sqlite"))

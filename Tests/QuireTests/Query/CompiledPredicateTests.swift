@@ -274,4 +274,58 @@ import QuireTestSupport
         #expect(Array(composed.predicateFormat.unicodeScalars) != Array(decomposed.predicateFormat.unicodeScalars))
         #expect(decomposed.predicateFormat.unicodeScalars.contains("\u{301}"))
     }
+
+    /// Strings that are equal by canonical equivalence without being the same bytes (the Kelvin sign and `K`, a
+    /// decomposed `é` and a precomposed one, the Greek question mark and `;`), short and long, empty and nil: `==`
+    /// and `!=` give the general evaluator's answers on inserted objects, on objects fetched with their values (kept
+    /// packed until changed, compared byte for byte when the constant is ASCII) and on faults.
+    @Test func stringEqualityIsCanonicalEquivalenceWhereverTheValueIsKept() throws {
+        let tag = EntityDescription(name: "Tag", properties: [AttributeDescription(name: "name", type: .string)])
+        let long = "a-tag-name-longer-than-fifteen-bytes"
+        let names: [String?] = [
+            "K", "\u{212A}", "\u{E9}", "e\u{301}", ";", "\u{37E}", "Ka", "k", "", nil, long, long + "\u{212A}", "caf\u{E9} au lait, long",
+        ]
+        let folder = try TemporaryFolder()
+        let (coordinator, setup) = try Fixtures.stack(ManagedObjectModel(entities: [tag]), at: folder.file("Strings.sqlite"))
+        let entity = try #require(coordinator.managedObjectModel.entitiesByName["Tag"])
+        let constants = names.compactMap { $0 } + ["e", "\u{212A}a", long + "K", "caf\u{65}\u{301} au lait, long"]
+        /// How many objects each constant equals (in the order of `constants`), checked against the general evaluator.
+        func check(_ objects: [ManagedObject]) throws -> [Int] {
+            try constants.map { constant in
+                var equal = 0
+                for format in ["name == %@", "name != %@", "name ==[c] %@"] {
+                    let predicate = try QueryPredicate(format: format, constant)
+                    for object in objects {
+                        let compiled = try predicate.evaluate(with: object)
+                        let general = try predicate.evaluate(with: PredicateValue.object(object))
+                        #expect(compiled == general, "\(format) \(constant.unicodeScalars.map(\.value)) on \(String(describing: object.value(forKey: "name")))")
+                        if compiled && format == "name == %@" { equal += 1 }
+                    }
+                }
+                return equal
+            }
+        }
+        // K, Kelvin, é, e + ◌́, ;, Greek ;, Ka, k, "", long, long + Kelvin, café…; then e, Kelvin + a, long + K, cafe + ◌́…
+        let expected = [2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1]
+        #expect(constants.count == expected.count)
+        try setup.performAndWait {
+            for name in names { ManagedObject(entity: entity, insertInto: setup).setValue(name, forKey: "name") }
+            #expect(try check(Array(setup.insertedObjects)) == expected)
+            try setup.save()
+        }
+        for faults in [false, true] {
+            let context = ManagedObjectContext()
+            context.persistentStoreCoordinator = coordinator
+            try context.performAndWait {
+                let request = FetchRequest<ManagedObject>(entityName: "Tag")
+                request.returnsObjectsAsFaults = faults
+                let objects = try context.fetch(request)
+                #expect(objects.count == names.count)
+                #expect(try check(objects) == expected)
+                // Changed (the values unpacked), then compared again.
+                for object in objects { object.setValue(object.value(forKey: "name"), forKey: "name") }
+                #expect(try check(objects) == expected)
+            }
+        }
+    }
 }
