@@ -39,6 +39,12 @@ struct PredicateParser {
     private var index = 0
     private var argumentIndex = 0
     private var depth = 0
+    /// What reading a parenthesized predicate at a token gave, by the token's index: `parsePrimary` reads a
+    /// parenthesis as a predicate first and as an expression when that fails, and the expression may hold a
+    /// subquery whose predicate starts with parentheses again, so without this the same tokens could be read
+    /// once per path to them, twice more for every level of such nesting (a fuzzed input of 331 bytes ran for
+    /// minutes).
+    private var parenthesizedPredicates: [Int: ParenthesizedPredicateAttempt] = [:]
 
     /// Tokenizes a format string and prepares to parse it.
     ///
@@ -142,7 +148,7 @@ struct PredicateParser {
             // expression (`(salary + bonus) * 12 > 100000`): the predicate is tried first.
             let saved = (index, argumentIndex, depth)
             do {
-                return try parseParenthesizedPredicate()
+                return try parseParenthesizedPredicateOnce()
             } catch let original {
                 (index, argumentIndex, depth) = saved
                 do {
@@ -153,6 +159,32 @@ struct PredicateParser {
             }
         default:
             return try parseComparison()
+        }
+    }
+
+    /// ``parseParenthesizedPredicate()``, answered from ``parenthesizedPredicates`` when the same tokens were read so
+    /// before: where the index is the same, so is everything but the depth (the arguments are taken in order), and
+    /// the depth can only make a deeper attempt fail. A success is reused at the same or a shallower depth, a
+    /// failure at the same or a deeper one; otherwise the tokens are read again.
+    private mutating func parseParenthesizedPredicateOnce() throws -> QueryPredicate {
+        let start = index
+        switch parenthesizedPredicates[start] {
+        case .parsed(let predicate, let end, let endArgument, let atDepth) where depth <= atDepth:
+            (index, argumentIndex) = (end, endArgument)
+            return predicate
+        case .failed(let failure, let atDepth) where depth >= atDepth:
+            throw failure
+        default:
+            break
+        }
+        let atDepth = depth
+        do {
+            let predicate = try parseParenthesizedPredicate()
+            parenthesizedPredicates[start] = .parsed(predicate, end: index, endArgument: argumentIndex, depth: atDepth)
+            return predicate
+        } catch {
+            parenthesizedPredicates[start] = .failed(error, depth: atDepth)
+            throw error
         }
     }
 
@@ -678,4 +710,11 @@ struct PredicateParser {
         }
         return Self.keyPath(base, pending)
     }
+}
+
+/// One reading of a parenthesized predicate (``PredicateParser``'s memo): the predicate with where reading it ended,
+/// or the error, each with the depth it was read at.
+private enum ParenthesizedPredicateAttempt {
+    case parsed(QueryPredicate, end: Int, endArgument: Int, depth: Int)
+    case failed(any Error, depth: Int)
 }

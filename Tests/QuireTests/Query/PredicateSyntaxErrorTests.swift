@@ -151,6 +151,35 @@ struct PredicateSyntaxErrorTests {
         }
     }
 
+    /// Parentheses are read as a predicate first and as an expression when that fails, and subqueries nest
+    /// predicates inside expressions: before each reading was remembered, this input (found by the predicate fuzz
+    /// target) read the same tokens twice more per level and ran for minutes; the deeper one would not end.
+    @Test("Nested parentheses and subqueries that fail are read once, not once per path")
+    func backtrackingIsBounded() {
+        let fuzzed = "(((((((((((((EQ(SUBQUERY(i/tOemsn, $x,(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((EQ((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((EQ(SUBQUERY(i/tOemsn, $x,(((((((((((((((((((((((((((((((((((SUBQUERY(i/tOemsn, $x,(((((((((((((((((((((((((((((((((((((("
+        let deeper = String(repeating: "(SUBQUERY(items, $x, ((", count: 60)
+        for format in [fuzzed, deeper] {
+            let error = #expect(throws: QuireError.self) { try QueryPredicate(format: format) }
+            #expect(error?.code == .predicateSyntax)
+        }
+    }
+
+    @Test("A parenthesis read again as an expression reuses the predicates read inside it")
+    func rereadParenthesesGiveTheSamePredicate() throws {
+        let pairs = [
+            ("(SUBQUERY(items, $x, ($x.a == 1)).@count) > 0", "SUBQUERY(items, $x, $x.a == 1).@count > 0"),
+            ("((SUBQUERY(items, $x, ($x.a == %@ OR ($x.b + 1) * 2 > %@)).@count) + 1) * 2 > %@",
+             "(SUBQUERY(items, $x, $x.a == %@ OR ($x.b + 1) * 2 > %@).@count + 1) * 2 > %@"),
+            ("((a + b) * 2 > c) AND (SUBQUERY(items, $x, ($x.a == 1)).@count > 0)",
+             "(a + b) * 2 > c AND SUBQUERY(items, $x, $x.a == 1).@count > 0"),
+        ]
+        for (format, plain) in pairs {
+            let arguments: [Any] = ["one", 2, 3]
+            let parsed = try QueryPredicate(format: format, argumentArray: arguments)
+            #expect(parsed == (try QueryPredicate(format: plain, argumentArray: arguments)), "\(format)")
+        }
+    }
+
     @Test("Shortens long inputs in messages")
     func longInput() {
         let format = "a == 1 " + String(repeating: "x", count: 500)
