@@ -87,19 +87,28 @@ public struct RegisteredObjects: Sequence {
                 let index = wordIndex &* 64 &+ bit
                 guard index < table.capacity else { continue }
                 let slot = table.slots + index
+                // A changed object is always walked: told first, from its flags, with no retain and no uniqueness
+                // check (most objects an import's lookups meet are the page's inserted ones). Safe: an optional
+                // class reference and an optional `Unmanaged` of it have the same layout (one pointer, nil as
+                // zero), the slot stays bound to its own type, and the load neither retains nor releases.
+                let peeked = UnsafeRawPointer(slot).load(as: Unmanaged<ManagedObject>?.self)
+                guard let peeked else { continue }
+                if peeked._withUnsafeGuaranteedRef({ $0.hasChanges }) { return peeked.takeUnretainedValue() }
                 // An object only the registry holds, with no changes, is one Core Data's weak registry would have
                 // let go already: skipped, and let go here, so that the walks after this one (an import looks
                 // records up among the registered objects once per record) do not meet it again. One a fetch
                 // returned since the last prune keeps its second chance, as with a prune: it goes at the next walk.
-                if isKnownUniquelyReferenced(&slot.pointee), let object = slot.pointee, !object.hasChanges {
-                    if object.recentlyFetched {
+                if isKnownUniquelyReferenced(&slot.pointee) {
+                    // Safe: the slot holds the object until `dropUnreferenced` releases it, after the last use.
+                    let secondChance = peeked._withUnsafeGuaranteedRef { object in
+                        guard object.recentlyFetched else { return false }
                         object.recentlyFetched = false
-                    } else {
-                        table.dropUnreferenced(at: index)
+                        return true
                     }
+                    if !secondChance { table.dropUnreferenced(at: index) }
                     continue
                 }
-                if let object = slot.pointee { return object }
+                return peeked.takeUnretainedValue()
             }
         }
     }

@@ -1,5 +1,6 @@
 import QuireSupport
 import Foundation
+import Synchronization
 
 /// A comparison of a key path with a constant (`remoteID == "r-1"`, `owner.name == "Ann"`, `rank >= 3`) prepared
 /// once, when the comparison is made, for objects that read their properties by slot: such an object follows the
@@ -11,8 +12,10 @@ import Foundation
 /// nil where its property is not a plain attribute at the end and to-one relationships before it (a to-many, a
 /// composite, data kept outside the store, a key it lacks), and the general evaluator then runs.
 @usableFromInline package final class CompiledComparison: Sendable {
+    /// The left key path, split once (shared by every comparison made from the same format string).
+    private let keyPath: SplitKeyPath
     /// The keys of the left key path, in order.
-    package let keys: [String]
+    package var keys: [String] { keyPath.keys }
     /// The operator: `==`, `!=`, `<`, `<=`, `>` or `>=`.
     package let `operator`: QueryComparison.Operator
     /// The string comparison options.
@@ -21,33 +24,35 @@ import Foundation
     package let constant: AttributeValue
     /// The position of the last key (the key count less one).
     package let lastKeyPosition: Int
-    /// The words of each key, compared with the words of the entity's property names.
-    private let keyWords: [StringWords]
     /// The constant of an `==` or `!=` comparison of strings that `String`'s own `==` decides (no `[c]` or `[d]`):
     /// an object compares its stored string with it in place (no ``AttributeValue`` copied out), nil otherwise.
     package let equalityString: String?
     /// ``equalityString``'s UTF-8 bytes when they are all ASCII: a string kept as bytes (a packed row) is compared
     /// with them byte for byte, for an ASCII string is canonically equivalent to no other string of ASCII bytes.
     package let equalityASCII: [UInt8]?
+    /// The first key's index plus one in the low 16 bits, the address of the entity it was found in above them;
+    /// zero before the first lookup. One word, so that a reader never pairs an address with another entity's index.
+    private let firstKeyIndex = Atomic<UInt64>(0)
+    /// Every entity whose address ``firstKeyIndex`` has held, kept alive so that no other entity can take its
+    /// address while the comparison lives (there are as many as the models' entities it was evaluated on).
+    private let rememberedEntities = LockedValue<[EntityDescription]>([])
 
     /// The prepared form of a comparison, or nil when it is not a key path compared with a constant.
     init?(
-        keys: [String]?,
+        keyPath: SplitKeyPath?,
         operator: QueryComparison.Operator,
         right: QueryExpression,
         modifier: QueryComparison.Modifier,
         options: QueryComparison.Options
     ) {
-        guard modifier == .direct, let keys, !keys.isEmpty, keys.allSatisfy({ !$0.isEmpty && !$0.hasPrefix("@") })
-        else { return nil }
+        guard modifier == .direct, let keyPath, keyPath.isPlain else { return nil }
         switch `operator` {
         case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo: break
         default: return nil
         }
         guard case .constant(let constant) = right else { return nil }
-        self.keys = keys
-        self.keyWords = keys.map(StringWords.init)
-        self.lastKeyPosition = keys.count - 1
+        self.keyPath = keyPath
+        self.lastKeyPosition = keyPath.keys.count - 1
         self.operator = `operator`
         self.options = options
         self.constant = constant
@@ -66,9 +71,35 @@ import Foundation
     /// The index of the key at `position` among the entity's properties (attributes first, by slot, then
     /// relationships), as `ManagedObject.predicateValue(forKey:)` finds it; nil for a key the entity does not have
     /// or an entity not frozen.
+    ///
+    /// The first key's index is remembered with the entity it was found in (the entity kept alive by the
+    /// comparison, so that its address names no other entity while remembered): a predicate evaluated on every
+    /// registered object of an import finds its key by one load and compare instead of a search of the entity's
+    /// property names.
     @inline(__always)
     package func propertyIndex(ofKeyAt position: Int, in entity: EntityDescription) -> Int? {
-        entity.propertyIndex(forKey: keys[position], words: keyWords[position])
+        if position == 0 {
+            let address = UInt64(UInt(bitPattern: Unmanaged.passUnretained(entity).toOpaque()))
+            let remembered = firstKeyIndex.load(ordering: .relaxed)
+            if remembered >> 16 == address, remembered & 0xFFFF != 0 { return Int(remembered & 0xFFFF) - 1 }
+            return resolveFirstKey(in: entity, address: address)
+        }
+        return entity.propertyIndex(forKey: keyPath.keys[position], words: keyPath.words[position])
+    }
+
+    /// The first key's index in `entity`, found by name and remembered (``firstKeyIndex``) when it and the
+    /// entity's address fit.
+    @inline(never)
+    private func resolveFirstKey(in entity: EntityDescription, address: UInt64) -> Int? {
+        guard let index = entity.propertyIndex(forKey: keyPath.keys[0], words: keyPath.words[0]) else { return nil }
+        // Only a frozen entity's indexes never change; the address must leave 16 bits for the index.
+        if entity.isFrozen, address >> 48 == 0, index < 0xFFFF {
+            rememberedEntities.withLock { entities in
+                if !entities.contains(where: { $0 === entity }) { entities.append(entity) }
+            }
+            firstKeyIndex.store(address << 16 | UInt64(index + 1), ordering: .relaxed)
+        }
+        return index
     }
 
     /// Whether the value at the end of the key path satisfies the comparison: the general evaluator's answer for

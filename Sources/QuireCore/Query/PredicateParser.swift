@@ -50,7 +50,12 @@ struct PredicateParser {
     ///
     /// - Throws: ``QuireError/Code/predicateSyntax`` when the string does not tokenize.
     init(format: String, arguments: [Any]) throws {
-        self.tokens = try PredicateTokenCache.tokens(of: format)
+        try self.init(format: format, entry: PredicateTokenCache.entry(for: format), arguments: arguments)
+    }
+
+    /// Prepares to parse a format string whose tokens were read before.
+    init(format: String, entry: PredicateTokenCache.Entry, arguments: [Any]) {
+        self.tokens = entry.tokens
         self.source = format
         self.arguments = arguments
     }

@@ -15,22 +15,83 @@ enum PredicateTokenCache {
     /// The longest format kept, in UTF-8 bytes.
     static let longestFormat = 1_024
 
-    private static let cache = LockedValue<[String: [PredicateToken]]>([:])
+    /// What is kept of a format string: its tokens, and its shape when it is one key compared with one `%@`.
+    struct Entry: Sendable {
+        /// The tokens, ending with ``PredicateToken/Kind/end``.
+        let tokens: [PredicateToken]
+        /// The format's comparison prepared, when the format is `key <operator> %@`.
+        let keyComparison: KeyComparisonFormat?
+    }
 
-    /// The tokens of a format string, ending with ``PredicateToken/Kind/end``.
+    private static let cache = LockedValue<[String: Entry]>([:])
+
+    /// The tokens of a format string, ending with ``PredicateToken/Kind/end``, and its prepared comparison when it
+    /// is `key <operator> %@`.
     ///
     /// - Throws: ``QuireError/Code/predicateSyntax`` as ``PredicateLexer/tokenize()`` does.
-    static func tokens(of format: String) throws -> [PredicateToken] {
+    static func entry(for format: String) throws -> Entry {
         let cacheable = format.utf8.count <= longestFormat && format.utf8.allSatisfy { $0 < 0x80 }
-        if cacheable, let tokens = cache.withLock({ $0[format] }) { return tokens }
+        if cacheable, let entry = cache.withLock({ $0[format] }) { return entry }
         var lexer = PredicateLexer(format)
         let tokens = try lexer.tokenize()
+        let entry = Entry(tokens: tokens, keyComparison: KeyComparisonFormat(tokens: tokens))
         if cacheable {
             cache.withLock { cached in
                 if cached.count >= limit { cached.removeAll(keepingCapacity: true) }
-                cached[format] = tokens
+                cached[format] = entry
             }
         }
-        return tokens
+        return entry
+    }
+}
+
+/// A format string that is one key compared with one object argument (`remoteID == %@`, `name != %@`, `rank > %@`:
+/// the format real apps parse once per record to look it up), read from its tokens once: the predicate it gives
+/// for an argument is made without parsing (``QueryPredicate/init(format:argumentArray:)``), with the key path the
+/// parser would make, split once and shared by every comparison made from the format.
+struct KeyComparisonFormat: Sendable {
+    /// The left side, `.keyPath(key)`.
+    let left: QueryExpression
+    /// `left` split (one key), with its words.
+    let leftKeyPath: SplitKeyPath
+    /// The operator.
+    let `operator`: QueryComparison.Operator
+
+    /// The shape of `key <operator> %@` followed by the end, or nil for any other token list. `BETWEEN` is left to
+    /// the parser (it checks its argument's count), as is every operator with options (`==[c]`).
+    init?(tokens: [PredicateToken]) {
+        guard tokens.count == 4, case .identifier(let key) = tokens[0].kind, tokens[2].kind == .format(.object),
+            tokens[3].kind == .end
+        else { return nil }
+        let op: QueryComparison.Operator
+        switch tokens[1].kind {
+        case .symbol(.equal): op = .equalTo
+        case .symbol(.notEqual): op = .notEqualTo
+        case .symbol(.less): op = .lessThan
+        case .symbol(.lessOrEqual): op = .lessThanOrEqualTo
+        case .symbol(.greater): op = .greaterThan
+        case .symbol(.greaterOrEqual): op = .greaterThanOrEqualTo
+        case .keyword(.matches): op = .matches
+        case .keyword(.like): op = .like
+        case .keyword(.beginsWith): op = .beginsWith
+        case .keyword(.endsWith): op = .endsWith
+        case .keyword(.in): op = .in
+        case .keyword(.contains): op = .contains
+        default: return nil
+        }
+        let left = PredicateParser.keyPath(.evaluatedObject, [key])
+        guard let split = SplitKeyPath(left) else { return nil }
+        self.left = left
+        self.leftKeyPath = split
+        self.operator = op
+    }
+
+    /// The predicate for the format's arguments, as the parser makes it; nil when the parser must answer (no
+    /// argument, or one with no constant form: the parser throws the error naming it).
+    func predicate(arguments: [Any]) -> QueryPredicate? {
+        guard let first = arguments.first,
+            let right = PredicateConstantConverter.expression(for: PredicateConstantConverter.unwrapped(first))
+        else { return nil }
+        return .comparison(QueryComparison(left, `operator`, right, leftKeyPath: leftKeyPath))
     }
 }

@@ -138,7 +138,7 @@ public struct QueryComparison: Hashable, Sendable {
             self.right = right
             self.leftKeyPath = leftKeyPath
             self.compiled = CompiledComparison(
-                keys: leftKeyPath?.keys, operator: `operator`, right: right, modifier: modifier, options: options)
+                keyPath: leftKeyPath, operator: `operator`, right: right, modifier: modifier, options: options)
         }
     }
 
@@ -201,6 +201,16 @@ public struct QueryComparison: Hashable, Sendable {
             options: options)
     }
 
+    /// A comparison without modifier or options whose left key path was split before (a format string parsed
+    /// before, ``PredicateTokenCache``): `leftKeyPath` must be the split of `left`.
+    init(_ left: QueryExpression, _ operator: Operator, _ right: QueryExpression, leftKeyPath: SplitKeyPath) {
+        self.operator = `operator`
+        self.modifier = .direct
+        self.options = []
+        self.parts = Parts(
+            left: left, right: right, leftKeyPath: leftKeyPath, operator: `operator`, modifier: .direct, options: [])
+    }
+
     /// Makes the parts again for the comparison's current operator, modifier and options.
     private mutating func prepare(left: QueryExpression, right: QueryExpression, leftKeyPath: SplitKeyPath?) {
         parts = Parts(
@@ -225,14 +235,22 @@ public struct QueryComparison: Hashable, Sendable {
 }
 
 /// A key path split into its keys once, so that evaluating a comparison in memory over many objects does not split
-/// it again for each (`QueryComparison.leftKeyPath`).
+/// it again for each (`QueryComparison.leftKeyPath`). Immutable: comparisons parsed from the same format string
+/// share one (``PredicateTokenCache``).
 package final class SplitKeyPath: Sendable {
     /// The keys, in order.
     package let keys: [String]
+    /// The words of each key, compared with the words of an entity's property names (``CompiledComparison``).
+    let words: [StringWords]
+    /// Whether every key is a plain key (not empty, no `@` operator): what ``CompiledComparison`` follows.
+    let isPlain: Bool
 
     /// The keys of a key-path expression; nil for other expressions.
     package init?(_ expression: QueryExpression) {
         guard case .keyPath(let keyPath) = expression else { return nil }
-        keys = QueryExpression.components(of: keyPath)
+        let keys = QueryExpression.components(of: keyPath)
+        self.keys = keys
+        words = keys.map(StringWords.init)
+        isPlain = !keys.isEmpty && keys.allSatisfy { !$0.isEmpty && !$0.hasPrefix("@") }
     }
 }

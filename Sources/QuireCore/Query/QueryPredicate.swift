@@ -56,7 +56,14 @@ extension QueryPredicate {
     /// - Throws: ``QuireError/Code/predicateSyntax`` naming the offset and what was expected.
     /// - Complexity: O(*n*) in the length of the format string.
     public init(format: String, argumentArray: [Any]) throws {
-        var parser = try PredicateParser(format: format, arguments: argumentArray)
+        let entry = try PredicateTokenCache.entry(for: format)
+        // `key == %@` and the like, the format real apps parse once per record: made as the parser would make it,
+        // without reading the tokens again.
+        if let predicate = entry.keyComparison?.predicate(arguments: argumentArray) {
+            self = predicate
+            return
+        }
+        var parser = PredicateParser(format: format, entry: entry, arguments: argumentArray)
         self = try parser.parsePredicateToEnd()
     }
 

@@ -73,6 +73,38 @@ import Quire
         #expect(try savedEmployees(of: "Research") == ["Ada", "Grace", "Alan"])
     }
 
+    /// Core Data's inverse maintenance of a to-one set fires the destination's fault: it reads the destination's
+    /// to-many and sends it `willChangeValueForKey:withSetMutation:usingObjects:`, which fulfils a fault (so
+    /// `isFault` is false afterwards; an app that looks registered objects up skipping faults, as Moody's
+    /// `materializedObject` does, finds it). The set itself stays unloaded here, and rollback restores both sides.
+    @Test func settingAToOneFiresTheDestinationFaultAndRollbackRestoresBothSides() throws {
+        try seed()
+        let (_, context) = try Fixtures.stack(Fixtures.companyModel(), at: url)
+        let research = try fetchOne(context, "Department", "name == %@", "Research")
+        #expect(research.isFault)
+        let alan = try make(context, "Employee", "name", "Alan")
+        alan.setValue(research, forKey: "department")
+        #expect(!research.isFault, "the destination of the inverse change is still a fault")
+        #expect(research.hasFault(forRelationshipNamed: "employees"))
+        #expect(research.isUpdated)
+        #expect(context.registeredObjects.contains { $0 === research && !$0.isFault })
+        #expect(names(research.value(forKey: "employees")) == ["Ada", "Grace", "Alan"])
+        context.rollback()
+        #expect(names(research.value(forKey: "employees")) == ["Ada", "Grace"])
+        #expect(!research.hasChanges)
+        // A fault set from an existing (saved) object: the other side, a saved department, is fired as well.
+        let sales = try fetchOne(context, "Department", "name == %@", "Sales")
+        let grace = try fetchOne(context, "Employee", "name == %@", "Grace")
+        #expect(sales.isFault)
+        grace.setValue(sales, forKey: "department")
+        #expect(!sales.isFault)
+        #expect(names(sales.value(forKey: "employees")) == ["Linus", "Grace"])
+        context.rollback()
+        #expect((grace.value(forKey: "department") as? ManagedObject)?.value(forKey: "name") as? String == "Research")
+        #expect(names(sales.value(forKey: "employees")) == ["Linus"])
+        #expect(names(research.value(forKey: "employees")) == ["Ada", "Grace"])
+    }
+
     @Test func savingWithoutLoadingWritesTheRightRows() throws {
         try seed()
         let (_, context) = try Fixtures.stack(Fixtures.companyModel(), at: url)

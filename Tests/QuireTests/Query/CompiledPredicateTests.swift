@@ -153,6 +153,35 @@ import QuireTestSupport
         #expect(matches["born == %@"] == 1)
     }
 
+    /// One predicate evaluated on objects of several models whose entities keep its key at different slots: the
+    /// compiled comparison remembers the slot it found in the entity it last met, and each answer must still be
+    /// that entity's (models made and dropped in turn, so an address could only name another entity if the
+    /// comparison let the entity it remembered go).
+    @Test func oneCompiledComparisonAnswersForEntitiesThatKeepItsKeyAtDifferentSlots() throws {
+        let folder = try TemporaryFolder()
+        let predicate = try QueryPredicate(format: "code == %@", "b")
+        for round in 0..<12 {
+            // `code` after `round % 4` other attributes, so at slot 0, 1, 2 or 3.
+            var properties: [PropertyDescription] = (0..<(round % 4)).map { AttributeDescription(name: "pad\($0)", type: .string) }
+            properties.append(AttributeDescription(name: "code", type: .string))
+            let model = ManagedObjectModel(entities: [EntityDescription(name: "Thing", properties: properties)])
+            let (_, context) = try Fixtures.stack(model, at: folder.file("Things\(round).sqlite"))
+            try context.performAndWait {
+                let entity = try #require(context.persistentStoreCoordinator?.managedObjectModel.entitiesByName["Thing"])
+                var things: [ManagedObject] = []
+                for code in ["a", "b", "c"] {
+                    let thing = ManagedObject(entity: entity, insertInto: context)
+                    for pad in 0..<(round % 4) { thing.setValue("b", forKey: "pad\(pad)") }
+                    thing.setValue(code, forKey: "code")
+                    things.append(thing)
+                }
+                let matching = try things.filter { try predicate.evaluate(with: $0) }.map { $0.value(forKey: "code") as? String }
+                #expect(matching == ["b"], "round \(round)")
+                #expect(try things.map { try predicate.evaluateInterpreted(with: $0) } == [false, true, false])
+            }
+        }
+    }
+
     @Test func compiledComparisonsAnswerAsTheGeneralEvaluatorOnInsertedObjects() throws {
         let folder = try TemporaryFolder()
         let (_, context) = try Fixtures.stack(Self.model(), at: folder.file("Compiled.sqlite"))

@@ -37,6 +37,44 @@ struct PredicateParserTests {
         )
     }
 
+    /// `key <operator> %@`, which apps parse once per record, is made without the parser from the format's tokens
+    /// read once: it must be exactly what the parser makes (the parenthesized format takes the parser).
+    @Test("A key compared with one argument parses as the parser reads it")
+    func keyComparedWithOneArgument() throws {
+        let spellings = [
+            "=", "==", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>", "MATCHES", "LIKE", "BEGINSWITH", "ENDSWITH",
+            "IN", "CONTAINS", "contains", "like",
+        ]
+        let arguments: [Any] = ["r-1", 42, Int64(7), 2.5, true, ["a", "b"], Optional<String>.none as Any, NSNull(), "Ångström"]
+        for spelling in spellings {
+            for argument in arguments {
+                let fast = try QueryPredicate(format: "remoteID \(spelling) %@", argument)
+                let parsed = try QueryPredicate(format: "(remoteID \(spelling) %@)", argument)
+                #expect(fast == parsed, "\(spelling) \(argument)")
+                #expect(fast.description == parsed.description)
+            }
+        }
+        #expect(try QueryPredicate(format: "remoteID == %@", "r-1") == comparison(key("remoteID"), .equalTo, string("r-1")))
+        // Extra arguments are ignored, as the parser ignores them.
+        #expect(try QueryPredicate(format: "a == %@", "x", "y") == comparison(key("a"), .equalTo, string("x")))
+        // Formats of other shapes still take the parser.
+        #expect(try QueryPredicate(format: "a == %@ AND b == %@", 1, 2) == .and([
+            comparison(key("a"), .equalTo, int(1)), comparison(key("b"), .equalTo, int(2)),
+        ]))
+        #expect(try QueryPredicate(format: "a ==[c] %@", "x") == comparison(key("a"), .equalTo, string("x"), options: .caseInsensitive))
+        #expect(try QueryPredicate(format: "SELF == %@", 1) == comparison(.evaluatedObject, .equalTo, int(1)))
+        #expect(throws: QuireError.self) { try QueryPredicate(format: "a BETWEEN %@", [1]) }
+        // Comparisons made from the same format share its split key path.
+        let first = try QueryPredicate(format: "remoteID == %@", "r-1")
+        let second = try QueryPredicate(format: "remoteID == %@", "r-2")
+        guard case .comparison(let one) = first, case .comparison(let two) = second else {
+            Issue.record("not comparisons")
+            return
+        }
+        #expect(one.leftKeyPath === two.leftKeyPath)
+        #expect(one.leftKeyPath?.keys == ["remoteID"])
+    }
+
     @Test("Parses comparison options")
     func options() throws {
         let cases: [(String, QueryComparison.Options)] = [
