@@ -12,7 +12,9 @@ import QuireCore
 /// It holds what Core Data's `registeredObjects` set holds: every changed object and every object the application
 /// still references; an object only the context still held is left out (Core Data's registry would have let it
 /// go), and the walk lets it go (or, if a fetch returned it since the context's last prune, the next walk does).
-/// Each object appears once. Objects registered while a loop walks the sequence may or may not be visited. Like the
+/// Each object appears once, in no promised order (as with Core Data's set); objects inserted since the last save come
+/// last, newest first, since a lookup among the registered objects most often looks for one made a moment ago.
+/// Objects registered while a loop walks the sequence may or may not be visited. Like the
 /// context, use it on the context's queue; `Set(…)` makes a set of it when one is needed.
 public struct RegisteredObjects: Sequence {
     private let tables: [ObjectRegistry.DenseTable]
@@ -23,7 +25,8 @@ public struct RegisteredObjects: Sequence {
         self.others = others
     }
 
-    /// Walks the objects, table by table in key order, then the others.
+    /// Walks the objects, table by table in key order, then the others; the last table (the registry's objects
+    /// with temporary IDs: those inserted since the last save) newest first.
     public struct Iterator: IteratorProtocol {
         private let tables: [ObjectRegistry.DenseTable]
         private let others: [ManagedObject]
@@ -34,27 +37,36 @@ public struct RegisteredObjects: Sequence {
         private var wordIndex = 0
         private var bits: UInt64 = 0
         private var otherIndex = 0
+        /// Whether the table being walked is walked from its last key down.
+        private var newestFirst = false
 
         init(tables: [ObjectRegistry.DenseTable], others: [ManagedObject]) {
             self.tables = tables
             self.others = others
-            if let first = tables.first { enter(first) }
+            if let first = tables.first { enter(first, newestFirst: tables.count == 1) }
         }
 
-        /// Starts walking `table` at its first word.
-        private mutating func enter(_ table: ObjectRegistry.DenseTable) {
+        /// Starts walking `table` at its first word, or at its last when `newestFirst`.
+        private mutating func enter(_ table: ObjectRegistry.DenseTable, newestFirst: Bool) {
             current = .passUnretained(table)
-            wordIndex = 0
-            bits = table.wordCount > 0 ? table.occupied[0] : 0
+            self.newestFirst = newestFirst
+            wordIndex = newestFirst ? table.wordCount &- 1 : 0
+            bits = table.wordCount > 0 ? table.occupied[wordIndex] : 0
         }
 
         /// The next object that is changed or held outside the context.
         public mutating func next() -> ManagedObject? {
             while let table = current {
                 // Safe: `tables` holds the table strongly (see `current`), and nothing the walk does releases it.
-                if let object = table._withUnsafeGuaranteedRef({ nextObject(in: $0) }) { return object }
+                if let object = table._withUnsafeGuaranteedRef({ newestFirst ? nextObjectDown(in: $0) : nextObject(in: $0) }) {
+                    return object
+                }
                 tableIndex += 1
-                if tableIndex < tables.count { enter(tables[tableIndex]) } else { current = nil }
+                if tableIndex < tables.count {
+                    enter(tables[tableIndex], newestFirst: tableIndex == tables.count - 1)
+                } else {
+                    current = nil
+                }
             }
             while otherIndex < others.count {
                 defer { otherIndex += 1 }
@@ -84,32 +96,60 @@ public struct RegisteredObjects: Sequence {
                 }
                 let bit = bits.trailingZeroBitCount
                 bits &= bits &- 1
-                let index = wordIndex &* 64 &+ bit
-                guard index < table.capacity else { continue }
-                let slot = table.slots + index
-                // A changed object is always walked: told first, from its flags, with no retain and no uniqueness
-                // check (most objects an import's lookups meet are the page's inserted ones). Safe: an optional
-                // class reference and an optional `Unmanaged` of it have the same layout (one pointer, nil as
-                // zero), the slot stays bound to its own type, and the load neither retains nor releases.
-                let peeked = UnsafeRawPointer(slot).load(as: Unmanaged<ManagedObject>?.self)
-                guard let peeked else { continue }
-                if peeked._withUnsafeGuaranteedRef({ $0.hasChanges }) { return peeked.takeUnretainedValue() }
-                // An object only the registry holds, with no changes, is one Core Data's weak registry would have
-                // let go already: skipped, and let go here, so that the walks after this one (an import looks
-                // records up among the registered objects once per record) do not meet it again. One a fetch
-                // returned since the last prune keeps its second chance, as with a prune: it goes at the next walk.
-                if isKnownUniquelyReferenced(&slot.pointee) {
-                    // Safe: the slot holds the object until `dropUnreferenced` releases it, after the last use.
-                    let secondChance = peeked._withUnsafeGuaranteedRef { object in
-                        guard object.recentlyFetched else { return false }
-                        object.recentlyFetched = false
-                        return true
-                    }
-                    if !secondChance { table.dropUnreferenced(at: index) }
+                if let object = visit(table, at: wordIndex &* 64 &+ bit) { return object }
+            }
+        }
+
+        /// ``nextObject(in:)`` from the last key down: the objects inserted since the last save, newest first, for
+        /// a lookup among the registered objects most often looks for one made a moment ago (an import's parent,
+        /// made for an earlier record of the same page).
+        private mutating func nextObjectDown(in table: ObjectRegistry.DenseTable) -> ManagedObject? {
+            while true {
+                if bits == 0 {
+                    // The table may have grown or emptied since the last step: read its bounds each time (keys
+                    // added during the walk lie above it and are not visited).
+                    let words = table.occupied
+                    var next = Swift.min(wordIndex, table.wordCount) &- 1
+                    while next >= 0, words[next] == 0 { next &-= 1 }
+                    wordIndex = next
+                    guard next >= 0 else { return nil }
+                    bits = words[next]
                     continue
                 }
-                return peeked.takeUnretainedValue()
+                let bit = 63 &- bits.leadingZeroBitCount
+                bits &= ~(1 &<< UInt64(bit))
+                if let object = visit(table, at: wordIndex &* 64 &+ bit) { return object }
             }
+        }
+
+        /// The object in the table's slot `index` when it is changed or held outside the context; nil for an
+        /// empty slot or one only the registry holds (let go here).
+        @inline(__always)
+        private func visit(_ table: ObjectRegistry.DenseTable, at index: Int) -> ManagedObject? {
+            guard index < table.capacity else { return nil }
+            let slot = table.slots + index
+            // A changed object is always walked: told first, from its flags, with no retain and no uniqueness
+            // check (most objects an import's lookups meet are the page's inserted ones). Safe: an optional
+            // class reference and an optional `Unmanaged` of it have the same layout (one pointer, nil as
+            // zero), the slot stays bound to its own type, and the load neither retains nor releases.
+            let peeked = UnsafeRawPointer(slot).load(as: Unmanaged<ManagedObject>?.self)
+            guard let peeked else { return nil }
+            if peeked._withUnsafeGuaranteedRef({ $0.hasChanges }) { return peeked.takeUnretainedValue() }
+            // An object only the registry holds, with no changes, is one Core Data's weak registry would have
+            // let go already: skipped, and let go here, so that the walks after this one (an import looks
+            // records up among the registered objects once per record) do not meet it again. One a fetch
+            // returned since the last prune keeps its second chance, as with a prune: it goes at the next walk.
+            if isKnownUniquelyReferenced(&slot.pointee) {
+                // Safe: the slot holds the object until `dropUnreferenced` releases it, after the last use.
+                let secondChance = peeked._withUnsafeGuaranteedRef { object in
+                    guard object.recentlyFetched else { return false }
+                    object.recentlyFetched = false
+                    return true
+                }
+                if !secondChance { table.dropUnreferenced(at: index) }
+                return nil
+            }
+            return peeked.takeUnretainedValue()
         }
     }
 
@@ -143,7 +183,8 @@ extension ManagedObjectContext {
     /// Every object the context currently knows (`registeredObjects`): changed objects and those the application
     /// still holds, walked in place (see ``RegisteredObjects``): no set is built, and nothing is pruned, per call.
     public var registeredObjects: RegisteredObjects {
-        // Objects outside the tables (keys far beyond the rest) are few, and all kept.
+        // Objects outside the tables (keys far beyond the rest) are few, and all kept. The registry gives the table
+        // of temporary IDs (objects inserted since the last save) last, and the walk takes it newest first.
         let (tables, others) = registry.walkableParts
         return RegisteredObjects(tables: tables, others: others)
     }
