@@ -1,6 +1,5 @@
 import QuireSupport
 import Foundation
-import Synchronization
 
 /// A comparison of a key path with a constant (`remoteID == "r-1"`, `owner.name == "Ann"`, `rank >= 3`) prepared
 /// once, when the comparison is made, for objects that read their properties by slot: such an object follows the
@@ -30,13 +29,6 @@ import Synchronization
     /// ``equalityString``'s UTF-8 bytes when they are all ASCII: a string kept as bytes (a packed row) is compared
     /// with them byte for byte, for an ASCII string is canonically equivalent to no other string of ASCII bytes.
     package let equalityASCII: [UInt8]?
-    /// The first key's index plus one in the low 16 bits, the address of the entity it was found in above them;
-    /// zero before the first lookup. One word, so that a reader never pairs an address with another entity's index.
-    private let firstKeyIndex = Atomic<UInt64>(0)
-    /// Every entity whose address ``firstKeyIndex`` has held, kept alive so that no other entity can take its
-    /// address while the comparison lives (there are as many as the models' entities it was evaluated on).
-    private let rememberedEntities = LockedValue<[EntityDescription]>([])
-
     /// The prepared form of a comparison, or nil when it is not a key path compared with a constant.
     init?(
         keyPath: SplitKeyPath?,
@@ -72,34 +64,12 @@ import Synchronization
     /// relationships), as `ManagedObject.predicateValue(forKey:)` finds it; nil for a key the entity does not have
     /// or an entity not frozen.
     ///
-    /// The first key's index is remembered with the entity it was found in (the entity kept alive by the
-    /// comparison, so that its address names no other entity while remembered): a predicate evaluated on every
-    /// registered object of an import finds its key by one load and compare instead of a search of the entity's
-    /// property names.
+    /// The first key's index is remembered by the split key path, which comparisons parsed from the same format
+    /// share (``SplitKeyPath/firstKeyIndex(in:)``).
     @inline(__always)
     package func propertyIndex(ofKeyAt position: Int, in entity: EntityDescription) -> Int? {
-        if position == 0 {
-            let address = UInt64(UInt(bitPattern: Unmanaged.passUnretained(entity).toOpaque()))
-            let remembered = firstKeyIndex.load(ordering: .relaxed)
-            if remembered >> 16 == address, remembered & 0xFFFF != 0 { return Int(remembered & 0xFFFF) - 1 }
-            return resolveFirstKey(in: entity, address: address)
-        }
+        if position == 0 { return keyPath.firstKeyIndex(in: entity) }
         return entity.propertyIndex(forKey: keyPath.keys[position], words: keyPath.words[position])
-    }
-
-    /// The first key's index in `entity`, found by name and remembered (``firstKeyIndex``) when it and the
-    /// entity's address fit.
-    @inline(never)
-    private func resolveFirstKey(in entity: EntityDescription, address: UInt64) -> Int? {
-        guard let index = entity.propertyIndex(forKey: keyPath.keys[0], words: keyPath.words[0]) else { return nil }
-        // Only a frozen entity's indexes never change; the address must leave 16 bits for the index.
-        if entity.isFrozen, address >> 48 == 0, index < 0xFFFF {
-            rememberedEntities.withLock { entities in
-                if !entities.contains(where: { $0 === entity }) { entities.append(entity) }
-            }
-            firstKeyIndex.store(address << 16 | UInt64(index + 1), ordering: .relaxed)
-        }
-        return index
     }
 
     /// Whether the value at the end of the key path satisfies the comparison: the general evaluator's answer for

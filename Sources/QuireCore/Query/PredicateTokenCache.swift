@@ -23,7 +23,18 @@ enum PredicateTokenCache {
         let keyComparison: KeyComparisonFormat?
     }
 
-    private static let cache = LockedValue<[String: Entry]>([:])
+    /// The formats kept, and the last few asked for (compared before the dictionary is hashed: a loop that parses
+    /// the same two or three formats for every record finds them by `==`, which an app's format literals, being the
+    /// very same strings, answer at once).
+    fileprivate struct Cache {
+        var entries: [String: Entry] = [:]
+        var recent: [(format: String, entry: Entry)] = []
+    }
+
+    /// The most recent formats compared before the dictionary.
+    static let recentLimit = 4
+
+    private static let cache = LockedValue(Cache())
 
     /// The tokens of a format string, ending with ``PredicateToken/Kind/end``, and its prepared comparison when it
     /// is `key <operator> %@`.
@@ -31,17 +42,34 @@ enum PredicateTokenCache {
     /// - Throws: ``QuireError/Code/predicateSyntax`` as ``PredicateLexer/tokenize()`` does.
     static func entry(for format: String) throws -> Entry {
         let cacheable = format.utf8.count <= longestFormat && format.utf8.allSatisfy { $0 < 0x80 }
-        if cacheable, let entry = cache.withLock({ $0[format] }) { return entry }
+        if cacheable, let entry = cache.withLock({ $0.entry(for: format) }) { return entry }
         var lexer = PredicateLexer(format)
         let tokens = try lexer.tokenize()
         let entry = Entry(tokens: tokens, keyComparison: KeyComparisonFormat(tokens: tokens))
         if cacheable {
             cache.withLock { cached in
-                if cached.count >= limit { cached.removeAll(keepingCapacity: true) }
-                cached[format] = entry
+                if cached.entries.count >= limit { cached.entries.removeAll(keepingCapacity: true) }
+                cached.entries[format] = entry
+                cached.remember(format, entry)
             }
         }
         return entry
+    }
+}
+
+extension PredicateTokenCache.Cache {
+    /// The entry of a format kept before: among the recent ones first, then by hash.
+    mutating func entry(for format: String) -> PredicateTokenCache.Entry? {
+        if let found = recent.firstIndex(where: { $0.format == format }) { return recent[found].entry }
+        guard let entry = entries[format] else { return nil }
+        remember(format, entry)
+        return entry
+    }
+
+    /// Puts a format among the recent ones, in place of the oldest when they are full.
+    mutating func remember(_ format: String, _ entry: PredicateTokenCache.Entry) {
+        if recent.count >= PredicateTokenCache.recentLimit { recent.removeFirst() }
+        recent.append((format, entry))
     }
 }
 
@@ -89,9 +117,8 @@ struct KeyComparisonFormat: Sendable {
     /// The predicate for the format's arguments, as the parser makes it; nil when the parser must answer (no
     /// argument, or one with no constant form: the parser throws the error naming it).
     func predicate(arguments: [Any]) -> QueryPredicate? {
-        guard let first = arguments.first,
-            let right = PredicateConstantConverter.expression(for: PredicateConstantConverter.unwrapped(first))
-        else { return nil }
+        // `expression(for:)` unwraps optionals itself, as the parser's `nextArgument` does before it.
+        guard let first = arguments.first, let right = PredicateConstantConverter.expression(for: first) else { return nil }
         return .comparison(QueryComparison(left, `operator`, right, leftKeyPath: leftKeyPath))
     }
 }

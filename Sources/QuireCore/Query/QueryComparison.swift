@@ -1,5 +1,6 @@
 import QuireSupport
 import Foundation
+import Synchronization
 
 /// A comparison of two expressions, Core Data's `NSComparisonPredicate`.
 ///
@@ -240,6 +241,12 @@ public struct QueryComparison: Hashable, Sendable {
 package final class SplitKeyPath: Sendable {
     /// The keys, in order.
     package let keys: [String]
+    /// The first key's index plus one in the low 16 bits, the address of the entity it was found in above them;
+    /// zero before the first lookup. One word, so that a reader never pairs an address with another entity's index.
+    private let rememberedFirstKey = Atomic<UInt64>(0)
+    /// Every entity whose address ``rememberedFirstKey`` has held, kept alive so that no other entity can take its
+    /// address while the key path lives (as many as the models' entities its comparisons were evaluated on).
+    private let rememberedEntities = LockedValue<[EntityDescription]>([])
     /// The words of each key, compared with the words of an entity's property names (``CompiledComparison``).
     let words: [StringWords]
     /// Whether every key is a plain key (not empty, no `@` operator): what ``CompiledComparison`` follows.
@@ -252,5 +259,31 @@ package final class SplitKeyPath: Sendable {
         self.keys = keys
         words = keys.map(StringWords.init)
         isPlain = !keys.isEmpty && keys.allSatisfy { !$0.isEmpty && !$0.hasPrefix("@") }
+    }
+
+    /// The index of the first key among `entity`'s properties, as ``EntityDescription/propertyIndex(forKey:words:)``
+    /// finds it, remembered with the entity it was found in: a predicate evaluated on every registered object of an
+    /// import finds its key by one load and compare instead of a search of the entity's property names.
+    @inline(__always)
+    func firstKeyIndex(in entity: EntityDescription) -> Int? {
+        let address = UInt64(UInt(bitPattern: Unmanaged.passUnretained(entity).toOpaque()))
+        let remembered = rememberedFirstKey.load(ordering: .relaxed)
+        if remembered >> 16 == address, remembered & 0xFFFF != 0 { return Int(remembered & 0xFFFF) - 1 }
+        return resolveFirstKey(in: entity, address: address)
+    }
+
+    /// The first key's index in `entity`, found by name and remembered when it and the entity's address fit.
+    @inline(never)
+    private func resolveFirstKey(in entity: EntityDescription, address: UInt64) -> Int? {
+        guard let index = entity.propertyIndex(forKey: keys[0], words: words[0]) else { return nil }
+        // Only a frozen entity's indexes never change (a found index says it is frozen); the address must leave
+        // 16 bits for the index.
+        if address >> 48 == 0, index < 0xFFFF {
+            rememberedEntities.withLock { entities in
+                if !entities.contains(where: { $0 === entity }) { entities.append(entity) }
+            }
+            rememberedFirstKey.store(address << 16 | UInt64(index + 1), ordering: .relaxed)
+        }
+        return index
     }
 }

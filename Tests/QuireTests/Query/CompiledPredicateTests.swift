@@ -177,7 +177,7 @@ import QuireTestSupport
                 }
                 let matching = try things.filter { try predicate.evaluate(with: $0) }.map { $0.value(forKey: "code") as? String }
                 #expect(matching == ["b"], "round \(round)")
-                #expect(try things.map { try predicate.evaluateInterpreted(with: $0) } == [false, true, false])
+                #expect(try things.map { try predicate.evaluateInterpreted(with: $0, substitutionVariables: [:]) } == [false, true, false])
             }
         }
     }
