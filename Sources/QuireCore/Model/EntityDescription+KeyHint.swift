@@ -15,11 +15,16 @@ extension EntityDescription {
     /// a literal or a short one, or one kept alive elsewhere); any other key is made again from them and looked up
     /// as ``keyedPropertyIndex(forKey:)`` does.
     package func keyedPropertyIndex(forKeyWords words: (UInt64, UInt64), hint: Int) -> (index: Int, isPlainAttribute: Bool)? {
-        let guessed = frozenNameWords.withUnsafeBufferPointer { known in
-            hint < known.count && known[hint] == StringWords(words: words)
-        }
-        if guessed { return (hint, isPlainAttribute(at: hint)) }
-        return keyedPropertyIndex(forKey: unsafeBitCast(words, to: String.self))
+        let known = frozenNameWords
+        if hint < known.count, known[hint] == StringWords(words: words) { return (hint, isPlainAttribute(at: hint)) }
+        return keyedPropertyIndex(forUnguessedKeyWords: words)
+    }
+
+    /// ``keyedPropertyIndex(forKeyWords:hint:)`` when the guess was wrong: the key made again from its words (which
+    /// retains it for the call), out of line so that the guessed path saves no registers.
+    @inline(never)
+    private func keyedPropertyIndex(forUnguessedKeyWords words: (UInt64, UInt64)) -> (index: Int, isPlainAttribute: Bool)? {
+        keyedPropertyIndex(forKey: unsafeBitCast(words, to: String.self))
     }
 
     /// ``settableAttributeSlot(forKey:)`` trying the property at `hint` first, as
