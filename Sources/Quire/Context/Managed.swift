@@ -32,7 +32,8 @@ public struct Managed<Value: ManagedPropertyValue> {
     /// Declares a property backed by the entity's property `key`.
     ///
     /// Inlinable, so that a literal key (every instance of the class makes its wrappers again) is stored as two
-    /// constant words, with no call.
+    /// constant words, with no call. A key that is no literal (a string made at run time) is interned: one copy of
+    /// each distinct such key is kept for the program's life, and making the wrapper takes a lock.
     @inlinable
     public init(_ key: String) { storedKey = ManagedKeyBits(key) }
 
@@ -66,7 +67,8 @@ public struct Managed<Value: ManagedPropertyValue> {
 /// literal (what `@Managed("name")` passes) is such a string already (the words of a short one are its bytes, a
 /// long one points into the program's constant data); any other string is interned once, kept for good by
 /// ``interned(_:)``, and its words point at that copy. The words are trivial to copy and to free, so a `@Managed`
-/// property costs its object no release when freed, and a read no retain and release.
+/// property costs its object no release when freed, and a read no retain and release. (The words are a 64-bit
+/// `String`'s, as `StringWords` in `QuireCore` reads them; `unsafeBitCast` checks the size.)
 @usableFromInline
 struct ManagedKeyBits: Sendable {
     @usableFromInline let words: (UInt64, UInt64)
@@ -77,8 +79,8 @@ struct ManagedKeyBits: Sendable {
         let words = unsafeBitCast(key, to: (UInt64, UInt64).self)
         // The top bit of a native `String`'s second word (its object's discriminator) is the standard library's
         // "immortal" flag: set for short strings held in the words themselves and for literals, which reference
-        // counting skips; clear for a string in a buffer that is freed with its last reference. For a literal
-        // the compiler decides this test.
+        // counting skips; clear for a string in a buffer that is freed with its last reference. For a short
+        // literal the compiler decides this test (the words are constants).
         self.words = words.1 >> 63 == 1 ? words : Self.interned(key)
     }
 
