@@ -212,7 +212,7 @@ struct PredicateParser {
         }
         if modifier != .direct { advance() }
         let left = try parseOperand(expecting: modifier == .direct ? "a predicate" : "an expression")
-        guard let op = comparisonOperator(current.kind) else { throw expected("a comparison operator") }
+        guard let op = Self.comparisonOperator(current.kind) else { throw expected("a comparison operator") }
         advance()
         var options: QueryComparison.Options = []
         if current.kind == .symbol(.openBracket) {
@@ -251,7 +251,8 @@ struct PredicateParser {
         kind == .keyword(.not) || kind == .symbol(.exclamation)
     }
 
-    private func comparisonOperator(_ kind: PredicateToken.Kind) -> QueryComparison.Operator? {
+    /// The comparison operator a token spells, if any.
+    static func comparisonOperator(_ kind: PredicateToken.Kind) -> QueryComparison.Operator? {
         switch kind {
         case .symbol(.equal): return .equalTo
         case .symbol(.notEqual): return .notEqualTo

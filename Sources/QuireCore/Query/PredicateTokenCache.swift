@@ -91,22 +91,7 @@ struct KeyComparisonFormat: Sendable {
         guard tokens.count == 4, case .identifier(let key) = tokens[0].kind, tokens[2].kind == .format(.object),
             tokens[3].kind == .end
         else { return nil }
-        let op: QueryComparison.Operator
-        switch tokens[1].kind {
-        case .symbol(.equal): op = .equalTo
-        case .symbol(.notEqual): op = .notEqualTo
-        case .symbol(.less): op = .lessThan
-        case .symbol(.lessOrEqual): op = .lessThanOrEqualTo
-        case .symbol(.greater): op = .greaterThan
-        case .symbol(.greaterOrEqual): op = .greaterThanOrEqualTo
-        case .keyword(.matches): op = .matches
-        case .keyword(.like): op = .like
-        case .keyword(.beginsWith): op = .beginsWith
-        case .keyword(.endsWith): op = .endsWith
-        case .keyword(.in): op = .in
-        case .keyword(.contains): op = .contains
-        default: return nil
-        }
+        guard let op = PredicateParser.comparisonOperator(tokens[1].kind), op != .between else { return nil }
         let left = PredicateParser.keyPath(.evaluatedObject, [key])
         guard let split = SplitKeyPath(left) else { return nil }
         self.left = left
