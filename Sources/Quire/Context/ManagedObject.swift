@@ -246,6 +246,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Hashes the object's identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
+    /// The hash value sets and dictionaries use (`Hashable`'s hidden requirement): the identity's own one-word
+    /// hash, as `ObjectIdentifier` gives it, rather than a `Hasher` made, fed and finalized for every object (a
+    /// save's notifications put every saved object in a set). Consistent with ``==(_:_:)``, which compares
+    /// identities; ``hash(into:)`` is not `open`, so no subclass hashes otherwise.
+    public func _rawHashValue(seed: Int) -> Int { ObjectIdentifier(self)._rawHashValue(seed: seed) }
+
     /// The entity, the ID and, unless a fault, the attribute values.
     open var description: String {
         if faultFlag { return "<\(entity.name) \(objectID) (fault)>" }
