@@ -75,6 +75,29 @@ import Quire
         }
     }
 
+    /// The hashes spread: sequential keys of one store, and objects made one after another (neighbouring
+    /// addresses), fill the low bits a table of 4,096 buckets uses about as random values would (about 63% of the
+    /// buckets; a mix that left the low bits to the key alone, or to the address's aligned bits, fills far fewer
+    /// or collides outright).
+    @Test func hashesOfNeighbouringKeysAndObjectsSpreadOverTheBuckets() throws {
+        let folder = try TemporaryFolder()
+        let (_, context) = try Fixtures.stack(Fixtures.runModel(), at: folder.file("Spread.sqlite"))
+        let objects = (0..<4_096).map { number in
+            let run = EntityDescription.insertNewObject(forEntityName: "Run", into: context)
+            run.setValue(Date(timeIntervalSince1970: Double(number)), forKey: "date")
+            return run
+        }
+        try context.save()
+        let keys = Set(objects.compactMap(\.objectID.primaryKey))
+        #expect(keys.count == 4_096)
+        for seed in [0, 1, 0x5EED] {
+            let idBuckets = Set(objects.map { $0.objectID._rawHashValue(seed: seed) & 4_095 })
+            let objectBuckets = Set(objects.map { $0._rawHashValue(seed: seed) & 4_095 })
+            #expect(idBuckets.count > 2_300, "seed \(seed): \(idBuckets.count) buckets")
+            #expect(objectBuckets.count > 2_300, "seed \(seed): \(objectBuckets.count) buckets")
+        }
+    }
+
     /// Objects are equal only to themselves, and a set or dictionary finds each by identity.
     @Test func objectsHashByIdentity() throws {
         let folder = try TemporaryFolder()
