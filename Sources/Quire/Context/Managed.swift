@@ -1,5 +1,6 @@
 import QuireCore
 import QuireStores
+import QuireSupport
 import Foundation
 import OrderedCollections
 
@@ -21,10 +22,20 @@ import OrderedCollections
 @propertyWrapper
 public struct Managed<Value: ManagedPropertyValue> {
     /// The property's key in the entity.
-    public let key: String
+    public var key: String { storedKey.string }
+
+    /// The key, kept without owning it (see ``ManagedKeyBits``): every instance of the class holds one per
+    /// property, so a retained `String` here would cost a retain and a release on every read and a release per
+    /// property when the object is freed.
+    @usableFromInline let storedKey: ManagedKeyBits
 
     /// Declares a property backed by the entity's property `key`.
-    public init(_ key: String) { self.key = key }
+    ///
+    /// Inlinable, so that a literal key (every instance of the class makes its wrappers again) is stored as two
+    /// constant words, with no call. A key that is no literal (a string made at run time) is interned: one copy of
+    /// each distinct such key is kept for the program's life, and making the wrapper takes a lock.
+    @inlinable
+    public init(_ key: String) { storedKey = ManagedKeyBits(key) }
 
     /// Not available: a managed property is reached through its object.
     @available(*, unavailable, message: "@Managed is only available on properties of ManagedObject subclasses")
@@ -44,12 +55,48 @@ public struct Managed<Value: ManagedPropertyValue> {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            let key = object[keyPath: storageKeyPath].key
+            let key = object[keyPath: storageKeyPath].storedKey
             if let stored = object.storedValue(forKey: key, as: Value.self) { return stored }
-            return object.convertedValue(forKey: key, as: Value.self)
+            return object.convertedValue(forKey: key.string, as: Value.self)
         }
-        set { object.setValue(newValue.managedValue, forKey: object[keyPath: storageKeyPath].key) }
+        set { object.setValue(newValue.managedValue, forKey: object[keyPath: storageKeyPath].storedKey.string) }
     }
+}
+
+/// A ``Managed`` property's key as the two words of a `String` that lives as long as the program: a string
+/// literal (what `@Managed("name")` passes) is such a string already (the words of a short one are its bytes, a
+/// long one points into the program's constant data); any other string is interned once, kept for good by
+/// ``interned(_:)``, and its words point at that copy. The words are trivial to copy and to free, so a `@Managed`
+/// property costs its object no release when freed, and a read no retain and release. (The words are a 64-bit
+/// `String`'s, as `StringWords` in `QuireCore` reads them; `unsafeBitCast` checks the size.)
+@usableFromInline
+struct ManagedKeyBits: Sendable {
+    @usableFromInline let words: (UInt64, UInt64)
+
+    /// The string's words; a string that may be freed (not immortal) is interned first.
+    @inlinable @inline(__always)
+    init(_ key: String) {
+        let words = unsafeBitCast(key, to: (UInt64, UInt64).self)
+        // The top bit of a native `String`'s second word (its object's discriminator) is the standard library's
+        // "immortal" flag: set for short strings held in the words themselves and for literals, which reference
+        // counting skips; clear for a string in a buffer that is freed with its last reference. For a short
+        // literal the compiler decides this test (the words are constants).
+        self.words = words.1 >> 63 == 1 ? words : Self.interned(key)
+    }
+
+    /// The words of the interned copy of `key`, which lives as long as the program.
+    @usableFromInline
+    static func interned(_ key: String) -> (UInt64, UInt64) {
+        let kept = internedKeys.withLock { $0.insert(key).memberAfterInsert }
+        return unsafeBitCast(kept, to: (UInt64, UInt64).self)
+    }
+
+    /// The key, not retained: safe because the string it names is immortal or kept by ``interned(_:)`` for good.
+    @inlinable @inline(__always)
+    var string: String { unsafeBitCast(words, to: String.self) }
+
+    /// Keys that were not immortal strings, kept alive for the program's life (one copy of each distinct key).
+    private static let internedKeys = LockedValue<Set<String>>([])
 }
 
 /// A Swift type a ``Managed`` property can have: the attribute value types, optionals of them, related

@@ -12,8 +12,12 @@ extension ManagedObject {
     /// Inlinable, so that the application's module specializes it for each property's type: every test of
     /// `Value` below is then decided by the compiler, and the read is one call of the reader of that type
     /// (`storedInteger(forKey:)`, …), which decodes the value from the packed row without an `AttributeValue`.
+    ///
+    /// The key comes as its string's words (``ManagedKeyBits``), so that the application's module retains nothing
+    /// to pass it (a `String` made from the words that a `@Managed` property keeps would be retained around the
+    /// call).
     @inlinable
-    func storedValue<Value>(forKey key: String, as type: Value.Type) -> Value? {
+    func storedValue<Value>(forKey key: ManagedKeyBits, as type: Value.Type) -> Value? {
         // One return per path: `??` on the generic `Value?` looked up `Optional<Value>`'s metadata on every read.
         if Value.self == Int64.self || Value.self == Int64?.self {
             guard let value = storedInteger(forKey: key) else { return nil }
@@ -78,7 +82,7 @@ extension ManagedObject {
     /// The integer a plain attribute `key` holds (integer 64, or the integer a Boolean attribute does not hold:
     /// nil), or nil when it holds another value or `key` is no plain attribute.
     @usableFromInline
-    func storedInteger(forKey key: String) -> Int64? {
+    func storedInteger(forKey key: ManagedKeyBits) -> Int64? {
         storedPlainValue(forKey: key, { $0.integer(at: $1) }) {
             if case .integer(let value) = $0 { return value }
             return nil
@@ -87,7 +91,7 @@ extension ManagedObject {
 
     /// The double a plain attribute `key` holds, or nil (see ``storedInteger(forKey:)``).
     @usableFromInline
-    func storedDouble(forKey key: String) -> Double? {
+    func storedDouble(forKey key: ManagedKeyBits) -> Double? {
         storedPlainValue(forKey: key, { $0.double(at: $1) }) {
             if case .double(let value) = $0 { return value }
             return nil
@@ -96,7 +100,7 @@ extension ManagedObject {
 
     /// The float a plain attribute `key` holds, or nil (see ``storedInteger(forKey:)``).
     @usableFromInline
-    func storedFloat(forKey key: String) -> Float? {
+    func storedFloat(forKey key: ManagedKeyBits) -> Float? {
         storedPlainValue(forKey: key, { $0.float(at: $1) }) {
             if case .float(let value) = $0 { return value }
             return nil
@@ -105,7 +109,7 @@ extension ManagedObject {
 
     /// The Boolean a plain attribute `key` holds, or nil (see ``storedInteger(forKey:)``).
     @usableFromInline
-    func storedBoolean(forKey key: String) -> Bool? {
+    func storedBoolean(forKey key: ManagedKeyBits) -> Bool? {
         storedPlainValue(forKey: key, { $0.boolean(at: $1) }) {
             if case .boolean(let value) = $0 { return value }
             return nil
@@ -114,7 +118,7 @@ extension ManagedObject {
 
     /// The string a plain attribute `key` holds, or nil (see ``storedInteger(forKey:)``).
     @usableFromInline
-    func storedString(forKey key: String) -> String? {
+    func storedString(forKey key: ManagedKeyBits) -> String? {
         storedPlainValue(forKey: key, { $0.string(at: $1) }) {
             if case .string(let value) = $0 { return value }
             return nil
@@ -123,7 +127,7 @@ extension ManagedObject {
 
     /// The date a plain attribute `key` holds, or nil (see ``storedInteger(forKey:)``).
     @usableFromInline
-    func storedDate(forKey key: String) -> Date? {
+    func storedDate(forKey key: ManagedKeyBits) -> Date? {
         storedPlainValue(forKey: key, { $0.date(at: $1) }) {
             if case .date(let value) = $0 { return value }
             return nil
@@ -133,7 +137,7 @@ extension ManagedObject {
     /// The bytes a plain attribute `key` holds in the store, or nil (data kept outside the store reads through
     /// the general path; see ``storedInteger(forKey:)``).
     @usableFromInline
-    func storedData(forKey key: String) -> Data? {
+    func storedData(forKey key: ManagedKeyBits) -> Data? {
         storedPlainValue(forKey: key, { $0.data(at: $1) }) {
             if case .data(let value) = $0 { return value }
             return nil
@@ -146,10 +150,11 @@ extension ManagedObject {
     /// the `AttributeValue`.
     @inline(__always)
     private func storedPlainValue<Value>(
-        forKey key: String, _ packed: (PackedRow, Int) -> Value?, _ unpacked: (AttributeValue) -> Value?
+        forKey key: ManagedKeyBits, _ packed: (PackedRow, Int) -> Value?, _ unpacked: (AttributeValue) -> Value?
     ) -> Value? {
         let hint = Int(nextKeyHint)
-        guard let keyed = withEntity({ $0.keyedPropertyIndex(forKey: key, hint: hint) }), keyed.isPlainAttribute else { return nil }
+        guard let keyed = withEntity({ $0.keyedPropertyIndex(forKeyWords: key.words, hint: hint) }), keyed.isPlainAttribute
+        else { return nil }
         let slot = keyed.index
         nextKeyHint = UInt8(truncatingIfNeeded: slot &+ 1)
         if faultFlag { fireFaultIfNeeded() }

@@ -45,7 +45,7 @@ extension ManagedObject {
     /// without boxing when `Value` is the stored value's own type. Not for direct use.
     @inlinable
     public func _managedValue<Value: ManagedPropertyValue>(forKey key: String) -> Value {
-        if let stored = storedValue(forKey: key, as: Value.self) { return stored }
+        if let stored = storedValue(forKey: ManagedKeyBits(key), as: Value.self) { return stored }
         return convertedValue(forKey: key, as: Value.self)
     }
 

@@ -14,6 +14,12 @@ struct StringWords: Equatable, Sendable {
     init(_ string: String) {
         (first, second) = unsafeBitCast(string, to: (UInt64, UInt64).self)
     }
+
+    /// A string's words as taken before (`unsafeBitCast(string, to: (UInt64, UInt64).self)`).
+    @inline(__always)
+    init(words: (UInt64, UInt64)) {
+        (first, second) = words
+    }
 }
 
 extension EntityDescription {
