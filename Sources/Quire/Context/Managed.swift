@@ -63,6 +63,9 @@ public struct Managed<Value: ManagedPropertyValue> {
     }
 }
 
+#if !_pointerBitWidth(_64)
+#error("ManagedKeyBits reads a String as the two 64-bit words of a 64-bit platform's String")
+#endif
 /// A ``Managed`` property's key as the two words of a `String` that lives as long as the program: a string
 /// literal (what `@Managed("name")` passes) is such a string already (the words of a short one are its bytes, a
 /// long one points into the program's constant data); any other string is interned once, kept for good by

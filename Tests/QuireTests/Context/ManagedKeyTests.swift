@@ -71,6 +71,12 @@ final class RuntimeKeyed: ManagedObject {
             wrappers.append(Managed<Int64>(key))
         }
         #expect(wrappers.map(\.key) == (0..<20).map { String(repeating: "k", count: 20) + String($0 % 4) })
+        // Reading the key many times neither frees nor leaks the interned copy: each read's string is retained
+        // and released in balance (an unbalanced release would free the copy within the loop).
+        var length = 0
+        for _ in 0..<100_000 { length &+= wrappers[0].key.utf8.count }
+        #expect(length == 2_100_000)
+        #expect(wrappers[0].key == String(repeating: "k", count: 20) + "0")
         let literal = Managed<Int64>("a literal key longer than fifteen bytes")
         #expect(literal.key == "a literal key longer than fifteen bytes")
         #expect(Managed<Int64>("i1").key == "i1")
