@@ -1,4 +1,5 @@
 import QuireCore
+import QuireSupport
 import QuireStores
 import Foundation
 import OrderedCollections
@@ -245,6 +246,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Hashes the object's identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    /// The hash value sets and dictionaries use (`Hashable`'s hidden requirement): the object's address mixed
+    /// with the table's seed by `identityHash(_:seed:)`, rather than a `Hasher` made, fed and finalized for every
+    /// object (a save's notifications put every saved object in a set). Consistent with ``==(_:_:)``, which
+    /// compares identities; ``hash(into:)`` is not `open`, so no subclass hashes otherwise.
+    public func _rawHashValue(seed: Int) -> Int {
+        identityHash(UInt64(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())), seed: seed)
+    }
 
     /// The entity, the ID and, unless a fault, the attribute values.
     open var description: String {
