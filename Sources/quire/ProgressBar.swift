@@ -67,13 +67,13 @@ final class ProgressBar: Sendable {
     /// Records that a conversion ended; in line mode, writes its line when several files are converted.
     func end(_ tracker: ConversionTracker, line: String, succeeded: Bool) {
         tracker.finish()
-        let index = state.withLock { state -> Int in
+        state.withLock { state in
             state.finishedFiles += 1
             if !succeeded { state.failedFiles += 1 }
-            return state.finishedFiles
-        }
-        if mode == .lines && fileCount > 1 {
-            printError("[\(index)/\(fileCount)] \(line)")
+            // Written under the lock, so that two conversions ending at once print their numbers in order.
+            if mode == .lines && fileCount > 1 {
+                printError("[\(state.finishedFiles)/\(fileCount)] \(line)")
+            }
         }
     }
 
