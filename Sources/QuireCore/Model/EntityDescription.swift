@@ -1,3 +1,4 @@
+import Synchronization
 import QuireSupport
 import Foundation
 
@@ -244,6 +245,12 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     @exclusivity(unchecked) private(set) var frozenPropertyNames: [String] = []
     /// The two machine words of each name in `frozenPropertyNames`, for ``propertyIndex(forKey:)``.
     @exclusivity(unchecked) private(set) var frozenNameWords: [StringWords] = []
+    /// A number drawn when the entity's layout (its slots and property indexes) is computed, never drawn twice in
+    /// the process; 0 before. What a predicate's key path remembers an index with (``SplitKeyPath``), so that an
+    /// index is never applied to another entity, or to this one laid out again.
+    @exclusivity(unchecked) package private(set) var layoutSerial: UInt64 = 0
+    /// The last ``layoutSerial`` drawn.
+    private static let layoutSerials = Atomic<UInt64>(0)
     /// Indexes into `frozenPropertyNames` by name, for entities with many properties.
     @exclusivity(unchecked) private(set) var frozenIndexByName: [String: Int] = [:]
     /// Slots of transient attributes and relationships, and of required persistent attributes, so saves
@@ -345,6 +352,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         frozenPropertyList = allAttributes as [PropertyDescription] + allRelationships + allComposites
         frozenPropertyNames = frozenPropertyList.map(\.name)
         frozenNameWords = frozenPropertyNames.map(StringWords.init)
+        layoutSerial = Self.layoutSerials.add(1, ordering: .relaxed).newValue
         frozenIndexByName = Dictionary(frozenPropertyNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         frozenAttributeNames = allAttributes.map(\.name)
         _transientAttributeSlots = allAttributes.indices.filter { allAttributes[$0].isTransient }

@@ -241,12 +241,10 @@ public struct QueryComparison: Hashable, Sendable {
 package final class SplitKeyPath: Sendable {
     /// The keys, in order.
     package let keys: [String]
-    /// The first key's index plus one in the low 16 bits, the address of the entity it was found in above them;
-    /// zero before the first lookup. One word, so that a reader never pairs an address with another entity's index.
+    /// The first key's index plus one in the low 16 bits, the ``EntityDescription/layoutSerial`` of the entity it
+    /// was found in above them; zero before the first lookup. One word, so that a reader never pairs one entity's
+    /// serial with another's index; serials are never reused, so nothing needs to be kept alive for them.
     private let rememberedFirstKey = Atomic<UInt64>(0)
-    /// Every entity whose address ``rememberedFirstKey`` has held, kept alive so that no other entity can take its
-    /// address while the key path lives (as many as the models' entities its comparisons were evaluated on).
-    private let rememberedEntities = LockedValue<[EntityDescription]>([])
     /// The words of each key, compared with the words of an entity's property names (``CompiledComparison``).
     let words: [StringWords]
     /// Whether every key is a plain key (not empty, no `@` operator): what ``CompiledComparison`` follows.
@@ -266,23 +264,21 @@ package final class SplitKeyPath: Sendable {
     /// import finds its key by one load and compare instead of a search of the entity's property names.
     @inline(__always)
     func firstKeyIndex(in entity: EntityDescription) -> Int? {
-        let address = UInt64(UInt(bitPattern: Unmanaged.passUnretained(entity).toOpaque()))
+        let serial = entity.layoutSerial
         let remembered = rememberedFirstKey.load(ordering: .relaxed)
-        if remembered >> 16 == address, remembered & 0xFFFF != 0 { return Int(remembered & 0xFFFF) - 1 }
-        return resolveFirstKey(in: entity, address: address)
+        if remembered >> 16 == serial, remembered & 0xFFFF != 0 { return Int(remembered & 0xFFFF) - 1 }
+        return resolveFirstKey(in: entity, serial: serial)
     }
 
-    /// The first key's index in `entity`, found by name and remembered when it and the entity's address fit.
+    /// The first key's index in `entity`, found by name and remembered when the entity's layout is final and the
+    /// index fits.
     @inline(never)
-    private func resolveFirstKey(in entity: EntityDescription, address: UInt64) -> Int? {
+    private func resolveFirstKey(in entity: EntityDescription, serial: UInt64) -> Int? {
         guard let index = entity.propertyIndex(forKey: keys[0], words: words[0]) else { return nil }
-        // Only a frozen entity's indexes never change (a found index says it is frozen); the address must leave
-        // 16 bits for the index.
-        if address >> 48 == 0, index < 0xFFFF {
-            rememberedEntities.withLock { entities in
-                if !entities.contains(where: { $0 === entity }) { entities.append(entity) }
-            }
-            rememberedFirstKey.store(address << 16 | UInt64(index + 1), ordering: .relaxed)
+        // Only a frozen entity's indexes never change (a found index says it is frozen; its serial is not 0); the
+        // serial must leave 16 bits for the index.
+        if serial != 0, serial >> 48 == 0, index < 0xFFFF {
+            rememberedFirstKey.store(serial << 16 | UInt64(index + 1), ordering: .relaxed)
         }
         return index
     }
