@@ -110,18 +110,17 @@ struct ObjectRegistry {
                     if !isKnownUniquelyReferenced(&object) { survivor(object) }
                 }
             }
-            slots.deallocate()
-            slots = UnsafeMutablePointer<ManagedObject?>.allocate(capacity: 0)
-            capacity = 0
-            count = 0
-            occupied.deallocate()
-            occupied = UnsafeMutablePointer<UInt64>.allocate(capacity: 0)
-            wordCount = 0
+            freeBuffers()
         }
 
         /// Empties every slot and releases the buffer.
         func removeAll() {
             slots.deinitialize(count: capacity)
+            freeBuffers()
+        }
+
+        /// Frees the buffers, whose slots hold nothing to release any more, and starts again empty.
+        private func freeBuffers() {
             slots.deallocate()
             slots = UnsafeMutablePointer<ManagedObject?>.allocate(capacity: 0)
             capacity = 0
@@ -212,8 +211,9 @@ struct ObjectRegistry {
 
     /// The dense table and index for an ID, if it has a permanent key that fits one.
     private mutating func slot(for id: ObjectID, creating: Bool) -> Slot? {
-        if case .temporary(let number) = id.key { return temporarySlot(number, creating: creating) }
-        guard case .permanent(let pk) = id.key, pk > 0, let store = id.storeAddress else { return nil }
+        let idKey = id.key
+        if case .temporary(let number) = idKey { return temporarySlot(number, creating: creating) }
+        guard case .permanent(let pk) = idKey, pk > 0, let store = id.storeAddress else { return nil }
         let key = TableKey(store: store, root: id.rootEntityAddress)
         let table: Unmanaged<DenseTable>
         if key == lastKey, let last = lastTable {

@@ -283,12 +283,12 @@ extension RowReader {
             }
         case .string:
             if storage == SQLStorageClass.text {
-                sink.text(source.bytes(column))
+                sink.text(source.bytes(column, storage: storage))
                 return
             }
         case .data:
             if storage == SQLStorageClass.blob {
-                sink.data(source.bytes(column))
+                sink.data(source.bytes(column, storage: storage))
                 return
             }
         case .other:
