@@ -195,8 +195,9 @@ extension RowReader {
     }
 
     /// The entity a to-one's entity column names (`number`): the destination or one of its sub-entities, never
-    /// another (the object would be made of an unrelated entity).
-    @usableFromInline
+    /// another (the object would be made of an unrelated entity). Out of line: inlined, the store's lookup of the
+    /// number opened an access to the store's schema on every row, whether or not a to-one needed it.
+    @usableFromInline @inline(never)
     func concreteDestination<Source: RowColumnSource, Store: RowReadingStore>(
         _ read: RelationshipRead, _ number: Int64, _ source: Source, in store: Store, row pk: Int64
     ) throws -> Unmanaged<EntityDescription> {
