@@ -119,6 +119,12 @@ extension ManagedObjectContext {
     func validateForSave(_ changed: [ManagedObject]) throws {
         var errors: [QuireError] = []
         for object in changed {
+            // An object of exactly `ManagedObject` (no subclass that could override the validation methods)
+            // whose entity has no rules has nothing to check: its `validateForInsert()`/`validateForUpdate()`
+            // would find no errors.
+            if type(of: object) == ManagedObject.self && !object.deletedFlag && !object.withEntity({ $0.hasValidationRules }) {
+                continue
+            }
             do {
                 if object.deletedFlag {
                     if !object.insertedFlag { try object.validateForDelete() }
