@@ -147,20 +147,24 @@ extension ManagedObjectContext {
         request.contextName = name
         request.inserted.reserveCapacity(changed.lazy.filter { $0.insertedFlag && !$0.deletedFlag }.count)
         // The store of the previous inserted object's entity, asked again only when the entity changes (objects
-        // assigned to a store with assign(_:to:) are asked every time).
-        var lastStore: (entity: ObjectIdentifier, store: PersistentStore)?
+        // assigned to a store with assign(_:to:) are asked every time). `heldStore` keeps it alive; each change
+        // takes it from `lastStore` unretained, so that a run of objects makes one retain a change (the change's
+        // own) and no passing retain and release of a local copy (every store has a side table, so each of
+        // those takes the slow path).
+        var heldStore: PersistentStore?
+        var lastStore: (entity: ObjectIdentifier, store: Unmanaged<PersistentStore>)?
         for object in changed {
             if object.insertedFlag {
                 guard !object.deletedFlag else { continue }
-                let entity = ObjectIdentifier(object.entity)
-                let store: PersistentStore
-                if storeAssignments.isEmpty, let last = lastStore, last.entity == entity {
-                    store = last.store
-                } else {
-                    store = try coordinator.store(for: object, in: self)
-                    lastStore = (entity, store)
+                let entity = object.withEntity { ObjectIdentifier($0) }
+                if !storeAssignments.isEmpty || lastStore?.entity != entity {
+                    let store = try coordinator.store(for: object, in: self)
+                    lastStore = (entity, Unmanaged.passUnretained(store))
+                    heldStore = store
                 }
-                request.inserted.append(change(for: object, store: store))
+                // Safe: `heldStore` holds the store `lastStore` names until the loop ends.
+                guard let store = lastStore?.store else { continue }
+                request.inserted.append(store._withUnsafeGuaranteedRef { change(for: object, store: $0) })
             } else if object.deletedFlag {
                 guard let store = object.objectID.persistentStore else { continue }
                 request.deleted.append(change(for: object, store: store))
@@ -168,6 +172,7 @@ extension ManagedObjectContext {
                 request.updated.append(change(for: object, store: store, committedAttributes: object.committedAttributes))
             }
         }
+        withExtendedLifetime(heldStore) {}
         return request
     }
 
