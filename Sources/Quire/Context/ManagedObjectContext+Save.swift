@@ -212,7 +212,12 @@ extension ManagedObjectContext {
         var idsInOrder = true
         for object in saved where !object.deletedFlag {
             if object.insertedFlag && idsInOrder {
-                if position < result.permanentIDs.count, request.inserted[position].objectID == object.objectID {
+                // The request's ID is a copy of the object's: identical, checked inline (`==` is a call that
+                // copies both IDs, retaining and releasing their owners).
+                if position < result.permanentIDs.count,
+                    request.inserted[position].objectID.isIdentical(to: object.objectID)
+                        || request.inserted[position].objectID == object.objectID
+                {
                     if remembersIDs { permanentIDsByTemporaryID[object.objectID] = result.permanentIDs[position] }
                     registry.changeID(of: object, to: result.permanentIDs[position])
                     position += 1
@@ -220,7 +225,9 @@ extension ManagedObjectContext {
                     idsInOrder = false
                 }
             }
-            if !map.isEmpty && !object.relationshipStorage.isEmpty {
+            // Only an object whose relationships name a temporary ID has any to rewrite (rewriting the others
+            // changed nothing but copied their relationship arrays, which the request shares).
+            if !map.isEmpty && object.relationshipsReferenceTemporaryIDs {
                 object.relationshipStorage.indices.forEach { object.relationshipStorage[$0].remap(map) }
             }
             // Stores start a record at version 1 and add 1 with every update (Core Data's Z_OPT).
