@@ -179,10 +179,11 @@ extension ManagedObjectContext {
     private func change(
         for object: ManagedObject, store: PersistentStore, committedAttributes: [AttributeValue]? = nil
     ) -> SaveRequest.Change {
-        let entity = object.entity
         var attributes = object.attributeStorage
         var relationships = object.relationshipStorage
-        if entity.hasTransientProperties {
+        // The entity read without a retain (`withEntity`); only an entity with transient properties is asked more.
+        if object.withEntity({ $0.hasTransientProperties }) {
+            let entity = object.entity
             for slot in entity.transientAttributeSlots { attributes[slot] = .null }
             for slot in entity.transientRelationshipSlots where slot < relationships.count { relationships[slot] = .fault }
         }
