@@ -118,12 +118,17 @@ extension ManagedObjectContext {
     /// throws what failed: one error, or one ``QuireError/Code/validationMultipleErrors`` listing them all.
     func validateForSave(_ changed: [ManagedObject]) throws {
         var errors: [QuireError] = []
+        // Whether the previous object's entity has rules, asked again only when the entity changes (saves hold
+        // runs of one entity; the objects keep their entities alive, so an identifier is not reused meanwhile).
+        var lastEntity: (entity: ObjectIdentifier, hasRules: Bool)?
         for object in changed {
             // An object of exactly `ManagedObject` (no subclass that could override the validation methods)
             // whose entity has no rules has nothing to check: its `validateForInsert()`/`validateForUpdate()`
             // would find no errors.
-            if type(of: object) == ManagedObject.self && !object.deletedFlag && !object.withEntity({ $0.hasValidationRules }) {
-                continue
+            if type(of: object) == ManagedObject.self && !object.deletedFlag {
+                let entity = object.withEntity { ObjectIdentifier($0) }
+                if lastEntity?.entity != entity { lastEntity = (entity, object.withEntity { $0.hasValidationRules }) }
+                if lastEntity?.hasRules == false { continue }
             }
             do {
                 if object.deletedFlag {
