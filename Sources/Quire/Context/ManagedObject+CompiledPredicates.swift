@@ -115,9 +115,17 @@ extension ManagedObject {
     /// nil when the key is not an attribute of the entity, or its value is data kept outside the store.
     @inline(__always)
     private func compiledAttributeMatch(_ compiled: CompiledComparison, keyAt position: Int) -> Bool? {
-        guard let index = withEntity({ compiled.propertyIndex(ofKeyAt: position, in: $0) }),
-            index < withEntity({ $0.frozenAttributeCount })
-        else { return nil }
+        let index: Int
+        if position == 0 {
+            // The object's own attribute (`remoteID == %@`): its slot as the comparison remembers it.
+            guard let slot = withEntity({ compiled.firstKeyAttributeSlot(in: $0) }) else { return nil }
+            index = slot
+        } else {
+            guard let found = withEntity({ compiled.propertyIndex(ofKeyAt: position, in: $0) }),
+                found < withEntity({ $0.frozenAttributeCount })
+            else { return nil }
+            index = found
+        }
         // `==` or `!=` with a string (`remoteID == %@`, an import's lookup of every record among the registered
         // objects): the stored string compared where it is kept.
         if let string = compiled.equalityString, !faultFlag, let equal = storedString(at: index, equals: string, ascii: compiled.equalityASCII) {
