@@ -24,19 +24,29 @@ enum SQLPredicateShape {
         case .and(let operands): return .and(operands.map { normalized($0, store: store) })
         case .or(let operands): return .or(operands.map { normalized($0, store: store) })
         case .not(let operand): return .not(normalized(operand, store: store))
-        case .comparison(var comparison):
+        case .comparison(let comparison):
+            // Made for every fetch (twice when the context asks first whether the store evaluates it): the
+            // comparison is made again once, and only when a side changes.
             let side = parameterSide(of: comparison, store: store)
-            if side == .left, let placeholder = placeholder(for: comparison.left, store: store) {
-                comparison.left = placeholder
-            } else {
-                comparison.left = normalized(comparison.left, store: store)
-            }
-            if side == .right, let placeholder = placeholder(for: comparison.right, store: store) {
-                comparison.right = placeholder
-            } else {
-                comparison.right = normalized(comparison.right, store: store)
-            }
-            return .comparison(comparison)
+            let left =
+                side == .left
+                ? placeholder(for: comparison.left, store: store) ?? normalizedIfChanged(comparison.left, store: store)
+                : normalizedIfChanged(comparison.left, store: store)
+            let right =
+                side == .right
+                ? placeholder(for: comparison.right, store: store) ?? normalizedIfChanged(comparison.right, store: store)
+                : normalizedIfChanged(comparison.right, store: store)
+            guard left != nil || right != nil else { return predicate }
+            return .comparison(comparison.replacingSides(left: left, right: right))
+        }
+    }
+
+    /// ``normalized(_:store:)`` of an expression, or nil when it is the expression itself (no constant within
+    /// it is replaced).
+    private static func normalizedIfChanged(_ expression: QueryExpression, store: PersistentStore) -> QueryExpression? {
+        switch expression {
+        case .constant, .objectID, .evaluatedObject, .keyPath, .variable: return nil
+        default: return normalized(expression, store: store)
         }
     }
 
