@@ -50,6 +50,31 @@ enum SQLPredicateShape {
         }
     }
 
+    /// Whether a predicate holds a list of more than `count` expressions (`key IN {…}`), which no shape shares with
+    /// other fetches' lists (see ``SQLFetchPlanCache/sql(for:selection:sorted:store:compile:)``).
+    static func holdsList(in predicate: QueryPredicate, longerThan count: Int) -> Bool {
+        switch predicate {
+        case .true, .false: return false
+        case .and(let operands), .or(let operands): return operands.contains { holdsList(in: $0, longerThan: count) }
+        case .not(let operand): return holdsList(in: operand, longerThan: count)
+        case .comparison(let comparison):
+            return holdsList(in: comparison.left, longerThan: count) || holdsList(in: comparison.right, longerThan: count)
+        }
+    }
+
+    private static func holdsList(in expression: QueryExpression, longerThan count: Int) -> Bool {
+        switch expression {
+        case .constant, .objectID, .evaluatedObject, .keyPath, .variable: return false
+        case .array(let elements): return elements.count > count || elements.contains { holdsList(in: $0, longerThan: count) }
+        case .member(let base, _): return holdsList(in: base, longerThan: count)
+        case .aggregate(_, let collection, _): return holdsList(in: collection, longerThan: count)
+        case .subquery(let collection, _, let predicate):
+            return holdsList(in: collection, longerThan: count) || holdsList(in: predicate, longerThan: count)
+        case .cast(let operand, _): return holdsList(in: operand, longerThan: count)
+        case .function(_, let arguments): return arguments.contains { holdsList(in: $0, longerThan: count) }
+        }
+    }
+
     /// The values of a predicate's parameters as the compiler binds them before folding (decimals as
     /// doubles, object IDs as their primary keys), in binding order.
     static func parameters(of predicate: QueryPredicate, store: PersistentStore) -> [AttributeValue] {
