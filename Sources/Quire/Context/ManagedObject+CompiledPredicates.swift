@@ -34,8 +34,8 @@ extension ManagedObject {
     /// has no compiled form for this object (the general evaluator then answers: evaluating has no effect but
     /// firing faults, so starting again gives the same answer).
     ///
-    /// Inlined into its callers (``QueryPredicate/evaluate(with:substitutionVariables:)``): a comparison alone
-    /// costs one call per object, the comparison's own.
+    /// Inlined into its callers (``QueryPredicate/evaluate(with:substitutionVariables:)``), and so is the match of
+    /// a one-key comparison: a comparison alone costs the one call of `evaluate(with:)` per object.
     @inline(__always)
     func compiledEvaluation(of predicate: QueryPredicate) -> Bool? {
         // A comparison alone, the common case, first, with its compiled form unretained: the predicate (which the
@@ -49,7 +49,7 @@ extension ManagedObject {
 
     /// A compiled comparison's answer: one key (`remoteID == %@`) answered here, with no call of its own, a key
     /// path by ``compiledMatch(_:)``.
-    @inline(never)
+    @inline(__always)
     private func compiledComparisonMatch(_ compiled: CompiledComparison) -> Bool? {
         compiled.lastKeyPosition == 0 ? compiledAttributeMatch(compiled, keyAt: 0) : compiledMatch(compiled)
     }
