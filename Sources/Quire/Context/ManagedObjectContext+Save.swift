@@ -118,7 +118,18 @@ extension ManagedObjectContext {
     /// throws what failed: one error, or one ``QuireError/Code/validationMultipleErrors`` listing them all.
     func validateForSave(_ changed: [ManagedObject]) throws {
         var errors: [QuireError] = []
+        // Whether the previous object's entity has rules, asked again only when the entity changes (saves hold
+        // runs of one entity; the objects keep their entities alive, so an identifier is not reused meanwhile).
+        var lastEntity: (entity: ObjectIdentifier, hasRules: Bool)?
         for object in changed {
+            // An object of exactly `ManagedObject` (no subclass that could override the validation methods)
+            // whose entity has no rules has nothing to check: its `validateForInsert()`/`validateForUpdate()`
+            // would find no errors.
+            if type(of: object) == ManagedObject.self && !object.deletedFlag {
+                let entity = object.withEntity { ObjectIdentifier($0) }
+                if lastEntity?.entity != entity { lastEntity = (entity, object.withEntity { $0.hasValidationRules }) }
+                if lastEntity?.hasRules == false { continue }
+            }
             do {
                 if object.deletedFlag {
                     if !object.insertedFlag { try object.validateForDelete() }
@@ -141,20 +152,24 @@ extension ManagedObjectContext {
         request.contextName = name
         request.inserted.reserveCapacity(changed.lazy.filter { $0.insertedFlag && !$0.deletedFlag }.count)
         // The store of the previous inserted object's entity, asked again only when the entity changes (objects
-        // assigned to a store with assign(_:to:) are asked every time).
-        var lastStore: (entity: ObjectIdentifier, store: PersistentStore)?
+        // assigned to a store with assign(_:to:) are asked every time). `heldStore` keeps it alive; each change
+        // takes it from `lastStore` unretained, so that a run of objects makes one retain a change (the change's
+        // own) and no passing retain and release of a local copy (every store has a side table, so each of
+        // those takes the slow path).
+        var heldStore: PersistentStore?
+        var lastStore: (entity: ObjectIdentifier, store: Unmanaged<PersistentStore>)?
         for object in changed {
             if object.insertedFlag {
                 guard !object.deletedFlag else { continue }
-                let entity = ObjectIdentifier(object.entity)
-                let store: PersistentStore
-                if storeAssignments.isEmpty, let last = lastStore, last.entity == entity {
-                    store = last.store
-                } else {
-                    store = try coordinator.store(for: object, in: self)
-                    lastStore = (entity, store)
+                let entity = object.withEntity { ObjectIdentifier($0) }
+                if !storeAssignments.isEmpty || lastStore?.entity != entity {
+                    let store = try coordinator.store(for: object, in: self)
+                    lastStore = (entity, Unmanaged.passUnretained(store))
+                    heldStore = store
                 }
-                request.inserted.append(change(for: object, store: store))
+                // Safe: `heldStore` holds the store `lastStore` names until the loop ends.
+                guard let store = lastStore?.store else { continue }
+                request.inserted.append(store._withUnsafeGuaranteedRef { change(for: object, store: $0) })
             } else if object.deletedFlag {
                 guard let store = object.objectID.persistentStore else { continue }
                 request.deleted.append(change(for: object, store: store))
@@ -162,16 +177,18 @@ extension ManagedObjectContext {
                 request.updated.append(change(for: object, store: store, committedAttributes: object.committedAttributes))
             }
         }
+        withExtendedLifetime(heldStore) {}
         return request
     }
 
     private func change(
         for object: ManagedObject, store: PersistentStore, committedAttributes: [AttributeValue]? = nil
     ) -> SaveRequest.Change {
-        let entity = object.entity
         var attributes = object.attributeStorage
         var relationships = object.relationshipStorage
-        if entity.hasTransientProperties {
+        // The entity read without a retain (`withEntity`); only an entity with transient properties is asked more.
+        if object.withEntity({ $0.hasTransientProperties }) {
+            let entity = object.entity
             for slot in entity.transientAttributeSlots { attributes[slot] = .null }
             for slot in entity.transientRelationshipSlots where slot < relationships.count { relationships[slot] = .fault }
         }
@@ -201,7 +218,12 @@ extension ManagedObjectContext {
         var idsInOrder = true
         for object in saved where !object.deletedFlag {
             if object.insertedFlag && idsInOrder {
-                if position < result.permanentIDs.count, request.inserted[position].objectID == object.objectID {
+                // The request's ID is a copy of the object's: identical, checked inline (`==` is a call that
+                // copies both IDs, retaining and releasing their owners).
+                if position < result.permanentIDs.count,
+                    request.inserted[position].objectID.isIdentical(to: object.objectID)
+                        || request.inserted[position].objectID == object.objectID
+                {
                     if remembersIDs { permanentIDsByTemporaryID[object.objectID] = result.permanentIDs[position] }
                     registry.changeID(of: object, to: result.permanentIDs[position])
                     position += 1
@@ -209,7 +231,9 @@ extension ManagedObjectContext {
                     idsInOrder = false
                 }
             }
-            if !map.isEmpty && !object.relationshipStorage.isEmpty {
+            // Only an object whose relationships name a temporary ID has any to rewrite (rewriting the others
+            // changed nothing but copied their relationship arrays, which the request shares).
+            if !map.isEmpty && object.relationshipsReferenceTemporaryIDs {
                 object.relationshipStorage.indices.forEach { object.relationshipStorage[$0].remap(map) }
             }
             // Stores start a record at version 1 and add 1 with every update (Core Data's Z_OPT).

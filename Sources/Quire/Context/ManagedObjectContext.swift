@@ -373,7 +373,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Inserts a new object; it gets its defaults and a temporary ID, and is saved with the next save.
     public func insert(_ object: ManagedObject) {
-        precondition(!object.entity.isAbstract, "Cannot insert an object of abstract entity '\(object.entity.name)'.")
+        // The entity is read through `withEntity` here and below: `object.entity` retains and releases it each time.
+        precondition(!object.withEntity { $0.isAbstract }, "Cannot insert an object of abstract entity '\(object.entity.name)'.")
         if object.managedObjectContext === self && (object.insertedFlag || registry[object.objectID] === object) {
             if object.deletedFlag { undelete(object) }
             return
@@ -381,7 +382,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
         precondition(object.managedObjectContext == nil, "The object already belongs to another context.")
         object.managedObjectContext = self
         if object.objectID.isUnassigned {
-            object.objectID = ObjectID.makeTemporary(for: object.entity, owner: temporaryIDOwner)
+            let owner = temporaryIDOwner
+            object.objectID = object.withEntity { ObjectID.makeTemporary(for: $0, owner: owner) }
         }
         object.insertedFlag = true
         object.faultFlag = false
@@ -390,16 +392,17 @@ public final class ManagedObjectContext: @unchecked Sendable {
             object.heldRow = nil
             (object.attributeStorage, object.relationshipStorage) = held.unpacked(owner: object.objectID.idOwner)
         }
-        let entity = object.entity
-        if object.attributeStorage.count != entity.frozenAttributeCount {
-            object.attributeStorage = entity.makeDefaultAttributeValues()
-            object.relationshipStorage = entity.emptyRelationshipValues
-        } else if object.storedAttributes.withUnsafeBufferPointer({ $0.baseAddress })
-            == entity.defaultAttributeValues.withUnsafeBufferPointer({ $0.baseAddress })
-        {
-            // A new object shares its entity's array of defaults: it gets one of its own now, made more cheaply
-            // than the copy its first value set would make (see `makeDefaultAttributeValues()`).
-            object.storedAttributes = entity.makeDefaultAttributeValues()
+        object.withEntity { entity in
+            if object.attributeStorage.count != entity.frozenAttributeCount {
+                object.attributeStorage = entity.makeDefaultAttributeValues()
+                object.relationshipStorage = entity.emptyRelationshipValues
+            } else if object.storedAttributes.withUnsafeBufferPointer({ $0.baseAddress })
+                == entity.defaultAttributeValues.withUnsafeBufferPointer({ $0.baseAddress })
+            {
+                // A new object shares its entity's array of defaults: it gets one of its own now, made more cheaply
+                // than the copy its first value set would make (see `makeDefaultAttributeValues()`).
+                object.storedAttributes = entity.makeDefaultAttributeValues()
+            }
         }
         noteChange(object)
         register(object)

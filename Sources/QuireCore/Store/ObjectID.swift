@@ -138,6 +138,14 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
             && (lhs.entityHandle.toOpaque() == rhs.entityHandle.toOpaque() || lhs.rootEntityAddress == rhs.rootEntityAddress)
     }
 
+    /// Whether two IDs are one value bit for bit (one a copy of the other): then they are equal (``==``), and
+    /// that is checked inline, without a call or a copy of either ID. IDs that are not identical may still be
+    /// equal (two owners of one store's token, an entity and its copy): ask ``==`` for those.
+    @inlinable @inline(__always)
+    package func isIdentical(to other: ObjectID) -> Bool {
+        keyBits == other.keyBits && owner === other.owner && entityHandle.toOpaque() == other.entityHandle.toOpaque()
+    }
+
     /// Hashes the key and store.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(keyBits)

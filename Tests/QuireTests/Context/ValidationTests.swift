@@ -305,3 +305,64 @@ final class CheckedRun: ManagedObject {
         try context.save()
     }
 }
+
+/// A subclass whose entity has no rules of its own, refusing values in overrides of the validation methods.
+final class RefusingNote: ManagedObject {
+    override func validateForInsert() throws {
+        try super.validateForInsert()
+        if value(forKey: "text") as? String == "refused" { throw QuireError(.managedObjectValidation, "Refused on insert.") }
+    }
+
+    override func validateForUpdate() throws {
+        try super.validateForUpdate()
+        if value(forKey: "text") as? String == "refused" { throw QuireError(.managedObjectValidation, "Refused on update.") }
+    }
+}
+
+@Suite struct ValidationWithoutRulesTests {
+    /// An entity without a rule (one optional attribute), and another whose attribute is required.
+    static func model() -> ManagedObjectModel {
+        let note = EntityDescription(name: "Note", properties: [AttributeDescription(name: "text", type: .string)])
+        let tagged = EntityDescription(name: "Tagged", properties: [AttributeDescription(name: "tag", type: .string, isOptional: false)])
+        return ManagedObjectModel(entities: [note, tagged])
+    }
+
+    /// Saves skip the validation methods only of plain objects whose entity has no rules: a subclass's overrides
+    /// still run on insert and on update, and a plain object's entity rules still fail the save.
+    @Test func overridesRunWhenTheEntityHasNoRules() throws {
+        let folder = try TemporaryFolder()
+        let model = Self.model()
+        model.entitiesByName["Note"]?.managedObjectClass = RefusingNote.self
+        let (coordinator, context) = try Fixtures.stack(model, at: folder.file("Notes.sqlite"))
+        let noteEntity = try #require(model.entitiesByName["Note"])
+        let note = try #require(ManagedObject(entity: noteEntity, insertInto: context) as? RefusingNote)
+        note.setValue("refused", forKey: "text")
+        var error = try #require(throws: QuireError.self) { try context.save() }
+        #expect(error.message == "Refused on insert.")
+        #expect(note.isInserted)
+        note.setValue("kept", forKey: "text")
+        try context.save()
+        note.setValue("refused", forKey: "text")
+        error = try #require(throws: QuireError.self) { try context.save() }
+        #expect(error.message == "Refused on update.")
+        note.setValue("changed", forKey: "text")
+        try context.save()
+
+        // Plain objects: one of the entity without rules saves whatever it holds; the required attribute of the
+        // other still fails the save, and saves once set.
+        let (otherCoordinator, other) = try Fixtures.stack(Self.model(), at: folder.file("Plain.sqlite"))
+        let plainModel = otherCoordinator.managedObjectModel
+        let plainNote = try #require(plainModel.entitiesByName["Note"])
+        let plainTagged = try #require(plainModel.entitiesByName["Tagged"])
+        let plain = ManagedObject(entity: plainNote, insertInto: other)
+        #expect(type(of: plain) == ManagedObject.self)
+        plain.setValue("refused", forKey: "text")
+        let tagged = ManagedObject(entity: plainTagged, insertInto: other)
+        error = try #require(throws: QuireError.self) { try other.save() }
+        #expect(error.code == .validationMissingMandatoryProperty)
+        tagged.setValue("t", forKey: "tag")
+        try other.save()
+        #expect(!plain.isInserted && !tagged.isInserted)
+        withExtendedLifetime(coordinator) {}
+    }
+}
