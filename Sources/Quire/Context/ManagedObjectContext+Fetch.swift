@@ -167,7 +167,7 @@ extension ManagedObjectContext {
             registry.suspendPruning()
             defer { registry.resumePruning() }
             let evaluated = try coordinator.visitPackedRowsIfStoresEvaluate(fetch, stores: stores) { row in
-                let (object, awakes) = materialize(row, asFault: asFaults, heldRowGeneration: heldRowGeneration)
+                let (object, awakes) = materialize(consume row, asFault: asFaults, heldRowGeneration: heldRowGeneration)
                 if allAwake && !awakes {
                     allAwake = false
                     awaking = Array(objects.indices)

@@ -97,7 +97,7 @@ struct ObjectRegistry {
 
         /// Empties every slot and releases the buffer, walking only the occupied slots (by their bits, in key
         /// order): an object nobody else holds is released on the spot, `survivor` is called with each other one
-        /// first. Every slot is left empty or moved from, so the buffer is freed without walking it again.
+        /// first. Every slot is left holding nil, so the buffer is freed without walking it again.
         func releaseAll(survivor: (ManagedObject) -> Void) {
             for word in 0..<wordCount {
                 var bits = occupied[word]
@@ -105,8 +105,11 @@ struct ObjectRegistry {
                     let index = word &<< 6 | bits.trailingZeroBitCount
                     bits &= bits &- 1
                     // Safe: an occupied slot holds an initialized reference, moved out here (the table's reference
-                    // with it); an unoccupied slot holds nil, which needs no deinitializing.
+                    // with it); an unoccupied slot holds nil, which needs no deinitializing. The slot is set to nil
+                    // before the object is released, so a `deinit` that looks into the registry meanwhile finds
+                    // nil there, never the reference being released.
                     guard var object = (slots + index).move() else { continue }
+                    (slots + index).initialize(to: nil)
                     if !isKnownUniquelyReferenced(&object) { survivor(object) }
                 }
             }
