@@ -131,8 +131,14 @@ struct PostgresRowCursor: RowColumnSource {
     @inline(__always)
     func isNull(at index: Int32) -> Bool { PQgetisnull(result.raw, row, index) != 0 }
 
+    /// The integer at a column (`z_pk`, `z_ent`, `z_opt`, a foreign key): a binary integer of its column's width
+    /// decoded here, as `PostgresResult.int64(_:_:)` would decode it, without asking libpq the column's format
+    /// again; anything else (text, NULL, another length) through `PostgresResult`.
     @inline(__always)
-    func int64(at index: Int32) -> Int64 { result.int64(Int(row), Int(index)) }
+    func int64(at index: Int32) -> Int64 {
+        if let width = shape(of: index)?.width, width > 0, PQgetlength(result.raw, row, index) == width { return int64(index) }
+        return result.int64(Int(row), Int(index))
+    }
 
     /// Whether the column holds a positive integer.
     func holdsKey(at index: Int32) -> Bool {

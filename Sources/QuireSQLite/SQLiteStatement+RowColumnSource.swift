@@ -28,9 +28,14 @@ extension SQLiteStatement: RowColumnSource {
     /// The bytes of a text or blob value, valid until the statement steps or resets.
     @inline(__always)
     package func bytes(_ column: OpaquePointer?) -> UnsafeRawBufferPointer {
+        bytes(column, storage: sqlite3_value_type(column))
+    }
+
+    /// The bytes of a value whose storage class (`storage`) was read already.
+    @inline(__always)
+    package func bytes(_ column: OpaquePointer?, storage: Int32) -> UnsafeRawBufferPointer {
         // The class decides which accessor: asking a text value for a blob (or the reverse) would convert it.
-        let start = sqlite3_value_type(column) == SQLITE_TEXT
-            ? UnsafeRawPointer(sqlite3_value_text(column)) : sqlite3_value_blob(column)
+        let start = storage == SQLITE_TEXT ? UnsafeRawPointer(sqlite3_value_text(column)) : sqlite3_value_blob(column)
         let count = Int(sqlite3_value_bytes(column))
         guard let start, count > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         return UnsafeRawBufferPointer(start: start, count: count)

@@ -34,8 +34,8 @@ extension ManagedObject {
     /// has no compiled form for this object (the general evaluator then answers: evaluating has no effect but
     /// firing faults, so starting again gives the same answer).
     ///
-    /// Inlined into its callers (``QueryPredicate/evaluate(with:substitutionVariables:)``): a comparison alone
-    /// costs one call per object, the comparison's own.
+    /// Inlined into its callers (``QueryPredicate/evaluate(with:substitutionVariables:)``), and so is the match of
+    /// a one-key comparison: a comparison alone costs the one call of `evaluate(with:)` per object.
     @inline(__always)
     func compiledEvaluation(of predicate: QueryPredicate) -> Bool? {
         // A comparison alone, the common case, first, with its compiled form unretained: the predicate (which the
@@ -49,7 +49,7 @@ extension ManagedObject {
 
     /// A compiled comparison's answer: one key (`remoteID == %@`) answered here, with no call of its own, a key
     /// path by ``compiledMatch(_:)``.
-    @inline(never)
+    @inline(__always)
     private func compiledComparisonMatch(_ compiled: CompiledComparison) -> Bool? {
         compiled.lastKeyPosition == 0 ? compiledAttributeMatch(compiled, keyAt: 0) : compiledMatch(compiled)
     }
@@ -115,9 +115,17 @@ extension ManagedObject {
     /// nil when the key is not an attribute of the entity, or its value is data kept outside the store.
     @inline(__always)
     private func compiledAttributeMatch(_ compiled: CompiledComparison, keyAt position: Int) -> Bool? {
-        guard let index = withEntity({ compiled.propertyIndex(ofKeyAt: position, in: $0) }),
-            index < withEntity({ $0.frozenAttributeCount })
-        else { return nil }
+        let index: Int
+        if position == 0 {
+            // The object's own attribute (`remoteID == %@`): its slot as the comparison remembers it.
+            guard let slot = withEntity({ compiled.firstKeyAttributeSlot(in: $0) }) else { return nil }
+            index = slot
+        } else {
+            guard let found = withEntity({ compiled.propertyIndex(ofKeyAt: position, in: $0) }),
+                found < withEntity({ $0.frozenAttributeCount })
+            else { return nil }
+            index = found
+        }
         // `==` or `!=` with a string (`remoteID == %@`, an import's lookup of every record among the registered
         // objects): the stored string compared where it is kept.
         if let string = compiled.equalityString, !faultFlag, let equal = storedString(at: index, equals: string, ascii: compiled.equalityASCII) {

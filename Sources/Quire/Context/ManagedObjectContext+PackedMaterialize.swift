@@ -11,22 +11,40 @@ extension ManagedObjectContext {
     func materialize(
         _ row: consuming PackedRowSnapshot, asFault: Bool, heldRowGeneration: Int?
     ) -> (ManagedObject, awakes: Bool) {
-        let (object, isNew) = registeredObject(for: row.objectID)
+        // The row's ID and values move into the object: no retain of the ID's owner or of the row, and none
+        // released when the row goes.
+        let (id, version, values) = row.parts()
+        let (object, isNew) = registeredObject(taking: id)
         object.recentlyFetched = true
-        let values = row.values
         switch materializeStep(object, isNew: isNew, asFault: asFault, heldRowGeneration: heldRowGeneration) {
         case .holdRow(let generation):
             values.header.generation = generation
-            makeFault(object, holding: values, version: row.version)
+            makeFault(object, holding: values, version: version)
         case .emptyFault:
             makeFault(object, holding: nil, version: object.version)
         case .fill:
-            load(object, packed: values, version: row.version)
+            load(object, packed: values, version: version)
             return (object, true)
         case .keep:
             break
         }
         return (object, false)
+    }
+
+    /// ``registeredObject(for:)`` for an ID the caller gives up: a new object takes it as it is, and is made
+    /// without retaining its entity.
+    @inline(__always)
+    func registeredObject(taking id: consuming ObjectID) -> (ManagedObject, isNew: Bool) {
+        switch registry.lookup(id) {
+        case .found(let existing):
+            return (existing, false)
+        case .vacant(let slot):
+            let object = id.withEntity { entity in entity.managedObjectClass.init(entity: entity) }
+            object.objectID = id
+            object.managedObjectContext = self
+            registry.fill(slot, with: object)
+            return (object, true)
+        }
     }
 
     /// What materializing a fetched row does to the object it names, for rows packed or as arrays.
@@ -53,8 +71,8 @@ extension ManagedObjectContext {
 
     /// Makes an object a fault holding `row` (nil: no row) read at `version`: no values of its own.
     @inline(__always)
-    func makeFault(_ object: ManagedObject, holding row: PackedRow?, version: Int64) {
-        if let row { object.heldRow = row }
+    func makeFault(_ object: ManagedObject, holding row: consuming PackedRow?, version: Int64) {
+        if row != nil { object.heldRow = row }
         object.storedAttributes = []
         object.storedRelationships = []
         object.version = version
@@ -64,7 +82,7 @@ extension ManagedObjectContext {
     /// Gives an object a packed row as its values, as a filled fetched object or a fired fault keeps them: the
     /// packed row as it is, or the arrays of a row kept as arrays. It is no longer a fault.
     @inline(__always)
-    func load(_ object: ManagedObject, packed values: PackedRow, version: Int64) {
+    func load(_ object: ManagedObject, packed values: consuming PackedRow, version: Int64) {
         object.recordIsMissing = false
         if values.isPacked {
             object.storedAttributes = []

@@ -22,7 +22,9 @@ extension ManagedObjectContext {
         let attached = coordinator.persistentStores
         let targets = (stores ?? attached).filter { store in attached.contains { $0 === store } && store.holds(fetch.entity) }
         guard targets.count == 1, let target = targets.first else { return nil }
-        if let predicate = fetch.predicate, !coordinator.storesEvaluate(predicate, for: fetch, in: targets) { return nil }
+        // Whether the store evaluates the predicate is asked when its rows are read (one compilation or cache
+        // lookup of the fetch's shape, not two): an import fetches so once per record it cannot find among the
+        // registered objects.
 
         // Asked of every changed object of the fetched hierarchy at every such fetch (an import fetches once per
         // record it cannot find among the registered objects): the entity is read without retaining it.
@@ -35,17 +37,24 @@ extension ManagedObjectContext {
         var superseded: [ObjectID: ManagedObject] = [:]
         var candidates: [ManagedObject] = []
         var candidateSet = Set<ObjectIdentifier>()
-        for object in loggedObjects(inHierarchyOf: fetchEntity) where inFetch(object) {
-            if !object.insertedFlag {
-                guard object.objectID.isStored(in: target) else { continue }
-                if object.updatedFlag || object.deletedFlag { superseded[object.objectID] = object }
-            } else if (try? coordinator.store(for: object, in: self)) !== target {
-                continue
+        do {
+            for object in loggedObjects(inHierarchyOf: fetchEntity) where inFetch(object) {
+                if !object.insertedFlag {
+                    guard object.objectID.isStored(in: target) else { continue }
+                    if object.updatedFlag || object.deletedFlag { superseded[object.objectID] = object }
+                } else if (try? coordinator.store(for: object, in: self)) !== target {
+                    continue
+                }
+                guard (object.insertedFlag || object.updatedFlag) && !object.deletedFlag else { continue }
+                if let predicate = fetch.predicate, try !InMemoryMatcher.matches(object, predicate) { continue }
+                candidates.append(object)
+                candidateSet.insert(ObjectIdentifier(object))
             }
-            guard (object.insertedFlag || object.updatedFlag) && !object.deletedFlag else { continue }
-            if let predicate = fetch.predicate, try !InMemoryMatcher.matches(object, predicate) { continue }
-            candidates.append(object)
-            candidateSet.insert(ObjectIdentifier(object))
+        } catch {
+            // A predicate memory cannot evaluate on a changed object: when the store cannot either, the wholly
+            // in-memory pass answers (and reports it), as it did when the store was asked first.
+            if let predicate = fetch.predicate, !coordinator.storesEvaluate(predicate, for: fetch, in: targets) { return nil }
+            throw error
         }
 
         var storeFetch = fetch
@@ -62,7 +71,7 @@ extension ManagedObjectContext {
         let heldRowGeneration = asFaults ? coordinator.heldRowGeneration : nil
         registry.suspendPruning()
         defer { registry.resumePruning() }
-        try coordinator.visitRows(storeFetch, stores: targets) { row in
+        let evaluated = try coordinator.visitRowsIfStoresEvaluate(storeFetch, stores: targets) { row in
             if !superseded.isEmpty, let changed = superseded[row.objectID] {
                 // Unsorted, an updated object that still matches stays where its saved row came.
                 if !sorted && candidateSet.contains(ObjectIdentifier(changed)) {
@@ -75,6 +84,8 @@ extension ManagedObjectContext {
             if awakes { awaking.append(objects.count) }
             objects.append(object)
         }
+        // The store read nothing when it cannot evaluate the predicate: the in-memory pass answers.
+        guard evaluated else { return nil }
         for index in awaking { objects[index].awakeFromFetch() }
 
         var merged: [ManagedObject]

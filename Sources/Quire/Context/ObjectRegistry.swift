@@ -95,9 +95,32 @@ struct ObjectRegistry {
             wordCount = newWordCount
         }
 
+        /// Empties every slot and releases the buffer, walking only the occupied slots (by their bits, in key
+        /// order): an object nobody else holds is released on the spot, `survivor` is called with each other one
+        /// first. Every slot is left empty or moved from, so the buffer is freed without walking it again.
+        func releaseAll(survivor: (ManagedObject) -> Void) {
+            for word in 0..<wordCount {
+                var bits = occupied[word]
+                while bits != 0 {
+                    let index = word &<< 6 | bits.trailingZeroBitCount
+                    bits &= bits &- 1
+                    // Safe: an occupied slot holds an initialized reference, moved out here (the table's reference
+                    // with it); an unoccupied slot holds nil, which needs no deinitializing.
+                    guard var object = (slots + index).move() else { continue }
+                    if !isKnownUniquelyReferenced(&object) { survivor(object) }
+                }
+            }
+            freeBuffers()
+        }
+
         /// Empties every slot and releases the buffer.
         func removeAll() {
             slots.deinitialize(count: capacity)
+            freeBuffers()
+        }
+
+        /// Frees the buffers, whose slots hold nothing to release any more, and starts again empty.
+        private func freeBuffers() {
             slots.deallocate()
             slots = UnsafeMutablePointer<ManagedObject?>.allocate(capacity: 0)
             capacity = 0
@@ -142,7 +165,9 @@ struct ObjectRegistry {
         /// Puts an object into the empty slot.
         func fill(with object: consuming ManagedObject) {
             unretainedTable._withUnsafeGuaranteedRef { table in
-                (table.slots + index).pointee = object
+                // Safe: the slot is empty, and an empty slot holds nil, which needs no deinitializing (so nothing
+                // is released for it).
+                (table.slots + index).initialize(to: object)
                 table.setOccupied(index)
                 table.count += 1
             }
@@ -186,8 +211,9 @@ struct ObjectRegistry {
 
     /// The dense table and index for an ID, if it has a permanent key that fits one.
     private mutating func slot(for id: ObjectID, creating: Bool) -> Slot? {
-        if case .temporary(let number) = id.key { return temporarySlot(number, creating: creating) }
-        guard case .permanent(let pk) = id.key, pk > 0, let store = id.storeAddress else { return nil }
+        let idKey = id.key
+        if case .temporary(let number) = idKey { return temporarySlot(number, creating: creating) }
+        guard case .permanent(let pk) = idKey, pk > 0, let store = id.storeAddress else { return nil }
         let key = TableKey(store: store, root: id.rootEntityAddress)
         let table: Unmanaged<DenseTable>
         if key == lastKey, let last = lastTable {
@@ -423,14 +449,7 @@ struct ObjectRegistry {
     /// Empties the registry in key order, calling `survivor` for each object someone else still holds (the
     /// others are released on the spot, in the order they were made, which frees memory fastest).
     mutating func releaseAll(survivor: (ManagedObject) -> Void) {
-        for table in Array(tables.values) + [temporaries] {
-            let slots = table.slots
-            for index in 0..<table.capacity where slots[index] != nil {
-                if !isKnownUniquelyReferenced(&slots[index]), let object = slots[index] { survivor(object) }
-                slots[index] = nil
-            }
-            table.removeAll()
-        }
+        for table in Array(tables.values) + [temporaries] { table.releaseAll(survivor: survivor) }
         for object in sparse.values { survivor(object) }
         lastKey = nil
         lastTable = nil

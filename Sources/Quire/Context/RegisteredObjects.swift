@@ -80,24 +80,40 @@ public struct RegisteredObjects: Sequence {
             while true {
                 if bits == 0 {
                     // The table may have grown or emptied since the last step: read its bounds each time.
-                    let words = table.occupied
-                    let wordCount = table.wordCount
-                    var next = wordIndex &+ 1
-                    // Empty words four at a time: a table keeps a slot for every key up to its largest, and the
-                    // objects of an import's earlier pages are let go, so the empty words grow with the store.
-                    while next &+ 4 <= wordCount, words[next] | words[next &+ 1] | words[next &+ 2] | words[next &+ 3] == 0 {
-                        next &+= 4
-                    }
-                    while next < wordCount, words[next] == 0 { next &+= 1 }
+                    let next = Self.occupiedWord(in: table, after: wordIndex)
                     wordIndex = next
-                    guard next < wordCount else { return nil }
-                    bits = words[next]
+                    guard next < table.wordCount else { return nil }
+                    bits = table.occupied[next]
                     continue
                 }
                 let bit = bits.trailingZeroBitCount
                 bits &= bits &- 1
                 if let object = visit(table, at: wordIndex &* 64 &+ bit) { return object }
             }
+        }
+
+        /// The index of the first word after `index` with an occupied slot, or the word count when there is none.
+        ///
+        /// Empty words sixteen, then four, at a time: a table keeps a slot for every key up to its largest, and the
+        /// objects of an import's earlier pages are let go, so the empty words grow with the store (an import's
+        /// page walks them once for every record it looks up). Not inlined: asked once a word of 64 slots, it keeps
+        /// the step from one object to the next small enough to stay inlined in ``next()``.
+        @inline(never)
+        private static func occupiedWord(in table: ObjectRegistry.DenseTable, after index: Int) -> Int {
+            let words = table.occupied
+            let wordCount = table.wordCount
+            var next = index &+ 1
+            while next &+ 16 <= wordCount {
+                var any: UInt64 = 0
+                for offset in 0..<16 { any |= words[next &+ offset] }
+                guard any == 0 else { break }
+                next &+= 16
+            }
+            while next &+ 4 <= wordCount, words[next] | words[next &+ 1] | words[next &+ 2] | words[next &+ 3] == 0 {
+                next &+= 4
+            }
+            while next < wordCount, words[next] == 0 { next &+= 1 }
+            return next
         }
 
         /// ``nextObject(in:)`` from the last key down: the objects inserted since the last save, newest first, for

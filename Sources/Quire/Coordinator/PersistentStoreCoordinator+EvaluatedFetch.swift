@@ -26,6 +26,21 @@ extension PersistentStoreCoordinator {
 }
 
 extension PersistentStoreCoordinator {
+    /// ``visitRows(_:stores:_:)`` when every store the fetch reaches evaluates its predicate; false, having read
+    /// nothing, when one does not. One acquisition of the lock, and for a single store one lookup of the fetch's
+    /// shape (whether it compiles is known from the statement's plan).
+    func visitRowsIfStoresEvaluate(
+        _ fetch: StoreFetch, stores affected: [PersistentStore]?, _ body: (consuming RowSnapshot) throws -> Void
+    ) throws -> Bool {
+        try locked {
+            let targets = targetStores(fetch, affected)
+            if targets.count == 1 { return try targets[0].backend.visitRowsIfEvaluable(fetch, body) }
+            guard storesEvaluate(fetch, targets) else { return false }
+            for store in targets { try store.backend.visitRows(fetch, body) }
+            return true
+        }
+    }
+
     /// The IDs of a fetch from every store it reaches, as ``fetchObjectIDs(_:stores:)`` answers them, when those
     /// stores evaluate its predicate themselves; nil when one does not. One acquisition of the lock.
     func fetchObjectIDsIfStoresEvaluate(_ fetch: StoreFetch, stores affected: [PersistentStore]?) throws -> [ObjectID]? {

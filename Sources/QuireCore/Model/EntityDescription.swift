@@ -248,7 +248,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// A number drawn when the entity's layout (its slots and property indexes) is computed, never drawn twice in
     /// the process; 0 before. What a predicate's key path remembers an index with (``SplitKeyPath``), so that an
     /// index is never applied to another entity, or to this one laid out again.
-    @exclusivity(unchecked) package private(set) var layoutSerial: UInt64 = 0
+    @usableFromInline @exclusivity(unchecked) package private(set) var layoutSerial: UInt64 = 0
     /// The last ``layoutSerial`` drawn.
     private static let layoutSerials = Atomic<UInt64>(0)
     /// Indexes into `frozenPropertyNames` by name, for entities with many properties.

@@ -1,4 +1,5 @@
 import QuireSupport
+import Synchronization
 import Foundation
 
 /// A comparison of a key path with a constant (`remoteID == "r-1"`, `owner.name == "Ann"`, `rank >= 3`) prepared
@@ -58,6 +59,36 @@ import Foundation
             equalityString = nil
             equalityASCII = nil
         }
+    }
+
+    /// The first key's attribute slot with the ``EntityDescription/layoutSerial`` of the entity it was found in,
+    /// as ``SplitKeyPath`` remembers the first key's index (the slot plus one in the low 16 bits, the serial above
+    /// them; zero before the first lookup), kept only when the key is an attribute.
+    @usableFromInline let rememberedAttributeSlot = Atomic<UInt64>(0)
+
+    /// The attribute slot of the first key in `entity` (its property index, attributes coming first), nil when it
+    /// is not one of the entity's attributes (a relationship, a key the entity lacks, an entity not frozen).
+    ///
+    /// Inlined into the object's evaluation (``ManagedObject``'s compiled match), which asks it for every object an
+    /// import looks a record up among: once remembered, one load and compare, with no call into this module and no
+    /// second question of whether the index is an attribute's.
+    @inlinable @inline(__always)
+    package func firstKeyAttributeSlot(in entity: EntityDescription) -> Int? {
+        let serial = entity.layoutSerial
+        let remembered = rememberedAttributeSlot.load(ordering: .relaxed)
+        if remembered >> 16 == serial, remembered & 0xFFFF != 0 { return Int(truncatingIfNeeded: remembered & 0xFFFF) &- 1 }
+        return resolveFirstKeyAttributeSlot(in: entity, serial: serial)
+    }
+
+    /// ``firstKeyAttributeSlot(in:)`` found by ``propertyIndex(ofKeyAt:in:)``, remembered when the entity is frozen
+    /// (its serial is not 0), the serial leaves 16 bits for the slot, and the key is an attribute.
+    @usableFromInline @inline(never)
+    func resolveFirstKeyAttributeSlot(in entity: EntityDescription, serial: UInt64) -> Int? {
+        guard let index = propertyIndex(ofKeyAt: 0, in: entity), index < entity.frozenAttributeCount else { return nil }
+        if serial != 0, serial >> 48 == 0, index < 0xFFFF {
+            rememberedAttributeSlot.store(serial << 16 | UInt64(index + 1), ordering: .relaxed)
+        }
+        return index
     }
 
     /// The index of the key at `position` among the entity's properties (attributes first, by slot, then

@@ -133,13 +133,15 @@ public struct QueryComparison: Hashable, Sendable {
 
         init(
             left: QueryExpression, right: QueryExpression, leftKeyPath: SplitKeyPath?, operator: Operator,
-            modifier: Modifier, options: Options
+            modifier: Modifier, options: Options, prepared: Bool = true
         ) {
             self.left = left
             self.right = right
             self.leftKeyPath = leftKeyPath
-            self.compiled = CompiledComparison(
-                keyPath: leftKeyPath, operator: `operator`, right: right, modifier: modifier, options: options)
+            self.compiled =
+                prepared
+                ? CompiledComparison(keyPath: leftKeyPath, operator: `operator`, right: right, modifier: modifier, options: options)
+                : nil
         }
     }
 
@@ -210,6 +212,28 @@ public struct QueryComparison: Hashable, Sendable {
         self.options = []
         self.parts = Parts(
             left: left, right: right, leftKeyPath: leftKeyPath, operator: `operator`, modifier: .direct, options: [])
+    }
+
+    /// The comparison with other expressions on its sides (nil keeps a side), the same operator, modifier and
+    /// options, made in one step and not prepared for evaluation in memory: ``compiled`` is nil, so evaluating it
+    /// takes the general evaluator, which gives the same answers. An SQL store keys its cache of statements by
+    /// such a comparison (``SQLPredicateShape``) and makes one for every fetch: setting ``left`` and ``right``
+    /// in turn would split the key path again and prepare the comparison twice. The left key path's split is
+    /// kept when the left side is.
+    package func replacingSides(left: QueryExpression?, right: QueryExpression?) -> QueryComparison {
+        QueryComparison(
+            parts: Parts(
+                left: left ?? parts.left, right: right ?? parts.right,
+                leftKeyPath: left.map { SplitKeyPath($0) } ?? parts.leftKeyPath, operator: `operator`, modifier: modifier,
+                options: options, prepared: false),
+            operator: `operator`, modifier: modifier, options: options)
+    }
+
+    private init(parts: Parts, operator: Operator, modifier: Modifier, options: Options) {
+        self.operator = `operator`
+        self.modifier = modifier
+        self.options = options
+        self.parts = parts
     }
 
     /// Makes the parts again for the comparison's current operator, modifier and options.

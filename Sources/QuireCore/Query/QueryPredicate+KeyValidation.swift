@@ -20,6 +20,13 @@ extension QueryPredicate {
         case .true, .false:
             return
         case .comparison(let comparison):
+            // `key == constant` on one of the entity's attributes, as the comparison remembers it (every fetch of
+            // an import's lookup by key is checked): nothing else to check.
+            if let entity, let compiled = comparison.compiled, compiled.lastKeyPosition == 0,
+                compiled.firstKeyAttributeSlot(in: entity) != nil
+            {
+                return
+            }
             try validate(comparison.left, entity: entity, variables: variables)
             try validate(comparison.right, entity: entity, variables: variables)
         case .and(let predicates), .or(let predicates):

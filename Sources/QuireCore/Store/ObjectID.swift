@@ -42,7 +42,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
 
     /// What keeps the ID's entity alive, shared with IDs made from this one (``PackedRow`` rebuilds the IDs it
     /// packs with the owner of the object that holds it).
-    package var idOwner: ObjectIDOwner? { owner }
+    @inlinable package var idOwner: ObjectIDOwner? { owner }
 
     /// The primary key of a permanent ID, or the number of a temporary one.
     package var key: Key {
@@ -60,6 +60,14 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     /// Whether the ID is permanent and its store was removed from its coordinator or is gone.
     package var storeWasRemoved: Bool { storeToken != 0 && persistentStore == nil }
 
+    /// Runs `body` with the ID's entity, without retaining it (an object made for a fetched row).
+    @inline(__always)
+    package func withEntity<Result>(_ body: (EntityDescription) -> Result) -> Result {
+        // Safe: the ID's owner keeps the entity's model alive (an unassigned ID's entity is kept by the caller's
+        // object), and `self` is alive for the call.
+        entityHandle._withUnsafeGuaranteedRef(body)
+    }
+
     /// The address of the entity's hierarchy root, as an identity read without retaining the entity.
     package var rootEntityAddress: UnsafeMutableRawPointer {
         entityHandle._withUnsafeGuaranteedRef { $0.rootEntityAddress }
@@ -76,7 +84,9 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         self.keyBits = UInt64(bitPattern: primaryKey)
     }
 
-    /// An ID of the same key with another owner of the same store (``PackedRow``'s rebuilt to-one IDs).
+    /// An ID of the same key with another owner of the same store (``PackedRow``'s rebuilt to-one IDs); inlinable,
+    /// as a fetch's row reader makes one per row with the owner it found for the fetch's first row.
+    @inlinable
     package init(entity: EntityDescription, owner: ObjectIDOwner?, keyBits: UInt64) {
         self.entityHandle = .passUnretained(entity)
         self.owner = owner

@@ -176,6 +176,16 @@ import Foundation
         }
     }
 
+    /// A to-one's permanent ID, as the bits ``relationship(_:)`` writes for `.toOne(ObjectID(entity: destination,
+    /// store:, primaryKey: key))` of a store whose token is `token`, without making the ID (no reference counted).
+    @inlinable @inline(__always)
+    package func toOne(_ destination: Unmanaged<EntityDescription>, token: UInt64, key: Int64) {
+        reserve(1 &+ MemoryLayout<PackedRow.PackedObjectID>.size)
+        putTag(.toOne)
+        put(PackedRow.PackedObjectID(entity: destination.toOpaque(), token: token, key: key))
+        relationshipCount &+= 1
+    }
+
     /// A relationship's value: a to-one ID or none, or a to-many fault.
     @inlinable @inline(__always)
     package func relationship(_ value: RelationshipStorage) {
@@ -230,6 +240,12 @@ extension PackedRow {
         self.objectID = objectID
         self.version = version
         self.values = values
+    }
+
+    /// The ID, version and values, moved out of the snapshot (no retain of the ID's owner or of the row).
+    @inline(__always)
+    package consuming func parts() -> (objectID: ObjectID, version: Int64, values: PackedRow) {
+        (objectID, version, values)
     }
 
     /// A row read as arrays, packed.

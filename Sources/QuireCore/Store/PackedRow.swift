@@ -72,6 +72,13 @@ import Foundation
             keyBits = id.keyBits
         }
 
+        /// The bits of the permanent ID of `key` in the store of `token`, for an entity by its address.
+        @inlinable init(entity: UnsafeMutableRawPointer, token: UInt64, key: Int64) {
+            self.entity = entity
+            self.token = token
+            self.keyBits = UInt64(bitPattern: key)
+        }
+
         /// The ID again: owned by `owner` when that is the owner of the ID's store and keeps its entity alive (the
         /// object holding the row is of the same store and model), else by one that does. The entity is alive:
         /// the row's values were read by the store of the object that holds the row, with that store's model.

@@ -25,6 +25,8 @@ import Foundation
     func double(_ column: Column) -> Double
     /// The bytes of a text or blob value, valid until the source moves to another row.
     func bytes(_ column: Column) -> UnsafeRawBufferPointer
+    /// ``bytes(_:)`` of a value whose storage class the caller read already (`SQLStorageClass.text` or `.blob`).
+    func bytes(_ column: Column, storage: Int32) -> UnsafeRawBufferPointer
     /// A decimal attribute's value of a class the type allows (the one type stored differently by each store:
     /// SQLite keeps integers, reals or text, PostgreSQL's `NUMERIC` comes as text); nil when it is no number.
     func decimal(_ column: Column, storage: Int32) -> Decimal?
@@ -48,6 +50,12 @@ import Foundation
     func columnName(_ index: Int32) -> String
     /// A column's value as errors show it: its class and the start of its text.
     func describeValue(at index: Int32) -> String
+}
+
+extension RowColumnSource {
+    /// Part of ``RowColumnSource``: ``bytes(_:)``, for sources whose bytes do not depend on the class.
+    @inlinable @inline(__always)
+    @_spi(QuireEngine) public func bytes(_ column: Column, storage: Int32) -> UnsafeRawBufferPointer { bytes(column) }
 }
 
 /// A store whose rows ``RowReader`` reads: how it finds the reader of an entity number, and the store its IDs

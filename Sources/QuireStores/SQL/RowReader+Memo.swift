@@ -10,6 +10,9 @@ import QuireCore
     @usableFromInline var number: Int64 = 0
     /// Its reader, found and checked against the fetch's entity.
     @usableFromInline var reader: RowReader?
+    /// The owner of the IDs of its rows, set with `reader` (``ObjectID/init(entity:store:primaryKey:)``'s choice):
+    /// the store's, which keeps every entity of the store's model, or one that keeps the reader's entity.
+    @usableFromInline var owner: ObjectIDOwner?
 
     /// A memo of no row yet.
     @inlinable @_spi(QuireEngine) public init() {}
@@ -33,6 +36,7 @@ extension RowReader {
         let (reader, pk) = try identify(source, in: store, expecting: expected)
         memo.number = entityNumber
         memo.reader = reader
+        memo.owner = ObjectID(entity: reader.entity, store: store.store, primaryKey: pk).idOwner
         return (reader, pk)
     }
 

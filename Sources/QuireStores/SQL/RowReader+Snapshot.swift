@@ -23,6 +23,17 @@ import Foundation
     mutating func value(_ value: AttributeValue)
     /// A relationship's value: a to-one ID (or none), or `.fault` for a to-many relationship.
     mutating func relationship(_ value: RelationshipStorage)
+    /// A to-one's ID: the row of `key` of `destination` (alive as long as the store's model) in the store that
+    /// `store` gives, whose ``PersistentStore/token`` is `token`.
+    mutating func toOne(_ destination: Unmanaged<EntityDescription>, key: Int64, token: UInt64, store: () -> PersistentStore)
+}
+
+extension RowValueSink {
+    /// Part of ``RowValueSink``: the ID made, as ``relationship(_:)``'s `.toOne`.
+    @inlinable
+    mutating func toOne(_ destination: Unmanaged<EntityDescription>, key: Int64, token: UInt64, store: () -> PersistentStore) {
+        relationship(.toOne(ObjectID(entity: destination.takeUnretainedValue(), store: store(), primaryKey: key)))
+    }
 }
 
 /// The sink of one value, as an ``AttributeValue``: what the array reader puts into each element.
@@ -139,7 +150,7 @@ extension RowReader {
             return RowSnapshot(objectID: id, version: version, attributes: attributes, relationships: reader.unrelated)
         }
         var relationships = RelationshipArraySink(capacity: reader.relationships.count)
-        try reader.readRelationships(from: source, row: pk, in: store, into: &relationships)
+        try reader.readRelationships(from: source, row: pk, in: store, token: id.storeToken, into: &relationships)
         return RowSnapshot(objectID: id, version: version, attributes: attributes, relationships: relationships.values)
     }
 
@@ -159,30 +170,41 @@ extension RowReader {
     /// a destination with sub-entities, its entity column) as an ID, `.fault` for the others.
     @inlinable @inline(__always)
     func readRelationships<Source: RowColumnSource, Store: RowReadingStore, Sink: RowValueSink>(
-        from source: Source, row pk: Int64, in store: Store, into sink: inout Sink
+        from source: Source, row pk: Int64, in store: Store, token: UInt64, into sink: inout Sink
     ) throws {
-        for read in relationships {
-            guard let read else {
-                sink.relationship(.fault)
-                continue
-            }
-            if source.isNull(at: read.foreignKey) {
-                sink.relationship(.toOne(nil))
-                continue
-            }
-            guard source.holdsKey(at: read.foreignKey) else { throw notAKey(read, source, row: pk) }
-            var destination = read.destination
-            if read.foreignEntity >= 0, !source.isNull(at: read.foreignEntity) {
-                // The destination's entity column names the related row's entity: the destination or one of its
-                // sub-entities, never another (the object would be made of an unrelated entity).
-                let number = source.int64(at: read.foreignEntity)
-                guard let concrete = store.entity(number: number), concrete.isKind(of: read.destination) else {
-                    throw notADestination(read, number, source, row: pk)
+        // Safe: the buffer is this reader's own `relationships` (a constant), borrowed for the loop; a read is plain
+        // bits (its destination unretained, kept alive by the store's model), so copying it counts no reference.
+        try relationships.withUnsafeBufferPointer { reads in
+            for read in reads {
+                guard let read else {
+                    sink.relationship(.fault)
+                    continue
                 }
-                destination = concrete
+                if source.isNull(at: read.foreignKey) {
+                    sink.relationship(.toOne(nil))
+                    continue
+                }
+                guard source.holdsKey(at: read.foreignKey) else { throw notAKey(read, source, row: pk) }
+                var destination = read.destinationHandle
+                if read.foreignEntity >= 0, !source.isNull(at: read.foreignEntity) {
+                    destination = try concreteDestination(read, source.int64(at: read.foreignEntity), source, in: store, row: pk)
+                }
+                sink.toOne(destination, key: source.int64(at: read.foreignKey), token: token) { store.store }
             }
-            sink.relationship(.toOne(ObjectID(entity: destination, store: store.store, primaryKey: source.int64(at: read.foreignKey))))
         }
+    }
+
+    /// The entity a to-one's entity column names (`number`): the destination or one of its sub-entities, never
+    /// another (the object would be made of an unrelated entity). Out of line: inlined, the store's lookup of the
+    /// number opened an access to the store's schema on every row, whether or not a to-one needed it.
+    @usableFromInline @inline(never)
+    func concreteDestination<Source: RowColumnSource, Store: RowReadingStore>(
+        _ read: RelationshipRead, _ number: Int64, _ source: Source, in store: Store, row pk: Int64
+    ) throws -> Unmanaged<EntityDescription> {
+        guard let concrete = store.entity(number: number), concrete.isKind(of: read.destination) else {
+            throw notADestination(read, number, source, row: pk)
+        }
+        return .passUnretained(concrete)
     }
 
     /// The error of a foreign-key column that holds no key.
@@ -262,12 +284,12 @@ extension RowReader {
             }
         case .string:
             if storage == SQLStorageClass.text {
-                sink.text(source.bytes(column))
+                sink.text(source.bytes(column, storage: storage))
                 return
             }
         case .data:
             if storage == SQLStorageClass.blob {
-                sink.data(source.bytes(column))
+                sink.data(source.bytes(column, storage: storage))
                 return
             }
         case .other:
@@ -386,7 +408,13 @@ package enum Evaluation<Value> {
 }
 
 /// The packing builder is a sink of values: the reader writes each column straight into the packed row.
-extension PackedRowBuilder: RowValueSink {}
+extension PackedRowBuilder: RowValueSink {
+    /// Part of ``RowValueSink``: the ID's bits written as they are, without making the ID (no reference counted).
+    @inlinable @inline(__always)
+    func toOne(_ destination: Unmanaged<EntityDescription>, key: Int64, token: UInt64, store: () -> PersistentStore) {
+        toOne(destination, token: token, key: key)
+    }
+}
 
 extension RowReader {
     /// Reads the current row of `source` (as ``snapshot(from:in:)`` does, with the same checks and errors)
@@ -411,8 +439,9 @@ extension RowReader {
         builder.reset()
         var sink = builder
         try reader.readAttributes(from: source, row: pk, into: &sink)
-        try reader.readRelationships(from: source, row: pk, in: store, into: &sink)
-        let id = ObjectID(entity: reader.entity, store: store.store, primaryKey: pk)
+        try reader.readRelationships(from: source, row: pk, in: store, token: memo.owner?.token ?? 0, into: &sink)
+        // The owner `identify` found for the reader's entity: the store's, or one that keeps the entity alive.
+        let id = ObjectID(entity: reader.entity, owner: memo.owner, keyBits: UInt64(bitPattern: pk))
         if let values = builder.finish() { return PackedRowSnapshot(objectID: id, version: source.int64(at: 2), values: values) }
         return try unpackedSnapshot(from: source, in: store, expecting: expected)
     }

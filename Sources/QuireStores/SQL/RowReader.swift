@@ -47,7 +47,19 @@ import Foundation
     @usableFromInline package struct RelationshipRead {
         @usableFromInline package let foreignKey: Int32
         @usableFromInline package let foreignEntity: Int32
-        @usableFromInline package let destination: EntityDescription
+        /// The destination, not retained: plain bits, so a row's loop copies a read without counting a reference.
+        /// The store that holds the reader holds the destination's model (the reader's entity's).
+        @usableFromInline package let destinationHandle: Unmanaged<EntityDescription>
+
+        /// How one to-one's columns are read.
+        init(foreignKey: Int32, foreignEntity: Int32, destination: EntityDescription) {
+            self.foreignKey = foreignKey
+            self.foreignEntity = foreignEntity
+            self.destinationHandle = .passUnretained(destination)
+        }
+
+        /// The relationship's destination entity.
+        @inlinable package var destination: EntityDescription { destinationHandle.takeUnretainedValue() }
     }
     @usableFromInline package let entity: EntityDescription
     /// The entity's table, named by errors.

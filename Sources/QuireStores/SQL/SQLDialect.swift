@@ -159,11 +159,16 @@ package struct SQLDialect: Sendable {
     /// when the fetch has neither.
     func limitClause(_ fetch: StoreFetch, after count: Int) -> (sql: String, bindings: [AttributeValue]) {
         guard fetch.limit > 0 || fetch.offset > 0 else { return ("", []) }
-        let limit: AttributeValue = fetch.limit > 0 ? .integer(Int64(fetch.limit)) : noLimit
-        let offset = AttributeValue.integer(Int64(fetch.offset))
         return (
             " LIMIT \(parameter(count + 1, for: .integer(0))) OFFSET \(parameter(count + 2, for: .integer(0)))",
-            [limit, offset]
+            limitBindings(fetch)
         )
+    }
+
+    /// The bindings of ``limitClause(_:after:)`` alone, without writing its SQL: a fetch whose SQL came from the
+    /// cache of plans binds them.
+    func limitBindings(_ fetch: StoreFetch) -> [AttributeValue] {
+        guard fetch.limit > 0 || fetch.offset > 0 else { return [] }
+        return [fetch.limit > 0 ? .integer(Int64(fetch.limit)) : noLimit, .integer(Int64(fetch.offset))]
     }
 }

@@ -133,6 +133,10 @@ package struct CompiledFetchSQL {
 }
 
 extension SQLFetchPlanCache where Value == SQLFetchPlan {
+    /// The longest list of constants a cached fetch shape holds (the compiler binds a longer one as one JSON
+    /// value, ``SQLPredicateCompiler/inList(_:)``, but the list stays in the shape).
+    package static var longestCachedList: Int { 16 }
+
     /// The SQL of a fetch and its predicate's bindings: from the plan of the fetch's shape when there is one
     /// (no compilation; the bindings from the fetch's own constants), otherwise from `compile`, remembered for
     /// later fetches of the shape when they can share it. A store keeps its prepared statement in the plan
@@ -143,6 +147,13 @@ extension SQLFetchPlanCache where Value == SQLFetchPlan {
         for fetch: StoreFetch, selection: SQLFetchShape.Selection, sorted: Bool, store: PersistentStore,
         compile: () throws -> CompiledFetchSQL
     ) rethrows -> (sql: String, bindings: [AttributeValue], plan: SQLFetchPlan?, compiled: Bool) {
+        // A long list of constants (`remoteID IN {…}` of an import's page, a save's uniqueness check) stays in the
+        // shape as it is, and the compiler binds its values, so no other fetch can share the SQL: the cache would
+        // only hash the whole list to find that out, and keep a key as long as the list.
+        if let predicate = fetch.predicate, SQLPredicateShape.holdsList(in: predicate, longerThan: Self.longestCachedList) {
+            let compiled = try compile()
+            return (compiled.sql, compiled.predicateBindings, nil, true)
+        }
         let shape = SQLFetchShape(fetch, selection: selection, sorted: sorted, store: store)
         let cached = value(for: shape)
         if let plan = cached, plan.isShared,

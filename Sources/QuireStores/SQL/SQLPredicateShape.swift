@@ -24,19 +24,54 @@ enum SQLPredicateShape {
         case .and(let operands): return .and(operands.map { normalized($0, store: store) })
         case .or(let operands): return .or(operands.map { normalized($0, store: store) })
         case .not(let operand): return .not(normalized(operand, store: store))
-        case .comparison(var comparison):
+        case .comparison(let comparison):
+            // Made for every fetch (twice when the context asks first whether the store evaluates it): the
+            // comparison is made again once, and only when a side changes.
             let side = parameterSide(of: comparison, store: store)
-            if side == .left, let placeholder = placeholder(for: comparison.left, store: store) {
-                comparison.left = placeholder
-            } else {
-                comparison.left = normalized(comparison.left, store: store)
-            }
-            if side == .right, let placeholder = placeholder(for: comparison.right, store: store) {
-                comparison.right = placeholder
-            } else {
-                comparison.right = normalized(comparison.right, store: store)
-            }
-            return .comparison(comparison)
+            let left =
+                side == .left
+                ? placeholder(for: comparison.left, store: store) ?? normalizedIfChanged(comparison.left, store: store)
+                : normalizedIfChanged(comparison.left, store: store)
+            let right =
+                side == .right
+                ? placeholder(for: comparison.right, store: store) ?? normalizedIfChanged(comparison.right, store: store)
+                : normalizedIfChanged(comparison.right, store: store)
+            guard left != nil || right != nil else { return predicate }
+            return .comparison(comparison.replacingSides(left: left, right: right))
+        }
+    }
+
+    /// ``normalized(_:store:)`` of an expression, or nil when it is the expression itself (no constant within
+    /// it is replaced).
+    private static func normalizedIfChanged(_ expression: QueryExpression, store: PersistentStore) -> QueryExpression? {
+        switch expression {
+        case .constant, .objectID, .evaluatedObject, .keyPath, .variable: return nil
+        default: return normalized(expression, store: store)
+        }
+    }
+
+    /// Whether a predicate holds a list of more than `count` expressions (`key IN {…}`), which no shape shares with
+    /// other fetches' lists (see ``SQLFetchPlanCache/sql(for:selection:sorted:store:compile:)``).
+    static func holdsList(in predicate: QueryPredicate, longerThan count: Int) -> Bool {
+        switch predicate {
+        case .true, .false: return false
+        case .and(let operands), .or(let operands): return operands.contains { holdsList(in: $0, longerThan: count) }
+        case .not(let operand): return holdsList(in: operand, longerThan: count)
+        case .comparison(let comparison):
+            return holdsList(in: comparison.left, longerThan: count) || holdsList(in: comparison.right, longerThan: count)
+        }
+    }
+
+    private static func holdsList(in expression: QueryExpression, longerThan count: Int) -> Bool {
+        switch expression {
+        case .constant, .objectID, .evaluatedObject, .keyPath, .variable: return false
+        case .array(let elements): return elements.count > count || elements.contains { holdsList(in: $0, longerThan: count) }
+        case .member(let base, _): return holdsList(in: base, longerThan: count)
+        case .aggregate(_, let collection, _): return holdsList(in: collection, longerThan: count)
+        case .subquery(let collection, _, let predicate):
+            return holdsList(in: collection, longerThan: count) || holdsList(in: predicate, longerThan: count)
+        case .cast(let operand, _): return holdsList(in: operand, longerThan: count)
+        case .function(_, let arguments): return arguments.contains { holdsList(in: $0, longerThan: count) }
         }
     }
 

@@ -88,7 +88,7 @@ extension SQLStore {
             return clauses
         }
         if compiled { fetchCompilations += 1 }
-        return try runPlanned(sql, bindings + dialect.limitClause(fetch, after: bindings.count).bindings, plan: plan)
+        return try runPlanned(sql, bindings + dialect.limitBindings(fetch), plan: plan)
     }
 
     /// ``plannedRows(_:_:table:)`` of the fetch's entity's table, with a predicate that does not compile reported

@@ -186,6 +186,29 @@ import QuireCore
         }
     }
 
+    /// A predicate SQLite cannot evaluate (`name != n` compares a string column with a number column) while the
+    /// context has changes: the store is asked whether it evaluates the predicate as its rows are read, reads
+    /// nothing, and the in-memory pass answers, seeing the inserted, changed and deleted objects.
+    @Test func aPredicateTheStoreCannotEvaluateIsAnsweredInMemory() throws {
+        let (coordinator, context) = try savedStack()
+        try apply(.everything, to: context, model: coordinator.managedObjectModel)
+        let request = FetchRequest<ManagedObject>(entityName: "Item")
+        request.predicate = try QueryPredicate(format: "name != n AND n < 20")
+        request.sortDescriptors = [SortKey("n")]
+        request.fetchLimit = 12
+        context.fetchesPendingChangesThroughStore = false
+        let expected = try context.fetch(request).map(\.objectID)
+        context.fetchesPendingChangesThroughStore = true
+        let merged = context.storeMergedFetchCount
+        #expect(try context.fetch(request).map(\.objectID) == expected)
+        #expect(context.storeMergedFetchCount == merged)
+        #expect(expected.count == 12)
+        // The same objects as `n < 20` alone, which the store evaluates (and merges).
+        request.predicate = try QueryPredicate(format: "n < 20")
+        #expect(try context.fetch(request).map(\.objectID) == expected)
+        #expect(context.storeMergedFetchCount == merged + 1)
+    }
+
     @Test func anObjectMovedOutOfTheWindowLeavesIt() throws {
         let (_, context) = try savedStack()
         let request = FetchRequest<ManagedObject>(entityName: "Item")

@@ -182,6 +182,58 @@ import QuireTestSupport
         }
     }
 
+    /// One comparison met in turn by an entity where its key is an attribute, one where it is a to-one relationship
+    /// and one without it: the attribute slot the comparison remembers for the first must not answer for the others
+    /// (the relationship is compared by the general evaluator, the missing key refused), in memory and when a fetch
+    /// checks its key paths against the model.
+    @Test func aRememberedAttributeSlotAnswersOnlyForItsOwnEntity() throws {
+        let folder = try TemporaryFolder()
+        let tag = EntityDescription(name: "Tag", properties: [
+            AttributeDescription(name: "pad", type: .string),
+            AttributeDescription(name: "code", type: .string),
+        ])
+        let label = EntityDescription(name: "Label", properties: [
+            AttributeDescription(name: "text", type: .string),
+            RelationshipDescription(name: "code", destination: "Tag"),
+        ])
+        let note = EntityDescription(name: "Note", properties: [AttributeDescription(name: "text", type: .string)])
+        let (_, context) = try Fixtures.stack(ManagedObjectModel(entities: [tag, label, note]), at: folder.file("Slots.sqlite"))
+        try context.performAndWait {
+            let model = try #require(context.persistentStoreCoordinator?.managedObjectModel)
+            let tags = try ["a", "b"].map { code -> ManagedObject in
+                let object = ManagedObject(entity: try #require(model.entitiesByName["Tag"]), insertInto: context)
+                object.setValue("b", forKey: "pad")
+                object.setValue(code, forKey: "code")
+                return object
+            }
+            let labelled = ManagedObject(entity: try #require(model.entitiesByName["Label"]), insertInto: context)
+            labelled.setValue("b", forKey: "text")
+            labelled.setValue(tags[1], forKey: "code")
+            let plain = ManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context)
+            plain.setValue("b", forKey: "text")
+            try context.save()
+
+            let byString = try QueryPredicate(format: "code == %@", "b")
+            let byObject = try QueryPredicate(format: "code == %@", tags[1])
+            for _ in 0..<2 {
+                #expect(try tags.map { try byString.evaluate(with: $0) } == [false, true])
+                // On the label `code` is the relationship: a tag is no string, and the tag itself matches.
+                #expect(try byString.evaluate(with: labelled) == false)
+                #expect(try byObject.evaluate(with: labelled) == true)
+                #expect(throws: QuireError.self) { try byString.evaluate(with: plain) }
+            }
+            let tagRequest = FetchRequest<ManagedObject>(entityName: "Tag")
+            tagRequest.predicate = byString
+            #expect(try context.fetch(tagRequest).map { $0.value(forKey: "code") as? String } == ["b"])
+            let labelRequest = FetchRequest<ManagedObject>(entityName: "Label")
+            labelRequest.predicate = byObject
+            #expect(try context.fetch(labelRequest).count == 1)
+            let noteRequest = FetchRequest<ManagedObject>(entityName: "Note")
+            noteRequest.predicate = byString
+            #expect(throws: QuireError.self) { try context.fetch(noteRequest) }
+        }
+    }
+
     @Test func compiledComparisonsAnswerAsTheGeneralEvaluatorOnInsertedObjects() throws {
         let folder = try TemporaryFolder()
         let (_, context) = try Fixtures.stack(Self.model(), at: folder.file("Compiled.sqlite"))

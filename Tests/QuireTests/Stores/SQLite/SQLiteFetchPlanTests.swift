@@ -137,6 +137,28 @@ import QuireStores
         #expect(store.fetchCompilations - compilations == 1)
     }
 
+    /// A fetch whose predicate holds a long list (`tag IN {…}` of more values than a shape keeps) shares its SQL
+    /// with no other fetch: it is compiled each time and not kept in the cache (where its key would be the whole
+    /// list), and each answers for its own list; a short list is still cached.
+    @Test func aLongListIsCompiledForItsFetchAndNotCached() throws {
+        let folder = try TemporaryFolder()
+        let (_, context, store) = try Self.stack(folder)
+        let request = FetchRequest<ManagedObject>(entityName: "Item")
+        request.sortDescriptors = [SortKey("price")]
+        let shapes = store.fetchPlans.count
+        let compilations = store.fetchCompilations
+        for first in 0..<3 {
+            let names = (first * 20..<first * 20 + 20).map { $0 % 2 == 0 ? "Item-\($0)" : "ITEM-\($0)" } + ["none"]
+            request.predicate = try QueryPredicate(format: "name IN %@", names)
+            #expect(Self.names(try context.fetch(request)) == Self.expected { (first * 20..<first * 20 + 20).contains($1) && $0 != "none" })
+        }
+        #expect(store.fetchPlans.count == shapes)
+        #expect(store.fetchCompilations - compilations == 3)
+        request.predicate = try QueryPredicate(format: "name IN %@", ["Item-4", "ITEM-5"])
+        #expect(Self.names(try context.fetch(request)) == ["Item-4", "ITEM-5"])
+        #expect(store.fetchPlans.count == shapes + 1)
+    }
+
     @Test func oneFetchTakesTheCoordinatorsLockOnce() throws {
         let folder = try TemporaryFolder()
         let (coordinator, context, _) = try Self.stack(folder)
