@@ -64,7 +64,7 @@ extension SQLiteStore {
                         try bindCopied(attributes[slot], external: external, at: index, to: statement, writes: writes)
                     },
                     finish: { next in
-                        try bindRow(row + 1, at: bindToOneKeys(of: change, plan: plan, map: map, from: next, to: statement))
+                        try bindRow(row + 1, at: bindToOneKeys(of: change, slots: plan.relationshipSlots, map: map, from: next, to: statement))
                     })
             }
         }

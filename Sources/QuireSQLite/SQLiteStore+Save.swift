@@ -184,7 +184,11 @@ extension SQLiteStore {
     ) throws -> Bool {
         let entity = id.entity
         guard let pk = id.primaryKey else { return false }
-        let statement = try writeStatement(for: entity, plan: plan, insert: insert, connection)
+        // An update writes only the columns that changed where the change says which (Core Data's UPDATEs).
+        let partial = try insert ? nil : partialUpdate(for: change, plan: plan, connection)
+        let statement = try partial?.statement ?? writeStatement(for: entity, plan: plan, insert: insert, connection)
+        let attributeSlots = partial?.attributeSlots ?? plan.attributeSlots
+        let relationshipSlots = partial?.relationshipSlots ?? plan.relationshipSlots
         let first: Int32 = insert ? 4 : 1
         if insert {
             statement.bind(pk, at: 1)
@@ -197,12 +201,12 @@ extension SQLiteStore {
         defer { statement.clearBindings() }
         try change.pointee.attributes.withUnsafeBufferPointer { attributes in
             try bindLendingBytes(
-                attributes, slots: plan.attributeSlots, from: 0, index: first, to: statement,
+                attributes, slots: attributeSlots, from: 0, index: first, to: statement,
                 bindCopied: { slot, external, index in
                     try bindCopied(attributes[slot], external: external, at: index, to: statement, writes: writes)
                 },
                 finish: { next in
-                    let index = bindToOneKeys(of: change, plan: plan, map: map, from: next, to: statement)
+                    let index = bindToOneKeys(of: change, slots: relationshipSlots, map: map, from: next, to: statement)
                     if !insert {
                         statement.bind(pk, at: index)
                         statement.bind(change.pointee.version, at: index + 1)
@@ -224,14 +228,15 @@ extension SQLiteStore {
         }
     }
 
-    /// Binds a change's to-one relationships from parameter `index` on (each key, and the destination's entity
-    /// number where the plan stores one; temporary IDs through `map`); returns the next parameter index.
+    /// Binds a change's to-one relationships of `slots` (a plan's `relationshipSlots`, or some of them) from
+    /// parameter `index` on (each key, and the destination's entity number where the plan stores one; temporary
+    /// IDs through `map`); returns the next parameter index.
     func bindToOneKeys(
-        of change: UnsafePointer<SaveRequest.Change>, plan: WritePlan, map: [ObjectID: ObjectID], from index: Int32,
+        of change: UnsafePointer<SaveRequest.Change>, slots: [(Int, Bool)], map: [ObjectID: ObjectID], from index: Int32,
         to statement: SQLiteStatement
     ) -> Int32 {
         var index = index
-        for (slot, withEntity) in plan.relationshipSlots {
+        for (slot, withEntity) in slots {
             var target: ObjectID?
             if case .toOne(let related) = change.pointee.relationships[slot] { target = related.map { map[$0] ?? $0 } }
             if let key = target?.primaryKey { statement.bind(key, at: index) } else { statement.bindNull(at: index) }

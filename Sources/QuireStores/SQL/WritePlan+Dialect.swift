@@ -14,15 +14,18 @@ extension WritePlan {
         var names: [String] = []
         var attributeSlots: [(Int, Bool)] = []
         var relationshipSlots: [(Int, Bool)] = []
+        var relationshipColumns: [[String]] = []
         for attribute in entity.allAttributes
         where mapping.attributeColumns[attribute.slot] >= 0 && !excluded.contains(ObjectIdentifier(attribute)) {
             names.append(table.columns[mapping.attributeColumns[attribute.slot]].name)
             attributeSlots.append((attribute.slot, attribute.allowsExternalBinaryDataStorage))
         }
         for relationship in entity.allRelationships where mapping.foreignKeyColumns[relationship.slot] >= 0 {
-            names.append(table.columns[mapping.foreignKeyColumns[relationship.slot]].name)
+            var columns = [table.columns[mapping.foreignKeyColumns[relationship.slot]].name]
             let entityColumn = mapping.foreignEntityColumns[relationship.slot]
-            if entityColumn >= 0 { names.append(table.columns[entityColumn].name) }
+            if entityColumn >= 0 { columns.append(table.columns[entityColumn].name) }
+            names += columns
+            relationshipColumns.append(columns.map(dialect.quote))
             relationshipSlots.append((relationship.slot, entityColumn >= 0))
         }
         let quoted = names.map(dialect.quote)
@@ -37,6 +40,9 @@ extension WritePlan {
             insertSQL: "INSERT INTO \(tableName) (\(columns)) VALUES (\(marks))",
             updateSQL: "UPDATE \(tableName) SET \(assignments) WHERE \(pk) = \(dialect.positional(names.count + 1)) "
                 + "AND \(opt) = \(dialect.positional(names.count + 2))",
-            attributeSlots: attributeSlots, relationshipSlots: relationshipSlots)
+            attributeSlots: attributeSlots, relationshipSlots: relationshipSlots,
+            updateParts: UpdateParts(
+                table: tableName, pk: pk, opt: opt, attributeColumns: Array(quoted.prefix(attributeSlots.count)),
+                relationshipColumns: relationshipColumns, dialect: dialect))
     }
 }

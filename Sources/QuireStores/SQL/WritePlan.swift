@@ -14,11 +14,31 @@ package final class WritePlan {
     package var insertStatement: AnyObject?
     package var updateStatement: AnyObject?
     package var batchInsertStatement: AnyObject?
+    /// The engine's UPDATEs of only some columns (``updateSQL(changedAttributes:changedRelationships:)``), by
+    /// the set of columns they write; typed and bounded by the engine that keeps them.
+    package var partialUpdates: [ChangedColumns: AnyObject] = [:]
+    /// What the partial UPDATEs are made of: the quoted table name and `Z_PK`, `Z_OPT`, each attribute slot's
+    /// quoted column (in `attributeSlots`' order), each to-one's one or two columns (in `relationshipSlots`'
+    /// order), and the dialect's parameters.
+    let updateParts: UpdateParts?
 
-    package init(insertSQL: String, updateSQL: String, attributeSlots: [(Int, Bool)], relationshipSlots: [(Int, Bool)]) {
+    struct UpdateParts {
+        let table: String
+        let pk: String
+        let opt: String
+        let attributeColumns: [String]
+        let relationshipColumns: [[String]]
+        let dialect: SQLDialect
+    }
+
+    init(
+        insertSQL: String, updateSQL: String, attributeSlots: [(Int, Bool)], relationshipSlots: [(Int, Bool)],
+        updateParts: UpdateParts? = nil
+    ) {
         self.insertSQL = insertSQL
         self.updateSQL = updateSQL
         self.attributeSlots = attributeSlots
         self.relationshipSlots = relationshipSlots
+        self.updateParts = updateParts
     }
 }
