@@ -14,11 +14,7 @@ extension PersistentStoreCoordinator {
         try locked {
             let targets = targetStores(fetch, affected)
             if targets.count == 1 { return try targets[0].backend.visitPackedRowsIfEvaluable(fetch, body) }
-            if let predicate = fetch.predicate,
-                !targets.allSatisfy({ $0.backend.canEvaluate(predicate, for: fetch.entity) })
-            {
-                return false
-            }
+            guard storesEvaluate(fetch, targets) else { return false }
             for store in targets { try store.backend.visitRows(fetch) { row in try body(PackedRowSnapshot(row)) } }
             return true
         }
