@@ -8,20 +8,72 @@ private enum ConstraintValue: Hashable {
     case object(ObjectID)
 }
 
-/// Identifies the objects of a save that share one constraint's values: the declaring entity, the constraint's
-/// position among its constraints, and the values.
+/// The values of one constraint on one object: one value kept inline (the usual constraint names one
+/// attribute, and a save checks every changed object, so no array is made for it), or several.
+private enum ConstraintValues: Hashable {
+    case one(ConstraintValue)
+    case several([ConstraintValue])
+
+    init(_ values: [ConstraintValue]) {
+        self = values.count == 1 ? .one(values[0]) : .several(values)
+    }
+
+    /// The values in the constraint's order.
+    var list: [ConstraintValue] {
+        switch self {
+        case .one(let value): return [value]
+        case .several(let values): return values
+        }
+    }
+
+    /// Whether every value is an attribute's (the constraint's groups can be looked up together).
+    var attributesOnly: Bool {
+        switch self {
+        case .one(.attribute): return true
+        case .one(.object): return false
+        case .several(let values): return values.allSatisfy { if case .attribute = $0 { return true } else { return false } }
+        }
+    }
+}
+
+/// Identifies the objects of a save that share one constraint's values: the constraint (a number for its declaring
+/// entity and its position among that entity's constraints, see ``ConstraintCheck``) and the values.
 private struct GroupKey: Hashable {
-    let owner: ObjectIdentifier
     let constraint: Int
-    let values: [ConstraintValue]
+    let values: ConstraintValues
+}
+
+/// How a property a constraint names is read on objects of one entity.
+private enum ConstraintProperty {
+    case attribute(slot: Int)
+    case toOne(slot: Int)
+    /// Neither an attribute nor a to-one relationship: the object has no values for the constraint.
+    case none
+}
+
+/// One uniqueness constraint as a save checks it on the objects of one entity (its own or a superentity's).
+private struct EntityConstraint {
+    /// The number of the constraint (its declaring entity and position), shared by every entity that inherits it.
+    let number: Int
+    let owner: EntityDescription
+    let names: [String]
+    /// The named properties, resolved on the objects' entity.
+    let properties: [ConstraintProperty]
 }
 
 /// The objects of a save that share one constraint's values.
 private struct ConstraintGroup {
     let owner: EntityDescription
+    let number: Int
     let constraint: [String]
-    let values: [ConstraintValue]
-    var members: [ManagedObject]
+    let values: ConstraintValues
+    let properties: [ConstraintProperty]
+    /// The first object with the values, and the others (no array is made for a group of one).
+    let first: ManagedObject
+    var others: [ManagedObject] = []
+
+    var memberCount: Int { 1 + others.count }
+    var members: [ManagedObject] { [first] + others }
 }
 
 /// A conflict found before a save, with the objects it involves (what ``ConstraintConflict`` names by ID).
@@ -31,6 +83,57 @@ private struct FoundConstraintConflict {
     let databaseObject: ManagedObject?
     /// The save's objects that hold the values, the database object left out.
     let conflicting: [ManagedObject]
+}
+
+/// What a save's uniqueness check knows of the entities it met: per entity, the constraints its objects are
+/// checked against (its own and its superentities'), resolved once per save rather than once per object.
+private struct ConstraintCheck {
+    /// The constraints of each entity met, by the entity's identity.
+    private var byEntity: [ObjectIdentifier: [EntityConstraint]] = [:]
+    /// The number given to each constraint, by declaring entity and position.
+    private var numbers: [ConstraintKey: Int] = [:]
+    /// The last entity asked for and its constraints (a save holds runs of objects of one entity).
+    private var last: (entity: ObjectIdentifier, constraints: [EntityConstraint])?
+
+    private struct ConstraintKey: Hashable {
+        let owner: ObjectIdentifier
+        let position: Int
+    }
+
+    /// The constraints objects of `entity` are checked against.
+    mutating func constraints(of object: ManagedObject) -> [EntityConstraint] {
+        let id = object.withEntity { ObjectIdentifier($0) }
+        if let last, last.entity == id { return last.constraints }
+        let constraints: [EntityConstraint]
+        if let known = byEntity[id] {
+            constraints = known
+        } else {
+            let entity = object.entity
+            var made: [EntityConstraint] = []
+            var current: EntityDescription? = entity
+            while let owner = current {
+                for (position, names) in owner.uniquenessConstraints.enumerated() where !names.isEmpty {
+                    let key = ConstraintKey(owner: ObjectIdentifier(owner), position: position)
+                    let number = numbers[key] ?? numbers.count
+                    numbers[key] = number
+                    let properties = names.map { name -> ConstraintProperty in
+                        switch entity.property(named: name) {
+                        case let attribute as AttributeDescription: return .attribute(slot: attribute.slot)
+                        case let relationship as RelationshipDescription where !relationship.isToMany:
+                            return .toOne(slot: relationship.slot)
+                        default: return .none
+                        }
+                    }
+                    made.append(EntityConstraint(number: number, owner: owner, names: names, properties: properties))
+                }
+                current = owner.superentity
+            }
+            byEntity[id] = made
+            constraints = made
+        }
+        last = (id, constraints)
+        return constraints
+    }
 }
 
 extension ManagedObjectContext {
@@ -81,29 +184,32 @@ extension ManagedObjectContext {
 
     /// The conflicts among `changed` and with the stored records.
     private func findConstraintConflicts(_ changed: [ManagedObject]) throws -> [FoundConstraintConflict] {
+        var check = ConstraintCheck()
         var groups: [ConstraintGroup] = []
         var indexByKey: [GroupKey: Int] = [:]
+        groups.reserveCapacity(changed.count)
+        indexByKey.reserveCapacity(changed.count)
         for object in changed where !object.deletedFlag && (object.insertedFlag || object.updatedFlag) {
-            var entity: EntityDescription? = object.entity
-            while let owner = entity {
-                for (position, constraint) in owner.uniquenessConstraints.enumerated() where !constraint.isEmpty {
-                    guard let values = constraintValues(of: object, constraint) else { continue }
-                    let key = GroupKey(owner: ObjectIdentifier(owner), constraint: position, values: values)
-                    if let index = indexByKey[key] {
-                        groups[index].members.append(object)
-                    } else {
-                        indexByKey[key] = groups.count
-                        groups.append(ConstraintGroup(owner: owner, constraint: constraint, values: values, members: [object]))
-                    }
+            for constraint in check.constraints(of: object) {
+                guard let values = constraintValues(of: object, constraint.properties) else { continue }
+                let key = GroupKey(constraint: constraint.number, values: values)
+                if let index = indexByKey[key] {
+                    groups[index].others.append(object)
+                } else {
+                    indexByKey[key] = groups.count
+                    groups.append(ConstraintGroup(
+                        owner: constraint.owner, number: constraint.number, constraint: constraint.names, values: values,
+                        properties: constraint.properties, first: object))
                 }
-                entity = owner.superentity
             }
         }
-        let stored = try storedObjectIDs(for: groups, checking: groups.indices.filter { needsStoreCheck(groups[$0]) })
+        let stored = try storedObjectIDs(
+            for: groups, checking: groups.indices.filter { needsStoreCheck(groups[$0]) }, indexByKey: indexByKey)
         var found: [FoundConstraintConflict] = []
-        for (index, group) in groups.enumerated() {
+        for index in groups.indices {
             var databaseObject: ManagedObject?
             if let ids = stored[index] {
+                let group = groups[index]
                 for id in ids {
                     if let registered = registry[id], registered.managedObjectContext === self {
                         if registered.deletedFlag { continue }
@@ -115,11 +221,16 @@ extension ManagedObjectContext {
                     break
                 }
             }
-            let conflicting = group.members.filter { $0 !== databaseObject }
-            if databaseObject != nil && !conflicting.isEmpty {
-                found.append(FoundConstraintConflict(group: group, databaseObject: databaseObject, conflicting: conflicting))
-            } else if databaseObject == nil && conflicting.count > 1 {
-                found.append(FoundConstraintConflict(group: group, databaseObject: nil, conflicting: conflicting))
+            guard let databaseObject else {
+                // Only saved objects hold the values: a conflict when several do.
+                if groups[index].memberCount > 1 {
+                    found.append(FoundConstraintConflict(group: groups[index], databaseObject: nil, conflicting: groups[index].members))
+                }
+                continue
+            }
+            let conflicting = groups[index].members.filter { $0 !== databaseObject }
+            if !conflicting.isEmpty {
+                found.append(FoundConstraintConflict(group: groups[index], databaseObject: databaseObject, conflicting: conflicting))
             }
         }
         return found
@@ -128,67 +239,83 @@ extension ManagedObjectContext {
     /// Whether a group can meet a stored record: unless it is one updated object whose constraint values are those
     /// it was read with (the store's index held them already).
     private func needsStoreCheck(_ group: ConstraintGroup) -> Bool {
-        guard group.members.count == 1, let object = group.members.first, !object.insertedFlag else { return true }
+        guard group.others.isEmpty, !group.first.insertedFlag else { return true }
+        let object = group.first
         guard let committed = object.committedAttributes else {
             return object.committedRelationships != nil
         }
-        for name in group.constraint {
-            guard let attribute = object.entity.property(named: name) as? AttributeDescription else { return true }
-            if committed[attribute.slot] != object.attributeStorage[attribute.slot] { return true }
+        for property in group.properties {
+            guard case .attribute(let slot) = property else { return true }
+            if committed[slot] != object.attributeStorage[slot] { return true }
         }
         return false
     }
 
     /// The values of a constraint on an object; nil when one is nil (or names no attribute or to-one relationship).
-    private func constraintValues(of object: ManagedObject, _ constraint: [String]) -> [ConstraintValue]? {
+    private func constraintValues(of object: ManagedObject, _ properties: [ConstraintProperty]) -> ConstraintValues? {
+        if properties.count == 1 { return constraintValue(of: object, properties[0]).map { .one($0) } }
         var values: [ConstraintValue] = []
-        for name in constraint {
-            switch object.entity.property(named: name) {
-            case let attribute as AttributeDescription:
-                let value = object.attributeStorage[attribute.slot]
-                guard !value.isNull else { return nil }
-                values.append(.attribute(value))
-            case let relationship as RelationshipDescription where !relationship.isToMany:
-                guard relationship.slot < object.relationshipStorage.count,
-                    case .toOne(let id?) = object.relationshipStorage[relationship.slot]
-                else { return nil }
-                values.append(.object(id))
-            default:
-                return nil
-            }
+        values.reserveCapacity(properties.count)
+        for property in properties {
+            guard let value = constraintValue(of: object, property) else { return nil }
+            values.append(value)
         }
-        return values
+        return ConstraintValues(values)
     }
 
-    /// Per group to check (by index), the IDs of the stored records with its values. Groups of a constraint over
-    /// attributes only are looked up together, up to 200 value tuples per fetch; the others one by one.
-    private func storedObjectIDs(for groups: [ConstraintGroup], checking indices: [Int]) throws -> [Int: [ObjectID]] {
-        var result: [Int: [ObjectID]] = [:]
+    /// The value of one property of a constraint on an object; nil when it is nil (or the property is neither an
+    /// attribute nor a to-one relationship).
+    private func constraintValue(of object: ManagedObject, _ property: ConstraintProperty) -> ConstraintValue? {
+        switch property {
+        case .attribute(let slot):
+            let value = object.attributeStorage[slot]
+            return value.isNull ? nil : .attribute(value)
+        case .toOne(let slot):
+            guard slot < object.relationshipStorage.count, case .toOne(let id?) = object.relationshipStorage[slot] else { return nil }
+            return .object(id)
+        case .none:
+            return nil
+        }
+    }
+
+    /// Per group (by index), the IDs of the stored records with its values: nil for the groups not to check. Groups
+    /// of a constraint over attributes only are looked up together, up to 200 value tuples per fetch; the others
+    /// one by one. A fetched record is matched to its group through `indexByKey` (every group's key), kept to the
+    /// groups of the fetch that found it.
+    private func storedObjectIDs(
+        for groups: [ConstraintGroup], checking indices: [Int], indexByKey: [GroupKey: Int]
+    ) throws -> [[ObjectID]?] {
+        var result = [[ObjectID]?](repeating: nil, count: groups.count)
+        guard !indices.isEmpty else { return result }
+        // The groups to look up together, by constraint number.
         var batches: [[Int]] = []
-        var batchByConstraint: [String: Int] = [:]
+        var batchByConstraint: [Int: Int] = [:]
         for index in indices {
-            let group = groups[index]
             result[index] = []
-            guard group.values.allSatisfy({ if case .attribute = $0 { return true } else { return false } }) else {
-                result[index] = try storedObjectIDs(matching: group)
+            // The group read in place: a copy retains and releases each of its arrays.
+            guard groups[index].values.attributesOnly else {
+                result[index] = try storedObjectIDs(matching: groups[index])
                 continue
             }
-            let key = "\(ObjectIdentifier(group.owner).hashValue)\u{0}" + group.constraint.joined(separator: "\u{0}")
-            if let batch = batchByConstraint[key] {
+            let number = groups[index].number
+            if let batch = batchByConstraint[number] {
                 batches[batch].append(index)
             } else {
-                batchByConstraint[key] = batches.count
+                batchByConstraint[number] = batches.count
                 batches.append([index])
             }
         }
+        // The fetch each group is looked up in, so that a record is given only to a group its fetch asked about.
+        var fetchOf = [Int](repeating: -1, count: groups.count)
+        var fetchNumber = 0
         for batch in batches {
             for start in stride(from: 0, to: batch.count, by: 200) {
                 let chunk = batch[start..<min(start + 200, batch.count)]
                 guard let first = chunk.first.map({ groups[$0] }) else { continue }
-                var indexByValues: [[ConstraintValue]: Int] = [:]
-                for index in chunk { indexByValues[groups[index].values] = index }
+                fetchNumber += 1
+                for index in chunk { fetchOf[index] = fetchNumber }
                 let request = FetchRequest<ManagedObject>(entityName: first.owner.name)
-                request.predicate = Self.storedRecordsPredicate(chunk.map { groups[$0] })
+                request.predicate = Self.storedRecordsPredicate(groups, chunk)
                 request.includesPendingChanges = false
                 request.returnsObjectsAsFaults = false
                 for object in try fetch(request) {
@@ -202,7 +329,11 @@ extension ManagedObjectContext {
                         else { break }
                         values.append(.attribute(storedValues[attribute.slot]))
                     }
-                    if let index = indexByValues[values] { result[index, default: []].append(object.objectID) }
+                    guard values.count == first.constraint.count,
+                        let index = indexByKey[GroupKey(constraint: first.number, values: ConstraintValues(values))],
+                        fetchOf[index] == fetchNumber
+                    else { continue }
+                    result[index]?.append(object.objectID)
                 }
             }
         }
@@ -213,11 +344,12 @@ extension ManagedObjectContext {
     /// attributes only): `key IN {…}` for a one-attribute constraint's strings and integers (one comparison, however
     /// many values: the form an import of many records checks its keys in), `key == value` or-ed for the others, and
     /// for constraints over several attributes the and-ed comparisons of each tuple, or-ed.
-    private static func storedRecordsPredicate(_ groups: [ConstraintGroup]) -> QueryPredicate {
+    private static func storedRecordsPredicate(_ groups: [ConstraintGroup], _ chunk: ArraySlice<Int>) -> QueryPredicate {
         var listed: [QueryExpression] = []
         var compared: [QueryPredicate] = []
-        for group in groups {
-            if group.constraint.count == 1, case .attribute(let value) = group.values[0] {
+        listed.reserveCapacity(chunk.count)
+        for index in chunk {
+            if groups[index].constraint.count == 1, case .one(.attribute(let value)) = groups[index].values {
                 switch value {
                 case .string, .integer:
                     listed.append(.constant(value))
@@ -226,13 +358,13 @@ extension ManagedObjectContext {
                     break
                 }
             }
-            compared.append(.conjunction(zip(group.constraint, group.values).map { name, value in
+            compared.append(.conjunction(zip(groups[index].constraint, groups[index].values.list).map { name, value in
                 guard case .attribute(let value) = value else { return .false }
                 return .comparison(QueryComparison(.keyPath(name), .equalTo, .constant(value)))
             }))
         }
-        if let first = groups.first, !listed.isEmpty {
-            compared.append(.comparison(QueryComparison(.keyPath(first.constraint[0]), .in, .array(listed))))
+        if let first = chunk.first, !listed.isEmpty {
+            compared.append(.comparison(QueryComparison(.keyPath(groups[first].constraint[0]), .in, .array(listed))))
         }
         return .disjunction(compared)
     }
@@ -240,7 +372,7 @@ extension ManagedObjectContext {
     /// The IDs of the stored records of the constraint's entity (and its sub-entities) with the group's values.
     private func storedObjectIDs(matching group: ConstraintGroup) throws -> [ObjectID] {
         var comparisons: [QueryPredicate] = []
-        for (name, value) in zip(group.constraint, group.values) {
+        for (name, value) in zip(group.constraint, group.values.list) {
             switch value {
             case .attribute(let value):
                 comparisons.append(.comparison(QueryComparison(.keyPath(name), .equalTo, .constant(value))))
@@ -414,7 +546,7 @@ extension ManagedObjectContext {
         var result = ConstraintConflict(
             entityName: conflict.group.owner.name, constraint: conflict.group.constraint,
             constraintValues: Dictionary(
-                zip(conflict.group.constraint, conflict.group.values).map { name, value in
+                zip(conflict.group.constraint, conflict.group.values.list).map { name, value in
                     switch value {
                     case .attribute(let value): return (name, value)
                     case .object(let id): return (name, AttributeValue.uri(id.uriRepresentation()))
