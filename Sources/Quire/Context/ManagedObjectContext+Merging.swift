@@ -308,6 +308,24 @@ extension ManagedObject {
             }
             committedRelationships?[slot] = store
         }
+        // An object that kept to-ones of its own which the row no longer has (`.overwrite`, with no relationship
+        // changed before) records the row's as its committed relationships, as it records the row's attributes:
+        // a change without committed relationships has every to-one as the row at its version holds it, so its
+        // UPDATE writes none of them.
+        if committedRelationships == nil, rule != .discard,
+            entity.allRelationships.contains(where: { relationship in
+                let slot = relationship.slot
+                return !relationship.isToMany && !relationship.isTransient && slot < relationships.count
+                    && slot < row.relationships.count && relationships[slot] != row.relationships[slot]
+            })
+        {
+            var recorded = relationships
+            for relationship in entity.allRelationships where !relationship.isToMany && !relationship.isTransient {
+                let slot = relationship.slot
+                if slot < recorded.count, slot < row.relationships.count { recorded[slot] = row.relationships[slot] }
+            }
+            committedRelationships = recorded
+        }
         attributeStorage = merged
         relationshipStorage = relationships
         if deferred != deferredMembers { deferredMembers = deferred }

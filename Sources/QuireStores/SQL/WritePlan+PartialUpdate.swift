@@ -41,10 +41,11 @@ extension WritePlan {
     /// writes only the attributes whose values differ from the committed ones the change carries (the values the
     /// object was read or last saved with, at the version its `Z_OPT` check expects, so the row still holds them
     /// when the check passes) and the to-ones that differ from its committed relationships. Without committed
-    /// relationships every to-one is written: a context records them before it changes a relationship of a saved
-    /// object, but an object moved onto a newer row keeping its own values (`MergePolicy.overwrite`) may hold a
-    /// to-one the row no longer has, with none recorded. Without committed attributes (a change not made by a
-    /// context) the whole row is written, as it is when every column changed.
+    /// relationships no to-one is written: a context records them before it changes a relationship of a saved
+    /// object, and an object moved onto a newer row keeping to-ones the row no longer has (`MergePolicy.overwrite`)
+    /// records the row's, so a change without them has its to-ones as the row holds them at its version. Without
+    /// committed attributes (a change not made by a context) the whole row is written, as it is when every column
+    /// changed.
     package func changedColumns(of change: UnsafePointer<SaveRequest.Change>) -> ChangedColumns? {
         guard updateParts != nil, let committed = change.pointee.committedAttributes,
               committed.count == change.pointee.attributes.count else { return nil }
@@ -61,7 +62,7 @@ extension WritePlan {
         let first = attributeSlots.count
         change.pointee.relationships.withUnsafeBufferPointer { relationships in
             for (index, (slot, _)) in relationshipSlots.enumerated()
-            where committedRelationships.map({ relationships[slot] != $0[slot] }) ?? true {
+            where committedRelationships.map({ relationships[slot] != $0[slot] }) ?? false {
                 columns.insert(first + index)
             }
         }

@@ -86,11 +86,11 @@ import Quire
         let record = try fetchRecord(context)
         let before = try row(url)
 
-        // The to-one was never changed, so the change carries no committed relationships: its key is written
-        // (an object merged onto a newer row may hold a to-one the row has not), the remote ID and note are not.
+        // The to-one was never changed, so the change carries no committed relationships and its key is not
+        // written, nor are the remote ID and note.
         record.setValue(Int64(2), forKey: "value")
         try context.save()
-        #expect(try written(url) == ["ZREGION", "ZVALUE", "Z_OPT"])
+        #expect(try written(url) == ["ZVALUE", "Z_OPT"])
         var now = try row(url)
         #expect(now.value == 2 && now.version == before.version + 1)
         #expect(now.remoteID == "r-1" && now.note == "ours" && now.region == before.region)
@@ -177,8 +177,58 @@ import Quire
         record.setValue("from the child", forKey: "note")
         try child.save()
         try parent.save()
-        #expect(try written(url) == ["ZNOTE", "ZREGION", "Z_OPT"])
+        #expect(try written(url) == ["ZNOTE", "Z_OPT"])
         #expect(try row(url).note == "from the child")
+    }
+
+    /// Another connection moves the record to "south" (advancing `Z_OPT`); this context, which read it in
+    /// "north" and changes only its value, saves under `.overwrite`: its whole version wins, the region it read
+    /// included, so the retried UPDATE writes the to-one the row no longer has (the object recorded the row's
+    /// to-ones as committed when it moved onto the newer row).
+    @Test func anOverwriteWritesTheToOneTheNewerRowChanged() throws {
+        let url = try makeStore()
+        let (_, context) = try Fixtures.stack(Self.model(), at: url)
+        context.mergePolicy = .overwrite
+        let record = try fetchRecord(context)
+        let north = try fetchRegion("north", context)
+        let before = try row(url)
+        try RawSQLite(url, readOnly: false).execute(
+            "UPDATE ZRECORD SET ZREGION = (SELECT Z_PK FROM ZREGION WHERE ZNAME = 'south'), Z_OPT = Z_OPT + 1")
+        _ = try written(url)
+
+        record.setValue(Int64(9), forKey: "value")
+        try context.save()
+        #expect(try written(url) == ["ZREGION", "ZVALUE", "Z_OPT"])
+        let now = try row(url)
+        #expect(now.value == 9 && now.region == before.region && now.version == before.version + 2)
+        #expect(record.value(forKey: "region") as? ManagedObject === north)
+
+        // Saved, the object's to-ones are the row's again: the next update writes only its value.
+        record.setValue(Int64(10), forKey: "value")
+        try context.save()
+        #expect(try written(url) == ["ZVALUE", "Z_OPT"])
+        #expect(try row(url).region == before.region)
+    }
+
+    /// Under `.mergeByPropertyObjectTrump` the to-one the object never changed takes the newer row's value, and the
+    /// retried UPDATE leaves it as the row has it.
+    @Test func anObjectTrumpMergeKeepsTheToOneTheNewerRowChanged() throws {
+        let url = try makeStore()
+        let (_, context) = try Fixtures.stack(Self.model(), at: url)
+        context.mergePolicy = .mergeByPropertyObjectTrump
+        let record = try fetchRecord(context)
+        let south = try fetchRegion("south", context)
+        try RawSQLite(url, readOnly: false).execute(
+            "UPDATE ZRECORD SET ZREGION = (SELECT Z_PK FROM ZREGION WHERE ZNAME = 'south'), Z_OPT = Z_OPT + 1")
+        let moved = try row(url)
+        _ = try written(url)
+
+        record.setValue(Int64(9), forKey: "value")
+        try context.save()
+        #expect(try written(url) == ["ZVALUE", "Z_OPT"])
+        let now = try row(url)
+        #expect(now.value == 9 && now.region == moved.region && now.version == moved.version + 1)
+        #expect(record.value(forKey: "region") as? ManagedObject === south)
     }
 
     /// An entity with six attributes has 62 sets of some but not all of them changed, more than a store keeps
