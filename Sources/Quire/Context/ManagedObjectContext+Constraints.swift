@@ -100,7 +100,7 @@ private struct ConstraintCheck {
         let position: Int
     }
 
-    /// The constraints objects of `entity` are checked against.
+    /// The constraints `object` is checked against (those of its entity and its superentities).
     mutating func constraints(of object: ManagedObject) -> [EntityConstraint] {
         let id = object.withEntity { ObjectIdentifier($0) }
         if let last, last.entity == id { return last.constraints }
