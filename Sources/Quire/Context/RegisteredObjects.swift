@@ -25,20 +25,23 @@ public struct RegisteredObjects: Sequence {
         self.others = others
     }
 
-    /// Walks the objects, table by table in key order, then the others; the last table (the registry's objects
-    /// with temporary IDs: those inserted since the last save) newest first.
+    /// Walks the objects, table by table (the entities with the fewest objects first), each in key order, then
+    /// the others; the last table (the registry's objects with temporary IDs: those inserted since the last save)
+    /// newest first.
     public struct Iterator: IteratorProtocol {
-        private let tables: [ObjectRegistry.DenseTable]
-        private let others: [ManagedObject]
+        // The walk's state is `@usableFromInline` for ``next()``, which is inlined into the loops that walk.
+        @usableFromInline let tables: [ObjectRegistry.DenseTable]
+        @usableFromInline let others: [ManagedObject]
         /// The table being walked, unretained: `tables` holds it (and every other table) strongly for as long as
         /// the iterator lives, so a step needs no retain and release of its own.
-        private var current: Unmanaged<ObjectRegistry.DenseTable>?
-        private var tableIndex = 0
-        private var wordIndex = 0
-        private var bits: UInt64 = 0
-        private var otherIndex = 0
+        @usableFromInline var current: Unmanaged<ObjectRegistry.DenseTable>?
+        @usableFromInline var tableIndex = 0
+        @usableFromInline var wordIndex = 0
+        /// The occupied slots of the word `wordIndex` not visited yet.
+        @usableFromInline var bits: UInt64 = 0
+        @usableFromInline var otherIndex = 0
         /// Whether the table being walked is walked from its last key down.
-        private var newestFirst = false
+        @usableFromInline var newestFirst = false
 
         init(tables: [ObjectRegistry.DenseTable], others: [ManagedObject]) {
             self.tables = tables
@@ -55,7 +58,30 @@ public struct RegisteredObjects: Sequence {
         }
 
         /// The next object that is changed or held outside the context.
+        ///
+        /// Inlined into the caller's loop: the step to the next slot of the word being walked, when it holds a
+        /// changed object (most objects an import's lookups meet are the page's inserted ones), costs a few loads
+        /// and no call; everything else (an unchanged object's uniqueness check, the next word, the next table,
+        /// the objects outside the tables) is ``visitUnchanged(_:at:)`` and ``advance()``.
+        @inlinable
         public mutating func next() -> ManagedObject? {
+            if bits != 0, let table = current {
+                let bit = newestFirst ? 63 &- bits.leadingZeroBitCount : bits.trailingZeroBitCount
+                bits &= ~(1 &<< UInt64(bit))
+                let index = wordIndex &* 64 &+ bit
+                // Safe: `tables` holds the table strongly (see `current`), and nothing here releases it.
+                if let changed = table._withUnsafeGuaranteedRef({ Self.changedObject(in: $0, at: index) }) {
+                    return changed.takeUnretainedValue()
+                }
+                if let object = table._withUnsafeGuaranteedRef({ Self.visitUnchanged($0, at: index) }) { return object }
+            }
+            return advance()
+        }
+
+        /// The rest of ``next()``: from where the walk stands, slot by slot, word by word, table by table, then
+        /// the objects outside the tables.
+        @usableFromInline
+        mutating func advance() -> ManagedObject? {
             while let table = current {
                 // Safe: `tables` holds the table strongly (see `current`), and nothing the walk does releases it.
                 if let object = table._withUnsafeGuaranteedRef({ newestFirst ? nextObjectDown(in: $0) : nextObject(in: $0) }) {
@@ -96,8 +122,7 @@ public struct RegisteredObjects: Sequence {
         ///
         /// Empty words sixteen, then four, at a time: a table keeps a slot for every key up to its largest, and the
         /// objects of an import's earlier pages are let go, so the empty words grow with the store (an import's
-        /// page walks them once for every record it looks up). Not inlined: asked once a word of 64 slots, it keeps
-        /// the step from one object to the next small enough to stay inlined in ``next()``.
+        /// page walks them once for every record it looks up). Not inlined: asked once a word of 64 slots.
         @inline(never)
         private static func occupiedWord(in table: ObjectRegistry.DenseTable, after index: Int) -> Int {
             let words = table.occupied
@@ -142,15 +167,36 @@ public struct RegisteredObjects: Sequence {
         /// empty slot or one only the registry holds (let go here).
         @inline(__always)
         private func visit(_ table: ObjectRegistry.DenseTable, at index: Int) -> ManagedObject? {
+            if let changed = Self.changedObject(in: table, at: index) { return changed.takeUnretainedValue() }
+            return Self.visitUnchanged(table, at: index)
+        }
+
+        /// The object in the table's slot `index`, unretained, when it has changes: a changed object is always
+        /// walked, told from its flags with no retain and no uniqueness check. Nil for an empty slot, or an object
+        /// without changes (``visitUnchanged(_:at:)`` tells those).
+        @inlinable @inline(__always)
+        static func changedObject(in table: ObjectRegistry.DenseTable, at index: Int) -> Unmanaged<ManagedObject>? {
+            guard index < table.capacity else { return nil }
+            // Safe: an optional class reference and an optional `Unmanaged` of it have the same layout (one
+            // pointer, nil as zero), the slot stays bound to its own type, and the load neither retains nor
+            // releases; the table holds the object for as long as the caller uses it unretained.
+            guard let peeked = UnsafeRawPointer(table.slots + index).load(as: Unmanaged<ManagedObject>?.self) else {
+                return nil
+            }
+            return peeked._withUnsafeGuaranteedRef { $0.hasChanges } ? peeked : nil
+        }
+
+        /// The object in the table's slot `index` when it has no changes and is held outside the context; nil for
+        /// an empty slot, a changed object (``changedObject(in:at:)`` tells those), or one only the registry holds
+        /// (let go here).
+        @usableFromInline
+        static func visitUnchanged(_ table: ObjectRegistry.DenseTable, at index: Int) -> ManagedObject? {
             guard index < table.capacity else { return nil }
             let slot = table.slots + index
-            // A changed object is always walked: told first, from its flags, with no retain and no uniqueness
-            // check (most objects an import's lookups meet are the page's inserted ones). Safe: an optional
-            // class reference and an optional `Unmanaged` of it have the same layout (one pointer, nil as
-            // zero), the slot stays bound to its own type, and the load neither retains nor releases.
-            let peeked = UnsafeRawPointer(slot).load(as: Unmanaged<ManagedObject>?.self)
-            guard let peeked else { return nil }
-            if peeked._withUnsafeGuaranteedRef({ $0.hasChanges }) { return peeked.takeUnretainedValue() }
+            // Safe: as in `changedObject(in:at:)`.
+            guard let peeked = UnsafeRawPointer(slot).load(as: Unmanaged<ManagedObject>?.self),
+                !peeked._withUnsafeGuaranteedRef({ $0.hasChanges })
+            else { return nil }
             // An object only the registry holds, with no changes, is one Core Data's weak registry would have
             // let go already: skipped, and let go here, so that the walks after this one (an import looks
             // records up among the registered objects once per record) do not meet it again. One a fetch
