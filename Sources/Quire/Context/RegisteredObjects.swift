@@ -59,21 +59,20 @@ public struct RegisteredObjects: Sequence {
 
         /// The next object that is changed or held outside the context.
         ///
-        /// Inlined into the caller's loop: the step to the next slot of the word being walked, when it holds a
-        /// changed object (most objects an import's lookups meet are the page's inserted ones), costs a few loads
-        /// and no call; everything else (an unchanged object's uniqueness check, the next word, the next table,
-        /// the objects outside the tables) is ``visitUnchanged(_:at:)`` and ``advance()``.
+        /// Inlined into the caller's loop: the step to the next slot of the word being walked (most objects a
+        /// lookup among the registered objects meets: an import's inserted objects, the records a page fetched)
+        /// costs a few loads and, for an unchanged object, the uniqueness check; the rest (the next word, the next
+        /// table, the objects outside the tables, letting an object go) is out of line in ``advance()``.
         @inlinable
         public mutating func next() -> ManagedObject? {
-            if bits != 0, let table = current {
+            while bits != 0, let table = current {
                 let bit = newestFirst ? 63 &- bits.leadingZeroBitCount : bits.trailingZeroBitCount
                 bits &= ~(1 &<< UInt64(bit))
                 let index = wordIndex &* 64 &+ bit
                 // Safe: `tables` holds the table strongly (see `current`), and nothing here releases it.
-                if let changed = table._withUnsafeGuaranteedRef({ Self.changedObject(in: $0, at: index) }) {
-                    return changed.takeUnretainedValue()
+                if let object = table._withUnsafeGuaranteedRef({ Self.walkedObject(in: $0, at: index) }) {
+                    return object.takeUnretainedValue()
                 }
-                if let object = table._withUnsafeGuaranteedRef({ Self.visitUnchanged($0, at: index) }) { return object }
             }
             return advance()
         }
@@ -167,51 +166,42 @@ public struct RegisteredObjects: Sequence {
         /// empty slot or one only the registry holds (let go here).
         @inline(__always)
         private func visit(_ table: ObjectRegistry.DenseTable, at index: Int) -> ManagedObject? {
-            if let changed = Self.changedObject(in: table, at: index) { return changed.takeUnretainedValue() }
-            return Self.visitUnchanged(table, at: index)
+            Self.walkedObject(in: table, at: index)?.takeUnretainedValue()
         }
 
-        /// The object in the table's slot `index`, unretained, when it has changes: a changed object is always
-        /// walked, told from its flags with no retain and no uniqueness check. Nil for an empty slot, or an object
-        /// without changes (``visitUnchanged(_:at:)`` tells those).
+        /// The object in the table's slot `index`, unretained (the table holds it), when the walk visits it: it
+        /// is changed (told from its flags, with no retain and no uniqueness check), or held outside the context.
+        /// Nil for an empty slot, and for an object only the registry holds, which ``letGo(_:at:)`` releases.
         @inlinable @inline(__always)
-        static func changedObject(in table: ObjectRegistry.DenseTable, at index: Int) -> Unmanaged<ManagedObject>? {
-            guard index < table.capacity else { return nil }
-            // Safe: an optional class reference and an optional `Unmanaged` of it have the same layout (one
-            // pointer, nil as zero), the slot stays bound to its own type, and the load neither retains nor
-            // releases; the table holds the object for as long as the caller uses it unretained.
-            guard let peeked = UnsafeRawPointer(table.slots + index).load(as: Unmanaged<ManagedObject>?.self) else {
-                return nil
-            }
-            return peeked._withUnsafeGuaranteedRef { $0.hasChanges } ? peeked : nil
-        }
-
-        /// The object in the table's slot `index` when it has no changes and is held outside the context; nil for
-        /// an empty slot, a changed object (``changedObject(in:at:)`` tells those), or one only the registry holds
-        /// (let go here).
-        @usableFromInline
-        static func visitUnchanged(_ table: ObjectRegistry.DenseTable, at index: Int) -> ManagedObject? {
+        static func walkedObject(in table: ObjectRegistry.DenseTable, at index: Int) -> Unmanaged<ManagedObject>? {
             guard index < table.capacity else { return nil }
             let slot = table.slots + index
-            // Safe: as in `changedObject(in:at:)`.
-            guard let peeked = UnsafeRawPointer(slot).load(as: Unmanaged<ManagedObject>?.self),
-                !peeked._withUnsafeGuaranteedRef({ $0.hasChanges })
-            else { return nil }
-            // An object only the registry holds, with no changes, is one Core Data's weak registry would have
-            // let go already: skipped, and let go here, so that the walks after this one (an import looks
-            // records up among the registered objects once per record) do not meet it again. One a fetch
-            // returned since the last prune keeps its second chance, as with a prune: it goes at the next walk.
-            if isKnownUniquelyReferenced(&slot.pointee) {
-                // Safe: the slot holds the object until `dropUnreferenced` releases it, after the last use.
-                let secondChance = peeked._withUnsafeGuaranteedRef { object in
+            // Safe: an optional class reference and an optional `Unmanaged` of it have the same layout (one
+            // pointer, nil as zero), the slot stays bound to its own type, and the load neither retains nor
+            // releases.
+            guard let peeked = UnsafeRawPointer(slot).load(as: Unmanaged<ManagedObject>?.self) else { return nil }
+            if peeked._withUnsafeGuaranteedRef({ $0.hasChanges }) || !isKnownUniquelyReferenced(&slot.pointee) {
+                return peeked
+            }
+            letGo(table, at: index)
+            return nil
+        }
+
+        /// Lets go of the unchanged object in the table's slot `index` that only the registry holds: one Core
+        /// Data's weak registry would have let go already. Skipped by the walk, and released here, so that the walks
+        /// after this one (an import looks records up among the registered objects once per record) do not meet it
+        /// again; one a fetch returned since the last prune keeps its second chance, as with a prune: it goes at
+        /// the next walk.
+        @usableFromInline
+        static func letGo(_ table: ObjectRegistry.DenseTable, at index: Int) {
+            // Safe: the slot holds the object until `dropUnreferenced` releases it, after the last use.
+            let secondChance = UnsafeRawPointer(table.slots + index).load(as: Unmanaged<ManagedObject>.self)
+                ._withUnsafeGuaranteedRef { object in
                     guard object.recentlyFetched else { return false }
                     object.recentlyFetched = false
                     return true
                 }
-                if !secondChance { table.dropUnreferenced(at: index) }
-                return nil
-            }
-            return peeked.takeUnretainedValue()
+            if !secondChance { table.dropUnreferenced(at: index) }
         }
     }
 
