@@ -264,11 +264,19 @@ extension PostgresStore {
         keeping old: Set<String> = [], _ connection: PostgresConnection
     ) throws -> (sql: String, values: [PostgresConnection.Value])? {
         guard let plan = writePlan(for: id.entity) else { return nil }
+        // An update writes only the columns that changed when it can (``partialUpdate(for:plan:)``); not for an
+        // entity whose values may be chunks: a save removes the chunks of the row's old names its change does not
+        // hold again, which would take those of a value the UPDATE left in place (the SQLite store instead
+        // collects the files no row refers to).
+        let partial = insert || plan.attributeSlots.contains(where: { $0.1 }) ? nil
+            : withUnsafePointer(to: change) { partialUpdate(for: $0, plan: plan) }
         var values: [PostgresConnection.Value] = []
         values.reserveCapacity(plan.attributeSlots.count + plan.relationshipSlots.count * 2 + 3)
-        guard try appendRowValues(change, id: id, plan: plan, map: map, insert: insert, version: version, keeping: old, to: &values, connection)
+        guard try visitRowValues(
+            change, id: id, plan: plan, writing: partial.map { ($0.attributeSlots, $0.relationshipSlots) }, map: map,
+            insert: insert, version: version, keeping: old, connection, { values.append($0) })
         else { return nil }
-        return (insert ? plan.insertSQL : plan.updateSQL, values)
+        return (insert ? plan.insertSQL : partial?.sql ?? plan.updateSQL, values)
     }
 
     /// Appends the values of one row's INSERT or UPDATE (``rowStatement(_:id:map:insert:version:keeping:_:)``) to
@@ -284,11 +292,14 @@ extension PostgresStore {
 
     /// Calls `visit` with the values of one row's INSERT or UPDATE in their parameters' order (for an insert
     /// `z_pk`, `z_ent`, `z_opt`, the attributes, the to-one keys; for an update the attributes, the to-one keys,
-    /// `z_pk` and the version read); false, visiting nothing, for an object without a key. Values stored as
-    /// chunks are written on `connection` as they are met.
+    /// `z_pk` and the version read; those of `writing` only, when given: a partial UPDATE's slots); false,
+    /// visiting nothing, for an object without a key. Values stored as chunks are written on `connection` as they
+    /// are met.
     func visitRowValues(
-        _ change: SaveRequest.Change, id: ObjectID, plan: WritePlan, map: [ObjectID: ObjectID], insert: Bool, version: Int64 = 1,
-        keeping old: Set<String> = [], _ connection: PostgresConnection, _ visit: (PostgresConnection.Value) throws -> Void
+        _ change: SaveRequest.Change, id: ObjectID, plan: WritePlan,
+        writing slots: (attributes: [(Int, Bool)], relationships: [(Int, Bool)])? = nil, map: [ObjectID: ObjectID],
+        insert: Bool, version: Int64 = 1, keeping old: Set<String> = [], _ connection: PostgresConnection,
+        _ visit: (PostgresConnection.Value) throws -> Void
     ) throws -> Bool {
         let entity = id.entity
         guard let pk = id.primaryKey else { return false }
@@ -297,12 +308,12 @@ extension PostgresStore {
             try visit(.integer(Int64(schema.numbers.number(of: entity))))
             try visit(.integer(version))
         }
-        for (slot, external) in plan.attributeSlots {
+        for (slot, external) in slots?.attributes ?? plan.attributeSlots {
             try visit(
                 external ? try storedExternalValue(change.attributes[slot], of: id, slot: slot, keeping: old, connection)
                     : PostgresDialect.value(change.attributes[slot]))
         }
-        for (slot, withEntity) in plan.relationshipSlots {
+        for (slot, withEntity) in slots?.relationships ?? plan.relationshipSlots {
             var target: ObjectID?
             if case .toOne(let related) = change.relationships[slot] { target = related.map { map[$0] ?? $0 } }
             try visit(target?.primaryKey.map { .integer($0) } ?? .null)
