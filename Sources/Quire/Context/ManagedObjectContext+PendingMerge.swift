@@ -34,6 +34,9 @@ extension ManagedObjectContext {
             object.withEntity { includesSubentities ? $0.isKind(of: fetchEntity) : $0 === fetchEntity }
         }
         // The saved objects whose rows the context supersedes, and the changed objects that match now.
+        // With one store attached and no object assigned to a store, an inserted object goes to that store when it
+        // holds the object's entity (what `store(for:in:)` answers, without its lock, for each inserted object).
+        let soleStore = attached.count == 1 && storeAssignments.isEmpty
         var superseded: [ObjectID: ManagedObject] = [:]
         var candidates: [ManagedObject] = []
         var candidateSet = Set<ObjectIdentifier>()
@@ -42,7 +45,7 @@ extension ManagedObjectContext {
                 if !object.insertedFlag {
                     guard object.objectID.isStored(in: target) else { continue }
                     if object.updatedFlag || object.deletedFlag { superseded[object.objectID] = object }
-                } else if (try? coordinator.store(for: object, in: self)) !== target {
+                } else if soleStore ? !object.withEntity({ target.holds($0) }) : (try? coordinator.store(for: object, in: self)) !== target {
                     continue
                 }
                 guard (object.insertedFlag || object.updatedFlag) && !object.deletedFlag else { continue }
