@@ -40,6 +40,8 @@ extension ManagedObjectContext {
         var superseded: [ObjectID: ManagedObject] = [:]
         var candidates: [ManagedObject] = []
         var candidateSet = Set<ObjectIdentifier>()
+        // Read once, not copied out of the fetch for each changed object.
+        let predicate = fetch.predicate
         do {
             for object in loggedObjects(inHierarchyOf: fetchEntity) where inFetch(object) {
                 if !object.insertedFlag {
@@ -49,14 +51,14 @@ extension ManagedObjectContext {
                     continue
                 }
                 guard (object.insertedFlag || object.updatedFlag) && !object.deletedFlag else { continue }
-                if let predicate = fetch.predicate, try !InMemoryMatcher.matches(object, predicate) { continue }
+                if let predicate, try !InMemoryMatcher.matches(object, predicate) { continue }
                 candidates.append(object)
                 candidateSet.insert(ObjectIdentifier(object))
             }
         } catch {
             // A predicate memory cannot evaluate on a changed object: when the store cannot either, the wholly
             // in-memory pass answers (and reports it), as it did when the store was asked first.
-            if let predicate = fetch.predicate, !coordinator.storesEvaluate(predicate, for: fetch, in: targets) { return nil }
+            if let predicate, !coordinator.storesEvaluate(predicate, for: fetch, in: targets) { return nil }
             throw error
         }
 
