@@ -15,12 +15,18 @@ enum PredicateTokenCache {
     /// The longest format kept, in UTF-8 bytes.
     static let longestFormat = 1_024
 
-    /// What is kept of a format string: its tokens, and its shape when it is one key compared with one `%@`.
-    struct Entry: Sendable {
+    /// What is kept of a format string: its tokens, and its shape when it is one key compared with one `%@`. A
+    /// class, so that handing it out of the cache is one retain.
+    final class Entry: Sendable {
         /// The tokens, ending with ``PredicateToken/Kind/end``.
         let tokens: [PredicateToken]
         /// The format's comparison prepared, when the format is `key <operator> %@`.
         let keyComparison: KeyComparisonFormat?
+
+        init(tokens: [PredicateToken], keyComparison: KeyComparisonFormat?) {
+            self.tokens = tokens
+            self.keyComparison = keyComparison
+        }
     }
 
     /// The formats kept, and the last few asked for (compared before the dictionary is hashed: a loop that parses
@@ -28,15 +34,17 @@ enum PredicateTokenCache {
     /// very same strings, answer at once).
     fileprivate struct Cache {
         var entries: [String: Entry] = [:]
-        var recent: [(format: String, identity: FormatIdentity, entry: Entry)] = []
+        var recent: [(format: String, entry: Entry)] = []
+        /// The identities of the recent formats, in their order (compared without copying the entries).
+        var recentIdentities: [FormatIdentity] = []
     }
 
     /// A string's representation (the two words of a `String`: its count and flags, and its storage's address or,
     /// for a small string, its bytes). Two strings with equal words are the same text, byte for byte: a small
     /// string's words are its bytes, and a large string's storage is never changed while another string shares it
     /// (a string is copied before it is changed unless it holds its storage alone). A recent format is kept in
-    /// ``Cache/recent`` with its identity, so its storage stays alive and no other string can be given its address
-    /// while the identity is compared with.
+    /// ``Cache/recent`` while its identity is in ``Cache/recentIdentities``, so its storage stays alive and no other
+    /// string can be given its address while the identity is compared with.
     fileprivate struct FormatIdentity: Equatable {
         let first: UInt64
         let second: UInt64
@@ -46,7 +54,10 @@ enum PredicateTokenCache {
             var words: (UInt64, UInt64) = (0, 0)
             withUnsafeBytes(of: string) { bytes in
                 if bytes.count == 16 {
-                    words = (bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                    words = (
+                        bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
+                        bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                    )
                 }
             }
             (first, second) = words
@@ -91,8 +102,8 @@ extension PredicateTokenCache.Cache {
     func entry(identicalTo identity: PredicateTokenCache.FormatIdentity) -> PredicateTokenCache.Entry? {
         // A zero identity is a string whose words could not be read (another word size): never matched.
         guard identity.first != 0 || identity.second != 0 else { return nil }
-        for index in recent.indices where recent[index].identity == identity { return recent[index].entry }
-        return nil
+        guard let index = recentIdentities.firstIndex(of: identity) else { return nil }
+        return recent[index].entry
     }
 
     /// The entry of a format kept before: among the recent ones first, then by hash.
@@ -105,8 +116,12 @@ extension PredicateTokenCache.Cache {
 
     /// Puts a format among the recent ones, in place of the oldest when they are full.
     mutating func remember(_ format: String, _ entry: PredicateTokenCache.Entry) {
-        if recent.count >= PredicateTokenCache.recentLimit { recent.removeFirst() }
-        recent.append((format, PredicateTokenCache.FormatIdentity(format), entry))
+        if recent.count >= PredicateTokenCache.recentLimit {
+            recent.removeFirst()
+            recentIdentities.removeFirst()
+        }
+        recent.append((format, entry))
+        recentIdentities.append(PredicateTokenCache.FormatIdentity(format))
     }
 }
 
