@@ -72,10 +72,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Whether the object is a fault that keeps its fetched row.
     var faultHoldsRow: Bool { heldRow != nil }
     // The flags are declared together so that they share one word of the object.
-    @exclusivity(unchecked) var faultFlag = false
-    @exclusivity(unchecked) var insertedFlag = false
-    @exclusivity(unchecked) var updatedFlag = false
-    @exclusivity(unchecked) var deletedFlag = false
+    // `@usableFromInline` for the state getters below and the walk of a context's registered objects, which are
+    // inlined into the loops that ask them.
+    @usableFromInline @exclusivity(unchecked) final var faultFlag = false
+    @usableFromInline @exclusivity(unchecked) final var insertedFlag = false
+    @usableFromInline @exclusivity(unchecked) final var updatedFlag = false
+    @usableFromInline @exclusivity(unchecked) final var deletedFlag = false
     /// Set when the object's fault fired and its record could not be found (deleted elsewhere, or its store
     /// removed): its values read as `nil`, ``ManagedObjectContext/existingObject(with:)`` and the throwing
     /// accessors report ``QuireError/Code/managedObjectReferentialIntegrity``.
@@ -139,17 +141,21 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     // MARK: State
 
+    // The state getters are final, as Core Data says of `isFault`, `isInserted`, `isUpdated` and `isDeleted` (a
+    // subclass must not override them), and the flag reads inlined: asked of every object a loop over
+    // `registeredObjects` meets, they cost a load, not a call through the class's table.
+
     /// Whether the object is a fault: its values are not loaded. Reading this never fires the fault.
-    public var isFault: Bool { faultFlag }
+    @inlinable public final var isFault: Bool { faultFlag }
     /// Whether the object was inserted and not yet saved.
-    public var isInserted: Bool { insertedFlag }
+    @inlinable public final var isInserted: Bool { insertedFlag }
     /// Whether the object has unsaved changes (and was not inserted).
-    public var isUpdated: Bool { updatedFlag }
+    @inlinable public final var isUpdated: Bool { updatedFlag }
     /// Whether the object was deleted and the delete not yet saved; also true for an object whose record was
     /// gone when its fault fired, in a context that ``ManagedObjectContext/shouldDeleteInaccessibleFaults``.
-    public var isDeleted: Bool { deletedFlag || (recordIsMissing && managedObjectContext?.shouldDeleteInaccessibleFaults == true) }
+    public final var isDeleted: Bool { deletedFlag || (recordIsMissing && managedObjectContext?.shouldDeleteInaccessibleFaults == true) }
     /// Whether the object is inserted, updated or deleted.
-    public var hasChanges: Bool { insertedFlag || updatedFlag || deletedFlag }
+    @inlinable public final var hasChanges: Bool { insertedFlag || updatedFlag || deletedFlag }
 
     // MARK: Lifecycle hooks (override in subclasses)
 

@@ -16,18 +16,26 @@ import QuireStores
 /// Temporary IDs are drawn from one counter, so objects inserted together have neighbouring numbers: they
 /// sit in one more array, indexed from the first number it holds. IDs that fit no array go to a dictionary.
 /// Confined to its context's queue.
+///
+/// `@usableFromInline` (with `DenseTable`'s bounds) for ``RegisteredObjects/Iterator/next()``, whose step from one
+/// object to the next is inlined into the loops that walk ``ManagedObjectContext/registeredObjects``.
+@usableFromInline
 struct ObjectRegistry {
     /// The objects of one store and entity hierarchy, indexed by primary key, in a buffer of its own: reading
     /// and filling a slot costs no reference counting of an array and no uniqueness check.
+    ///
+    /// Its bounds are read by code inlined into other modules (the walk's step), and, like the registry, used only
+    /// on the context's queue: their accesses are not checked for exclusivity at run time.
+    @usableFromInline
     final class DenseTable {
-        private(set) var slots: UnsafeMutablePointer<ManagedObject?>
-        private(set) var capacity = 0
+        @usableFromInline @exclusivity(unchecked) private(set) var slots: UnsafeMutablePointer<ManagedObject?>
+        @usableFromInline @exclusivity(unchecked) private(set) var capacity = 0
         var count = 0
         /// One bit per slot, set while the slot holds an object: walking the objects (``ManagedObjectContext/registeredObjects``)
         /// skips 64 empty slots a word, so a table whose keys grew far beyond the objects it still holds costs what
         /// its objects cost.
-        private(set) var occupied: UnsafeMutablePointer<UInt64>
-        private(set) var wordCount = 0
+        @usableFromInline @exclusivity(unchecked) private(set) var occupied: UnsafeMutablePointer<UInt64>
+        @usableFromInline @exclusivity(unchecked) private(set) var wordCount = 0
 
         init() {
             slots = UnsafeMutablePointer<ManagedObject?>.allocate(capacity: 0)
@@ -437,9 +445,18 @@ struct ObjectRegistry {
         }
     }
 
-    /// The registry's tables and its objects outside them, as ``RegisteredObjects`` walks them.
+    /// The registry's tables and its objects outside them, as ``RegisteredObjects`` walks them: the tables of
+    /// permanent IDs from the fewest objects to the most, then the temporaries.
+    ///
+    /// A lookup among the registered objects walks them until it meets an object of its class that matches: the
+    /// objects of the tables before its own are stepped over. Smallest first, a lookup of an entity with few
+    /// objects (an import's parents, a lookup table) steps over few others, and one of an entity with many steps
+    /// over the few; the order is also the same from one process to the next (the dictionary's is not).
     var walkableParts: (tables: [DenseTable], others: [ManagedObject]) {
-        (Array(tables.values) + [temporaries], Array(sparse.values))
+        var ordered = Array(tables.values)
+        if ordered.count > 1 { ordered.sort { $0.count < $1.count } }
+        ordered.append(temporaries)
+        return (ordered, Array(sparse.values))
     }
 
     /// Every registered object: by key within each store and hierarchy, then the others.

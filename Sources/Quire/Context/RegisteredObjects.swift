@@ -25,20 +25,23 @@ public struct RegisteredObjects: Sequence {
         self.others = others
     }
 
-    /// Walks the objects, table by table in key order, then the others; the last table (the registry's objects
-    /// with temporary IDs: those inserted since the last save) newest first.
+    /// Walks the objects, table by table (the entities with the fewest objects first), each in key order, then
+    /// the others; the last table (the registry's objects with temporary IDs: those inserted since the last save)
+    /// newest first.
     public struct Iterator: IteratorProtocol {
-        private let tables: [ObjectRegistry.DenseTable]
-        private let others: [ManagedObject]
+        // The walk's state is `@usableFromInline` for ``next()``, which is inlined into the loops that walk.
+        @usableFromInline let tables: [ObjectRegistry.DenseTable]
+        @usableFromInline let others: [ManagedObject]
         /// The table being walked, unretained: `tables` holds it (and every other table) strongly for as long as
         /// the iterator lives, so a step needs no retain and release of its own.
-        private var current: Unmanaged<ObjectRegistry.DenseTable>?
-        private var tableIndex = 0
-        private var wordIndex = 0
-        private var bits: UInt64 = 0
-        private var otherIndex = 0
+        @usableFromInline var current: Unmanaged<ObjectRegistry.DenseTable>?
+        @usableFromInline var tableIndex = 0
+        @usableFromInline var wordIndex = 0
+        /// The occupied slots of the word `wordIndex` not visited yet.
+        @usableFromInline var bits: UInt64 = 0
+        @usableFromInline var otherIndex = 0
         /// Whether the table being walked is walked from its last key down.
-        private var newestFirst = false
+        @usableFromInline var newestFirst = false
 
         init(tables: [ObjectRegistry.DenseTable], others: [ManagedObject]) {
             self.tables = tables
@@ -55,7 +58,29 @@ public struct RegisteredObjects: Sequence {
         }
 
         /// The next object that is changed or held outside the context.
+        ///
+        /// Inlined into the caller's loop: the step to the next slot of the word being walked (most objects a
+        /// lookup among the registered objects meets: an import's inserted objects, the records a page fetched)
+        /// costs a few loads and, for an unchanged object, the uniqueness check; the rest (the next word, the next
+        /// table, the objects outside the tables, letting an object go) is out of line in ``advance()``.
+        @inlinable
         public mutating func next() -> ManagedObject? {
+            while bits != 0, let table = current {
+                let bit = newestFirst ? 63 &- bits.leadingZeroBitCount : bits.trailingZeroBitCount
+                bits &= ~(1 &<< UInt64(bit))
+                let index = wordIndex &* 64 &+ bit
+                // Safe: `tables` holds the table strongly (see `current`), and nothing here releases it.
+                if let object = table._withUnsafeGuaranteedRef({ Self.walkedObject(in: $0, at: index) }) {
+                    return object.takeUnretainedValue()
+                }
+            }
+            return advance()
+        }
+
+        /// The rest of ``next()``: from where the walk stands, slot by slot, word by word, table by table, then
+        /// the objects outside the tables.
+        @usableFromInline
+        mutating func advance() -> ManagedObject? {
             while let table = current {
                 // Safe: `tables` holds the table strongly (see `current`), and nothing the walk does releases it.
                 if let object = table._withUnsafeGuaranteedRef({ newestFirst ? nextObjectDown(in: $0) : nextObject(in: $0) }) {
@@ -96,8 +121,7 @@ public struct RegisteredObjects: Sequence {
         ///
         /// Empty words sixteen, then four, at a time: a table keeps a slot for every key up to its largest, and the
         /// objects of an import's earlier pages are let go, so the empty words grow with the store (an import's
-        /// page walks them once for every record it looks up). Not inlined: asked once a word of 64 slots, it keeps
-        /// the step from one object to the next small enough to stay inlined in ``next()``.
+        /// page walks them once for every record it looks up). Not inlined: asked once a word of 64 slots.
         @inline(never)
         private static func occupiedWord(in table: ObjectRegistry.DenseTable, after index: Int) -> Int {
             let words = table.occupied
@@ -142,30 +166,42 @@ public struct RegisteredObjects: Sequence {
         /// empty slot or one only the registry holds (let go here).
         @inline(__always)
         private func visit(_ table: ObjectRegistry.DenseTable, at index: Int) -> ManagedObject? {
+            Self.walkedObject(in: table, at: index)?.takeUnretainedValue()
+        }
+
+        /// The object in the table's slot `index`, unretained (the table holds it), when the walk visits it: it
+        /// is changed (told from its flags, with no retain and no uniqueness check), or held outside the context.
+        /// Nil for an empty slot, and for an object only the registry holds, which ``letGo(_:at:)`` releases.
+        @inlinable @inline(__always)
+        static func walkedObject(in table: ObjectRegistry.DenseTable, at index: Int) -> Unmanaged<ManagedObject>? {
             guard index < table.capacity else { return nil }
             let slot = table.slots + index
-            // A changed object is always walked: told first, from its flags, with no retain and no uniqueness
-            // check (most objects an import's lookups meet are the page's inserted ones). Safe: an optional
-            // class reference and an optional `Unmanaged` of it have the same layout (one pointer, nil as
-            // zero), the slot stays bound to its own type, and the load neither retains nor releases.
-            let peeked = UnsafeRawPointer(slot).load(as: Unmanaged<ManagedObject>?.self)
-            guard let peeked else { return nil }
-            if peeked._withUnsafeGuaranteedRef({ $0.hasChanges }) { return peeked.takeUnretainedValue() }
-            // An object only the registry holds, with no changes, is one Core Data's weak registry would have
-            // let go already: skipped, and let go here, so that the walks after this one (an import looks
-            // records up among the registered objects once per record) do not meet it again. One a fetch
-            // returned since the last prune keeps its second chance, as with a prune: it goes at the next walk.
-            if isKnownUniquelyReferenced(&slot.pointee) {
-                // Safe: the slot holds the object until `dropUnreferenced` releases it, after the last use.
-                let secondChance = peeked._withUnsafeGuaranteedRef { object in
+            // Safe: an optional class reference and an optional `Unmanaged` of it have the same layout (one
+            // pointer, nil as zero), the slot stays bound to its own type, and the load neither retains nor
+            // releases.
+            guard let peeked = UnsafeRawPointer(slot).load(as: Unmanaged<ManagedObject>?.self) else { return nil }
+            if peeked._withUnsafeGuaranteedRef({ $0.hasChanges }) || !isKnownUniquelyReferenced(&slot.pointee) {
+                return peeked
+            }
+            letGo(table, at: index)
+            return nil
+        }
+
+        /// Lets go of the unchanged object in the table's slot `index` that only the registry holds: one Core
+        /// Data's weak registry would have let go already. Skipped by the walk, and released here, so that the walks
+        /// after this one (an import looks records up among the registered objects once per record) do not meet it
+        /// again; one a fetch returned since the last prune keeps its second chance, as with a prune: it goes at
+        /// the next walk.
+        @usableFromInline
+        static func letGo(_ table: ObjectRegistry.DenseTable, at index: Int) {
+            // Safe: the slot holds the object until `dropUnreferenced` releases it, after the last use.
+            let secondChance = UnsafeRawPointer(table.slots + index).load(as: Unmanaged<ManagedObject>.self)
+                ._withUnsafeGuaranteedRef { object in
                     guard object.recentlyFetched else { return false }
                     object.recentlyFetched = false
                     return true
                 }
-                if !secondChance { table.dropUnreferenced(at: index) }
-                return nil
-            }
-            return peeked.takeUnretainedValue()
+            if !secondChance { table.dropUnreferenced(at: index) }
         }
     }
 

@@ -185,4 +185,32 @@ import QuireCore
         #expect(Set(again.map(\.objectID)) == [try #require(savedID), keptID])
         #expect(context.registeredObjects.count == 2)
     }
+    /// A walk of `registeredObjects` takes the entities with the fewest registered objects first, whatever their
+    /// names or the order they were registered in, then the objects inserted since the last save, newest first:
+    /// a lookup of a parent among many children steps over few objects, and the order is the same in every process.
+    @Test func walkingRegisteredObjectsTakesTheSmallestTablesFirstAndNewObjectsLast() throws {
+        let folder = try TemporaryFolder()
+        let (_, context) = try Fixtures.stack(Fixtures.companyModel(), at: folder.file("O.sqlite"))
+        func make(_ entity: String, _ name: String) -> ManagedObject {
+            let object = EntityDescription.insertNewObject(forEntityName: entity, into: context)
+            object.setValue(name, forKey: "name")
+            return object
+        }
+        // Three employees and one department, the employees registered first.
+        var held = (0..<3).map { make("Employee", "e\($0)") } + [make("Department", "d0")]
+        try context.save()
+        func names() -> [String] {
+            context.registeredObjects.map { $0.value(forKey: "name") as? String ?? "?" }
+        }
+        #expect(names() == ["d0", "e0", "e1", "e2"])
+        // Four more departments: now the employees' table is the smaller one.
+        held += (1..<5).map { make("Department", "d\($0)") }
+        try context.save()
+        #expect(names() == ["e0", "e1", "e2", "d0", "d1", "d2", "d3", "d4"])
+        // Objects inserted since the save come last, newest first; a changed one stays where its table is.
+        held += [make("Employee", "new0"), make("Employee", "new1")]
+        held[0].setValue("e0-renamed", forKey: "name")
+        #expect(names() == ["e0-renamed", "e1", "e2", "d0", "d1", "d2", "d3", "d4", "new1", "new0"])
+        withExtendedLifetime(held) {}
+    }
 }
