@@ -23,13 +23,50 @@ extension QueryPredicate {
     ///   - substitutionVariables: Values for the predicate's `$VARIABLES`, converted as format arguments are.
     /// - Returns: Whether the object satisfies the predicate.
     /// - Throws: ``QuireError/Code/predicateEvaluation`` as the general evaluation does.
+    ///
+    /// Inlined where it is called: a comparison of the object's own string attribute with a string (`remoteID ==
+    /// %@`, asked of every object a lookup among the registered objects meets) is answered in the caller's loop.
+    @inlinable
     public func evaluate(with object: ManagedObject, substitutionVariables: [String: Any] = [:]) throws -> Bool {
+        if let answer = object.inlinedStringEquality(of: self) { return answer }
+        return try evaluateOutOfLine(with: object, substitutionVariables: substitutionVariables)
+    }
+
+    /// ``evaluate(with:substitutionVariables:)`` past its inlined part: the compiled comparisons, then the general
+    /// evaluator.
+    @usableFromInline
+    func evaluateOutOfLine(with object: ManagedObject, substitutionVariables: [String: Any]) throws -> Bool {
         if let answer = object.compiledEvaluation(of: self) { return answer }
         return try evaluateInterpreted(with: object, substitutionVariables: substitutionVariables)
     }
 }
 
 extension ManagedObject {
+    /// The answer of a predicate that is one compiled `==` or `!=` of the object's own attribute with a string
+    /// (`remoteID == %@`), read where the object keeps the string; nil for any other predicate, or when the
+    /// object cannot tell so (``compiledEvaluation(of:)`` then answers, as it would have).
+    @inlinable @inline(__always)
+    func inlinedStringEquality(of predicate: QueryPredicate) -> Bool? {
+        // The compiled form unretained: the predicate (which the caller holds for the call) keeps it alive.
+        guard let compiled = predicate.compiledComparison.map(Unmanaged.passUnretained) else { return nil }
+        return compiled._withUnsafeGuaranteedRef { compiled in
+            guard compiled.lastKeyPosition == 0, compiled.equalityString != nil else { return nil }
+            return ownStringEquality(compiled)
+        }
+    }
+
+    /// The answer of a compiled `==` or `!=` of the object's own attribute (the comparison's one key) with the
+    /// comparison's ``CompiledComparison/equalityString``; nil when the key is not one of the entity's attributes,
+    /// the object is a fault, or the stored value cannot tell (see ``storedString(at:equals:ascii:)``).
+    @inlinable @inline(__always)
+    func ownStringEquality(_ compiled: CompiledComparison) -> Bool? {
+        guard let string = compiled.equalityString, !faultFlag,
+            let slot = withEntity({ compiled.firstKeyAttributeSlot(in: $0) }),
+            let equal = storedString(at: slot, equals: string, ascii: compiled.equalityASCII)
+        else { return nil }
+        return compiled.operator == .equalTo ? equal : !equal
+    }
+
     /// The predicate's answer for the object from its compiled comparisons, or nil when some comparison it met
     /// has no compiled form for this object (the general evaluator then answers: evaluating has no effect but
     /// firing faults, so starting again gives the same answer).
@@ -117,7 +154,10 @@ extension ManagedObject {
     private func compiledAttributeMatch(_ compiled: CompiledComparison, keyAt position: Int) -> Bool? {
         let index: Int
         if position == 0 {
-            // The object's own attribute (`remoteID == %@`): its slot as the comparison remembers it.
+            // `==` or `!=` of the object's own string (`remoteID == %@`, an import's lookup of every record among
+            // the registered objects): the stored string compared where it is kept.
+            if let equal = ownStringEquality(compiled) { return equal }
+            // The object's own attribute: its slot as the comparison remembers it.
             guard let slot = withEntity({ compiled.firstKeyAttributeSlot(in: $0) }) else { return nil }
             index = slot
         } else {
@@ -125,11 +165,11 @@ extension ManagedObject {
                 found < withEntity({ $0.frozenAttributeCount })
             else { return nil }
             index = found
-        }
-        // `==` or `!=` with a string (`remoteID == %@`, an import's lookup of every record among the registered
-        // objects): the stored string compared where it is kept.
-        if let string = compiled.equalityString, !faultFlag, let equal = storedString(at: index, equals: string, ascii: compiled.equalityASCII) {
-            return compiled.operator == .equalTo ? equal : !equal
+            if let string = compiled.equalityString, !faultFlag,
+                let equal = storedString(at: index, equals: string, ascii: compiled.equalityASCII)
+            {
+                return compiled.operator == .equalTo ? equal : !equal
+            }
         }
         let value = attributeValue(at: index)
         if case .externalData = value { return nil }
@@ -141,8 +181,8 @@ extension ManagedObject {
     /// holds (byte for byte, when the constant is ASCII: ``CompiledComparison/equalityASCII``) or from its values;
     /// nil when that cannot tell (not a string or nil, no ASCII constant for a packed row, a slot past the values),
     /// and the caller reads the value as ``attributeValue(at:)`` gives it.
-    @inline(__always)
-    private func storedString(at slot: Int, equals string: String, ascii: [UInt8]?) -> Bool? {
+    @inlinable @inline(__always)
+    func storedString(at slot: Int, equals string: String, ascii: [UInt8]?) -> Bool? {
         // The row unretained: the object holds it strongly and is alive for the call, and reading the row's bytes
         // touches nothing that could release it.
         if let row = withExtendedLifetime(heldRow, { $0.map(Unmanaged.passUnretained) }) {

@@ -33,10 +33,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// ID (its `ObjectIDOwner`); an object made from an entity whose model is still editable keeps it alive
     /// through its change state (`ManagedObjectChangeState.entityOwner`). `Unmanaged`, so that keyed access can use the entity without
     /// even a passing retain (`withEntity(_:)`).
-    private let entityHandle: Unmanaged<EntityDescription>
+    @usableFromInline let entityHandle: Unmanaged<EntityDescription>
 
     /// Runs `body` with the object's entity, without retaining it: keyed reads and writes, once a value each.
-    @inline(__always)
+    @inlinable @inline(__always)
     func withEntity<Result>(_ body: (EntityDescription) -> Result) -> Result {
         // Safe: the entity outlives the object (a frozen entity's model is kept alive by the object's ID, an
         // editable one by the object's change state), so it is alive for the whole of `body`.
@@ -56,7 +56,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Attribute values by slot once unpacked; empty while the object is a fault or keeps its values packed
     /// (read them through `attributeStorage`, which unpacks, or `attributeValue(at:)`, which decodes one).
-    @exclusivity(unchecked) var storedAttributes: [AttributeValue]
+    @usableFromInline @exclusivity(unchecked) final var storedAttributes: [AttributeValue]
     /// Relationship values by slot once unpacked; empty while the object is a fault or keeps its values packed.
     @exclusivity(unchecked) var storedRelationships: [RelationshipStorage]
     /// What only a changed object needs (committed values, deferred to-many changes, its place in the change
@@ -68,7 +68,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// A fault made by a fetch keeps the row it was fetched with (where Core Data's row cache would), packed in
     /// one allocation, so firing it reads nothing; refreshing it releases the row. Once the fault fired, the row
     /// is the object's values until they are first needed as arrays (see `ManagedObject+PackedValues.swift`).
-    @exclusivity(unchecked) var heldRow: PackedRow?
+    @usableFromInline @exclusivity(unchecked) final var heldRow: PackedRow?
     /// Whether the object is a fault that keeps its fetched row.
     var faultHoldsRow: Bool { heldRow != nil }
     // The flags are declared together so that they share one word of the object.

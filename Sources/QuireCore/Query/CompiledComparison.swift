@@ -17,19 +17,19 @@ import Foundation
     /// The keys of the left key path, in order.
     package var keys: [String] { keyPath.keys }
     /// The operator: `==`, `!=`, `<`, `<=`, `>` or `>=`.
-    package let `operator`: QueryComparison.Operator
+    @usableFromInline package let `operator`: QueryComparison.Operator
     /// The string comparison options.
     package let options: QueryComparison.Options
     /// The right side's constant.
     package let constant: AttributeValue
     /// The position of the last key (the key count less one).
-    package let lastKeyPosition: Int
+    @usableFromInline package let lastKeyPosition: Int
     /// The constant of an `==` or `!=` comparison of strings that `String`'s own `==` decides (no `[c]` or `[d]`):
     /// an object compares its stored string with it in place (no ``AttributeValue`` copied out), nil otherwise.
-    package let equalityString: String?
+    @usableFromInline package let equalityString: String?
     /// ``equalityString``'s UTF-8 bytes when they are all ASCII: a string kept as bytes (a packed row) is compared
     /// with them byte for byte, for an ASCII string is canonically equivalent to no other string of ASCII bytes.
-    package let equalityASCII: [UInt8]?
+    @usableFromInline package let equalityASCII: [UInt8]?
     /// The prepared form of a comparison, or nil when it is not a key path compared with a constant.
     init?(
         keyPath: SplitKeyPath?,

@@ -311,7 +311,7 @@ import Foundation
     /// other bytes that are all ASCII (an ASCII string is equivalent to no other ASCII string) and for nil (which
     /// equals no string); nil when the bytes alone cannot tell (other bytes not all ASCII: `"\u{212A}"`, the Kelvin
     /// sign, equals `"K"`), when the slot holds no string, or the row is not packed: the caller decodes the value.
-    package func attribute(at slot: Int, equalsASCII ascii: UnsafeBufferPointer<UInt8>) -> Bool? {
+    @usableFromInline package func attribute(at slot: Int, equalsASCII ascii: UnsafeBufferPointer<UInt8>) -> Bool? {
         withUnsafeMutablePointers { header, start in
             guard header.pointee.unpacked == nil, slot >= 0, slot < Int(header.pointee.attributeCount) else { return nil }
             var cursor = Self.position(of: slot, header, start)
