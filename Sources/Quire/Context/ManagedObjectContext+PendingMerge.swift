@@ -34,26 +34,31 @@ extension ManagedObjectContext {
             object.withEntity { includesSubentities ? $0.isKind(of: fetchEntity) : $0 === fetchEntity }
         }
         // The saved objects whose rows the context supersedes, and the changed objects that match now.
+        // With one store attached and no object assigned to a store, an inserted object goes to that store when it
+        // holds the object's entity (what `store(for:in:)` answers, without its lock, for each inserted object).
+        let soleStore = attached.count == 1 && storeAssignments.isEmpty
         var superseded: [ObjectID: ManagedObject] = [:]
         var candidates: [ManagedObject] = []
         var candidateSet = Set<ObjectIdentifier>()
+        // Read once, not copied out of the fetch for each changed object.
+        let predicate = fetch.predicate
         do {
             for object in loggedObjects(inHierarchyOf: fetchEntity) where inFetch(object) {
                 if !object.insertedFlag {
                     guard object.objectID.isStored(in: target) else { continue }
                     if object.updatedFlag || object.deletedFlag { superseded[object.objectID] = object }
-                } else if (try? coordinator.store(for: object, in: self)) !== target {
+                } else if soleStore ? !object.withEntity({ target.holds($0) }) : (try? coordinator.store(for: object, in: self)) !== target {
                     continue
                 }
                 guard (object.insertedFlag || object.updatedFlag) && !object.deletedFlag else { continue }
-                if let predicate = fetch.predicate, try !InMemoryMatcher.matches(object, predicate) { continue }
+                if let predicate, try !InMemoryMatcher.matches(object, predicate) { continue }
                 candidates.append(object)
                 candidateSet.insert(ObjectIdentifier(object))
             }
         } catch {
             // A predicate memory cannot evaluate on a changed object: when the store cannot either, the wholly
             // in-memory pass answers (and reports it), as it did when the store was asked first.
-            if let predicate = fetch.predicate, !coordinator.storesEvaluate(predicate, for: fetch, in: targets) { return nil }
+            if let predicate, !coordinator.storesEvaluate(predicate, for: fetch, in: targets) { return nil }
             throw error
         }
 

@@ -33,6 +33,11 @@ enum PredicateRelationshipScan {
         case .not(let operand): return readsRelatedObjects(operand, from: entity)
         case .and(let operands), .or(let operands): return operands.contains { readsRelatedObjects($0, from: entity) }
         case .comparison(let comparison):
+            // A key path on the left was split when the comparison was made: its keys are read, not split again
+            // (a fetch asks this of its predicate while the context has changes).
+            if let split = comparison.leftKeyPath {
+                return readsRelatedObjects(keys: split.keys, from: entity) || readsRelatedObjects(comparison.right, from: entity)
+            }
             return readsRelatedObjects(comparison.left, from: entity) || readsRelatedObjects(comparison.right, from: entity)
         }
     }
@@ -40,14 +45,17 @@ enum PredicateRelationshipScan {
     static func readsRelatedObjects(_ expression: QueryExpression, from entity: EntityDescription) -> Bool {
         switch expression {
         case .constant, .objectID, .evaluatedObject, .variable: return false
-        case .keyPath(let keyPath):
-            let components = QueryExpression.components(of: keyPath)
-            guard components.count == 1 else { return true }
-            return (entity.propertiesByName[keyPath] as? RelationshipDescription)?.isToMany == true
+        case .keyPath(let keyPath): return readsRelatedObjects(keys: QueryExpression.components(of: keyPath), from: entity)
         case .member, .aggregate, .subquery: return true
         case .array(let elements): return elements.contains { readsRelatedObjects($0, from: entity) }
         case .cast(let operand, _): return readsRelatedObjects(operand, from: entity)
         case .function(_, let arguments): return arguments.contains { readsRelatedObjects($0, from: entity) }
         }
+    }
+
+    /// Whether a key path, split into its keys, reads other objects: a path of more than one key, or a to-many.
+    static func readsRelatedObjects(keys: [String], from entity: EntityDescription) -> Bool {
+        guard keys.count == 1 else { return true }
+        return (entity.propertiesByName[keys[0]] as? RelationshipDescription)?.isToMany == true
     }
 }

@@ -45,7 +45,10 @@ struct PredicateParserTests {
             "=", "==", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>", "MATCHES", "LIKE", "BEGINSWITH", "ENDSWITH",
             "IN", "CONTAINS", "contains", "like",
         ]
-        let arguments: [Any] = ["r-1", 42, Int64(7), 2.5, true, ["a", "b"], Optional<String>.none as Any, NSNull(), "Ångström"]
+        let arguments: [Any] = [
+            "r-1", 42, Int64(7), 2.5, true, ["a", "b"], Optional<String>.none as Any, NSNull(), "Ångström",
+            Optional("r-2") as Any, Substring("r-3"), NSString(string: "r-4"),
+        ]
         for spelling in spellings {
             for argument in arguments {
                 let fast = try QueryPredicate(format: "remoteID \(spelling) %@", argument)
@@ -73,6 +76,31 @@ struct PredicateParserTests {
         }
         #expect(one.leftKeyPath === two.leftKeyPath)
         #expect(one.leftKeyPath?.keys == ["remoteID"])
+    }
+
+    /// A format asked for before is known by its representation (the same string): one made at run time and then
+    /// changed in place must parse as its new text, and an equal string made apart as the same format.
+    @Test("A format changed after it was parsed parses as its new text")
+    func formatChangedInPlace() throws {
+        let long = String(repeating: "k", count: 24)
+        var format = long + " == %@"
+        #expect(try QueryPredicate(format: format, "x") == comparison(key(long), .equalTo, string("x")))
+        format.removeFirst()
+        format.insert("j", at: format.startIndex)
+        #expect(try QueryPredicate(format: format, "x") == comparison(key("j" + String(long.dropFirst())), .equalTo, string("x")))
+        format.append(" AND b == 1")
+        #expect(try QueryPredicate(format: format, "x") == .and([
+            comparison(key("j" + String(long.dropFirst())), .equalTo, string("x")), comparison(key("b"), .equalTo, int(1)),
+        ]))
+        var small = "a == %@"
+        #expect(try QueryPredicate(format: small, 1) == comparison(key("a"), .equalTo, int(1)))
+        small.removeFirst()
+        small.insert("c", at: small.startIndex)
+        #expect(try QueryPredicate(format: small, 1) == comparison(key("c"), .equalTo, int(1)))
+        let apart = String(decoding: Array("c == %@".utf8), as: UTF8.self)
+        #expect(try QueryPredicate(format: apart, 2) == comparison(key("c"), .equalTo, int(2)))
+        // A format that does not parse still throws, every time.
+        for _ in 0..<2 { #expect(throws: QuireError.self) { try QueryPredicate(format: "c == == %@", 1) } }
     }
 
     @Test("Parses comparison options")

@@ -159,6 +159,31 @@ import QuireStores
         #expect(store.fetchPlans.count == shapes + 1)
     }
 
+    /// A long list is bound as one JSON array written byte by byte: keys holding what JSON escapes (quotes,
+    /// backslashes, control characters) or bytes above ASCII find exactly their rows, as integers in a long list do.
+    @Test func aLongListFindsKeysJSONMustEscape() throws {
+        let folder = try TemporaryFolder()
+        let (coordinator, context, _) = try Self.stack(folder)
+        let entity = try #require(coordinator.managedObjectModel.entitiesByName["Item"])
+        let odd = ["say \"hi\"", "back\\slash", "line\nbreak", "tab\there", "bell\u{07}", "Ångström", "日本", "👍🏽", "\u{1F}"]
+        for (index, name) in odd.enumerated() {
+            let object = ManagedObject(entity: entity, insertInto: context)
+            object.setValue(Int64(1_000 + index), forKey: "tag")
+            object.setValue(name, forKey: "name")
+            object.setValue(Double(1_000 + index), forKey: "price")
+        }
+        try context.save()
+        context.reset()
+        let request = FetchRequest<ManagedObject>(entityName: "Item")
+        request.sortDescriptors = [SortKey("price")]
+        // Near misses of each odd key, and padding past the short-list limit: none of them stored.
+        let misses = odd.map { $0 + " " } + (0..<10).map { "none-\($0)" }
+        request.predicate = try QueryPredicate(format: "name IN %@", odd + misses + ["Item-4"])
+        #expect(Self.names(try context.fetch(request)) == ["Item-4"] + odd)
+        request.predicate = try QueryPredicate(format: "tag IN %@", Array(Int64(1_000)..<1_020) + [-1, 3])
+        #expect(try context.fetch(request).count == odd.count + 20)
+    }
+
     @Test func oneFetchTakesTheCoordinatorsLockOnce() throws {
         let folder = try TemporaryFolder()
         let (coordinator, context, _) = try Self.stack(folder)
