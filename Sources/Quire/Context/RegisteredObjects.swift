@@ -180,7 +180,10 @@ public struct RegisteredObjects: Sequence {
             // pointer, nil as zero), the slot stays bound to its own type, and the load neither retains nor
             // releases.
             guard let peeked = UnsafeRawPointer(slot).load(as: Unmanaged<ManagedObject>?.self) else { return nil }
-            if peeked._withUnsafeGuaranteedRef({ $0.hasChanges }) || !isKnownUniquelyReferenced(&slot.pointee) {
+            // A changed object: its flags, as `hasChanges` reads them.
+            if peeked._withUnsafeGuaranteedRef({ $0.insertedFlag || $0.updatedFlag || $0.deletedFlag })
+                || !isKnownUniquelyReferenced(&slot.pointee)
+            {
                 return peeked
             }
             letGo(table, at: index)
