@@ -62,7 +62,7 @@ public struct RegisteredObjects: Sequence {
         /// Inlined into the caller's loop: the step to the next slot of the word being walked (most objects a
         /// lookup among the registered objects meets: an import's inserted objects, the records a page fetched)
         /// costs a few loads and, for an unchanged object, the uniqueness check; the rest (the next word, the next
-        /// table, the objects outside the tables, letting an object go) is out of line in ``advance()``.
+        /// table, the objects outside the tables, letting an object go) is out of line (`advance()`).
         @inlinable
         public mutating func next() -> ManagedObject? {
             while bits != 0, let table = current {

@@ -11,7 +11,7 @@ extension MappingModel {
     /// mapping.entityMappingsByName["CountryToCountry"]?.attributeMappings   // isoContinent = $source.continent.numericISO3166Code
     /// ```
     ///
-    /// The file is a Core Data XML store of Xcode's mapping entities (see ``XcodeMappingEntities``), read with the
+    /// The file is a Core Data XML store of Xcode's mapping entities (see `XcodeMappingEntities`), read with the
     /// XML store's reader. What it becomes:
     ///
     /// - one ``EntityMapping`` per entity mapping of the file's mapping model, in Xcode's order (`mappingNumber`),
