@@ -8,9 +8,9 @@ import QuireTestSupport
 /// A PostgreSQL store of the company model for the tests of this folder: Research, Ada (an employee of
 /// Research) and Dee (a manager).
 enum PostgresCompanyStore {
-    /// A coordinator with the store at `url` added, and a context on it.
-    static func stack(_ url: URL) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: Fixtures.companyModel())
+    /// A coordinator of `model` (the company model unless given) with the store at `url` added, and a context on it.
+    static func stack(_ url: URL, model: ManagedObjectModel = Fixtures.companyModel()) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
+        let coordinator = try PersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(type: .postgres, at: url)
         let context = ManagedObjectContext()
         context.persistentStoreCoordinator = coordinator

@@ -13,11 +13,7 @@ import QuireTestSupport
 @Suite(.enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
 struct PostgresPartialUpdateTests {
     private func stack(_ url: URL) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
-        let coordinator = try PersistentStoreCoordinator(managedObjectModel: SQLitePartialUpdateTests.model())
-        try coordinator.addPersistentStore(type: .postgres, at: url)
-        let context = ManagedObjectContext()
-        context.persistentStoreCoordinator = coordinator
-        return (coordinator, context)
+        try PostgresCompanyStore.stack(url, model: SQLitePartialUpdateTests.model())
     }
 
     /// A store with one record in region "north" (and a region "south"), and triggers logging the columns of
@@ -25,16 +21,7 @@ struct PostgresPartialUpdateTests {
     private func makeStore() throws -> (url: URL, schema: String, log: String, admin: PostgresConnection) {
         let url = try #require(PostgresTestServer.storeURL())
         let (coordinator, context) = try stack(url)
-        let north = EntityDescription.insertNewObject(forEntityName: "Region", into: context)
-        north.setValue("north", forKey: "name")
-        let south = EntityDescription.insertNewObject(forEntityName: "Region", into: context)
-        south.setValue("south", forKey: "name")
-        let record = EntityDescription.insertNewObject(forEntityName: "Record", into: context)
-        record.setValue("r-1", forKey: "remoteID")
-        record.setValue(Int64(1), forKey: "value")
-        record.setValue("ours", forKey: "note")
-        record.setValue(north, forKey: "region")
-        try context.save()
+        try SQLitePartialUpdateTests.seed(context)
         for store in coordinator.persistentStores { try coordinator.remove(store) }
         let schema = try PostgresURL(url).schema
         let log = PostgresTestServer.freshSchema()

@@ -29,11 +29,8 @@ import Quire
         return ManagedObjectModel(entities: [record, region])
     }
 
-    /// A store with one record in region "north" (and a region "south"), and triggers logging the columns of
-    /// ZRECORD each UPDATE names into a table `WRITTEN`.
-    func makeStore() throws -> URL {
-        let url = folder.file("Sync.sqlite")
-        let (_, context) = try Fixtures.stack(Self.model(), at: url)
+    /// Saves one record in region "north", and a region "south", through `context` (of ``model()``).
+    static func seed(_ context: ManagedObjectContext) throws {
         let north = EntityDescription.insertNewObject(forEntityName: "Region", into: context)
         north.setValue("north", forKey: "name")
         let south = EntityDescription.insertNewObject(forEntityName: "Region", into: context)
@@ -44,6 +41,14 @@ import Quire
         record.setValue("ours", forKey: "note")
         record.setValue(north, forKey: "region")
         try context.save()
+    }
+
+    /// A store with one record in region "north" (and a region "south"), and triggers logging the columns of
+    /// ZRECORD each UPDATE names into a table `WRITTEN`.
+    func makeStore() throws -> URL {
+        let url = folder.file("Sync.sqlite")
+        let (_, context) = try Fixtures.stack(Self.model(), at: url)
+        try Self.seed(context)
         let raw = try RawSQLite(url, readOnly: false)
         try raw.execute("CREATE TABLE WRITTEN (COL TEXT)")
         for column in ["ZREMOTEID", "ZVALUE", "ZNOTE", "ZREGION", "Z_OPT"] {
